@@ -1,0 +1,193 @@
+//! The front door: text in, diagnostics (and, when valid, the typed spec)
+//! out. The CLI and the LSP call this; neither reaches past it.
+//!
+//! Phases, each a plain-data boundary:
+//! bytes → text (size, UTF-8) → spanned YAML tree → JSON → schema
+//! validation (errors mapped back to spans) → `${VAR}` references →
+//! semantic rules → typed [`ExperimentConfig`].
+
+use crate::diagnostic::{sort_and_dedup, Diagnostic, Severity};
+use crate::rules::{
+    alias_budget::ALIAS_BUDGET, file_too_large::FILE_TOO_LARGE, invalid_utf8::INVALID_UTF8,
+    root_not_mapping::ROOT_NOT_MAPPING, unset_variable::UNSET_VARIABLE, variable_syntax::VARIABLE_SYNTAX,
+};
+use crate::source::{FileId, SourceFile, SourceMap, Span};
+use crate::spec::ExperimentConfig;
+use crate::yaml::{self, Budgets, Tree, Value};
+use crate::{schema, semantic, suppress, vars};
+
+/// How the environment is seen: `${VAR}` lookups. The core never reads the
+/// process environment itself.
+pub type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// Settings of one check.
+pub struct Options<'a> {
+    pub env: EnvLookup<'a>,
+    pub budgets: Budgets,
+}
+
+impl Default for Options<'_> {
+    fn default() -> Self {
+        Options { env: &|_| None, budgets: Budgets::default() }
+    }
+}
+
+/// The result of checking one experiment config.
+pub struct Checked {
+    pub sources: SourceMap,
+    pub file: FileId,
+    pub diagnostics: Vec<Diagnostic>,
+    /// The parsed tree, when the file was text.
+    pub tree: Option<Tree>,
+    /// The typed experiment, when the config has no errors.
+    pub config: Option<ExperimentConfig>,
+}
+
+impl Checked {
+    pub fn error_count(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.severity == Severity::Error).count()
+    }
+
+    pub fn warning_count(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.severity == Severity::Warning).count()
+    }
+}
+
+/// Turns raw bytes into text, reporting size and encoding problems. On
+/// error the text is a lossy rendering, good for showing snippets.
+pub fn decode(bytes: &[u8], file: FileId, budgets: &Budgets) -> (String, Option<Diagnostic>) {
+    if bytes.len() > budgets.max_bytes {
+        let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).into_owned();
+        let d = Diagnostic::new(
+            &FILE_TOO_LARGE,
+            file,
+            Span::at(0),
+            format!("the file is {} bytes; stagec reads at most {} bytes", bytes.len(), budgets.max_bytes),
+        )
+        .with_help("experiment configs are a few kilobytes: is this the right file?");
+        return (head, Some(d));
+    }
+    let bad = match std::str::from_utf8(bytes) {
+        Ok(text) => match text.find('\0') {
+            None => return (text.to_string(), None),
+            Some(at) => (at, "the file contains a NUL byte: it looks binary, not YAML text".to_string()),
+        },
+        Err(e) => (e.valid_up_to(), format!("the file is not valid UTF-8 (byte offset {})", e.valid_up_to())),
+    };
+    let text = String::from_utf8_lossy(bytes).replace('\0', "\u{FFFD}");
+    // Offsets shift under lossy replacement only after the first bad byte.
+    let d = Diagnostic::new(&INVALID_UTF8, file, Span::new(bad.0, bad.0 + 1), bad.1)
+        .with_help("save the file as UTF-8; YAML configs are text");
+    (text, Some(d))
+}
+
+/// Checks one experiment config given as bytes, under the name the user
+/// gave it.
+pub fn check_experiment(name: &str, bytes: &[u8], opts: &Options<'_>) -> Checked {
+    let mut sources = SourceMap::new();
+    let file = FileId(0);
+    let (text, decode_error) = decode(bytes, file, &opts.budgets);
+    let file = sources.add(SourceFile::new(name, text));
+    let mut checked = Checked { sources, file, diagnostics: Vec::new(), tree: None, config: None };
+    if let Some(d) = decode_error {
+        checked.diagnostics.push(d);
+        return checked;
+    }
+    let Some(source) = checked.sources.get(file) else { return checked };
+    let (diagnostics, tree, config) = check_text(file, source, opts);
+    checked.diagnostics = diagnostics;
+    checked.tree = Some(tree);
+    checked.config = config;
+    checked
+}
+
+/// Checks already-decoded text (the LSP's entry point for unsaved buffers).
+pub fn check_text(file: FileId, source: &SourceFile, opts: &Options<'_>) -> (Vec<Diagnostic>, Tree, Option<ExperimentConfig>) {
+    let text = source.text.as_str();
+    let (tree, mut diags) = yaml::parse(text, file, &opts.budgets);
+    let config = analyze(file, text, &tree, opts, &mut diags);
+    suppress::apply(file, source, &mut diags);
+    sort_and_dedup(&mut diags);
+    (diags, tree, config)
+}
+
+fn analyze(file: FileId, text: &str, tree: &Tree, opts: &Options<'_>, diags: &mut Vec<Diagnostic>) -> Option<ExperimentConfig> {
+    // A file that did not parse gets only its syntax errors: checking a
+    // partial tree would report keys as missing that are merely unread.
+    if diags.iter().any(|d| d.severity == Severity::Error && d.code == crate::rules::yaml_syntax::YAML_SYNTAX.code) {
+        return None;
+    }
+    let root = match tree.root() {
+        Some(root) if matches!(tree.value(root), Value::Map(_)) => root,
+        Some(root) => {
+            let what = yaml::type_name(tree.value(root));
+            diags.push(
+                Diagnostic::new(&ROOT_NOT_MAPPING, file, tree.span(root), format!("the document is {what}, not a mapping"))
+                    .with_help("an experiment config maps keys such as `name`, `entrypoint` and `searcher` to values"),
+            );
+            return None;
+        }
+        None => {
+            diags.push(
+                Diagnostic::new(&ROOT_NOT_MAPPING, file, Span::at(0), "the document is empty")
+                    .with_help("an experiment config maps keys such as `name`, `entrypoint` and `searcher` to values"),
+            );
+            return None;
+        }
+    };
+    let max = opts.budgets.max_nodes;
+    if tree.expanded_size(max) > max {
+        let at = tree.largest_alias(max).map_or(Span::at(0), |a| tree.span(a));
+        diags.push(
+            Diagnostic::new(&ALIAS_BUDGET, file, at, format!("aliases expand this document beyond {max} nodes"))
+                .with_help("nested aliases multiply in size (a \"billion laughs\" document); stagec does not expand them"),
+        );
+        return None;
+    }
+    let json = tree.to_json(root, max)?;
+    check_variables(file, text, tree, opts, diags);
+    let schema_errors = schema::validate(file, text, tree, &json, diags);
+    semantic::run(file, text, tree, &json, diags);
+    if schema_errors > 0 || diags.iter().any(|d| d.severity == Severity::Error) {
+        return None;
+    }
+    serde_json::from_value::<ExperimentConfig>(json).ok()
+}
+
+/// Reports malformed `${...}` references and unset variables in every
+/// string value (keys excluded), once per node as written.
+fn check_variables(file: FileId, text: &str, tree: &Tree, opts: &Options<'_>, diags: &mut Vec<Diagnostic>) {
+    let mut keys = std::collections::HashSet::new();
+    for i in 0..tree.len() {
+        let id = yaml::NodeId(i as u32);
+        for e in tree.entries_raw(id) {
+            keys.insert(e.key);
+        }
+    }
+    for i in 0..tree.len() {
+        let id = yaml::NodeId(i as u32);
+        if keys.contains(&id) {
+            continue;
+        }
+        let node = tree.node(id);
+        let Value::Str(s) = &node.value else { continue };
+        if !s.contains("${") {
+            continue;
+        }
+        let token = text.get(node.span.start..node.span.end).unwrap_or("");
+        let (refs, errors) = vars::scan(s);
+        for e in errors {
+            let span = vars::source_span(token, node.span, s, &e.range);
+            diags.push(Diagnostic::new(&VARIABLE_SYNTAX, file, span, e.message).with_help("write `${NAME}` or `${NAME:-default}`; `$${` is a literal `${`"));
+        }
+        for r in refs {
+            if r.default.is_none() && (opts.env)(&r.name).is_none() {
+                let span = vars::source_span(token, node.span, s, &r.range);
+                diags.push(
+                    Diagnostic::new(&UNSET_VARIABLE, file, span, format!("environment variable `{}` is not set", r.name))
+                        .with_help(format!("set `{}` where the experiment is submitted, or give a default: `${{{}:-value}}`", r.name, r.name)),
+                );
+            }
+        }
+    }
+}

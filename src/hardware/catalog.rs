@@ -1,0 +1,1166 @@
+//! Catalog of NVIDIA GPUs and resolution of the GPU names found in the wild.
+//!
+//! The data lives in `gpus.json` next to this file (compiled in with
+//! `include_str!` and parsed once). Facts come from the project reference
+//! `gpu-facts.md` §1. Names are accepted in the forms users and tools write
+//! them:
+//!
+//! * short family names: `a100`, `h100`, `t4`, `4090`;
+//! * family + memory and/or form factor: `a100-40g`, `a100-80gb`,
+//!   `h100-sxm`, `a100-sxm4-40g`, `v100-32g`;
+//! * catalog ids: `a100-sxm4-40gb`, `h100-nvl-94gb`;
+//! * driver names (`nvidia-smi`, `cuDeviceGetName`): `NVIDIA A100-SXM4-40GB`,
+//!   `NVIDIA H100 80GB HBM3`, `Tesla T4`, `NVIDIA H200`, also without the
+//!   `NVIDIA ` prefix as very old drivers printed them (`A100-SXM4-80GB`);
+//! * GPU Feature Discovery labels (`nvidia.com/gpu.product`):
+//!   `NVIDIA-A100-SXM4-40GB`, `Tesla-T4`, with an optional MIG suffix
+//!   (`-MIG-3g.40gb`) and/or `-SHARED` (time slicing), which are stripped and
+//!   reported by [`resolve_detailed`].
+//!
+//! Matching is case-insensitive; spaces, `_` and `-` are interchangeable.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+
+use crate::dtype::{DType, Support};
+
+/// The embedded catalog data.
+const GPUS_JSON: &str = include_str!("gpus.json");
+
+/// Bytes per MiB.
+const MIB: u64 = 1 << 20;
+
+/// How far below the `nvidia-smi` total a reported memory size may be and
+/// still match (CUDA's `totalGlobalMem` is a few hundred MiB lower; older
+/// drivers also printed smaller totals): 5 %.
+const MEM_TOLERANCE_BELOW: f64 = 0.05;
+
+/// How far above the `nvidia-smi` total a reported memory size may be: 1 %.
+const MEM_TOLERANCE_ABOVE: f64 = 0.01;
+
+/// Maximum number of suggestions for an unknown name.
+const MAX_SUGGESTIONS: usize = 3;
+
+/// Vendor prefixes dropped from driver names and labels (`NVIDIA `, `Tesla `, `GeForce `).
+const VENDOR_PREFIXES: [&str; 3] = ["nvidia-", "tesla-", "geforce-"];
+
+/// GPU micro-architecture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Architecture {
+    /// Volta (CC 7.0): V100.
+    Volta,
+    /// Turing (CC 7.5): T4.
+    Turing,
+    /// Ampere (CC 8.0 / 8.6): A100, A30, A10, A40, RTX A6000.
+    Ampere,
+    /// Ada Lovelace (CC 8.9): L4, L40, L40S, RTX 4090.
+    Ada,
+    /// Hopper (CC 9.0): H100, H200, H20.
+    Hopper,
+    /// Blackwell (CC 10.x): B200, GB200.
+    Blackwell,
+}
+
+/// Kind of GPU-to-GPU link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkKind {
+    /// NVLink through an NVSwitch / baseboard (SXM parts).
+    Nvlink,
+    /// NVLink bridge between a small number of PCIe cards.
+    NvlinkBridge,
+    /// Only PCIe between GPUs.
+    Pcie,
+    /// No peer-to-peer link (GeForce).
+    #[serde(rename = "none")]
+    NoLink,
+}
+
+/// GPU-to-GPU interconnect.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Interconnect {
+    /// Kind of link.
+    pub kind: LinkKind,
+    /// NVLink or PCIe generation, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation: Option<u32>,
+    /// Total bandwidth per GPU in GB/s as marketed (bidirectional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth_gbps: Option<f64>,
+    /// Free-form remark (e.g. the host PCIe link).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Dense peak throughput per dtype in TFLOPS (TOPS for INT8); `None` = unsupported.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PeakTflops {
+    /// FP32 on CUDA cores (non tensor core).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fp32: Option<f64>,
+    /// TF32 tensor cores.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tf32: Option<f64>,
+    /// FP16 tensor cores.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fp16: Option<f64>,
+    /// BF16 tensor cores.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bf16: Option<f64>,
+    /// FP8 (E4M3/E5M2) tensor cores.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fp8: Option<f64>,
+    /// INT8 tensor cores (TOPS).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub int8: Option<f64>,
+    /// FP4 tensor cores.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fp4: Option<f64>,
+}
+
+/// One GPU variant of the catalog.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Gpu {
+    /// Stable catalog id, e.g. `a100-sxm4-40gb`, `t4`, `h100-sxm5-80gb`.
+    pub id: String,
+    /// Family, e.g. `a100`; variants of one family satisfy a request for it.
+    pub family: String,
+    /// Human-readable name, e.g. `NVIDIA A100 SXM4 40GB`.
+    pub name: String,
+    /// Micro-architecture.
+    pub architecture: Architecture,
+    /// CUDA compute capability `(major, minor)`.
+    pub compute_capability: (u32, u32),
+    /// Form factor (`sxm4`, `pcie`, `nvl`, …) where a family has several.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form_factor: Option<String>,
+    /// Other spellings of the form factor accepted in names (`sxm` for `sxm4`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub form_aliases: Vec<String>,
+    /// Marketed memory size in GB.
+    pub memory_gb: u32,
+    /// Memory technology (`HBM3`, `GDDR6`, …).
+    pub memory_type: String,
+    /// Total memory in MiB as `nvidia-smi --query-gpu=memory.total` reports
+    /// it on R535+ drivers (CUDA reports a few hundred MiB less).
+    pub memory_mib: u64,
+    /// Memory bandwidth in GB/s.
+    pub memory_bandwidth_gbps: f64,
+    /// GPU-to-GPU interconnect.
+    pub interconnect: Interconnect,
+    /// Device names as printed by `nvidia-smi` / `cuDeviceGetName`.
+    pub driver_names: Vec<String>,
+    /// Dense peak throughput per dtype.
+    pub tflops: PeakTflops,
+    /// Extra names that resolve to exactly this variant.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
+    /// Provenance remarks and caveats.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl Gpu {
+    /// Total memory in bytes (from the `nvidia-smi` MiB figure).
+    pub fn memory_bytes(&self) -> u64 {
+        self.memory_mib.saturating_mul(MIB)
+    }
+
+    /// Total memory in GiB (from the `nvidia-smi` MiB figure).
+    pub fn memory_gib(&self) -> f64 {
+        self.memory_mib as f64 / 1024.0
+    }
+
+    /// Whether a memory total reported by a driver (CUDA's `totalGlobalMem`
+    /// or `nvidia-smi`, in bytes) is plausible for this GPU: between 5 % below
+    /// and 1 % above the catalog's `nvidia-smi` figure.
+    pub fn matches_memory(&self, total_mem_bytes: u64) -> bool {
+        let reported = total_mem_bytes as f64 / MIB as f64;
+        let smi = self.memory_mib as f64;
+        reported >= smi * (1.0 - MEM_TOLERANCE_BELOW)
+            && reported <= smi * (1.0 + MEM_TOLERANCE_ABOVE)
+    }
+
+    /// Dense peak TFLOPS (TOPS for INT8) for `dtype`, or `None` if the GPU has
+    /// no native support or the catalog has no figure (FP64, FNUZ, E8M0).
+    /// FP8 E4M3 and E5M2 share the FP8 rate; FP6 runs at the FP8 rate on
+    /// GPUs with FP4 support (Blackwell).
+    pub fn peak_tflops(&self, dtype: DType) -> Option<f64> {
+        let t = &self.tflops;
+        match dtype {
+            DType::Fp32 => t.fp32,
+            DType::Tf32 => t.tf32,
+            DType::Fp16 => t.fp16,
+            DType::Bf16 => t.bf16,
+            DType::Fp8E4m3fn | DType::Fp8E5m2 => t.fp8,
+            DType::Fp6E2m3 | DType::Fp6E3m2 => t.fp4.and(t.fp8),
+            DType::Fp4E2m1 => t.fp4,
+            DType::Int8 => t.int8,
+            DType::Fp64 | DType::Fp8E4m3fnuz | DType::Fp8E5m2fnuz | DType::Fp8E8m0fnu => None,
+        }
+    }
+
+    /// Whether `dtype` runs natively (tensor cores) on this GPU.
+    pub fn supports(&self, dtype: DType) -> bool {
+        dtype.runs_natively_on(self.compute_capability)
+    }
+
+    /// Native / emulated / unsupported for `dtype` on this GPU.
+    pub fn support(&self, dtype: DType) -> Support {
+        dtype.support_on(self.compute_capability)
+    }
+}
+
+/// A MIG profile parsed from a name suffix such as `-MIG-3g.40gb`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct MigProfile {
+    /// The profile as written, lower-cased (e.g. `3g.40gb`, `1g.10gb+me`).
+    pub raw: String,
+    /// Number of compute (GPC) slices, the `3` of `3g.40gb`.
+    pub compute_slices: Option<u32>,
+    /// Memory of the slice in GB, the `40` of `3g.40gb`.
+    pub memory_gb: Option<u32>,
+}
+
+impl MigProfile {
+    /// Parses a profile such as `3g.40gb`; unparsable parts are `None`.
+    pub fn parse(raw: &str) -> MigProfile {
+        let raw = raw.trim().to_ascii_lowercase();
+        let (compute, memory) = match raw.split_once('.') {
+            Some((c, m)) => (Some(c), Some(m)),
+            None => (None, None),
+        };
+        let compute_slices = compute
+            .and_then(|c| c.strip_suffix('g'))
+            .and_then(|c| c.parse().ok());
+        let memory_gb = memory.and_then(|m| {
+            let digits: String = m.chars().take_while(char::is_ascii_digit).collect();
+            if m.trim_start_matches(|c: char| c.is_ascii_digit())
+                .starts_with("gb")
+            {
+                digits.parse().ok()
+            } else {
+                None
+            }
+        });
+        MigProfile {
+            raw,
+            compute_slices,
+            memory_gb,
+        }
+    }
+}
+
+/// What a GPU name resolves to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Resolution {
+    /// Exactly one catalog variant (also for single-variant families like `t4`).
+    Exact(&'static Gpu),
+    /// Several variants of one family: the whole family (`a100`) or a subset
+    /// of it (`a100-40g` = the two 40 GB A100 variants).
+    Family {
+        /// The family id, e.g. `a100`.
+        family: &'static str,
+        /// The matching variants, in catalog order (at least two).
+        variants: Vec<&'static Gpu>,
+    },
+    /// Not a known name.
+    Unknown {
+        /// Up to three closest known names, best first.
+        suggestions: Vec<String>,
+    },
+}
+
+impl Resolution {
+    /// The variants the name stands for (empty when unknown).
+    pub fn variants(&self) -> Vec<&'static Gpu> {
+        match self {
+            Resolution::Exact(g) => vec![*g],
+            Resolution::Family { variants, .. } => variants.clone(),
+            Resolution::Unknown { .. } => Vec::new(),
+        }
+    }
+
+    /// The single variant, if the name is exact.
+    pub fn exact(&self) -> Option<&'static Gpu> {
+        match self {
+            Resolution::Exact(g) => Some(*g),
+            _ => None,
+        }
+    }
+
+    /// The family id, if the name is known.
+    pub fn family(&self) -> Option<&'static str> {
+        match self {
+            Resolution::Exact(g) => Some(g.family.as_str()),
+            Resolution::Family { family, .. } => Some(family),
+            Resolution::Unknown { .. } => None,
+        }
+    }
+
+    /// Whether the name resolved to at least one variant.
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Resolution::Unknown { .. })
+    }
+}
+
+/// A resolution together with the suffixes stripped from the name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolved {
+    /// What the base name resolves to.
+    pub resolution: Resolution,
+    /// MIG profile from a `-MIG-<profile>` suffix.
+    pub mig: Option<MigProfile>,
+    /// Whether a `-SHARED` (time-slicing) suffix was present.
+    pub shared: bool,
+}
+
+/// Family metadata in the data file.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FamilyData {
+    name: String,
+    #[serde(default)]
+    aliases: Vec<String>,
+}
+
+/// Layout of `gpus.json`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CatalogData {
+    #[allow(dead_code)]
+    schema_version: u32,
+    #[allow(dead_code)]
+    source: String,
+    families: BTreeMap<String, FamilyData>,
+    gpus: Vec<Gpu>,
+}
+
+/// Index priority: on a key clash the higher rank wins; equal ranks merge.
+mod rank {
+    pub const DRIVER_NAME_WITHOUT_VENDOR: u8 = 1;
+    pub const COMBINATION: u8 = 2;
+    pub const FAMILY: u8 = 3;
+    pub const ALIAS: u8 = 4;
+    pub const ID: u8 = 5;
+}
+
+/// Parsed catalog plus lookup indexes.
+#[derive(Debug, Default)]
+struct Catalog {
+    gpus: Vec<Gpu>,
+    families: BTreeMap<String, FamilyData>,
+    /// Full normalized driver names (with vendor prefix) → variant.
+    driver_index: HashMap<String, usize>,
+    /// Normalized names without vendor prefix → (rank, variants).
+    index: HashMap<String, (u8, Vec<usize>)>,
+    /// `index` keys with `-` removed → variants (ambiguous keys map to an empty list).
+    compact_index: HashMap<String, (u8, Vec<usize>)>,
+    /// Names for completion, sorted.
+    known: Vec<String>,
+    /// Why the embedded data failed to load, if it did.
+    error: Option<String>,
+}
+
+fn insert(index: &mut HashMap<String, (u8, Vec<usize>)>, key: String, rank: u8, gpus: &[usize]) {
+    if key.is_empty() {
+        return;
+    }
+    let entry = index.entry(key).or_insert((rank, Vec::new()));
+    if rank > entry.0 {
+        *entry = (rank, Vec::new());
+    }
+    if rank == entry.0 {
+        for &g in gpus {
+            if !entry.1.contains(&g) {
+                entry.1.push(g);
+            }
+        }
+        entry.1.sort_unstable();
+    }
+}
+
+impl Catalog {
+    fn load() -> Catalog {
+        match serde_json::from_str::<CatalogData>(GPUS_JSON) {
+            Ok(data) => Catalog::build(data),
+            Err(e) => Catalog {
+                error: Some(format!("embedded gpus.json is invalid: {e}")),
+                ..Catalog::default()
+            },
+        }
+    }
+
+    fn build(data: CatalogData) -> Catalog {
+        let CatalogData { families, gpus, .. } = data;
+        let mut driver_index = HashMap::new();
+        let mut index: HashMap<String, (u8, Vec<usize>)> = HashMap::new();
+        let mut known: Vec<String> = Vec::new();
+
+        for (i, gpu) in gpus.iter().enumerate() {
+            let one = [i];
+            insert(&mut index, normalize(&gpu.id), rank::ID, &one);
+            known.push(normalize(&gpu.id));
+            for alias in &gpu.aliases {
+                insert(&mut index, normalize(alias), rank::ALIAS, &one);
+                known.push(normalize(alias));
+            }
+            let family = normalize(&gpu.family);
+            insert(&mut index, family.clone(), rank::FAMILY, &one);
+            known.push(family.clone());
+            if let Some(fam) = families.get(&gpu.family) {
+                for alias in &fam.aliases {
+                    insert(&mut index, normalize(alias), rank::FAMILY, &one);
+                    known.push(normalize(alias));
+                }
+            }
+            let mem = gpu.memory_gb;
+            for key in [format!("{family}-{mem}g"), format!("{family}-{mem}gb")] {
+                insert(&mut index, key, rank::COMBINATION, &one);
+            }
+            known.push(format!("{family}-{mem}g"));
+            let forms = gpu.form_factor.iter().chain(gpu.form_aliases.iter());
+            for form in forms.map(|f| normalize(f)) {
+                for key in [
+                    format!("{family}-{form}"),
+                    format!("{family}-{form}-{mem}g"),
+                    format!("{family}-{form}-{mem}gb"),
+                    format!("{family}-{mem}g-{form}"),
+                    format!("{family}-{mem}gb-{form}"),
+                ] {
+                    insert(&mut index, key, rank::COMBINATION, &one);
+                }
+            }
+            for name in &gpu.driver_names {
+                let full = normalize(name);
+                insert(
+                    &mut index,
+                    strip_vendor(&full).to_string(),
+                    rank::DRIVER_NAME_WITHOUT_VENDOR,
+                    &one,
+                );
+                driver_index.insert(full, i);
+            }
+        }
+
+        let mut compact_index: HashMap<String, (u8, Vec<usize>)> = HashMap::new();
+        for (key, (rank, targets)) in &index {
+            let compact = compact(key);
+            match compact_index.get_mut(&compact) {
+                None => {
+                    compact_index.insert(compact, (*rank, targets.clone()));
+                }
+                Some(existing) => {
+                    if *rank > existing.0 {
+                        *existing = (*rank, targets.clone());
+                    } else if *rank == existing.0 && existing.1 != *targets {
+                        existing.1.clear();
+                    }
+                }
+            }
+        }
+
+        known.sort();
+        known.dedup();
+        Catalog {
+            gpus,
+            families,
+            driver_index,
+            index,
+            compact_index,
+            known,
+            error: None,
+        }
+    }
+
+    fn resolution(&'static self, targets: &[usize]) -> Option<Resolution> {
+        let variants: Vec<&'static Gpu> =
+            targets.iter().filter_map(|&i| self.gpus.get(i)).collect();
+        match variants.as_slice() {
+            [] => None,
+            [one] => Some(Resolution::Exact(one)),
+            [first, ..] => Some(Resolution::Family {
+                family: first.family.as_str(),
+                variants,
+            }),
+        }
+    }
+
+    fn lookup(&'static self, base: &str) -> Resolution {
+        if let Some(&i) = self.driver_index.get(base) {
+            if let Some(r) = self.resolution(&[i]) {
+                return r;
+            }
+        }
+        let short = strip_vendor(base);
+        if let Some(r) = self.index.get(short).and_then(|(_, t)| self.resolution(t)) {
+            return r;
+        }
+        if let Some(r) = self
+            .compact_index
+            .get(&compact(short))
+            .and_then(|(_, t)| self.resolution(t))
+        {
+            return r;
+        }
+        Resolution::Unknown {
+            suggestions: self.suggest(short),
+        }
+    }
+
+    /// Closest index keys by (confusable-folded) Damerau–Levenshtein
+    /// distance, at most one per distinct target set.
+    fn suggest(&self, input: &str) -> Vec<String> {
+        if input.is_empty() {
+            return Vec::new();
+        }
+        let folded_input = fold(input);
+        let limit = (input.chars().count() / 3).max(2);
+        // Sort key: folded distance, raw distance, longer common prefix
+        // first, listed in `known_names` first, shorter first, then the name.
+        type Score<'a> = (usize, usize, usize, bool, usize, &'a String);
+        let mut scored: Vec<(Score<'_>, &Vec<usize>)> = self
+            .index
+            .iter()
+            .filter_map(|(key, (_, targets))| {
+                let folded = strsim::damerau_levenshtein(&folded_input, &fold(key));
+                (folded <= limit).then(|| {
+                    let raw = strsim::damerau_levenshtein(input, key);
+                    let prefix = input
+                        .chars()
+                        .zip(key.chars())
+                        .take_while(|(a, b)| a == b)
+                        .count();
+                    let unlisted = self.known.binary_search(key).is_err();
+                    (
+                        (folded, raw, usize::MAX - prefix, unlisted, key.len(), key),
+                        targets,
+                    )
+                })
+            })
+            .collect();
+        scored.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut seen: HashSet<&Vec<usize>> = HashSet::new();
+        scored
+            .into_iter()
+            .filter(|(_, targets)| seen.insert(*targets))
+            .take(MAX_SUGGESTIONS)
+            .map(|(score, _)| score.5.clone())
+            .collect()
+    }
+}
+
+static CATALOG: OnceLock<Catalog> = OnceLock::new();
+
+fn catalog() -> &'static Catalog {
+    CATALOG.get_or_init(Catalog::load)
+}
+
+/// Lower-cases and trims; spaces and `_` become `-`; runs of `-` collapse.
+fn normalize(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.trim().chars() {
+        let c = match c {
+            ' ' | '_' | '\t' => '-',
+            c => c.to_ascii_lowercase(),
+        };
+        if c == '-' && (out.is_empty() || out.ends_with('-')) {
+            continue;
+        }
+        out.push(c);
+    }
+    while out.ends_with('-') {
+        out.pop();
+    }
+    out
+}
+
+/// Drops leading `nvidia-`, `tesla-`, `geforce-` (in any combination).
+fn strip_vendor(mut s: &str) -> &str {
+    loop {
+        match VENDOR_PREFIXES.iter().find_map(|p| s.strip_prefix(p)) {
+            Some(rest) => s = rest,
+            None => return s,
+        }
+    }
+}
+
+/// Removes all `-`.
+fn compact(s: &str) -> String {
+    s.chars().filter(|&c| c != '-').collect()
+}
+
+/// Maps visually confusable characters together (`o`→`0`, `l`/`i`→`1`) for ranking suggestions.
+fn fold(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            'o' => '0',
+            'l' | 'i' => '1',
+            c => c,
+        })
+        .collect()
+}
+
+/// Splits `-shared` and `-mig-<profile>` suffixes off a normalized name.
+fn split_suffixes(norm: &str) -> (&str, Option<MigProfile>, bool) {
+    let (rest, shared) = match norm.strip_suffix("-shared") {
+        Some(rest) => (rest, true),
+        None => (norm, false),
+    };
+    match rest.rsplit_once("-mig-") {
+        Some((base, profile)) => (base, Some(MigProfile::parse(profile)), shared),
+        None => (rest, None, shared),
+    }
+}
+
+/// Every GPU variant in the catalog, in data-file order. Empty only if the
+/// embedded data failed to parse (see [`load_error`]).
+pub fn all() -> &'static [Gpu] {
+    &catalog().gpus
+}
+
+/// Why the embedded catalog failed to load (`None` when it loaded).
+pub fn load_error() -> Option<&'static str> {
+    catalog().error.as_deref()
+}
+
+/// Looks up a variant by its catalog id (exact, case-insensitive).
+pub fn by_id(id: &str) -> Option<&'static Gpu> {
+    let id = normalize(id);
+    all().iter().find(|g| g.id == id)
+}
+
+/// Family ids with their display names (`("a100", "A100")`, …), sorted by id.
+pub fn families() -> Vec<(&'static str, &'static str)> {
+    catalog()
+        .families
+        .iter()
+        .map(|(id, f)| (id.as_str(), f.name.as_str()))
+        .collect()
+}
+
+/// The variants of a family, in catalog order (empty for unknown families).
+pub fn family_variants(family: &str) -> Vec<&'static Gpu> {
+    let family = normalize(family);
+    all().iter().filter(|g| g.family == family).collect()
+}
+
+/// Names for editor completion: family names and aliases, catalog ids,
+/// variant aliases and `<family>-<memory>g` forms; sorted, lower-case.
+pub fn known_names() -> Vec<&'static str> {
+    catalog().known.iter().map(String::as_str).collect()
+}
+
+/// Resolves a GPU name (see the module docs for accepted forms), ignoring
+/// any `-MIG-…`/`-SHARED` suffix.
+pub fn resolve(name: &str) -> Resolution {
+    resolve_detailed(name).resolution
+}
+
+/// Resolves a GPU name and reports the MIG profile / `-SHARED` suffix that
+/// was stripped from it (e.g. `NVIDIA-A100-SXM4-80GB-MIG-3g.40gb`).
+pub fn resolve_detailed(name: &str) -> Resolved {
+    let norm = normalize(name);
+    let (base, mig, shared) = split_suffixes(&norm);
+    Resolved {
+        resolution: catalog().lookup(base),
+        mig,
+        shared,
+    }
+}
+
+/// Whether GPUs offered under the name `offered` satisfy a request for
+/// `requested`: every variant `offered` may denote must be one of the
+/// variants `requested` allows. So `a100` is satisfied by `a100-40g`,
+/// `a100-80g` or `NVIDIA A100-SXM4-80GB`, but `a100-40g` is not satisfied by
+/// an 80 GB part nor by plain `a100`, and different families never satisfy
+/// each other. A MIG profile must match on both sides (a MIG slice does not
+/// satisfy a whole-GPU request); `-SHARED` is ignored. Unknown names never
+/// satisfy or get satisfied.
+pub fn satisfies(requested: &str, offered: &str) -> bool {
+    let req = resolve_detailed(requested);
+    let off = resolve_detailed(offered);
+    if req.mig.as_ref().map(|m| &m.raw) != off.mig.as_ref().map(|m| &m.raw) {
+        return false;
+    }
+    let allowed = req.resolution.variants();
+    let offered = off.resolution.variants();
+    !offered.is_empty()
+        && offered
+            .iter()
+            .all(|o| allowed.iter().any(|a| std::ptr::eq(*a, *o)))
+}
+
+/// Identifies the GPU a runtime probe saw from its device name
+/// (`cuDeviceGetName`) and total memory in bytes (`cuDeviceTotalMem`, which is
+/// a few hundred MiB below the `nvidia-smi` figure). The name decides first;
+/// if it denotes several variants, the memory picks the one within
+/// tolerance. Returns `None` for unknown names or when memory does not
+/// single out one variant.
+pub fn match_probe(name: &str, total_mem_bytes: u64) -> Option<&'static Gpu> {
+    match resolve(name) {
+        Resolution::Exact(g) => Some(g),
+        Resolution::Family { variants, .. } => {
+            let mut fitting = variants
+                .into_iter()
+                .filter(|g| g.matches_memory(total_mem_bytes));
+            match (fitting.next(), fitting.next()) {
+                (Some(g), None) => Some(g),
+                _ => None,
+            }
+        }
+        Resolution::Unknown { .. } => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(r: &Resolution) -> Vec<&'static str> {
+        let mut v: Vec<&str> = r.variants().iter().map(|g| g.id.as_str()).collect();
+        v.sort_unstable();
+        v
+    }
+
+    fn exact_id(name: &str) -> &'static str {
+        match resolve(name) {
+            Resolution::Exact(g) => g.id.as_str(),
+            other => panic!("{name:?} resolved to {other:?}, expected exact"),
+        }
+    }
+
+    #[test]
+    fn embedded_json_parses() {
+        let parsed: Result<CatalogData, _> = serde_json::from_str(GPUS_JSON);
+        assert!(parsed.is_ok(), "{:?}", parsed.err());
+        assert_eq!(load_error(), None);
+        assert!(all().len() >= 26);
+    }
+
+    #[test]
+    fn entries_are_consistent() {
+        let mut seen_ids = HashSet::new();
+        let mut seen_driver = HashSet::new();
+        let fams: Vec<&str> = families().iter().map(|(id, _)| *id).collect();
+        for g in all() {
+            assert!(seen_ids.insert(g.id.as_str()), "duplicate id {}", g.id);
+            assert_eq!(g.id, normalize(&g.id), "id not normalized: {}", g.id);
+            assert!(!g.family.is_empty(), "{}", g.id);
+            assert!(
+                fams.contains(&g.family.as_str()),
+                "family {} not listed",
+                g.family
+            );
+            assert!(
+                g.id.starts_with(&g.family),
+                "{} not in family {}",
+                g.id,
+                g.family
+            );
+            let (major, minor) = g.compute_capability;
+            assert!(
+                (7..=12).contains(&major) && minor <= 9,
+                "{}: CC {major}.{minor}",
+                g.id
+            );
+            let arch_cc = match g.architecture {
+                Architecture::Volta => (7, 0),
+                Architecture::Turing => (7, 5),
+                Architecture::Ampere => (8, 0),
+                Architecture::Ada => (8, 9),
+                Architecture::Hopper => (9, 0),
+                Architecture::Blackwell => (10, 0),
+            };
+            assert!(g.compute_capability >= arch_cc, "{}: CC vs arch", g.id);
+            assert!(g.memory_gb >= 16 && g.memory_gb <= 200, "{}", g.id);
+            // smi MiB within 15 % of the marketed GB (GDDR parts report less, B200 192 vs 180).
+            let gib = g.memory_gib();
+            let gb = f64::from(g.memory_gb);
+            assert!(
+                gib > gb * 0.85 && gib < gb * 1.05,
+                "{}: {gib} GiB vs {gb} GB",
+                g.id
+            );
+            assert!(g.memory_bandwidth_gbps >= 300.0 && g.memory_bandwidth_gbps <= 8000.0);
+            assert!(!g.driver_names.is_empty(), "{}", g.id);
+            for d in &g.driver_names {
+                assert!(
+                    seen_driver.insert(normalize(d)),
+                    "duplicate driver name {d}"
+                );
+                assert_eq!(exact_id(d), g.id, "driver name {d}");
+                // GFD label form: spaces replaced by dashes.
+                assert_eq!(exact_id(&d.replace(' ', "-")), g.id, "label for {d}");
+            }
+            assert_eq!(exact_id(&g.id), g.id);
+            assert_eq!(by_id(&g.id).map(|x| x.id.as_str()), Some(g.id.as_str()));
+            for alias in &g.aliases {
+                assert_eq!(exact_id(alias), g.id);
+            }
+            // Throughput figures exist exactly for the natively supported dtypes.
+            for dt in DType::ALL {
+                if matches!(
+                    dt,
+                    DType::Fp64 | DType::Fp8E4m3fnuz | DType::Fp8E5m2fnuz | DType::Fp8E8m0fnu
+                ) {
+                    assert_eq!(g.peak_tflops(dt), None);
+                    continue;
+                }
+                assert_eq!(
+                    g.peak_tflops(dt).is_some(),
+                    g.supports(dt),
+                    "{}: {dt} figure vs native support",
+                    g.id
+                );
+            }
+            let t = &g.tflops;
+            for v in [t.fp32, t.tf32, t.fp16, t.bf16, t.fp8, t.int8, t.fp4]
+                .into_iter()
+                .flatten()
+            {
+                assert!(v > 0.0 && v < 20000.0, "{}", g.id);
+            }
+            if let (Some(fp16), Some(fp8)) = (t.fp16, t.fp8) {
+                assert!(fp8 >= fp16, "{}", g.id);
+            }
+        }
+    }
+
+    #[test]
+    fn index_targets_stay_within_one_family() {
+        let cat = catalog();
+        for (key, (_, targets)) in &cat.index {
+            let fams: HashSet<&str> = targets
+                .iter()
+                .map(|&i| cat.gpus[i].family.as_str())
+                .collect();
+            assert_eq!(fams.len(), 1, "{key} spans families {fams:?}");
+        }
+        for name in known_names() {
+            assert!(resolve(name).is_known(), "{name}");
+        }
+    }
+
+    #[test]
+    fn short_family_names() {
+        let a100 = resolve("a100");
+        assert_eq!(
+            ids(&a100),
+            [
+                "a100-pcie-40gb",
+                "a100-pcie-80gb",
+                "a100-sxm4-40gb",
+                "a100-sxm4-80gb"
+            ]
+        );
+        assert_eq!(a100.family(), Some("a100"));
+        assert!(matches!(a100, Resolution::Family { family: "a100", .. }));
+        assert_eq!(
+            ids(&resolve("H100")),
+            ["h100-nvl-94gb", "h100-pcie-80gb", "h100-sxm5-80gb"]
+        );
+        assert_eq!(exact_id("t4"), "t4");
+        assert_eq!(exact_id("T4"), "t4");
+        assert_eq!(ids(&resolve("h200")), ["h200-nvl-141gb", "h200-sxm-141gb"]);
+        assert_eq!(ids(&resolve("v100")).len(), 4);
+        assert_eq!(exact_id("4090"), "rtx-4090");
+        assert_eq!(exact_id("RTX 4090"), "rtx-4090");
+        assert_eq!(exact_id("rtx4090"), "rtx-4090");
+        assert_eq!(exact_id("a6000"), "rtx-a6000");
+        assert_eq!(exact_id("L40S"), "l40s");
+        assert_eq!(exact_id("l40"), "l40");
+        assert_eq!(exact_id("a10"), "a10");
+        assert_eq!(exact_id("a10g"), "a10g");
+        assert_eq!(exact_id("gb200"), "gb200");
+        assert_eq!(exact_id("b200"), "b200");
+        assert_eq!(exact_id("h20"), "h20");
+    }
+
+    #[test]
+    fn family_plus_memory() {
+        for n in ["a100-40g", "a100-40gb", "A100 40GB", "a100_40g"] {
+            assert_eq!(
+                ids(&resolve(n)),
+                ["a100-pcie-40gb", "a100-sxm4-40gb"],
+                "{n}"
+            );
+        }
+        assert_eq!(
+            ids(&resolve("a100-80g")),
+            ["a100-pcie-80gb", "a100-sxm4-80gb"]
+        );
+        assert_eq!(
+            ids(&resolve("h100-80g")),
+            ["h100-pcie-80gb", "h100-sxm5-80gb"]
+        );
+        assert_eq!(
+            ids(&resolve("v100-32g")),
+            ["v100-pcie-32gb", "v100-sxm2-32gb"]
+        );
+        assert_eq!(exact_id("h100-94g"), "h100-nvl-94gb");
+        assert_eq!(exact_id("t4-16g"), "t4");
+        assert_eq!(exact_id("b200-192gb"), "b200");
+        assert_eq!(
+            ids(&resolve("a100-sxm4")),
+            ["a100-sxm4-40gb", "a100-sxm4-80gb"]
+        );
+        assert_eq!(exact_id("a100-sxm-80g"), "a100-sxm4-80gb");
+        assert_eq!(exact_id("h100-sxm"), "h100-sxm5-80gb");
+        assert_eq!(exact_id("h100-pcie"), "h100-pcie-80gb");
+        assert_eq!(exact_id("h100-nvl"), "h100-nvl-94gb");
+        assert_eq!(exact_id("h200-nvl"), "h200-nvl-141gb");
+        assert_eq!(exact_id("a100sxm480gb"), "a100-sxm4-80gb");
+    }
+
+    #[test]
+    fn full_ids() {
+        for g in all() {
+            assert_eq!(exact_id(&g.id.to_uppercase()), g.id);
+        }
+        assert_eq!(exact_id("a100-sxm4-40gb"), "a100-sxm4-40gb");
+        assert_eq!(exact_id("h100-sxm5-80gb"), "h100-sxm5-80gb");
+    }
+
+    #[test]
+    fn driver_names() {
+        assert_eq!(exact_id("NVIDIA A100-SXM4-40GB"), "a100-sxm4-40gb");
+        assert_eq!(exact_id("NVIDIA H100 80GB HBM3"), "h100-sxm5-80gb");
+        assert_eq!(exact_id("Tesla T4"), "t4");
+        assert_eq!(exact_id("NVIDIA H200"), "h200-sxm-141gb");
+        assert_eq!(exact_id("NVIDIA H200 NVL"), "h200-nvl-141gb");
+        assert_eq!(exact_id("NVIDIA A100 80GB PCIe"), "a100-pcie-80gb");
+        assert_eq!(exact_id("NVIDIA GeForce RTX 4090"), "rtx-4090");
+        assert_eq!(exact_id("Tesla V100-SXM2-32GB"), "v100-sxm2-32gb");
+        assert_eq!(exact_id("NVIDIA L4"), "l4");
+        // Old drivers without the vendor prefix.
+        assert_eq!(exact_id("A100-SXM4-80GB"), "a100-sxm4-80gb");
+        assert_eq!(exact_id("H100 80GB HBM3"), "h100-sxm5-80gb");
+        assert_eq!(exact_id("V100-PCIE-16GB"), "v100-pcie-16gb");
+    }
+
+    #[test]
+    fn gfd_labels_and_suffixes() {
+        assert_eq!(exact_id("NVIDIA-A100-SXM4-40GB"), "a100-sxm4-40gb");
+        assert_eq!(exact_id("NVIDIA-H100-80GB-HBM3"), "h100-sxm5-80gb");
+        assert_eq!(exact_id("Tesla-T4"), "t4");
+        assert_eq!(exact_id("NVIDIA-GeForce-RTX-4090"), "rtx-4090");
+        assert_eq!(exact_id("NVIDIA-H200"), "h200-sxm-141gb");
+
+        let r = resolve_detailed("NVIDIA-A100-SXM4-80GB-MIG-3g.40gb");
+        assert_eq!(
+            r.resolution.exact().map(|g| g.id.as_str()),
+            Some("a100-sxm4-80gb")
+        );
+        assert_eq!(
+            r.mig,
+            Some(MigProfile {
+                raw: "3g.40gb".into(),
+                compute_slices: Some(3),
+                memory_gb: Some(40)
+            })
+        );
+        assert!(!r.shared);
+
+        let r = resolve_detailed("NVIDIA-A100-SXM4-40GB-MIG-3g.40gb");
+        assert_eq!(
+            r.resolution.exact().map(|g| g.id.as_str()),
+            Some("a100-sxm4-40gb")
+        );
+        assert_eq!(r.mig.as_ref().and_then(|m| m.compute_slices), Some(3));
+
+        let r = resolve_detailed("Tesla-T4-SHARED");
+        assert_eq!(r.resolution.exact().map(|g| g.id.as_str()), Some("t4"));
+        assert!(r.shared);
+        assert_eq!(r.mig, None);
+
+        let r = resolve_detailed("NVIDIA-A100-SXM4-80GB-MIG-1g.10gb+me-SHARED");
+        assert_eq!(
+            r.resolution.exact().map(|g| g.id.as_str()),
+            Some("a100-sxm4-80gb")
+        );
+        assert!(r.shared);
+        assert_eq!(r.mig.as_ref().map(|m| m.raw.as_str()), Some("1g.10gb+me"));
+        assert_eq!(r.mig.as_ref().and_then(|m| m.memory_gb), Some(10));
+
+        // nvidia-smi's name for a MIG device.
+        let r = resolve_detailed("NVIDIA A100-SXM4-40GB MIG 3g.20gb");
+        assert_eq!(
+            r.resolution.exact().map(|g| g.id.as_str()),
+            Some("a100-sxm4-40gb")
+        );
+        assert_eq!(r.mig.as_ref().and_then(|m| m.memory_gb), Some(20));
+
+        let plain = resolve_detailed("a100");
+        assert_eq!(plain.mig, None);
+        assert!(!plain.shared);
+    }
+
+    #[test]
+    fn unknown_names_get_suggestions() {
+        let sugg = |n: &str| match resolve(n) {
+            Resolution::Unknown { suggestions } => suggestions,
+            other => panic!("{n:?} unexpectedly resolved to {other:?}"),
+        };
+        let s = sugg("a10O");
+        assert_eq!(s.first().map(String::as_str), Some("a100"), "{s:?}");
+        assert!(s.len() <= 3);
+        assert_eq!(sugg("h1OO").first().map(String::as_str), Some("h100"));
+        assert!(sugg("a100-40").contains(&"a100-40g".to_string()));
+        assert!(
+            sugg("l40x").contains(&"l40s".to_string()) || sugg("l40x").contains(&"l40".to_string())
+        );
+        assert!(sugg("mi300x").len() <= 3);
+        assert_eq!(sugg("h10").first().map(String::as_str), Some("h100"));
+        assert_eq!(sugg("rtx-4080"), ["rtx-4090"]);
+        assert!(sugg("mi300x").is_empty());
+        assert!(sugg("completely-unrelated-accelerator").is_empty());
+        assert!(sugg("").is_empty());
+        for n in ["a100", "t4", "h100-80g"] {
+            assert!(resolve(n).is_known());
+        }
+    }
+
+    #[test]
+    fn nvidia_prefix_on_family_names() {
+        // Driver-less spellings like `NVIDIA H100` fall back to the family.
+        assert_eq!(ids(&resolve("NVIDIA H100")).len(), 3);
+        assert_eq!(ids(&resolve("nvidia-a100")).len(), 4);
+    }
+
+    #[test]
+    fn satisfaction() {
+        assert!(satisfies("a100", "a100-40g"));
+        assert!(satisfies("a100", "a100-80g"));
+        assert!(satisfies("a100", "NVIDIA A100-SXM4-80GB"));
+        assert!(satisfies("a100", "NVIDIA-A100-SXM4-40GB"));
+        assert!(satisfies("a100", "a100"));
+        assert!(satisfies("a100-40g", "a100-sxm4-40gb"));
+        assert!(satisfies("a100-40g", "NVIDIA A100-PCIE-40GB"));
+        assert!(!satisfies("a100-40g", "a100-80g"));
+        assert!(!satisfies("a100-40g", "NVIDIA A100-SXM4-80GB"));
+        assert!(!satisfies("a100-40g", "a100"));
+        assert!(!satisfies("a100", "h100"));
+        assert!(!satisfies("h100", "a100-80g"));
+        assert!(!satisfies("a10", "a10g"));
+        assert!(!satisfies("l40", "l40s"));
+        assert!(satisfies("h200", "NVIDIA H200"));
+        assert!(satisfies("t4", "Tesla-T4-SHARED"));
+        assert!(!satisfies("a100", "NVIDIA-A100-SXM4-40GB-MIG-3g.20gb"));
+        assert!(satisfies(
+            "a100-mig-3g.20gb",
+            "NVIDIA-A100-SXM4-40GB-MIG-3g.20gb"
+        ));
+        assert!(!satisfies("nonsense", "a100"));
+        assert!(!satisfies("a100", "nonsense"));
+    }
+
+    #[test]
+    fn probe_matching() {
+        let mib = |m: u64| m * MIB;
+        let id = |g: Option<&Gpu>| g.map(|g| g.id.clone());
+        assert_eq!(
+            id(match_probe("NVIDIA A100-SXM4-40GB", mib(40339))),
+            Some("a100-sxm4-40gb".into())
+        );
+        assert_eq!(id(match_probe("Tesla T4", mib(15102))), Some("t4".into()));
+        assert_eq!(
+            id(match_probe("NVIDIA H100 80GB HBM3", mib(81559))),
+            Some("h100-sxm5-80gb".into())
+        );
+        // A family name narrowed by memory.
+        assert_eq!(
+            id(match_probe("NVIDIA H100", mib(95000))),
+            Some("h100-nvl-94gb".into())
+        );
+        assert_eq!(id(match_probe("V100", mib(32500))), None); // SXM2 or PCIe: ambiguous
+        assert_eq!(
+            id(match_probe("v100-sxm2", mib(32500))),
+            Some("v100-sxm2-32gb".into())
+        );
+        assert_eq!(
+            id(match_probe("v100-sxm2", mib(16000))),
+            Some("v100-sxm2-16gb".into())
+        );
+        assert_eq!(id(match_probe("NVIDIA B300 SXM6 AC", mib(275040))), None);
+        let a100_80_pcie = by_id("a100-pcie-80gb");
+        assert!(a100_80_pcie.is_some_and(|g| g.matches_memory(mib(81154))));
+        assert!(a100_80_pcie.is_some_and(|g| !g.matches_memory(mib(40960))));
+        let v100 = by_id("v100-sxm2-32gb");
+        assert!(v100.is_some_and(|g| g.matches_memory(mib(32494)) && g.matches_memory(mib(32510))));
+    }
+
+    #[test]
+    fn dtype_support_through_catalog() {
+        let get = |id: &str| by_id(id).map(|g| g.compute_capability);
+        let a100 = get("a100-sxm4-40gb").unwrap_or_default();
+        let l4 = get("l4").unwrap_or_default();
+        let h100 = get("h100-sxm5-80gb").unwrap_or_default();
+        let t4 = get("t4").unwrap_or_default();
+        assert_eq!(a100, (8, 0));
+        assert_eq!(l4, (8, 9));
+        assert!(!DType::Fp8E4m3fn.runs_natively_on(a100));
+        assert!(DType::Fp8E4m3fn.runs_natively_on(l4));
+        assert!(DType::Fp8E4m3fn.runs_natively_on(h100));
+        assert!(!DType::Bf16.runs_natively_on(t4));
+        assert_eq!(
+            by_id("a10").map(|g| g.supports(DType::Fp8E4m3fn)),
+            Some(false)
+        );
+        assert_eq!(
+            by_id("h100-sxm5-80gb").and_then(|g| g.peak_tflops(DType::Bf16)),
+            Some(989.0)
+        );
+        assert_eq!(
+            by_id("l4").and_then(|g| g.peak_tflops(DType::Fp8E5m2)),
+            Some(242.5)
+        );
+        assert_eq!(
+            by_id("b200").and_then(|g| g.peak_tflops(DType::Fp6E2m3)),
+            Some(4500.0)
+        );
+        assert_eq!(
+            by_id("t4").map(|g| g.support(DType::Bf16)),
+            Some(Support::Emulated)
+        );
+    }
+
+    #[test]
+    fn known_names_for_completion() {
+        let names = known_names();
+        for n in [
+            "a100",
+            "h100",
+            "t4",
+            "a100-40g",
+            "a100-80g",
+            "a100-sxm4-40gb",
+            "rtx-4090",
+            "4090",
+        ] {
+            assert!(names.contains(&n), "{n} missing");
+        }
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted, names);
+    }
+
+    #[test]
+    fn normalization_helpers() {
+        assert_eq!(
+            normalize("  NVIDIA  A100__80GB PCIe "),
+            "nvidia-a100-80gb-pcie"
+        );
+        assert_eq!(strip_vendor("nvidia-tesla-t4"), "t4");
+        assert_eq!(split_suffixes("x-mig-2g.10gb-shared").0, "x");
+        assert_eq!(MigProfile::parse("7g.80gb").memory_gb, Some(80));
+        assert_eq!(MigProfile::parse("weird").compute_slices, None);
+    }
+}

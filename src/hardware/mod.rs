@@ -1,0 +1,3 @@
+//! Hardware knowledge: the GPU catalog compiled into the binary.
+
+pub mod catalog;

@@ -1,0 +1,66 @@
+//! `--format json`: exactly one JSON document for all files.
+
+use serde::Serialize;
+
+use super::{position, Report, Summary};
+
+#[derive(Serialize)]
+struct Output<'a> {
+    diagnostics: Vec<JsonDiagnostic<'a>>,
+    summary: Summary,
+}
+
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    code: &'a str,
+    severity: &'a str,
+    message: &'a str,
+    file: String,
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    help: Option<&'a str>,
+    related: Vec<Related<'a>>,
+}
+
+#[derive(Serialize)]
+struct Related<'a> {
+    file: String,
+    line: usize,
+    column: usize,
+    message: &'a str,
+}
+
+pub fn render(reports: &[Report<'_>], summary: Summary) -> String {
+    let mut diagnostics = Vec::new();
+    for r in reports {
+        for d in r.diagnostics {
+            let p = position(r.sources, d.file, d.span);
+            let related = d
+                .labels
+                .iter()
+                .map(|l| {
+                    let lp = position(r.sources, l.file, l.span);
+                    Related { file: lp.file, line: lp.line, column: lp.column, message: &l.message }
+                })
+                .collect();
+            diagnostics.push(JsonDiagnostic {
+                code: d.code,
+                severity: d.severity.as_str(),
+                message: &d.message,
+                file: p.file,
+                line: p.line,
+                column: p.column,
+                end_line: p.end_line,
+                end_column: p.end_column,
+                help: d.help.as_deref(),
+                related,
+            });
+        }
+    }
+    let out = Output { diagnostics, summary };
+    let mut s = serde_json::to_string_pretty(&out).unwrap_or_else(|_| String::from("{}"));
+    s.push('\n');
+    s
+}

@@ -1,0 +1,61 @@
+//! Renderers: one [`Diagnostic`](crate::Diagnostic) type, many output
+//! formats. The LSP server has its own conversion in `lsp/`.
+
+pub mod github;
+pub mod human;
+pub mod json;
+pub mod sarif;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::source::SourceMap;
+
+/// Diagnostics of one checked input together with its sources.
+pub struct Report<'a> {
+    pub sources: &'a SourceMap,
+    pub diagnostics: &'a [Diagnostic],
+}
+
+/// Counts over all reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Summary {
+    pub errors: usize,
+    pub warnings: usize,
+    pub files: usize,
+}
+
+impl Summary {
+    pub fn of(reports: &[Report<'_>], files: usize) -> Self {
+        let all = reports.iter().flat_map(|r| r.diagnostics.iter());
+        let (mut errors, mut warnings) = (0, 0);
+        for d in all {
+            match d.severity {
+                Severity::Error => errors += 1,
+                Severity::Warning => warnings += 1,
+                Severity::Info => {}
+            }
+        }
+        Summary { errors, warnings, files }
+    }
+}
+
+/// A resolved position for text formats: 1-based line and column, columns
+/// in Unicode characters; the end is exclusive.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Position {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+}
+
+pub fn position(sources: &SourceMap, file: crate::source::FileId, span: crate::source::Span) -> Position {
+    match sources.get(file) {
+        Some(f) => {
+            let (line, column) = f.line_col(span.start);
+            let (end_line, end_column) = f.line_col(span.end.max(span.start));
+            Position { file: f.name.clone(), line, column, end_line, end_column }
+        }
+        None => Position { file: String::new(), line: 1, column: 1, end_line: 1, end_column: 1 },
+    }
+}

@@ -1,0 +1,119 @@
+//! The rule registry: one file per rule, each with a stable code and the
+//! documentation `stagec explain CODE` prints.
+//!
+//! A rule file declares its [`Rule`] with [`declare_rule!`]; the doc comment
+//! written above the declaration *is* the explanation, so the text a user
+//! reads and the text a maintainer reads are the same lines. Rules whose
+//! check is a semantic pass over the experiment (rather than a phase such as
+//! parsing) also define `pub(crate) fn check(ctx: &mut Ctx)`.
+
+use crate::diagnostic::Severity;
+
+/// A diagnostic's rule: its identity and its documentation.
+#[derive(Debug)]
+pub struct Rule {
+    /// Stable code, e.g. `Y002`. Never reused.
+    pub code: &'static str,
+    /// Kebab-case name, e.g. `duplicate-key`.
+    pub name: &'static str,
+    /// Default severity.
+    pub severity: Severity,
+    /// One line: what the rule reports.
+    pub summary: &'static str,
+    /// Markdown: what it checks, why, and an example (from the doc comment).
+    pub explanation: &'static str,
+}
+
+/// Declares a rule from its doc comment and metadata.
+macro_rules! declare_rule {
+    (
+        $(#[doc = $doc:expr])*
+        pub static $id:ident = {
+            code: $code:literal,
+            name: $name:literal,
+            severity: $severity:ident,
+            summary: $summary:literal $(,)?
+        };
+    ) => {
+        $(#[doc = $doc])*
+        pub static $id: $crate::rules::Rule = $crate::rules::Rule {
+            code: $code,
+            name: $name,
+            severity: $crate::diagnostic::Severity::$severity,
+            summary: $summary,
+            explanation: concat!($($doc, "\n"),*),
+        };
+    };
+}
+
+
+// YAML: the text itself.
+pub mod yaml_syntax;
+pub mod duplicate_key;
+pub mod alias_budget;
+pub mod nesting_depth;
+pub mod file_too_large;
+pub mod invalid_utf8;
+pub mod multiple_documents;
+pub mod root_not_mapping;
+pub mod unsupported_tag;
+pub mod complex_key;
+
+// The experiment schema.
+pub mod unknown_key;
+pub mod wrong_type;
+pub mod missing_key;
+pub mod invalid_value;
+pub mod out_of_range;
+pub mod bad_format;
+pub mod unknown_variant;
+pub mod schema_violation;
+
+// `${VAR}` references.
+pub mod variable_syntax;
+pub mod unset_variable;
+
+/// Every rule, in code order.
+pub fn all() -> Vec<&'static Rule> {
+    let mut rules: Vec<&'static Rule> = vec![
+        &yaml_syntax::YAML_SYNTAX,
+        &duplicate_key::DUPLICATE_KEY,
+        &alias_budget::ALIAS_BUDGET,
+        &nesting_depth::NESTING_DEPTH,
+        &file_too_large::FILE_TOO_LARGE,
+        &invalid_utf8::INVALID_UTF8,
+        &multiple_documents::MULTIPLE_DOCUMENTS,
+        &root_not_mapping::ROOT_NOT_MAPPING,
+        &unsupported_tag::UNSUPPORTED_TAG,
+        &complex_key::COMPLEX_KEY,
+        &unknown_key::UNKNOWN_KEY,
+        &wrong_type::WRONG_TYPE,
+        &missing_key::MISSING_KEY,
+        &invalid_value::INVALID_VALUE,
+        &out_of_range::OUT_OF_RANGE,
+        &bad_format::BAD_FORMAT,
+        &unknown_variant::UNKNOWN_VARIANT,
+        &schema_violation::SCHEMA_VIOLATION,
+        &variable_syntax::VARIABLE_SYNTAX,
+        &unset_variable::UNSET_VARIABLE,
+    ];
+    rules.sort_by_key(|r| r.code);
+    rules
+}
+
+/// Looks a rule up by code (case-insensitive) or by name.
+pub fn lookup(code_or_name: &str) -> Option<&'static Rule> {
+    all()
+        .into_iter()
+        .find(|r| r.code.eq_ignore_ascii_case(code_or_name) || r.name == code_or_name)
+}
+
+/// The explanation with the one leading space of each doc line removed.
+pub fn explanation_text(rule: &Rule) -> String {
+    let mut out = String::new();
+    for line in rule.explanation.lines() {
+        out.push_str(line.strip_prefix(' ').unwrap_or(line));
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,12 @@
+//! The generated JSON Schemas written to `schemas/` (and drift-tested).
+
+/// `(file name, pretty JSON text)` for every generated schema.
+pub fn all() -> Vec<(&'static str, String)> {
+    vec![("experiment.schema.json", pretty(&crate::spec::experiment_schema()))]
+}
+
+fn pretty(v: &serde_json::Value) -> String {
+    let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
+    s.push('\n');
+    s
+}

@@ -1,0 +1,221 @@
+//! Source files, byte spans and line indexes.
+//!
+//! Every phase of the pipeline speaks in byte ranges into the text it was
+//! given. Lines and columns are computed only when a diagnostic is rendered:
+//! 1-based lines, columns in Unicode characters for terminals and CI, and
+//! UTF-16 code units for editors.
+
+use serde::Serialize;
+
+/// A half-open byte range `start..end` into one source file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub const fn new(start: usize, end: usize) -> Self {
+        Span { start, end }
+    }
+
+    /// An empty span at `offset`.
+    pub const fn at(offset: usize) -> Self {
+        Span { start: offset, end: offset }
+    }
+
+    pub fn len(&self) -> usize {
+        self.end.saturating_sub(self.start)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.end <= self.start
+    }
+
+    /// The smallest span covering both.
+    pub fn cover(self, other: Span) -> Span {
+        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+    }
+
+    pub fn contains(&self, offset: usize) -> bool {
+        self.start <= offset && offset < self.end.max(self.start + 1)
+    }
+}
+
+/// Identifies one file inside a [`SourceMap`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct FileId(pub u32);
+
+/// One input as the pipeline sees it: the name the user gave and its text.
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    /// The path as given on the command line (or as found relative to it).
+    pub name: String,
+    /// The text. Bytes that were not UTF-8 have been replaced (and reported).
+    pub text: String,
+    pub lines: LineIndex,
+}
+
+impl SourceFile {
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
+        let text = text.into();
+        let lines = LineIndex::new(&text);
+        SourceFile { name: name.into(), text, lines }
+    }
+
+    /// 1-based line and 1-based column (in Unicode characters) of `offset`.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let (line, col) = self.lines.line_col_chars(&self.text, offset);
+        (line + 1, col + 1)
+    }
+
+    /// The text of a span, clamped to the file and to character boundaries.
+    pub fn slice(&self, span: Span) -> &str {
+        let start = floor_char_boundary(&self.text, span.start);
+        let end = floor_char_boundary(&self.text, span.end.max(start));
+        &self.text[start..end]
+    }
+}
+
+/// All files of one compilation. Diagnostics refer to files by [`FileId`].
+#[derive(Clone, Debug, Default)]
+pub struct SourceMap {
+    files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    pub fn new() -> Self {
+        SourceMap::default()
+    }
+
+    pub fn add(&mut self, file: SourceFile) -> FileId {
+        self.files.push(file);
+        FileId(u32::try_from(self.files.len() - 1).unwrap_or(u32::MAX))
+    }
+
+    pub fn get(&self, id: FileId) -> Option<&SourceFile> {
+        self.files.get(id.0 as usize)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
+        self.files.iter().enumerate().map(|(i, f)| (FileId(i as u32), f))
+    }
+
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+}
+
+/// Byte offsets of line starts; lookups by binary search.
+///
+/// A line ends after `\n`; a `\r` before it belongs to no column a user can
+/// point at, so CRLF files get the same columns as LF files.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i + 1));
+        LineIndex { starts }
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// 0-based line of a byte offset.
+    pub fn line_of(&self, offset: usize) -> usize {
+        match self.starts.binary_search(&offset) {
+            Ok(line) => line,
+            Err(next) => next.saturating_sub(1),
+        }
+    }
+
+    /// Byte offset where 0-based `line` starts, if it exists.
+    pub fn line_start(&self, line: usize) -> Option<usize> {
+        self.starts.get(line).copied()
+    }
+
+    /// Byte range of 0-based `line`, without its line terminator.
+    pub fn line_span(&self, text: &str, line: usize) -> Option<Span> {
+        let start = *self.starts.get(line)?;
+        let mut end = self.starts.get(line + 1).map_or(text.len(), |next| next - 1);
+        if end > start && text.as_bytes().get(end - 1) == Some(&b'\r') {
+            end -= 1;
+        }
+        Some(Span::new(start, end.max(start)))
+    }
+
+    /// 0-based line and 0-based column counted in Unicode characters.
+    pub fn line_col_chars(&self, text: &str, offset: usize) -> (usize, usize) {
+        let offset = floor_char_boundary(text, offset.min(text.len()));
+        let line = self.line_of(offset);
+        let start = self.starts.get(line).copied().unwrap_or(0).min(offset);
+        (line, text[start..offset].chars().count())
+    }
+
+    /// 0-based line and 0-based column counted in UTF-16 code units.
+    pub fn line_col_utf16(&self, text: &str, offset: usize) -> (usize, usize) {
+        let offset = floor_char_boundary(text, offset.min(text.len()));
+        let line = self.line_of(offset);
+        let start = self.starts.get(line).copied().unwrap_or(0).min(offset);
+        (line, text[start..offset].chars().map(char::len_utf16).sum())
+    }
+
+    /// Byte offset of a 0-based line and a column in UTF-16 code units
+    /// (or in bytes when `utf8` is set), clamped to the line.
+    pub fn offset_of(&self, text: &str, line: usize, col: usize, utf8: bool) -> usize {
+        let Some(span) = self.line_span(text, line) else {
+            return text.len();
+        };
+        if utf8 {
+            return floor_char_boundary(text, (span.start + col).min(span.end));
+        }
+        let mut units = 0;
+        for (i, ch) in text[span.start..span.end].char_indices() {
+            if units >= col {
+                return span.start + i;
+            }
+            units += ch.len_utf16();
+        }
+        span.end
+    }
+}
+
+/// The largest char boundary `<= offset` (stable replacement for the nightly API).
+pub fn floor_char_boundary(text: &str, offset: usize) -> usize {
+    if offset >= text.len() {
+        return text.len();
+    }
+    let mut i = offset;
+    while i > 0 && !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_count_characters_not_bytes() {
+        let text = "# 中文注释\nname: é\r\nx: 1\n";
+        let idx = LineIndex::new(text);
+        let off = text.find('é').unwrap_or(0);
+        assert_eq!(idx.line_col_chars(text, off), (1, 6));
+        let x = text.find('x').unwrap_or(0);
+        assert_eq!(idx.line_col_chars(text, x), (2, 0));
+        assert_eq!(idx.line_span(text, 1).map(|s| &text[s.start..s.end]), Some("name: é"));
+        let end = text.find('\n').unwrap_or(0);
+        assert_eq!(idx.line_col_utf16(text, end), (0, 6));
+        assert_eq!(idx.offset_of(text, 0, 3, false), "# 中".len());
+    }
+}

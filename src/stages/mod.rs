@@ -1,0 +1,3 @@
+//! Stage declarations read from the model's sources.
+
+pub mod python;

@@ -1,0 +1,42 @@
+//! Inline suppression: `# stagec: ignore[CODE, ...]` on a diagnostic's line
+//! or on the line above it silences that diagnostic.
+
+use crate::diagnostic::Diagnostic;
+use crate::source::{FileId, SourceFile};
+
+const MARKER: &str = "stagec: ignore[";
+
+/// Codes suppressed per 0-based line of a file.
+fn suppressions(file: &SourceFile) -> Vec<(usize, Vec<String>)> {
+    let mut out = Vec::new();
+    for (line_no, line) in file.text.lines().enumerate() {
+        let Some(at) = line.find(MARKER) else { continue };
+        // It must sit in a comment: a `#` before it, at line start or after
+        // white space.
+        let before = &line[..at];
+        let Some(hash) = before.rfind('#') else { continue };
+        if hash > 0 && !before[..hash].ends_with([' ', '\t']) {
+            continue;
+        }
+        let rest = &line[at + MARKER.len()..];
+        let Some(close) = rest.find(']') else { continue };
+        let codes = rest[..close].split(',').map(|c| c.trim().to_ascii_uppercase()).filter(|c| !c.is_empty()).collect();
+        out.push((line_no, codes));
+    }
+    out
+}
+
+/// Drops the diagnostics of `file` that a comment suppresses.
+pub fn apply(file_id: FileId, file: &SourceFile, diags: &mut Vec<Diagnostic>) {
+    if !file.text.contains(MARKER) {
+        return;
+    }
+    let rules = suppressions(file);
+    diags.retain(|d| {
+        if d.file != file_id {
+            return true;
+        }
+        let line = file.lines.line_of(d.span.start);
+        !rules.iter().any(|(l, codes)| (*l == line || *l + 1 == line) && codes.iter().any(|c| c == d.code))
+    });
+}

@@ -1,0 +1,407 @@
+//! A spanned YAML tree with YAML 1.2 semantics as Determined's CLI loads it
+//! (ruamel.yaml): duplicate keys are errors, `1e-5` is a float, `yes` is a
+//! string, `<<` merges mappings.
+//!
+//! [`parse`] never fails: it returns whatever tree it could build and the
+//! diagnostics found on the way. Aliases are kept as references (never
+//! copied), so a document's memory is bounded by its text; expansion happens
+//! only in [`Tree::to_json`], after [`Tree::expanded_size`] has checked the
+//! budget.
+
+mod parse;
+mod scalar;
+
+pub use parse::{parse, Budgets};
+pub use scalar::resolve_plain;
+
+use crate::source::Span;
+
+/// Index of a node in its [`Tree`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(pub u32);
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    /// An integer outside `i64`, kept as written.
+    BigInt(String),
+    Float(f64),
+    Str(String),
+    Seq(Vec<NodeId>),
+    Map(Vec<Entry>),
+    /// `*name`: refers to the anchored node.
+    Alias(NodeId),
+}
+
+/// One `key: value` pair. Keys are scalars; their text is the JSON key.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub key: NodeId,
+    pub value: NodeId,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub value: Value,
+    /// The node's text: a scalar's token, a collection from its first to its
+    /// last character, an alias's `*name`.
+    pub span: Span,
+}
+
+/// A key in a path through the tree.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PathSeg {
+    Key(String),
+    Index(usize),
+}
+
+impl std::fmt::Display for PathSeg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PathSeg::Key(k) => f.write_str(k),
+            PathSeg::Index(i) => write!(f, "[{i}]"),
+        }
+    }
+}
+
+/// Renders a path as `resources.custom.stage_0_gpus[1]`.
+pub fn display_path(path: &[PathSeg]) -> String {
+    let mut out = String::new();
+    for seg in path {
+        match seg {
+            PathSeg::Key(k) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+            PathSeg::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
+/// What a path resolved to: the node and, when it was reached through a
+/// mapping, the key that names it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Located {
+    pub node: NodeId,
+    pub key: Option<NodeId>,
+}
+
+/// The parsed document.
+#[derive(Clone, Debug, Default)]
+pub struct Tree {
+    nodes: Vec<Node>,
+    root: Option<NodeId>,
+}
+
+/// Key text of the merge key.
+const MERGE_KEY: &str = "<<";
+
+impl Tree {
+    pub fn root(&self) -> Option<NodeId> {
+        self.root
+    }
+
+    pub fn node(&self, id: NodeId) -> &Node {
+        // Ids are only created by this tree, so the index is always valid;
+        // `get` keeps even a foreign id from panicking.
+        self.nodes.get(id.0 as usize).unwrap_or(&NULL_NODE)
+    }
+
+    pub fn span(&self, id: NodeId) -> Span {
+        self.node(id).span
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Follows aliases to the node that holds the value.
+    pub fn resolve(&self, mut id: NodeId) -> NodeId {
+        // Aliases can only point backwards, so this terminates; bound it anyway.
+        for _ in 0..64 {
+            match self.node(id).value {
+                Value::Alias(target) => id = target,
+                _ => return id,
+            }
+        }
+        id
+    }
+
+    pub fn value(&self, id: NodeId) -> &Value {
+        &self.node(self.resolve(id)).value
+    }
+
+    /// The key text of a mapping key node.
+    pub fn key_text(&self, key: NodeId) -> String {
+        scalar_text(self.value(key))
+    }
+
+    pub fn as_str(&self, id: NodeId) -> Option<&str> {
+        match self.value(id) {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Entries of a mapping as written, without merges.
+    pub fn entries(&self, id: NodeId) -> &[Entry] {
+        match self.value(id) {
+            Value::Map(entries) => entries,
+            _ => &[],
+        }
+    }
+
+    /// Entries of a mapping node itself, without following an alias.
+    pub fn entries_raw(&self, id: NodeId) -> &[Entry] {
+        match &self.node(id).value {
+            Value::Map(entries) => entries,
+            _ => &[],
+        }
+    }
+
+    /// Entries of a mapping with `<<` merges applied (explicit keys win,
+    /// earlier merge sources win over later ones), in document order.
+    pub fn merged_entries(&self, id: NodeId) -> Vec<(String, Entry)> {
+        let mut out: Vec<(String, Entry)> = Vec::new();
+        self.collect_merged(id, &mut out, 0);
+        out
+    }
+
+    fn collect_merged(&self, id: NodeId, out: &mut Vec<(String, Entry)>, depth: usize) {
+        if depth > 32 {
+            return;
+        }
+        let entries = self.entries(id);
+        let mut merges = Vec::new();
+        for e in entries {
+            let k = self.key_text(e.key);
+            if k == MERGE_KEY && matches!(self.node(e.key).value, Value::Str(_)) {
+                merges.push(e.value);
+                continue;
+            }
+            if let Some(slot) = out.iter_mut().find(|(name, _)| *name == k) {
+                // Explicit keys override merged ones.
+                slot.1 = e.clone();
+            } else {
+                out.push((k, e.clone()));
+            }
+        }
+        for m in merges {
+            let sources: Vec<NodeId> = match self.value(m) {
+                Value::Seq(items) => items.clone(),
+                _ => vec![m],
+            };
+            for src in sources {
+                let mut merged = Vec::new();
+                self.collect_merged(src, &mut merged, depth + 1);
+                for (k, e) in merged {
+                    if !out.iter().any(|(name, _)| *name == k) {
+                        out.push((k, e));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Looks a key up in a mapping (merges included).
+    pub fn get(&self, map: NodeId, key: &str) -> Option<Located> {
+        self.merged_entries(map)
+            .into_iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, e)| Located { node: e.value, key: Some(e.key) })
+    }
+
+    /// Walks a path from the root. Stops early with `None` if a step is
+    /// missing.
+    pub fn locate(&self, path: &[PathSeg]) -> Option<Located> {
+        let mut here = Located { node: self.root?, key: None };
+        for seg in path {
+            here = self.step(here.node, seg)?;
+        }
+        Some(here)
+    }
+
+    /// Like [`Tree::locate`], but returns the deepest node reached.
+    pub fn locate_nearest(&self, path: &[PathSeg]) -> Option<(Located, usize)> {
+        let mut here = Located { node: self.root?, key: None };
+        for (depth, seg) in path.iter().enumerate() {
+            match self.step(here.node, seg) {
+                Some(next) => here = next,
+                None => return Some((here, depth)),
+            }
+        }
+        Some((here, path.len()))
+    }
+
+    fn step(&self, node: NodeId, seg: &PathSeg) -> Option<Located> {
+        match seg {
+            PathSeg::Key(k) => self.get(node, k),
+            PathSeg::Index(i) => match self.value(node) {
+                Value::Seq(items) => items.get(*i).map(|&n| Located { node: n, key: None }),
+                _ => None,
+            },
+        }
+    }
+
+    /// How many nodes the document has once every alias and merge is
+    /// expanded, saturating just above `limit`. Linear in the tree's size.
+    pub fn expanded_size(&self, limit: usize) -> usize {
+        let sizes = self.expanded_sizes(limit);
+        self.root.and_then(|r| sizes.get(r.0 as usize).copied()).unwrap_or(0)
+    }
+
+    /// The alias whose expansion is largest: where to point a budget error.
+    pub fn largest_alias(&self, limit: usize) -> Option<NodeId> {
+        let sizes = self.expanded_sizes(limit);
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| matches!(n.value, Value::Alias(_)))
+            .max_by_key(|(i, _)| (sizes.get(*i).copied().unwrap_or(0), usize::MAX - i))
+            .map(|(i, _)| NodeId(i as u32))
+    }
+
+    /// Expanded size of every node. The builder creates a collection only
+    /// after its children and an alias only after its target, so one pass in
+    /// id order sees every dependency first.
+    fn expanded_sizes(&self, limit: usize) -> Vec<usize> {
+        let cap = limit.saturating_add(1);
+        let mut size = vec![0usize; self.nodes.len()];
+        for (i, node) in self.nodes.iter().enumerate() {
+            let of = |id: &NodeId| size.get(id.0 as usize).copied().unwrap_or(1);
+            let s = match &node.value {
+                Value::Alias(t) => of(t),
+                Value::Seq(items) => items.iter().fold(1usize, |acc, c| acc.saturating_add(of(c))),
+                Value::Map(entries) => entries
+                    .iter()
+                    .fold(1usize, |acc, e| acc.saturating_add(of(&e.key)).saturating_add(of(&e.value))),
+                _ => 1,
+            };
+            if let Some(slot) = size.get_mut(i) {
+                *slot = s.min(cap);
+            }
+        }
+        size
+    }
+
+    /// Converts to JSON with aliases and merges expanded. Callers check
+    /// [`Tree::expanded_size`] first; the conversion also stops at `limit`
+    /// nodes and then returns `None`.
+    pub fn to_json(&self, id: NodeId, limit: usize) -> Option<serde_json::Value> {
+        let mut budget = limit;
+        self.json_of(id, &mut budget, 0)
+    }
+
+    fn json_of(&self, id: NodeId, budget: &mut usize, depth: usize) -> Option<serde_json::Value> {
+        use serde_json::Value as J;
+        if *budget == 0 || depth > 256 {
+            return None;
+        }
+        *budget -= 1;
+        let id = self.resolve(id);
+        Some(match &self.node(id).value {
+            Value::Null => J::Null,
+            Value::Bool(b) => J::Bool(*b),
+            Value::Int(i) => J::from(*i),
+            Value::BigInt(s) => s
+                .parse::<u64>()
+                .map(J::from)
+                .or_else(|_| s.parse::<f64>().map(|f| serde_json::Number::from_f64(f).map_or(J::Null, J::Number)))
+                .unwrap_or(J::Null),
+            Value::Float(f) => match serde_json::Number::from_f64(*f) {
+                Some(n) => J::Number(n),
+                // JSON has no infinities or NaN; keep the YAML spelling so a
+                // type error says what was written.
+                None => J::String(float_text(*f)),
+            },
+            Value::Str(s) => J::String(s.clone()),
+            Value::Seq(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for &item in items {
+                    out.push(self.json_of(item, budget, depth + 1)?);
+                }
+                J::Array(out)
+            }
+            Value::Map(_) => {
+                let mut out = serde_json::Map::new();
+                for (k, e) in self.merged_entries(id) {
+                    let v = self.json_of(e.value, budget, depth + 1)?;
+                    out.insert(k, v);
+                }
+                J::Object(out)
+            }
+            Value::Alias(_) => J::Null,
+        })
+    }
+}
+
+static NULL_NODE: Node = Node { value: Value::Null, span: Span { start: 0, end: 0 } };
+
+fn float_text(f: f64) -> String {
+    if f.is_nan() {
+        ".nan".into()
+    } else if f > 0.0 {
+        ".inf".into()
+    } else {
+        "-.inf".into()
+    }
+}
+
+/// The text a scalar stands for as a JSON object key (Python's `json.dumps`
+/// spelling for non-strings).
+pub fn scalar_text(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::BigInt(s) => s.clone(),
+        Value::Float(f) if f.is_finite() => {
+            let mut s = f.to_string();
+            if !s.contains('.') && !s.contains('e') {
+                s.push_str(".0");
+            }
+            s
+        }
+        Value::Float(f) => float_text(*f),
+        Value::Str(s) => s.clone(),
+        Value::Seq(_) | Value::Map(_) | Value::Alias(_) => String::new(),
+    }
+}
+
+/// The name of a value's type, as a user reads it in a message.
+pub fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Int(_) | Value::BigInt(_) => "an integer",
+        Value::Float(_) => "a number",
+        Value::Str(_) => "a string",
+        Value::Seq(_) => "a list",
+        Value::Map(_) => "a mapping",
+        Value::Alias(_) => "an alias",
+    }
+}
+
+pub(crate) struct TreeBuilder {
+    pub nodes: Vec<Node>,
+}
+
+impl TreeBuilder {
+    pub fn push(&mut self, value: Value, span: Span) -> NodeId {
+        self.nodes.push(Node { value, span });
+        NodeId((self.nodes.len() - 1) as u32)
+    }
+
+    pub fn finish(self, root: Option<NodeId>) -> Tree {
+        Tree { nodes: self.nodes, root }
+    }
+}
