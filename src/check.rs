@@ -67,16 +67,22 @@ pub fn decode(bytes: &[u8], file: FileId, budgets: &Budgets) -> (String, Option<
         .with_help("experiment configs are a few kilobytes: is this the right file?");
         return (head, Some(d));
     }
-    let bad = match std::str::from_utf8(bytes) {
-        Ok(text) => match text.find('\0') {
-            None => return (text.to_string(), None),
-            Some(at) => (at, "the file contains a NUL byte: it looks binary, not YAML text".to_string()),
-        },
-        Err(e) => (e.valid_up_to(), format!("the file is not valid UTF-8 (byte offset {})", e.valid_up_to())),
+    let valid_up_to = match std::str::from_utf8(bytes) {
+        Ok(_) => bytes.len(),
+        Err(e) => e.valid_up_to(),
+    };
+    let nul = bytes[..valid_up_to].iter().position(|&b| b == 0);
+    let bad = match nul {
+        Some(at) => (at, "the file contains a NUL byte: it looks binary, not YAML text".to_string()),
+        None if valid_up_to == bytes.len() => {
+            return (String::from_utf8_lossy(bytes).into_owned(), None);
+        }
+        None => (valid_up_to, format!("the file is not valid UTF-8 (byte offset {valid_up_to})")),
     };
     let text = String::from_utf8_lossy(bytes).replace('\0', "\u{FFFD}");
     // Offsets shift under lossy replacement only after the first bad byte.
-    let d = Diagnostic::new(&INVALID_UTF8, file, Span::new(bad.0, bad.0 + 1), bad.1)
+    // In the lossy text the first bad byte became U+FFFD: point at it whole.
+    let d = Diagnostic::new(&INVALID_UTF8, file, Span::new(bad.0, bad.0 + '\u{FFFD}'.len_utf8()), bad.1)
         .with_help("save the file as UTF-8; YAML configs are text");
     (text, Some(d))
 }
@@ -112,9 +118,11 @@ pub fn check_text(file: FileId, source: &SourceFile, opts: &Options<'_>) -> (Vec
 }
 
 fn analyze(file: FileId, text: &str, tree: &Tree, opts: &Options<'_>, diags: &mut Vec<Diagnostic>) -> Option<ExperimentConfig> {
-    // A file that did not parse gets only its syntax errors: checking a
-    // partial tree would report keys as missing that are merely unread.
-    if diags.iter().any(|d| d.severity == Severity::Error && d.code == crate::rules::yaml_syntax::YAML_SYNTAX.code) {
+    // A file that did not parse (or whose tree was cut at the depth limit)
+    // gets only its YAML errors: checking a partial tree would report keys
+    // as missing that are merely unread.
+    let truncating = [crate::rules::yaml_syntax::YAML_SYNTAX.code, crate::rules::nesting_depth::NESTING_DEPTH.code];
+    if diags.iter().any(|d| d.severity == Severity::Error && truncating.contains(&d.code)) {
         return None;
     }
     let root = match tree.root() {
@@ -146,8 +154,12 @@ fn analyze(file: FileId, text: &str, tree: &Tree, opts: &Options<'_>, diags: &mu
     }
     let json = tree.to_json(root, max)?;
     check_variables(file, text, tree, opts, diags);
+    let yaml_spans: Vec<Span> = diags.iter().filter(|d| d.code.starts_with('Y')).map(|d| d.span).collect();
     let schema_errors = schema::validate(file, text, tree, &json, diags);
     semantic::run(file, text, tree, &json, diags);
+    // A value the YAML layer already rejected (a bad tag) is not reported
+    // again by the schema.
+    diags.retain(|d| d.code.starts_with('Y') || !yaml_spans.contains(&d.span));
     if schema_errors > 0 || diags.iter().any(|d| d.severity == Severity::Error) {
         return None;
     }

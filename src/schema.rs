@@ -437,6 +437,19 @@ impl Mapper<'_> {
             }
             return;
         }
+        if let Some(keys) = self.one_key_union(path) {
+            let subject = subject(path);
+            self.out.push(
+                Diagnostic::new(
+                    &SCHEMA_VIOLATION,
+                    self.file,
+                    self.value_span(path),
+                    format!("{subject} must have exactly one key, one of {}", list(&keys)),
+                )
+                .with_help(format!("for example `{}: 100`", keys.first().map_or("batches", String::as_str))),
+            );
+            return;
+        }
         let real: Vec<&Vec<ValidationError<'static>>> = context.iter().filter(|b| !is_type_mismatch(b)).collect();
         match real.iter().min_by_key(|b| b.len()) {
             Some(best) => {
@@ -461,6 +474,38 @@ impl Mapper<'_> {
                 self.wrong_type(path, &expected);
             }
         }
+    }
+
+    /// If the value at `path` is an object-valued union whose every branch
+    /// is a mapping with exactly one allowed key (Determined's lengths:
+    /// `{batches: N}` | `{records: N}` | `{epochs: N}`), those keys.
+    fn one_key_union(&self, path: &[PathSeg]) -> Option<Vec<String>> {
+        if !matches!(self.json_at(path), Some(Json::Object(_))) {
+            return None;
+        }
+        for schema in self.index.schemas_at(path, self.json) {
+            for key in ["oneOf", "anyOf"] {
+                let Some(branches) = schema.get(key).and_then(Json::as_array) else { continue };
+                let mut keys = Vec::new();
+                for b in branches {
+                    let b = self.index.resolve(b);
+                    if b.get("type").and_then(Json::as_str) == Some("null") {
+                        continue;
+                    }
+                    let props = b.get("properties").and_then(Json::as_object);
+                    let closed = b.get("additionalProperties") == Some(&Json::Bool(false));
+                    let Some(props) = props.filter(|p| p.len() == 1 && closed) else {
+                        keys.clear();
+                        break;
+                    };
+                    keys.extend(props.keys().cloned());
+                }
+                if keys.len() > 1 {
+                    return Some(keys);
+                }
+            }
+        }
+        None
     }
 
     fn json_at(&self, path: &[PathSeg]) -> Option<&Json> {
@@ -531,7 +576,12 @@ impl Mapper<'_> {
     }
 
     fn range(&mut self, path: &[PathSeg], message: String) {
-        let found = self.json_at(path).map(short).unwrap_or_default();
+        let found = match self.json_at(path) {
+            Some(Json::Array(a)) => format!("{} item{}", a.len(), plural(a.len() as u64)),
+            Some(Json::Object(o)) => format!("{} key{}", o.len(), plural(o.len() as u64)),
+            Some(v) => short(v),
+            None => String::new(),
+        };
         self.out.push(Diagnostic::new(&OUT_OF_RANGE, self.file, self.value_span(path), format!("{message}, found {found}")));
     }
 

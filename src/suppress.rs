@@ -1,5 +1,6 @@
-//! Inline suppression: `# stagec: ignore[CODE, ...]` on a diagnostic's line
-//! or on the line above it silences that diagnostic.
+//! Inline suppression: `# stagec: ignore[CODE, ...]` at the end of a
+//! diagnostic's line, or on a comment line of its own just above it,
+//! silences that diagnostic.
 
 use crate::diagnostic::Diagnostic;
 use crate::source::{FileId, SourceFile};
@@ -7,7 +8,7 @@ use crate::source::{FileId, SourceFile};
 const MARKER: &str = "stagec: ignore[";
 
 /// Codes suppressed per 0-based line of a file.
-fn suppressions(file: &SourceFile) -> Vec<(usize, Vec<String>)> {
+fn suppressions(file: &SourceFile) -> Vec<(usize, bool, Vec<String>)> {
     let mut out = Vec::new();
     for (line_no, line) in file.text.lines().enumerate() {
         let Some(at) = line.find(MARKER) else { continue };
@@ -21,7 +22,10 @@ fn suppressions(file: &SourceFile) -> Vec<(usize, Vec<String>)> {
         let rest = &line[at + MARKER.len()..];
         let Some(close) = rest.find(']') else { continue };
         let codes = rest[..close].split(',').map(|c| c.trim().to_ascii_uppercase()).filter(|c| !c.is_empty()).collect();
-        out.push((line_no, codes));
+        // A comment on a line of its own covers the next line; a trailing
+        // comment covers only its own line.
+        let own_line = line[..hash].trim().is_empty();
+        out.push((line_no, own_line, codes));
     }
     out
 }
@@ -37,6 +41,8 @@ pub fn apply(file_id: FileId, file: &SourceFile, diags: &mut Vec<Diagnostic>) {
             return true;
         }
         let line = file.lines.line_of(d.span.start);
-        !rules.iter().any(|(l, codes)| (*l == line || *l + 1 == line) && codes.iter().any(|c| c == d.code))
+        !rules
+            .iter()
+            .any(|(l, own_line, codes)| (*l == line || (*own_line && *l + 1 == line)) && codes.iter().any(|c| c == d.code))
     });
 }

@@ -184,6 +184,10 @@ impl Tree {
         let mut merges = Vec::new();
         for e in entries {
             let k = self.key_text(e.key);
+            // Non-scalar keys are reported by the parser and have no JSON form.
+            if matches!(self.value(e.key), Value::Seq(_) | Value::Map(_)) {
+                continue;
+            }
             if k == MERGE_KEY && matches!(self.node(e.key).value, Value::Str(_)) {
                 merges.push(e.value);
                 continue;

@@ -117,6 +117,14 @@ pub fn parse(text: &str, file: FileId, budgets: &Budgets) -> (Tree, Vec<Diagnost
                     break;
                 }
                 let at = offsets.byte(err.marker().index());
+                if err.info().contains("recursion limit") {
+                    // The scanner's own nesting guard fired before ours.
+                    b.diags.push(
+                        Diagnostic::new(&NESTING_DEPTH, file, Span::at(at), "nesting too deep; stagec stops reading here")
+                            .with_help("experiment configs nest a handful of levels; is this file generated?"),
+                    );
+                    break;
+                }
                 let mut diag = Diagnostic::new(&YAML_SYNTAX, file, Span::at(at), syntax_message(err.info()));
                 if let Some(open) = b.stack.iter().rev().find(|f| f.flow) {
                     let bracket = if matches!(open.kind, FrameKind::Map { .. }) { "{" } else { "[" };

@@ -1,0 +1,82 @@
+//! Hostile and arbitrary input: never a panic, errors located inside the
+//! file, budgets that end in a clear error.
+
+mod common;
+
+use proptest::prelude::*;
+
+fn assert_well_formed(bytes: &[u8]) {
+    let checked = common::check("input.yaml", bytes);
+    let text = &checked.sources.get(checked.file).expect("source").text;
+    for d in &checked.diagnostics {
+        assert!(d.span.start <= d.span.end && d.span.end <= text.len(), "{d:?} outside {} bytes", text.len());
+        assert!(text.is_char_boundary(d.span.start) && text.is_char_boundary(d.span.end), "{d:?} splits a character");
+        assert!(!d.message.is_empty());
+    }
+    // Rendering every format works on whatever came out.
+    let _ = common::render(&checked);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+        assert_well_formed(&bytes);
+    }
+
+    #[test]
+    fn yaml_like_text_never_panics(s in "([a-z_]{1,8}|[ :\\-\\[\\]{},&*!|>'\"#?\n]|  |\u{4e2d}|\r\n|1e-5|\\$\\{X\\}){0,80}") {
+        assert_well_formed(s.as_bytes());
+    }
+
+    #[test]
+    fn mutated_seed_never_panics(cut in 0usize..1500, insert in "[\\[\\]{}:&*\"' \n-]{0,4}") {
+        let seed = include_str!("../examples/hpp-seed/const.yaml");
+        let mut cut = cut.min(seed.len());
+        while !seed.is_char_boundary(cut) { cut -= 1; }
+        let text = format!("{}{}{}", &seed[..cut], insert, &seed[cut..]);
+        assert_well_formed(text.as_bytes());
+    }
+}
+
+fn codes(bytes: &[u8]) -> Vec<&'static str> {
+    common::check("input.yaml", bytes).diagnostics.iter().map(|d| d.code).collect()
+}
+
+#[test]
+fn alias_bomb_is_refused() {
+    let mut text = String::from("a: &a [x,x,x,x,x,x,x,x,x]\n");
+    let mut prev = 'a';
+    for n in 'b'..='i' {
+        let refs = vec![format!("*{prev}"); 9].join(",");
+        text.push_str(&format!("{n}: &{n} [{refs}]\n"));
+        prev = n;
+    }
+    assert!(text.len() < 600);
+    assert_eq!(codes(text.as_bytes()), ["Y003"]);
+}
+
+#[test]
+fn recursive_alias_is_an_error() {
+    assert!(codes(b"a: &a [1, *a]\n").contains(&"Y003"));
+}
+
+#[test]
+fn deep_nesting_is_cut_off() {
+    let text = format!("data: {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+    assert!(codes(text.as_bytes()).contains(&"Y004"));
+    let text = format!("data:\n{}", (0..300).map(|i| format!("{}k{i}:\n", " ".repeat(i + 1))).collect::<String>());
+    assert!(codes(text.as_bytes()).contains(&"Y004"));
+}
+
+#[test]
+fn huge_file_is_refused_without_parsing() {
+    let text = "a: b\n".repeat(2 * 1024 * 1024);
+    assert_eq!(codes(text.as_bytes()), ["Y005"]);
+}
+
+#[test]
+fn binary_input_is_refused() {
+    assert_eq!(codes(&[0x1f, 0x8b, 0x08, 0x00, 0xff, 0xfe]), ["Y006"]);
+}
