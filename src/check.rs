@@ -28,7 +28,10 @@ pub struct Options<'a> {
 
 impl Default for Options<'_> {
     fn default() -> Self {
-        Options { env: &|_| None, budgets: Budgets::default() }
+        Options {
+            env: &|_| None,
+            budgets: Budgets::default(),
+        }
     }
 }
 
@@ -45,11 +48,17 @@ pub struct Checked {
 
 impl Checked {
     pub fn error_count(&self) -> usize {
-        self.diagnostics.iter().filter(|d| d.severity == Severity::Error).count()
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count()
     }
 
     pub fn warning_count(&self) -> usize {
-        self.diagnostics.iter().filter(|d| d.severity == Severity::Warning).count()
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Warning)
+            .count()
     }
 }
 
@@ -62,7 +71,11 @@ pub fn decode(bytes: &[u8], file: FileId, budgets: &Budgets) -> (String, Option<
             &FILE_TOO_LARGE,
             file,
             Span::at(0),
-            format!("the file is {} bytes; stagec reads at most {} bytes", bytes.len(), budgets.max_bytes),
+            format!(
+                "the file is {} bytes; stagec reads at most {} bytes",
+                bytes.len(),
+                budgets.max_bytes
+            ),
         )
         .with_help("experiment configs are a few kilobytes: is this the right file?");
         return (head, Some(d));
@@ -73,17 +86,28 @@ pub fn decode(bytes: &[u8], file: FileId, budgets: &Budgets) -> (String, Option<
     };
     let nul = bytes[..valid_up_to].iter().position(|&b| b == 0);
     let bad = match nul {
-        Some(at) => (at, "the file contains a NUL byte: it looks binary, not YAML text".to_string()),
+        Some(at) => (
+            at,
+            "the file contains a NUL byte: it looks binary, not YAML text".to_string(),
+        ),
         None if valid_up_to == bytes.len() => {
             return (String::from_utf8_lossy(bytes).into_owned(), None);
         }
-        None => (valid_up_to, format!("the file is not valid UTF-8 (byte offset {valid_up_to})")),
+        None => (
+            valid_up_to,
+            format!("the file is not valid UTF-8 (byte offset {valid_up_to})"),
+        ),
     };
     let text = String::from_utf8_lossy(bytes).replace('\0', "\u{FFFD}");
     // Offsets shift under lossy replacement only after the first bad byte.
     // In the lossy text the first bad byte became U+FFFD: point at it whole.
-    let d = Diagnostic::new(&INVALID_UTF8, file, Span::new(bad.0, bad.0 + '\u{FFFD}'.len_utf8()), bad.1)
-        .with_help("save the file as UTF-8; YAML configs are text");
+    let d = Diagnostic::new(
+        &INVALID_UTF8,
+        file,
+        Span::new(bad.0, bad.0 + '\u{FFFD}'.len_utf8()),
+        bad.1,
+    )
+    .with_help("save the file as UTF-8; YAML configs are text");
     (text, Some(d))
 }
 
@@ -94,12 +118,20 @@ pub fn check_experiment(name: &str, bytes: &[u8], opts: &Options<'_>) -> Checked
     let file = FileId(0);
     let (text, decode_error) = decode(bytes, file, &opts.budgets);
     let file = sources.add(SourceFile::new(name, text));
-    let mut checked = Checked { sources, file, diagnostics: Vec::new(), tree: None, config: None };
+    let mut checked = Checked {
+        sources,
+        file,
+        diagnostics: Vec::new(),
+        tree: None,
+        config: None,
+    };
     if let Some(d) = decode_error {
         checked.diagnostics.push(d);
         return checked;
     }
-    let Some(source) = checked.sources.get(file) else { return checked };
+    let Some(source) = checked.sources.get(file) else {
+        return checked;
+    };
     let (diagnostics, tree, config) = check_text(file, source, opts);
     checked.diagnostics = diagnostics;
     checked.tree = Some(tree);
@@ -108,7 +140,11 @@ pub fn check_experiment(name: &str, bytes: &[u8], opts: &Options<'_>) -> Checked
 }
 
 /// Checks already-decoded text (the LSP's entry point for unsaved buffers).
-pub fn check_text(file: FileId, source: &SourceFile, opts: &Options<'_>) -> (Vec<Diagnostic>, Tree, Option<ExperimentConfig>) {
+pub fn check_text(
+    file: FileId,
+    source: &SourceFile,
+    opts: &Options<'_>,
+) -> (Vec<Diagnostic>, Tree, Option<ExperimentConfig>) {
     let text = source.text.as_str();
     let (tree, mut diags) = yaml::parse(text, file, &opts.budgets);
     let config = analyze(file, text, &tree, opts, &mut diags);
@@ -117,12 +153,24 @@ pub fn check_text(file: FileId, source: &SourceFile, opts: &Options<'_>) -> (Vec
     (diags, tree, config)
 }
 
-fn analyze(file: FileId, text: &str, tree: &Tree, opts: &Options<'_>, diags: &mut Vec<Diagnostic>) -> Option<ExperimentConfig> {
+fn analyze(
+    file: FileId,
+    text: &str,
+    tree: &Tree,
+    opts: &Options<'_>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<ExperimentConfig> {
     // A file that did not parse (or whose tree was cut at the depth limit)
     // gets only its YAML errors: checking a partial tree would report keys
     // as missing that are merely unread.
-    let truncating = [crate::rules::yaml_syntax::YAML_SYNTAX.code, crate::rules::nesting_depth::NESTING_DEPTH.code];
-    if diags.iter().any(|d| d.severity == Severity::Error && truncating.contains(&d.code)) {
+    let truncating = [
+        crate::rules::yaml_syntax::YAML_SYNTAX.code,
+        crate::rules::nesting_depth::NESTING_DEPTH.code,
+    ];
+    if diags
+        .iter()
+        .any(|d| d.severity == Severity::Error && truncating.contains(&d.code))
+    {
         return None;
     }
     let root = match tree.root() {
@@ -130,8 +178,13 @@ fn analyze(file: FileId, text: &str, tree: &Tree, opts: &Options<'_>, diags: &mu
         Some(root) => {
             let what = yaml::type_name(tree.value(root));
             diags.push(
-                Diagnostic::new(&ROOT_NOT_MAPPING, file, tree.span(root), format!("the document is {what}, not a mapping"))
-                    .with_help("an experiment config maps keys such as `name`, `entrypoint` and `searcher` to values"),
+                Diagnostic::new(
+                    &ROOT_NOT_MAPPING,
+                    file,
+                    tree.span(root),
+                    format!("the document is {what}, not a mapping"),
+                )
+                .with_help("an experiment config maps keys such as `name`, `entrypoint` and `searcher` to values"),
             );
             return None;
         }
@@ -147,14 +200,23 @@ fn analyze(file: FileId, text: &str, tree: &Tree, opts: &Options<'_>, diags: &mu
     if tree.expanded_size(max) > max {
         let at = tree.largest_alias(max).map_or(Span::at(0), |a| tree.span(a));
         diags.push(
-            Diagnostic::new(&ALIAS_BUDGET, file, at, format!("aliases expand this document beyond {max} nodes"))
-                .with_help("nested aliases multiply in size (a \"billion laughs\" document); stagec does not expand them"),
+            Diagnostic::new(
+                &ALIAS_BUDGET,
+                file,
+                at,
+                format!("aliases expand this document beyond {max} nodes"),
+            )
+            .with_help("nested aliases multiply in size (a \"billion laughs\" document); stagec does not expand them"),
         );
         return None;
     }
     let json = tree.to_json(root, max)?;
     check_variables(file, text, tree, opts, diags);
-    let yaml_spans: Vec<Span> = diags.iter().filter(|d| d.code.starts_with('Y')).map(|d| d.span).collect();
+    let yaml_spans: Vec<Span> = diags
+        .iter()
+        .filter(|d| d.code.starts_with('Y'))
+        .map(|d| d.span)
+        .collect();
     let schema_errors = schema::validate(file, text, tree, &json, diags);
     semantic::run(file, text, tree, &json, diags);
     // A value the YAML layer already rejected (a bad tag) is not reported
@@ -190,14 +252,25 @@ fn check_variables(file: FileId, text: &str, tree: &Tree, opts: &Options<'_>, di
         let (refs, errors) = vars::scan(s);
         for e in errors {
             let span = vars::source_span(token, node.span, s, &e.range);
-            diags.push(Diagnostic::new(&VARIABLE_SYNTAX, file, span, e.message).with_help("write `${NAME}` or `${NAME:-default}`; `$${` is a literal `${`"));
+            diags.push(
+                Diagnostic::new(&VARIABLE_SYNTAX, file, span, e.message)
+                    .with_help("write `${NAME}` or `${NAME:-default}`; `$${` is a literal `${`"),
+            );
         }
         for r in refs {
             if r.default.is_none() && (opts.env)(&r.name).is_none() {
                 let span = vars::source_span(token, node.span, s, &r.range);
                 diags.push(
-                    Diagnostic::new(&UNSET_VARIABLE, file, span, format!("environment variable `{}` is not set", r.name))
-                        .with_help(format!("set `{}` where the experiment is submitted, or give a default: `${{{}:-value}}`", r.name, r.name)),
+                    Diagnostic::new(
+                        &UNSET_VARIABLE,
+                        file,
+                        span,
+                        format!("environment variable `{}` is not set", r.name),
+                    )
+                    .with_help(format!(
+                        "set `{}` where the experiment is submitted, or give a default: `${{{}:-value}}`",
+                        r.name, r.name
+                    )),
                 );
             }
         }

@@ -18,7 +18,11 @@ pub const EXIT_FINDINGS: u8 = 1;
 pub const EXIT_USAGE: u8 = 2;
 
 #[derive(Parser, Debug)]
-#[command(name = "stagec", version, about = "Compile and validate Determined experiment configs with heterogeneous pipeline stages")]
+#[command(
+    name = "stagec",
+    version,
+    about = "Compile and validate Determined experiment configs with heterogeneous pipeline stages"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -74,7 +78,11 @@ pub fn main() -> ExitCode {
         }
     };
     ExitCode::from(match cli.command {
-        Command::Check { files, format, deny_warnings } => run_check(&files, format, deny_warnings),
+        Command::Check {
+            files,
+            format,
+            deny_warnings,
+        } => run_check(&files, format, deny_warnings),
         Command::Rules => run_rules(),
         Command::Explain { code } => run_explain(&code),
         Command::Schema { out, stdout } => run_schema(&out, stdout),
@@ -86,7 +94,10 @@ fn env_lookup(name: &str) -> Option<String> {
 }
 
 fn run_check(files: &[PathBuf], format: Format, deny_warnings: bool) -> u8 {
-    let opts = check::Options { env: &env_lookup, ..check::Options::default() };
+    let opts = check::Options {
+        env: &env_lookup,
+        ..check::Options::default()
+    };
     let mut results = Vec::new();
     let mut unreadable = false;
     for path in files {
@@ -98,13 +109,22 @@ fn run_check(files: &[PathBuf], format: Format, deny_warnings: bool) -> u8 {
             }
         }
     }
-    let reports: Vec<Report<'_>> =
-        results.iter().map(|c| Report { sources: &c.sources, diagnostics: &c.diagnostics }).collect();
+    let reports: Vec<Report<'_>> = results
+        .iter()
+        .map(|c| Report {
+            sources: &c.sources,
+            diagnostics: &c.diagnostics,
+        })
+        .collect();
     let summary = Summary::of(&reports, results.len());
     let text = match format {
         Format::Human => {
             let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-            let style = Style { color, unicode: color, width: terminal_width() };
+            let style = Style {
+                color,
+                unicode: color,
+                width: terminal_width(),
+            };
             render::human::render(&reports, summary, style)
         }
         Format::Json => render::json::render(&reports, summary),
@@ -137,13 +157,23 @@ fn read_limited(path: &Path, limit: usize) -> std::io::Result<Vec<u8>> {
 }
 
 fn terminal_width() -> usize {
-    std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).filter(|w| *w >= 40).unwrap_or(100)
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .filter(|w| *w >= 40)
+        .unwrap_or(100)
 }
 
 fn run_rules() -> u8 {
     let mut out = String::new();
     for r in rules::all() {
-        out.push_str(&format!("{:<6} {:<8} {:<24} {}\n", r.code, r.severity.as_str(), r.name, r.summary));
+        out.push_str(&format!(
+            "{:<6} {:<8} {:<24} {}\n",
+            r.code,
+            r.severity.as_str(),
+            r.name,
+            r.summary
+        ));
     }
     print!("{out}");
     EXIT_OK
@@ -152,7 +182,14 @@ fn run_rules() -> u8 {
 fn run_explain(code: &str) -> u8 {
     match rules::lookup(code) {
         Some(r) => {
-            print!("# {} {} ({})\n\n{}\n\n{}", r.code, r.name, r.severity.as_str(), r.summary, rules::explanation_text(r));
+            print!(
+                "# {} {} ({})\n\n{}\n\n{}",
+                r.code,
+                r.name,
+                r.severity.as_str(),
+                r.summary,
+                rules::explanation_text(r)
+            );
             EXIT_OK
         }
         None => {

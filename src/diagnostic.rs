@@ -76,7 +76,11 @@ impl Diagnostic {
     }
 
     pub fn with_label(mut self, file: FileId, span: Span, message: impl Into<String>) -> Self {
-        self.labels.push(Label { file, span, message: message.into() });
+        self.labels.push(Label {
+            file,
+            span,
+            message: message.into(),
+        });
         self
     }
 
@@ -86,7 +90,10 @@ impl Diagnostic {
     }
 
     pub fn with_fix(mut self, title: impl Into<String>, edits: Vec<Edit>) -> Self {
-        self.fix = Some(Fix { title: title.into(), edits });
+        self.fix = Some(Fix {
+            title: title.into(),
+            edits,
+        });
         self
     }
 

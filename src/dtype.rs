@@ -161,10 +161,7 @@ const OVERFLOW_TOLERANCE: f64 = 0.01;
 const ALIASES: &[(DType, &[&str])] = &[
     (DType::Fp64, &["fp64", "float64", "double", "f64"]),
     (DType::Fp32, &["fp32", "float32", "float", "f32", "single"]),
-    (
-        DType::Tf32,
-        &["tf32", "tensorfloat32", "tensorfloat_32", "tfloat32"],
-    ),
+    (DType::Tf32, &["tf32", "tensorfloat32", "tensorfloat_32", "tfloat32"]),
     (DType::Fp16, &["fp16", "float16", "half", "f16"]),
     (DType::Bf16, &["bf16", "bfloat16"]),
     (
@@ -180,10 +177,7 @@ const ALIASES: &[(DType, &[&str])] = &[
             "f8e4m3fn",
         ],
     ),
-    (
-        DType::Fp8E5m2,
-        &["fp8_e5m2", "float8_e5m2", "e5m2", "f8e5m2"],
-    ),
+    (DType::Fp8E5m2, &["fp8_e5m2", "float8_e5m2", "e5m2", "f8e5m2"]),
     (
         DType::Fp8E4m3fnuz,
         &["fp8_e4m3fnuz", "float8_e4m3fnuz", "e4m3fnuz", "f8e4m3fnuz"],
@@ -194,22 +188,10 @@ const ALIASES: &[(DType, &[&str])] = &[
     ),
     (
         DType::Fp8E8m0fnu,
-        &[
-            "fp8_e8m0fnu",
-            "float8_e8m0fnu",
-            "e8m0",
-            "e8m0fnu",
-            "fp8_e8m0",
-        ],
+        &["fp8_e8m0fnu", "float8_e8m0fnu", "e8m0", "e8m0fnu", "fp8_e8m0"],
     ),
-    (
-        DType::Fp6E2m3,
-        &["fp6_e2m3", "float6_e2m3fn", "fp6_e2m3fn", "e2m3"],
-    ),
-    (
-        DType::Fp6E3m2,
-        &["fp6_e3m2", "float6_e3m2fn", "fp6_e3m2fn", "e3m2"],
-    ),
+    (DType::Fp6E2m3, &["fp6_e2m3", "float6_e2m3fn", "fp6_e2m3fn", "e2m3"]),
+    (DType::Fp6E3m2, &["fp6_e3m2", "float6_e3m2fn", "fp6_e3m2fn", "e3m2"]),
     (
         DType::Fp4E2m1,
         &[
@@ -342,11 +324,7 @@ impl DType {
     pub fn is_fp8(self) -> bool {
         matches!(
             self,
-            DType::Fp8E4m3fn
-                | DType::Fp8E5m2
-                | DType::Fp8E4m3fnuz
-                | DType::Fp8E5m2fnuz
-                | DType::Fp8E8m0fnu
+            DType::Fp8E4m3fn | DType::Fp8E5m2 | DType::Fp8E4m3fnuz | DType::Fp8E5m2fnuz | DType::Fp8E8m0fnu
         )
     }
 
@@ -385,13 +363,7 @@ impl DType {
             // the facts table lists no subnormal value for it.
             DType::Tf32 => NumericInfo {
                 min_subnormal: None,
-                ..ieee(
-                    8,
-                    10,
-                    3.401_162_134_214_653_5e38,
-                    1.175_494_350_822_287_5e-38,
-                    0.0,
-                )
+                ..ieee(8, 10, 3.401_162_134_214_653_5e38, 1.175_494_350_822_287_5e-38, 0.0)
             },
             DType::Fp16 => ieee(5, 10, 65504.0, 6.103_515_625e-5, 5.960_464_477_539_063e-8),
             DType::Bf16 => ieee(
@@ -529,9 +501,7 @@ impl DType {
             return Support::Native;
         }
         match self {
-            DType::Fp64 | DType::Fp32 | DType::Tf32 | DType::Fp16 | DType::Bf16 | DType::Int8 => {
-                Support::Emulated
-            }
+            DType::Fp64 | DType::Fp32 | DType::Tf32 | DType::Fp16 | DType::Bf16 | DType::Int8 => Support::Emulated,
             _ => Support::Unsupported,
         }
     }
@@ -566,10 +536,7 @@ fn normalize(s: &str) -> String {
 }
 
 fn lookup(table: &[(DType, &[&str])], key: &str) -> Option<DType> {
-    table
-        .iter()
-        .find(|(_, names)| names.contains(&key))
-        .map(|(dt, _)| *dt)
+    table.iter().find(|(_, names)| names.contains(&key)).map(|(dt, _)| *dt)
 }
 
 /// Parses a dtype name, case-insensitively, accepting canonical names,
@@ -588,10 +555,7 @@ pub fn parse(s: &str) -> Option<DType> {
 /// Every name [`parse`] accepts (canonical names first within each dtype,
 /// then aliases, then the `torch.*` spellings), for editor completion.
 pub fn all_names() -> Vec<&'static str> {
-    let mut out: Vec<&'static str> = ALIASES
-        .iter()
-        .flat_map(|(_, names)| names.iter().copied())
-        .collect();
+    let mut out: Vec<&'static str> = ALIASES.iter().flat_map(|(_, names)| names.iter().copied()).collect();
     out.extend(TORCH_NAMES.iter().copied());
     out
 }

@@ -24,13 +24,19 @@ use crate::yaml::{display_path, type_name, PathSeg, Tree};
 /// The committed experiment schema.
 pub const EXPERIMENT_SCHEMA: &str = include_str!("../schemas/experiment.schema.json");
 
+/// The experiment schema's validator, generated at build time from the
+/// committed file by the jsonschema crate, so a check pays no schema
+/// compilation at startup.
+#[jsonschema::validator(path = "schemas/experiment.schema.json", validate_formats = false)]
+struct ExperimentValidator;
+
 /// A parsed schema document with navigation helpers.
 pub struct SchemaIndex {
     pub root: Json,
-    validator: Option<jsonschema::Validator>,
 }
 
-/// The experiment schema, parsed and compiled once.
+/// The experiment schema as a document, parsed on first use (suggestions,
+/// hover, completion); validation itself does not need it.
 pub fn experiment() -> &'static SchemaIndex {
     static INDEX: OnceLock<SchemaIndex> = OnceLock::new();
     INDEX.get_or_init(|| SchemaIndex::new(serde_json::from_str(EXPERIMENT_SCHEMA).unwrap_or(Json::Null)))
@@ -38,15 +44,18 @@ pub fn experiment() -> &'static SchemaIndex {
 
 impl SchemaIndex {
     pub fn new(root: Json) -> Self {
-        let validator = jsonschema::options().should_validate_formats(false).build(&root).ok();
-        SchemaIndex { root, validator }
+        SchemaIndex { root }
     }
 
     /// Follows local `$ref`s (`#/$defs/...`).
     pub fn resolve<'a>(&'a self, mut schema: &'a Json) -> &'a Json {
         for _ in 0..32 {
-            let Some(reference) = schema.get("$ref").and_then(Json::as_str) else { return schema };
-            let Some(pointer) = reference.strip_prefix('#') else { return schema };
+            let Some(reference) = schema.get("$ref").and_then(Json::as_str) else {
+                return schema;
+            };
+            let Some(pointer) = reference.strip_prefix('#') else {
+                return schema;
+            };
             match self.root.pointer(pointer) {
                 Some(target) => schema = target,
                 None => return schema,
@@ -69,7 +78,9 @@ impl SchemaIndex {
             }
         }
         for key in ["anyOf", "oneOf"] {
-            let Some(branches) = schema.get(key).and_then(Json::as_array) else { continue };
+            let Some(branches) = schema.get(key).and_then(Json::as_array) else {
+                continue;
+            };
             let chosen = self.choose_branches(branches, instance);
             for s in chosen {
                 self.expand(s, instance, out, depth + 1);
@@ -93,7 +104,10 @@ impl SchemaIndex {
             }
             // An object whose tag matches no branch: the untagged branches
             // (e.g. nested hyperparameters) still apply.
-            if tagged.iter().any(|(_, t)| t.as_ref().is_some_and(|(k, _)| obj.contains_key(k))) {
+            if tagged
+                .iter()
+                .any(|(_, t)| t.as_ref().is_some_and(|(k, _)| obj.contains_key(k)))
+            {
                 return tagged.iter().filter(|(_, t)| t.is_none()).map(|(b, _)| *b).collect();
             }
         }
@@ -103,12 +117,18 @@ impl SchemaIndex {
     /// A branch's tag: a property constrained to one constant value.
     pub fn branch_tag(&self, branch: &Json) -> Option<(String, Json)> {
         let props = branch.get("properties")?.as_object()?;
-        let required: Vec<&str> =
-            branch.get("required").and_then(Json::as_array).map(|r| r.iter().filter_map(Json::as_str).collect()).unwrap_or_default();
+        let required: Vec<&str> = branch
+            .get("required")
+            .and_then(Json::as_array)
+            .map(|r| r.iter().filter_map(Json::as_str).collect())
+            .unwrap_or_default();
         props.iter().find_map(|(k, p)| {
             let p = self.resolve(p);
             let value = p.get("const").cloned().or_else(|| {
-                p.get("enum").and_then(Json::as_array).filter(|e| e.len() == 1).and_then(|e| e.first().cloned())
+                p.get("enum")
+                    .and_then(Json::as_array)
+                    .filter(|e| e.len() == 1)
+                    .and_then(|e| e.first().cloned())
             })?;
             required.contains(&k.as_str()).then(|| (k.clone(), value))
         })
@@ -184,7 +204,9 @@ impl SchemaIndex {
 
     /// The user-facing description of the value at `path`.
     pub fn description_at(&self, path: &[PathSeg], instance: &Json) -> Option<&str> {
-        self.schemas_at(path, instance).into_iter().find_map(|s| s.get("description").and_then(Json::as_str))
+        self.schemas_at(path, instance)
+            .into_iter()
+            .find_map(|s| s.get("description").and_then(Json::as_str))
     }
 }
 
@@ -230,14 +252,20 @@ fn to_path(loc: &Location) -> Vec<PathSeg> {
 /// Validates `json` (the document as JSON) and appends located
 /// diagnostics. Returns how many it added.
 pub fn validate(file: FileId, text: &str, tree: &Tree, json: &Json, diags: &mut Vec<Diagnostic>) -> usize {
-    let index = experiment();
     let before = diags.len();
-    let Some(validator) = &index.validator else {
-        diags.push(Diagnostic::new(&SCHEMA_VIOLATION, file, Span::at(0), "internal error: the embedded schema does not compile"));
-        return 1;
+    let mut errors = ExperimentValidator::iter_errors(json).peekable();
+    if errors.peek().is_none() {
+        return 0;
+    }
+    let mut mapper = Mapper {
+        file,
+        text,
+        tree,
+        json,
+        index: experiment(),
+        out: diags,
     };
-    let mut mapper = Mapper { file, text, tree, json, index, out: diags };
-    for err in validator.iter_errors(json) {
+    for err in errors {
         mapper.convert(&err);
     }
     diags.len() - before
@@ -289,18 +317,21 @@ impl Mapper<'_> {
             ValidationErrorKind::ExclusiveMaximum { limit } => {
                 self.range(&path, format!("{subject} must be less than {limit}"))
             }
-            ValidationErrorKind::MinItems { limit } => {
-                self.range(&path, format!("{subject} needs at least {limit} item{}", plural(*limit)))
-            }
+            ValidationErrorKind::MinItems { limit } => self.range(
+                &path,
+                format!("{subject} needs at least {limit} item{}", plural(*limit)),
+            ),
             ValidationErrorKind::MaxItems { limit } => {
                 self.range(&path, format!("{subject} takes at most {limit} item{}", plural(*limit)))
             }
-            ValidationErrorKind::MinLength { limit } => {
-                self.range(&path, format!("{subject} needs at least {limit} character{}", plural(*limit)))
-            }
-            ValidationErrorKind::MaxLength { limit } => {
-                self.range(&path, format!("{subject} takes at most {limit} character{}", plural(*limit)))
-            }
+            ValidationErrorKind::MinLength { limit } => self.range(
+                &path,
+                format!("{subject} needs at least {limit} character{}", plural(*limit)),
+            ),
+            ValidationErrorKind::MaxLength { limit } => self.range(
+                &path,
+                format!("{subject} takes at most {limit} character{}", plural(*limit)),
+            ),
             ValidationErrorKind::MinProperties { limit } => {
                 self.range(&path, format!("{subject} needs at least {limit} key{}", plural(*limit)))
             }
@@ -358,7 +389,9 @@ impl Mapper<'_> {
                 && branch.iter().all(|e| {
                     matches!(
                         e.kind(),
-                        ValidationErrorKind::Type { .. } | ValidationErrorKind::Not { .. } | ValidationErrorKind::FalseSchema
+                        ValidationErrorKind::Type { .. }
+                            | ValidationErrorKind::Not { .. }
+                            | ValidationErrorKind::FalseSchema
                     ) && to_path(e.instance_path()) == path
                 })
         };
@@ -392,20 +425,26 @@ impl Mapper<'_> {
             let rejects_tag = |branch: &Vec<ValidationError<'static>>| {
                 branch.iter().any(|e| {
                     let p = to_path(e.instance_path());
-                    let at_tag = p.len() == path.len() + 1 && p.starts_with(path) && p.last() == Some(&PathSeg::Key(tag.clone()));
+                    let at_tag = p.len() == path.len() + 1
+                        && p.starts_with(path)
+                        && p.last() == Some(&PathSeg::Key(tag.clone()));
                     let here = p == path;
                     at_tag
                         || (here
                             && match e.kind() {
                                 ValidationErrorKind::Required { property } => property.as_str() == Some(tag.as_str()),
                                 ValidationErrorKind::AdditionalProperties { unexpected }
-                                | ValidationErrorKind::UnevaluatedProperties { unexpected } => unexpected.contains(&tag),
+                                | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+                                    unexpected.contains(&tag)
+                                }
                                 _ => false,
                             })
                 })
             };
-            let candidates: Vec<&Vec<ValidationError<'static>>> =
-                context.iter().filter(|b| !rejects_tag(b) && !is_type_mismatch(b)).collect();
+            let candidates: Vec<&Vec<ValidationError<'static>>> = context
+                .iter()
+                .filter(|b| !rejects_tag(b) && !is_type_mismatch(b))
+                .collect();
             if let Some(best) = candidates.iter().min_by_key(|b| b.len()) {
                 for e in best.iter() {
                     self.convert(e);
@@ -423,12 +462,20 @@ impl Mapper<'_> {
                         &UNKNOWN_VARIANT,
                         self.file,
                         self.value_span(&tag_path),
-                        format!("unknown {} `{found}`: expected one of {}", subject(&tag_path), list(&names)),
+                        format!(
+                            "unknown {} `{found}`: expected one of {}",
+                            subject(&tag_path),
+                            list(&names)
+                        ),
                     );
                     if let Some(best) = nearest(&found, names.iter().map(String::as_str)) {
                         d = d.with_help(format!("did you mean `{best}`?")).with_fix(
                             format!("Replace with `{best}`"),
-                            vec![Edit { file: self.file, span: self.value_span(&tag_path), replacement: best.to_string() }],
+                            vec![Edit {
+                                file: self.file,
+                                span: self.value_span(&tag_path),
+                                replacement: best.to_string(),
+                            }],
                         );
                     }
                     self.out.push(d);
@@ -446,7 +493,10 @@ impl Mapper<'_> {
                     self.value_span(path),
                     format!("{subject} must have exactly one key, one of {}", list(&keys)),
                 )
-                .with_help(format!("for example `{}: 100`", keys.first().map_or("batches", String::as_str))),
+                .with_help(format!(
+                    "for example `{}: 100`",
+                    keys.first().map_or("batches", String::as_str)
+                )),
             );
             return;
         }
@@ -485,7 +535,9 @@ impl Mapper<'_> {
         }
         for schema in self.index.schemas_at(path, self.json) {
             for key in ["oneOf", "anyOf"] {
-                let Some(branches) = schema.get(key).and_then(Json::as_array) else { continue };
+                let Some(branches) = schema.get(key).and_then(Json::as_array) else {
+                    continue;
+                };
                 let mut keys = Vec::new();
                 for b in branches {
                     let b = self.index.resolve(b);
@@ -526,7 +578,11 @@ impl Mapper<'_> {
     }
 
     fn wrong_type(&mut self, path: &[PathSeg], expected: &[String]) {
-        let mut names: Vec<&str> = expected.iter().map(|t| json_type_phrase(t)).filter(|t| *t != "null").collect();
+        let mut names: Vec<&str> = expected
+            .iter()
+            .map(|t| json_type_phrase(t))
+            .filter(|t| *t != "null")
+            .collect();
         names.dedup();
         if names.is_empty() {
             names.push("null");
@@ -535,7 +591,11 @@ impl Mapper<'_> {
             Some(v) => describe(v),
             None => "nothing".into(),
         };
-        let raw_str = self.tree.locate(path).and_then(|l| self.tree.as_str(l.node)).map(str::to_string);
+        let raw_str = self
+            .tree
+            .locate(path)
+            .and_then(|l| self.tree.as_str(l.node))
+            .map(str::to_string);
         let mut d = Diagnostic::new(
             &WRONG_TYPE,
             self.file,
@@ -544,10 +604,16 @@ impl Mapper<'_> {
         );
         if let Some(s) = raw_str {
             if names.iter().any(|n| n.contains("integer") || n.contains("number")) && s.trim().parse::<f64>().is_ok() {
-                d = d.with_help("remove the quotes: a quoted number is a string in YAML").with_fix(
-                    "Remove the quotes",
-                    vec![Edit { file: self.file, span: self.value_span(path), replacement: s.trim().to_string() }],
-                );
+                d = d
+                    .with_help("remove the quotes: a quoted number is a string in YAML")
+                    .with_fix(
+                        "Remove the quotes",
+                        vec![Edit {
+                            file: self.file,
+                            span: self.value_span(path),
+                            replacement: s.trim().to_string(),
+                        }],
+                    );
             }
         }
         self.out.push(d);
@@ -569,7 +635,11 @@ impl Mapper<'_> {
         if let Some(best) = nearest(&found, names.iter().map(String::as_str)) {
             d = d.with_help(format!("did you mean `{best}`?")).with_fix(
                 format!("Replace with `{best}`"),
-                vec![Edit { file: self.file, span: self.value_span(path), replacement: best.to_string() }],
+                vec![Edit {
+                    file: self.file,
+                    span: self.value_span(path),
+                    replacement: best.to_string(),
+                }],
             );
         }
         self.out.push(d);
@@ -582,22 +652,45 @@ impl Mapper<'_> {
             Some(v) => short(v),
             None => String::new(),
         };
-        self.out.push(Diagnostic::new(&OUT_OF_RANGE, self.file, self.value_span(path), format!("{message}, found {found}")));
+        self.out.push(Diagnostic::new(
+            &OUT_OF_RANGE,
+            self.file,
+            self.value_span(path),
+            format!("{message}, found {found}"),
+        ));
     }
 
     fn missing_key(&mut self, path: &[PathSeg], name: &str, choices: Option<&[String]>) {
         let span = match self.tree.locate(path) {
-            Some(loc) => loc.key.map_or_else(|| first_line_span(self.tree, loc.node), |k| self.tree.span(k)),
+            Some(loc) => loc
+                .key
+                .map_or_else(|| first_line_span(self.tree, loc.node), |k| self.tree.span(k)),
             None => Span::at(0),
         };
-        let owner = if path.is_empty() { "the experiment".to_string() } else { format!("`{}`", display_path(path)) };
-        let mut d = Diagnostic::new(&MISSING_KEY, self.file, span, format!("{owner} is missing required key `{name}`"));
+        let owner = if path.is_empty() {
+            "the experiment".to_string()
+        } else {
+            format!("`{}`", display_path(path))
+        };
+        let mut d = Diagnostic::new(
+            &MISSING_KEY,
+            self.file,
+            span,
+            format!("{owner} is missing required key `{name}`"),
+        );
         if let Some(choices) = choices {
             d = d.with_help(format!("set `{name}` to one of {}", list(choices)));
-        } else if let Some(desc) = self.index.description_at(&[path, &[PathSeg::Key(name.to_string())]].concat(), self.json) {
+        } else if let Some(desc) = self
+            .index
+            .description_at(&[path, &[PathSeg::Key(name.to_string())]].concat(), self.json)
+        {
             d = d.with_help(format!("`{name}`: {desc}"));
         }
-        let key_schema = self.index.schemas_at(&[path, &[PathSeg::Key(name.to_string())]].concat(), self.json).into_iter().next();
+        let key_schema = self
+            .index
+            .schemas_at(&[path, &[PathSeg::Key(name.to_string())]].concat(), self.json)
+            .into_iter()
+            .next();
         if let Some(fix) = missing_key_fix(self.tree, self.text, path, name, key_schema) {
             d = d.with_fix(format!("Add `{name}`"), vec![Edit { file: self.file, ..fix }]);
         }
@@ -610,7 +703,11 @@ impl Mapper<'_> {
             Some(loc) => loc.key.map_or(loc.node, |k| k).pipe(|id| self.tree.span(id)),
             None => self.value_span(path),
         };
-        let present: Vec<String> = self.json_at(path).and_then(Json::as_object).map(|o| o.keys().cloned().collect()).unwrap_or_default();
+        let present: Vec<String> = self
+            .json_at(path)
+            .and_then(Json::as_object)
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default();
         let allowed: Vec<&str> = self
             .index
             .properties_at(path, self.json)
@@ -676,7 +773,11 @@ fn missing_key_fix(tree: &Tree, text: &str, path: &[PathSeg], name: &str, schema
     }
     let indent = " ".repeat(before.chars().count());
     let end = tree.span(last.value).end.max(tree.span(last.key).end);
-    Some(Edit { file: FileId(0), span: Span::at(end), replacement: format!("\n{indent}{name}: {value}") })
+    Some(Edit {
+        file: FileId(0),
+        span: Span::at(end),
+        replacement: format!("\n{indent}{name}: {value}"),
+    })
 }
 
 /// `resources.slots_per_trial` in backticks, or "the experiment".
@@ -755,7 +856,13 @@ fn list(names: &[String]) -> String {
 pub fn nearest<'a>(given: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let given_l = given.to_ascii_lowercase();
     candidates
-        .map(|c| (c, strsim::jaro_winkler(&given_l, &c.to_ascii_lowercase()), strsim::levenshtein(&given_l, &c.to_ascii_lowercase())))
+        .map(|c| {
+            (
+                c,
+                strsim::jaro_winkler(&given_l, &c.to_ascii_lowercase()),
+                strsim::levenshtein(&given_l, &c.to_ascii_lowercase()),
+            )
+        })
         .filter(|(c, jw, lev)| *jw >= 0.85 || *lev <= 2.min(c.len() / 3 + 1))
         .max_by(|a, b| a.1.total_cmp(&b.1).then(b.2.cmp(&a.2)))
         .map(|(c, _, _)| c)

@@ -21,7 +21,10 @@ impl Span {
 
     /// An empty span at `offset`.
     pub const fn at(offset: usize) -> Self {
-        Span { start: offset, end: offset }
+        Span {
+            start: offset,
+            end: offset,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -34,7 +37,10 @@ impl Span {
 
     /// The smallest span covering both.
     pub fn cover(self, other: Span) -> Span {
-        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 
     pub fn contains(&self, offset: usize) -> bool {
@@ -60,7 +66,11 @@ impl SourceFile {
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
         let text = text.into();
         let lines = LineIndex::new(&text);
-        SourceFile { name: name.into(), text, lines }
+        SourceFile {
+            name: name.into(),
+            text,
+            lines,
+        }
     }
 
     /// 1-based line and 1-based column (in Unicode characters) of `offset`.
@@ -122,7 +132,12 @@ pub struct LineIndex {
 impl LineIndex {
     pub fn new(text: &str) -> Self {
         let mut starts = vec![0];
-        starts.extend(text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i + 1));
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
         LineIndex { starts }
     }
 

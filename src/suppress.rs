@@ -21,7 +21,11 @@ fn suppressions(file: &SourceFile) -> Vec<(usize, bool, Vec<String>)> {
         }
         let rest = &line[at + MARKER.len()..];
         let Some(close) = rest.find(']') else { continue };
-        let codes = rest[..close].split(',').map(|c| c.trim().to_ascii_uppercase()).filter(|c| !c.is_empty()).collect();
+        let codes = rest[..close]
+            .split(',')
+            .map(|c| c.trim().to_ascii_uppercase())
+            .filter(|c| !c.is_empty())
+            .collect();
         // A comment on a line of its own covers the next line; a trailing
         // comment covers only its own line.
         let own_line = line[..hash].trim().is_empty();
@@ -41,8 +45,8 @@ pub fn apply(file_id: FileId, file: &SourceFile, diags: &mut Vec<Diagnostic>) {
             return true;
         }
         let line = file.lines.line_of(d.span.start);
-        !rules
-            .iter()
-            .any(|(l, own_line, codes)| (*l == line || (*own_line && *l + 1 == line)) && codes.iter().any(|c| c == d.code))
+        !rules.iter().any(|(l, own_line, codes)| {
+            (*l == line || (*own_line && *l + 1 == line)) && codes.iter().any(|c| c == d.code)
+        })
     });
 }

@@ -34,7 +34,10 @@ pub fn scan(s: &str) -> (Vec<VarRef>, Vec<VarError>) {
         }
         let start = i;
         let Some(close) = s[i + 2..].find('}').map(|c| i + 2 + c) else {
-            errors.push(VarError { message: "`${` is never closed with `}`".into(), range: start..s.len() });
+            errors.push(VarError {
+                message: "`${` is never closed with `}`".into(),
+                range: start..s.len(),
+            });
             break;
         };
         let inner = &s[i + 2..close];
@@ -43,14 +46,21 @@ pub fn scan(s: &str) -> (Vec<VarRef>, Vec<VarError>) {
             None => (inner, None),
         };
         if is_valid_name(name) {
-            refs.push(VarRef { name: name.to_string(), default, range: start..close + 1 });
+            refs.push(VarRef {
+                name: name.to_string(),
+                default,
+                range: start..close + 1,
+            });
         } else {
             let message = if name.is_empty() {
                 "empty variable name in `${}`".to_string()
             } else {
                 format!("`{name}` is not a valid variable name (letters, digits and `_`, not starting with a digit)")
             };
-            errors.push(VarError { message, range: start..close + 1 });
+            errors.push(VarError {
+                message,
+                range: start..close + 1,
+            });
         }
         i = close + 1;
     }
@@ -66,7 +76,9 @@ fn is_valid_name(name: &str) -> bool {
 /// Maps a range inside a scalar's value to the source, when the value
 /// appears verbatim in the scalar's token; otherwise the whole token.
 pub fn source_span(token_text: &str, token: Span, value: &str, range: &std::ops::Range<usize>) -> Span {
-    let Some(piece) = value.get(range.clone()) else { return token };
+    let Some(piece) = value.get(range.clone()) else {
+        return token;
+    };
     match token_text.find(piece) {
         Some(at) => Span::new(token.start + at, token.start + at + piece.len()),
         None => token,
@@ -80,7 +92,10 @@ mod tests {
     #[test]
     fn finds_references_and_errors() {
         let (refs, errs) = scan("s3://${BUCKET}/${PREFIX:-runs}/$${LITERAL}");
-        assert_eq!(refs.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["BUCKET", "PREFIX"]);
+        assert_eq!(
+            refs.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
+            ["BUCKET", "PREFIX"]
+        );
         assert_eq!(refs[1].default.as_deref(), Some("runs"));
         assert!(errs.is_empty());
         let (_, errs) = scan("${1BAD} ${OPEN");

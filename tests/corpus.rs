@@ -8,7 +8,12 @@ fn determined_examples_have_no_errors() {
     let Some(shared) = common::shared_dir() else { return };
     let dir = shared.join("corpus/determined-examples");
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml")).collect())
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+                .collect()
+        })
         .unwrap_or_default();
     paths.sort();
     assert!(!paths.is_empty(), "no configs in {}", dir.display());
@@ -19,7 +24,17 @@ fn determined_examples_have_no_errors() {
         if checked.error_count() > 0 {
             failures.push(common::render(&checked));
         }
-        assert!(checked.config.is_some() || checked.error_count() > 0, "{}: valid but not typed", path.display());
+        assert!(
+            checked.config.is_some() || checked.error_count() > 0,
+            "{}: valid but not typed",
+            path.display()
+        );
     }
-    assert!(failures.is_empty(), "{} of {} corpus configs have errors:\n{}", failures.len(), paths.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} corpus configs have errors:\n{}",
+        failures.len(),
+        paths.len(),
+        failures.join("\n")
+    );
 }

@@ -8,11 +8,19 @@ use std::path::Path;
 #[test]
 fn examples_check_as_documented() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    let mut dirs: Vec<_> = std::fs::read_dir(&root).expect("examples/").filter_map(Result::ok).map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)
+        .expect("examples/")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
     dirs.sort();
     assert!(dirs.len() >= 4);
     for dir in dirs {
-        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let readme = std::fs::read_to_string(dir.join("README.md")).unwrap_or_default();
         let expected: i32 = readme
             .lines()
@@ -20,7 +28,10 @@ fn examples_check_as_documented() {
             .and_then(|n| n.trim().parse().ok())
             .unwrap_or_else(|| panic!("{name}/README.md states no expected exit status"));
         let config = dir.join("const.yaml");
-        let checked = common::check(&common::display_name(&config), &std::fs::read(&config).expect("const.yaml"));
+        let checked = common::check(
+            &common::display_name(&config),
+            &std::fs::read(&config).expect("const.yaml"),
+        );
         let actual = i32::from(checked.error_count() > 0);
         assert_eq!(actual, expected, "{name}:\n{}", common::render(&checked));
         insta::assert_snapshot!(format!("example_{name}"), common::render(&checked));

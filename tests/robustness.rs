@@ -9,8 +9,15 @@ fn assert_well_formed(bytes: &[u8]) {
     let checked = common::check("input.yaml", bytes);
     let text = &checked.sources.get(checked.file).expect("source").text;
     for d in &checked.diagnostics {
-        assert!(d.span.start <= d.span.end && d.span.end <= text.len(), "{d:?} outside {} bytes", text.len());
-        assert!(text.is_char_boundary(d.span.start) && text.is_char_boundary(d.span.end), "{d:?} splits a character");
+        assert!(
+            d.span.start <= d.span.end && d.span.end <= text.len(),
+            "{d:?} outside {} bytes",
+            text.len()
+        );
+        assert!(
+            text.is_char_boundary(d.span.start) && text.is_char_boundary(d.span.end),
+            "{d:?} splits a character"
+        );
         assert!(!d.message.is_empty());
     }
     // Rendering every format works on whatever came out.
@@ -41,7 +48,11 @@ proptest! {
 }
 
 fn codes(bytes: &[u8]) -> Vec<&'static str> {
-    common::check("input.yaml", bytes).diagnostics.iter().map(|d| d.code).collect()
+    common::check("input.yaml", bytes)
+        .diagnostics
+        .iter()
+        .map(|d| d.code)
+        .collect()
 }
 
 #[test]
@@ -66,7 +77,12 @@ fn recursive_alias_is_an_error() {
 fn deep_nesting_is_cut_off() {
     let text = format!("data: {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
     assert!(codes(text.as_bytes()).contains(&"Y004"));
-    let text = format!("data:\n{}", (0..300).map(|i| format!("{}k{i}:\n", " ".repeat(i + 1))).collect::<String>());
+    let text = format!(
+        "data:\n{}",
+        (0..300)
+            .map(|i| format!("{}k{i}:\n", " ".repeat(i + 1)))
+            .collect::<String>()
+    );
     assert!(codes(text.as_bytes()).contains(&"Y004"));
 }
 

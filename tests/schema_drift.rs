@@ -6,14 +6,20 @@ fn committed_schemas_are_up_to_date() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas");
     for (name, generated) in stagec::schemas::all() {
         let committed = std::fs::read_to_string(dir.join(name)).unwrap_or_default();
-        assert!(committed == generated, "schemas/{name} is stale: run `cargo run -- schema` and commit it");
+        assert!(
+            committed == generated,
+            "schemas/{name} is stale: run `cargo run -- schema` and commit it"
+        );
     }
 }
 
 #[test]
 fn embedded_schema_is_the_generated_one() {
     let generated = stagec::schemas::all();
-    let experiment = generated.iter().find(|(n, _)| *n == "experiment.schema.json").map(|(_, t)| t.as_str());
+    let experiment = generated
+        .iter()
+        .find(|(n, _)| *n == "experiment.schema.json")
+        .map(|(_, t)| t.as_str());
     assert_eq!(experiment, Some(stagec::schema::EXPERIMENT_SCHEMA));
 }
 
@@ -28,7 +34,8 @@ fn every_property_has_a_description() {
 fn walk(v: &serde_json::Value, at: &str, missing: &mut Vec<String>) {
     if let Some(props) = v.get("properties").and_then(|p| p.as_object()) {
         for (k, p) in props {
-            let described = p.get("description").is_some() || p.get("$ref").is_some() || p == &serde_json::Value::Bool(false);
+            let described =
+                p.get("description").is_some() || p.get("$ref").is_some() || p == &serde_json::Value::Bool(false);
             if !described {
                 missing.push(format!("{at}/{k}"));
             }

@@ -183,8 +183,7 @@ impl Gpu {
     pub fn matches_memory(&self, total_mem_bytes: u64) -> bool {
         let reported = total_mem_bytes as f64 / MIB as f64;
         let smi = self.memory_mib as f64;
-        reported >= smi * (1.0 - MEM_TOLERANCE_BELOW)
-            && reported <= smi * (1.0 + MEM_TOLERANCE_ABOVE)
+        reported >= smi * (1.0 - MEM_TOLERANCE_BELOW) && reported <= smi * (1.0 + MEM_TOLERANCE_ABOVE)
     }
 
     /// Dense peak TFLOPS (TOPS for INT8) for `dtype`, or `None` if the GPU has
@@ -236,14 +235,10 @@ impl MigProfile {
             Some((c, m)) => (Some(c), Some(m)),
             None => (None, None),
         };
-        let compute_slices = compute
-            .and_then(|c| c.strip_suffix('g'))
-            .and_then(|c| c.parse().ok());
+        let compute_slices = compute.and_then(|c| c.strip_suffix('g')).and_then(|c| c.parse().ok());
         let memory_gb = memory.and_then(|m| {
             let digits: String = m.chars().take_while(char::is_ascii_digit).collect();
-            if m.trim_start_matches(|c: char| c.is_ascii_digit())
-                .starts_with("gb")
-            {
+            if m.trim_start_matches(|c: char| c.is_ascii_digit()).starts_with("gb") {
                 digits.parse().ok()
             } else {
                 None
@@ -480,8 +475,7 @@ impl Catalog {
     }
 
     fn resolution(&'static self, targets: &[usize]) -> Option<Resolution> {
-        let variants: Vec<&'static Gpu> =
-            targets.iter().filter_map(|&i| self.gpus.get(i)).collect();
+        let variants: Vec<&'static Gpu> = targets.iter().filter_map(|&i| self.gpus.get(i)).collect();
         match variants.as_slice() {
             [] => None,
             [one] => Some(Resolution::Exact(one)),
@@ -532,16 +526,9 @@ impl Catalog {
                 let folded = strsim::damerau_levenshtein(&folded_input, &fold(key));
                 (folded <= limit).then(|| {
                     let raw = strsim::damerau_levenshtein(input, key);
-                    let prefix = input
-                        .chars()
-                        .zip(key.chars())
-                        .take_while(|(a, b)| a == b)
-                        .count();
+                    let prefix = input.chars().zip(key.chars()).take_while(|(a, b)| a == b).count();
                     let unlisted = self.known.binary_search(key).is_err();
-                    (
-                        (folded, raw, usize::MAX - prefix, unlisted, key.len(), key),
-                        targets,
-                    )
+                    ((folded, raw, usize::MAX - prefix, unlisted, key.len(), key), targets)
                 })
             })
             .collect();
@@ -691,10 +678,7 @@ pub fn satisfies(requested: &str, offered: &str) -> bool {
     }
     let allowed = req.resolution.variants();
     let offered = off.resolution.variants();
-    !offered.is_empty()
-        && offered
-            .iter()
-            .all(|o| allowed.iter().any(|a| std::ptr::eq(*a, *o)))
+    !offered.is_empty() && offered.iter().all(|o| allowed.iter().any(|a| std::ptr::eq(*a, *o)))
 }
 
 /// Identifies the GPU a runtime probe saw from its device name
@@ -707,9 +691,7 @@ pub fn match_probe(name: &str, total_mem_bytes: u64) -> Option<&'static Gpu> {
     match resolve(name) {
         Resolution::Exact(g) => Some(g),
         Resolution::Family { variants, .. } => {
-            let mut fitting = variants
-                .into_iter()
-                .filter(|g| g.matches_memory(total_mem_bytes));
+            let mut fitting = variants.into_iter().filter(|g| g.matches_memory(total_mem_bytes));
             match (fitting.next(), fitting.next()) {
                 (Some(g), None) => Some(g),
                 _ => None,
@@ -753,23 +735,10 @@ mod tests {
             assert!(seen_ids.insert(g.id.as_str()), "duplicate id {}", g.id);
             assert_eq!(g.id, normalize(&g.id), "id not normalized: {}", g.id);
             assert!(!g.family.is_empty(), "{}", g.id);
-            assert!(
-                fams.contains(&g.family.as_str()),
-                "family {} not listed",
-                g.family
-            );
-            assert!(
-                g.id.starts_with(&g.family),
-                "{} not in family {}",
-                g.id,
-                g.family
-            );
+            assert!(fams.contains(&g.family.as_str()), "family {} not listed", g.family);
+            assert!(g.id.starts_with(&g.family), "{} not in family {}", g.id, g.family);
             let (major, minor) = g.compute_capability;
-            assert!(
-                (7..=12).contains(&major) && minor <= 9,
-                "{}: CC {major}.{minor}",
-                g.id
-            );
+            assert!((7..=12).contains(&major) && minor <= 9, "{}: CC {major}.{minor}", g.id);
             let arch_cc = match g.architecture {
                 Architecture::Volta => (7, 0),
                 Architecture::Turing => (7, 5),
@@ -783,18 +752,11 @@ mod tests {
             // smi MiB within 15 % of the marketed GB (GDDR parts report less, B200 192 vs 180).
             let gib = g.memory_gib();
             let gb = f64::from(g.memory_gb);
-            assert!(
-                gib > gb * 0.85 && gib < gb * 1.05,
-                "{}: {gib} GiB vs {gb} GB",
-                g.id
-            );
+            assert!(gib > gb * 0.85 && gib < gb * 1.05, "{}: {gib} GiB vs {gb} GB", g.id);
             assert!(g.memory_bandwidth_gbps >= 300.0 && g.memory_bandwidth_gbps <= 8000.0);
             assert!(!g.driver_names.is_empty(), "{}", g.id);
             for d in &g.driver_names {
-                assert!(
-                    seen_driver.insert(normalize(d)),
-                    "duplicate driver name {d}"
-                );
+                assert!(seen_driver.insert(normalize(d)), "duplicate driver name {d}");
                 assert_eq!(exact_id(d), g.id, "driver name {d}");
                 // GFD label form: spaces replaced by dashes.
                 assert_eq!(exact_id(&d.replace(' ', "-")), g.id, "label for {d}");
@@ -837,10 +799,7 @@ mod tests {
     fn index_targets_stay_within_one_family() {
         let cat = catalog();
         for (key, (_, targets)) in &cat.index {
-            let fams: HashSet<&str> = targets
-                .iter()
-                .map(|&i| cat.gpus[i].family.as_str())
-                .collect();
+            let fams: HashSet<&str> = targets.iter().map(|&i| cat.gpus[i].family.as_str()).collect();
             assert_eq!(fams.len(), 1, "{key} spans families {fams:?}");
         }
         for name in known_names() {
@@ -853,12 +812,7 @@ mod tests {
         let a100 = resolve("a100");
         assert_eq!(
             ids(&a100),
-            [
-                "a100-pcie-40gb",
-                "a100-pcie-80gb",
-                "a100-sxm4-40gb",
-                "a100-sxm4-80gb"
-            ]
+            ["a100-pcie-40gb", "a100-pcie-80gb", "a100-sxm4-40gb", "a100-sxm4-80gb"]
         );
         assert_eq!(a100.family(), Some("a100"));
         assert!(matches!(a100, Resolution::Family { family: "a100", .. }));
@@ -886,31 +840,15 @@ mod tests {
     #[test]
     fn family_plus_memory() {
         for n in ["a100-40g", "a100-40gb", "A100 40GB", "a100_40g"] {
-            assert_eq!(
-                ids(&resolve(n)),
-                ["a100-pcie-40gb", "a100-sxm4-40gb"],
-                "{n}"
-            );
+            assert_eq!(ids(&resolve(n)), ["a100-pcie-40gb", "a100-sxm4-40gb"], "{n}");
         }
-        assert_eq!(
-            ids(&resolve("a100-80g")),
-            ["a100-pcie-80gb", "a100-sxm4-80gb"]
-        );
-        assert_eq!(
-            ids(&resolve("h100-80g")),
-            ["h100-pcie-80gb", "h100-sxm5-80gb"]
-        );
-        assert_eq!(
-            ids(&resolve("v100-32g")),
-            ["v100-pcie-32gb", "v100-sxm2-32gb"]
-        );
+        assert_eq!(ids(&resolve("a100-80g")), ["a100-pcie-80gb", "a100-sxm4-80gb"]);
+        assert_eq!(ids(&resolve("h100-80g")), ["h100-pcie-80gb", "h100-sxm5-80gb"]);
+        assert_eq!(ids(&resolve("v100-32g")), ["v100-pcie-32gb", "v100-sxm2-32gb"]);
         assert_eq!(exact_id("h100-94g"), "h100-nvl-94gb");
         assert_eq!(exact_id("t4-16g"), "t4");
         assert_eq!(exact_id("b200-192gb"), "b200");
-        assert_eq!(
-            ids(&resolve("a100-sxm4")),
-            ["a100-sxm4-40gb", "a100-sxm4-80gb"]
-        );
+        assert_eq!(ids(&resolve("a100-sxm4")), ["a100-sxm4-40gb", "a100-sxm4-80gb"]);
         assert_eq!(exact_id("a100-sxm-80g"), "a100-sxm4-80gb");
         assert_eq!(exact_id("h100-sxm"), "h100-sxm5-80gb");
         assert_eq!(exact_id("h100-pcie"), "h100-pcie-80gb");
@@ -954,10 +892,7 @@ mod tests {
         assert_eq!(exact_id("NVIDIA-H200"), "h200-sxm-141gb");
 
         let r = resolve_detailed("NVIDIA-A100-SXM4-80GB-MIG-3g.40gb");
-        assert_eq!(
-            r.resolution.exact().map(|g| g.id.as_str()),
-            Some("a100-sxm4-80gb")
-        );
+        assert_eq!(r.resolution.exact().map(|g| g.id.as_str()), Some("a100-sxm4-80gb"));
         assert_eq!(
             r.mig,
             Some(MigProfile {
@@ -969,10 +904,7 @@ mod tests {
         assert!(!r.shared);
 
         let r = resolve_detailed("NVIDIA-A100-SXM4-40GB-MIG-3g.40gb");
-        assert_eq!(
-            r.resolution.exact().map(|g| g.id.as_str()),
-            Some("a100-sxm4-40gb")
-        );
+        assert_eq!(r.resolution.exact().map(|g| g.id.as_str()), Some("a100-sxm4-40gb"));
         assert_eq!(r.mig.as_ref().and_then(|m| m.compute_slices), Some(3));
 
         let r = resolve_detailed("Tesla-T4-SHARED");
@@ -981,20 +913,14 @@ mod tests {
         assert_eq!(r.mig, None);
 
         let r = resolve_detailed("NVIDIA-A100-SXM4-80GB-MIG-1g.10gb+me-SHARED");
-        assert_eq!(
-            r.resolution.exact().map(|g| g.id.as_str()),
-            Some("a100-sxm4-80gb")
-        );
+        assert_eq!(r.resolution.exact().map(|g| g.id.as_str()), Some("a100-sxm4-80gb"));
         assert!(r.shared);
         assert_eq!(r.mig.as_ref().map(|m| m.raw.as_str()), Some("1g.10gb+me"));
         assert_eq!(r.mig.as_ref().and_then(|m| m.memory_gb), Some(10));
 
         // nvidia-smi's name for a MIG device.
         let r = resolve_detailed("NVIDIA A100-SXM4-40GB MIG 3g.20gb");
-        assert_eq!(
-            r.resolution.exact().map(|g| g.id.as_str()),
-            Some("a100-sxm4-40gb")
-        );
+        assert_eq!(r.resolution.exact().map(|g| g.id.as_str()), Some("a100-sxm4-40gb"));
         assert_eq!(r.mig.as_ref().and_then(|m| m.memory_gb), Some(20));
 
         let plain = resolve_detailed("a100");
@@ -1013,9 +939,7 @@ mod tests {
         assert!(s.len() <= 3);
         assert_eq!(sugg("h1OO").first().map(String::as_str), Some("h100"));
         assert!(sugg("a100-40").contains(&"a100-40g".to_string()));
-        assert!(
-            sugg("l40x").contains(&"l40s".to_string()) || sugg("l40x").contains(&"l40".to_string())
-        );
+        assert!(sugg("l40x").contains(&"l40s".to_string()) || sugg("l40x").contains(&"l40".to_string()));
         assert!(sugg("mi300x").len() <= 3);
         assert_eq!(sugg("h10").first().map(String::as_str), Some("h100"));
         assert_eq!(sugg("rtx-4080"), ["rtx-4090"]);
@@ -1053,10 +977,7 @@ mod tests {
         assert!(satisfies("h200", "NVIDIA H200"));
         assert!(satisfies("t4", "Tesla-T4-SHARED"));
         assert!(!satisfies("a100", "NVIDIA-A100-SXM4-40GB-MIG-3g.20gb"));
-        assert!(satisfies(
-            "a100-mig-3g.20gb",
-            "NVIDIA-A100-SXM4-40GB-MIG-3g.20gb"
-        ));
+        assert!(satisfies("a100-mig-3g.20gb", "NVIDIA-A100-SXM4-40GB-MIG-3g.20gb"));
         assert!(!satisfies("nonsense", "a100"));
         assert!(!satisfies("a100", "nonsense"));
     }
@@ -1075,19 +996,10 @@ mod tests {
             Some("h100-sxm5-80gb".into())
         );
         // A family name narrowed by memory.
-        assert_eq!(
-            id(match_probe("NVIDIA H100", mib(95000))),
-            Some("h100-nvl-94gb".into())
-        );
+        assert_eq!(id(match_probe("NVIDIA H100", mib(95000))), Some("h100-nvl-94gb".into()));
         assert_eq!(id(match_probe("V100", mib(32500))), None); // SXM2 or PCIe: ambiguous
-        assert_eq!(
-            id(match_probe("v100-sxm2", mib(32500))),
-            Some("v100-sxm2-32gb".into())
-        );
-        assert_eq!(
-            id(match_probe("v100-sxm2", mib(16000))),
-            Some("v100-sxm2-16gb".into())
-        );
+        assert_eq!(id(match_probe("v100-sxm2", mib(32500))), Some("v100-sxm2-32gb".into()));
+        assert_eq!(id(match_probe("v100-sxm2", mib(16000))), Some("v100-sxm2-16gb".into()));
         assert_eq!(id(match_probe("NVIDIA B300 SXM6 AC", mib(275040))), None);
         let a100_80_pcie = by_id("a100-pcie-80gb");
         assert!(a100_80_pcie.is_some_and(|g| g.matches_memory(mib(81154))));
@@ -1109,26 +1021,14 @@ mod tests {
         assert!(DType::Fp8E4m3fn.runs_natively_on(l4));
         assert!(DType::Fp8E4m3fn.runs_natively_on(h100));
         assert!(!DType::Bf16.runs_natively_on(t4));
-        assert_eq!(
-            by_id("a10").map(|g| g.supports(DType::Fp8E4m3fn)),
-            Some(false)
-        );
+        assert_eq!(by_id("a10").map(|g| g.supports(DType::Fp8E4m3fn)), Some(false));
         assert_eq!(
             by_id("h100-sxm5-80gb").and_then(|g| g.peak_tflops(DType::Bf16)),
             Some(989.0)
         );
-        assert_eq!(
-            by_id("l4").and_then(|g| g.peak_tflops(DType::Fp8E5m2)),
-            Some(242.5)
-        );
-        assert_eq!(
-            by_id("b200").and_then(|g| g.peak_tflops(DType::Fp6E2m3)),
-            Some(4500.0)
-        );
-        assert_eq!(
-            by_id("t4").map(|g| g.support(DType::Bf16)),
-            Some(Support::Emulated)
-        );
+        assert_eq!(by_id("l4").and_then(|g| g.peak_tflops(DType::Fp8E5m2)), Some(242.5));
+        assert_eq!(by_id("b200").and_then(|g| g.peak_tflops(DType::Fp6E2m3)), Some(4500.0));
+        assert_eq!(by_id("t4").map(|g| g.support(DType::Bf16)), Some(Support::Emulated));
     }
 
     #[test]
@@ -1154,10 +1054,7 @@ mod tests {
 
     #[test]
     fn normalization_helpers() {
-        assert_eq!(
-            normalize("  NVIDIA  A100__80GB PCIe "),
-            "nvidia-a100-80gb-pcie"
-        );
+        assert_eq!(normalize("  NVIDIA  A100__80GB PCIe "), "nvidia-a100-80gb-pcie");
         assert_eq!(strip_vendor("nvidia-tesla-t4"), "t4");
         assert_eq!(split_suffixes("x-mig-2g.10gb-shared").0, "x");
         assert_eq!(MigProfile::parse("7g.80gb").memory_gb, Some(80));

@@ -43,8 +43,12 @@ pub fn render(reports: &[Report<'_>], summary: Summary) -> String {
         }
     }
     let names = ["errors", "warnings", "notices"];
-    let rest: Vec<String> =
-        hidden.iter().zip(names).filter(|(n, _)| **n > 0).map(|(n, name)| format!("{n} more {name}")).collect();
+    let rest: Vec<String> = hidden
+        .iter()
+        .zip(names)
+        .filter(|(n, _)| **n > 0)
+        .map(|(n, name)| format!("{n} more {name}"))
+        .collect();
     if !rest.is_empty() {
         out.push_str(&format!(
             "stagec: {} not annotated (GitHub shows {PER_SEVERITY} per severity); run `stagec check` locally for all of them\n",

@@ -16,7 +16,11 @@ pub struct Style {
 
 impl Style {
     /// Plain output, as for a pipe, a file or a test snapshot.
-    pub const PLAIN: Style = Style { color: false, unicode: true, width: 100 };
+    pub const PLAIN: Style = Style {
+        color: false,
+        unicode: true,
+        width: 100,
+    };
 }
 
 pub fn render(reports: &[Report<'_>], summary: Summary, style: Style) -> String {
@@ -26,7 +30,9 @@ pub fn render(reports: &[Report<'_>], summary: Summary, style: Style) -> String 
         (false, true) => GraphicalTheme::unicode_nocolor(),
         (false, false) => GraphicalTheme::none(),
     };
-    let handler = GraphicalReportHandler::new_themed(theme).with_width(style.width).with_links(false);
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_width(style.width)
+        .with_links(false);
     let mut out = String::new();
     for r in reports {
         for d in r.diagnostics {
@@ -54,11 +60,17 @@ fn render_one(handler: &GraphicalReportHandler, sources: &SourceMap, d: &Diagnos
         Severity::Warning => miette::Severity::Warning,
         Severity::Info => miette::Severity::Advice,
     };
-    let mut labels = vec![LabeledSpan::new_primary_with_span(Some(String::new()), clamp(d.span, file.text.len()))];
+    let mut labels = vec![LabeledSpan::new_primary_with_span(
+        Some(String::new()),
+        clamp(d.span, file.text.len()),
+    )];
     let mut notes = Vec::new();
     for l in &d.labels {
         if l.file == d.file {
-            labels.push(LabeledSpan::new_with_span(Some(l.message.clone()), clamp(l.span, file.text.len())));
+            labels.push(LabeledSpan::new_with_span(
+                Some(l.message.clone()),
+                clamp(l.span, file.text.len()),
+            ));
         } else {
             let p = position(sources, l.file, l.span);
             notes.push(format!("{}:{}:{}: {}", p.file, p.line, p.column, l.message));
@@ -76,7 +88,10 @@ fn render_one(handler: &GraphicalReportHandler, sources: &SourceMap, d: &Diagnos
         help.push_str("see ");
         help.push_str(&n);
     }
-    let mut md = MietteDiagnostic::new(d.message.clone()).with_code(d.code).with_severity(severity).with_labels(labels);
+    let mut md = MietteDiagnostic::new(d.message.clone())
+        .with_code(d.code)
+        .with_severity(severity)
+        .with_labels(labels);
     if !help.is_empty() {
         md = md.with_help(help);
     }
@@ -89,7 +104,13 @@ fn render_one(handler: &GraphicalReportHandler, sources: &SourceMap, d: &Diagnos
             out.push('\n');
         }
     } else {
-        out.push_str(&format!("{}: {}[{}]: {}\n", name, d.severity.as_str(), d.code, d.message));
+        out.push_str(&format!(
+            "{}: {}[{}]: {}\n",
+            name,
+            d.severity.as_str(),
+            d.code,
+            d.message
+        ));
     }
 }
 

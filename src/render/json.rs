@@ -42,7 +42,12 @@ pub fn render(reports: &[Report<'_>], summary: Summary) -> String {
                 .iter()
                 .map(|l| {
                     let lp = position(r.sources, l.file, l.span);
-                    Related { file: lp.file, line: lp.line, column: lp.column, message: &l.message }
+                    Related {
+                        file: lp.file,
+                        line: lp.line,
+                        column: lp.column,
+                        message: &l.message,
+                    }
                 })
                 .collect();
             diagnostics.push(JsonDiagnostic {

@@ -34,7 +34,11 @@ impl Summary {
                 Severity::Info => {}
             }
         }
-        Summary { errors, warnings, files }
+        Summary {
+            errors,
+            warnings,
+            files,
+        }
     }
 }
 
@@ -54,8 +58,20 @@ pub fn position(sources: &SourceMap, file: crate::source::FileId, span: crate::s
         Some(f) => {
             let (line, column) = f.line_col(span.start);
             let (end_line, end_column) = f.line_col(span.end.max(span.start));
-            Position { file: f.name.clone(), line, column, end_line, end_column }
+            Position {
+                file: f.name.clone(),
+                line,
+                column,
+                end_line,
+                end_column,
+            }
         }
-        None => Position { file: String::new(), line: 1, column: 1, end_line: 1, end_column: 1 },
+        None => Position {
+            file: String::new(),
+            line: 1,
+            column: 1,
+            end_line: 1,
+            end_column: 1,
+        },
     }
 }

@@ -46,32 +46,48 @@ macro_rules! declare_rule {
     };
 }
 
-
 // YAML: the text itself.
-pub mod yaml_syntax;
-pub mod duplicate_key;
 pub mod alias_budget;
-pub mod nesting_depth;
+pub mod complex_key;
+pub mod duplicate_key;
 pub mod file_too_large;
 pub mod invalid_utf8;
 pub mod multiple_documents;
+pub mod nesting_depth;
 pub mod root_not_mapping;
 pub mod unsupported_tag;
-pub mod complex_key;
+pub mod yaml_syntax;
 
 // The experiment schema.
-pub mod unknown_key;
-pub mod wrong_type;
-pub mod missing_key;
-pub mod invalid_value;
-pub mod out_of_range;
 pub mod bad_format;
-pub mod unknown_variant;
+pub mod invalid_value;
+pub mod missing_key;
+pub mod out_of_range;
 pub mod schema_violation;
+pub mod unknown_key;
+pub mod unknown_variant;
+pub mod wrong_type;
 
 // `${VAR}` references.
-pub mod variable_syntax;
 pub mod unset_variable;
+pub mod variable_syntax;
+
+// Semantic rules: Determined's constraints beyond JSON Schema.
+pub mod azure_credentials;
+pub mod container_path_dot;
+pub mod default_checkpoint_storage;
+pub mod disallowed_property;
+pub mod grid_count_missing;
+pub mod incomplete_searcher;
+pub mod log_bounds_look_like_values;
+pub mod log_policy_incomplete;
+pub mod min_not_below_max;
+pub mod prefix_parent_dir;
+pub mod storage_path_outside_host_path;
+
+// Semantic rules of the HPP extension.
+pub mod unknown_dtype;
+pub mod virtual_stages_without_interleaved;
 
 /// Every rule, in code order.
 pub fn all() -> Vec<&'static Rule> {
@@ -96,6 +112,19 @@ pub fn all() -> Vec<&'static Rule> {
         &schema_violation::SCHEMA_VIOLATION,
         &variable_syntax::VARIABLE_SYNTAX,
         &unset_variable::UNSET_VARIABLE,
+        &min_not_below_max::MIN_NOT_BELOW_MAX,
+        &storage_path_outside_host_path::STORAGE_PATH_OUTSIDE_HOST_PATH,
+        &prefix_parent_dir::PREFIX_PARENT_DIR,
+        &azure_credentials::AZURE_CREDENTIALS,
+        &container_path_dot::CONTAINER_PATH_DOT,
+        &grid_count_missing::GRID_COUNT_MISSING,
+        &log_policy_incomplete::LOG_POLICY_INCOMPLETE,
+        &disallowed_property::DISALLOWED_PROPERTY,
+        &incomplete_searcher::INCOMPLETE_SEARCHER,
+        &default_checkpoint_storage::DEFAULT_CHECKPOINT_STORAGE,
+        &log_bounds_look_like_values::LOG_BOUNDS_LOOK_LIKE_VALUES,
+        &virtual_stages_without_interleaved::VIRTUAL_STAGES_WITHOUT_INTERLEAVED,
+        &unknown_dtype::UNKNOWN_DTYPE,
     ];
     rules.sort_by_key(|r| r.code);
     rules

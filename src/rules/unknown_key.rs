@@ -32,8 +32,20 @@ use crate::yaml::{PathSeg, Tree, Value};
 
 /// Builds the diagnostic for `key`, unknown in the mapping at `path`.
 /// `allowed` are the keys valid there and not yet present.
-pub fn diagnose(file: FileId, text: &str, tree: &Tree, path: &[PathSeg], key: &str, span: Span, allowed: &[&str]) -> Diagnostic {
-    let place = if path.is_empty() { "at the top level".to_string() } else { format!("in `{}`", crate::yaml::display_path(path)) };
+pub fn diagnose(
+    file: FileId,
+    text: &str,
+    tree: &Tree,
+    path: &[PathSeg],
+    key: &str,
+    span: Span,
+    allowed: &[&str],
+) -> Diagnostic {
+    let place = if path.is_empty() {
+        "at the top level".to_string()
+    } else {
+        format!("in `{}`", crate::yaml::display_path(path))
+    };
     let d = Diagnostic::new(&UNKNOWN_KEY, file, span, format!("unknown key `{key}` {place}"));
     if let Some(d2) = known_confusion(d.clone(), file, text, tree, path, key, span) {
         return d2;
@@ -41,17 +53,30 @@ pub fn diagnose(file: FileId, text: &str, tree: &Tree, path: &[PathSeg], key: &s
     match crate::schema::nearest(key, allowed.iter().copied()) {
         Some(best) => d.with_help(format!("did you mean `{best}`?")).with_fix(
             format!("Rename to `{best}`"),
-            vec![Edit { file, span, replacement: best.to_string() }],
+            vec![Edit {
+                file,
+                span,
+                replacement: best.to_string(),
+            }],
         ),
-        None if !allowed.is_empty() && allowed.len() <= 12 => {
-            d.with_help(format!("known keys here: {}", allowed.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")))
-        }
+        None if !allowed.is_empty() && allowed.len() <= 12 => d.with_help(format!(
+            "known keys here: {}",
+            allowed.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+        )),
         None => d,
     }
 }
 
 /// Mistakes seen in the wild, with the shape Determined expects.
-fn known_confusion(d: Diagnostic, file: FileId, text: &str, tree: &Tree, path: &[PathSeg], key: &str, span: Span) -> Option<Diagnostic> {
+fn known_confusion(
+    d: Diagnostic,
+    file: FileId,
+    text: &str,
+    tree: &Tree,
+    path: &[PathSeg],
+    key: &str,
+    span: Span,
+) -> Option<Diagnostic> {
     let at_root = path.is_empty();
     let in_storage = matches!(path, [PathSeg::Key(k)] if k == "checkpoint_storage" || k == "tensorboard_storage");
     match key {
@@ -114,8 +139,24 @@ fn checkpoints_shape(d: Diagnostic, file: FileId, text: &str, tree: &Tree, key: 
     let indent = " ".repeat(text.get(line_start..span.start).map_or(0, |t| t.chars().count()));
     let body: Vec<String> = lines.iter().map(|(k, v)| format!("{indent}  {k}: {v}")).collect();
     let replacement = format!("checkpoint_storage:\n{}", body.join("\n"));
-    let shown = format!("checkpoint_storage:\n{}", lines.iter().map(|(k, v)| format!("  {k}: {v}")).collect::<Vec<_>>().join("\n"));
+    let shown = format!(
+        "checkpoint_storage:\n{}",
+        lines
+            .iter()
+            .map(|(k, v)| format!("  {k}: {v}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
     let end = tree.span(loc.node).end.max(span.end);
-    d.with_help(format!("Determined expects the storage type in `type` and its settings beside it:\n{shown}"))
-        .with_fix("Rewrite as `checkpoint_storage`", vec![Edit { file, span: Span::new(span.start, end), replacement }])
+    d.with_help(format!(
+        "Determined expects the storage type in `type` and its settings beside it:\n{shown}"
+    ))
+    .with_fix(
+        "Rewrite as `checkpoint_storage`",
+        vec![Edit {
+            file,
+            span: Span::new(span.start, end),
+            replacement,
+        }],
+    )
 }

@@ -404,9 +404,7 @@ pub struct KerberosConfig {
 /// The output is deterministic.
 pub fn experiment_schema() -> Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
-    let generated = generator
-        .into_root_schema_for::<ExperimentConfig>()
-        .to_value();
+    let generated = generator.into_root_schema_for::<ExperimentConfig>().to_value();
     let Value::Object(mut fields) = generated else {
         return generated;
     };

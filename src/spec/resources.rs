@@ -113,10 +113,7 @@ impl StageGpuTypes {
         if !Self::is_stage_key(key) {
             return None;
         }
-        key.strip_prefix("stage_")?
-            .strip_suffix("_gpus")?
-            .parse()
-            .ok()
+        key.strip_prefix("stage_")?.strip_suffix("_gpus")?.parse().ok()
     }
 }
 
@@ -131,9 +128,7 @@ impl TryFrom<BTreeMap<String, Vec<String>>> for StageGpuTypes {
                 ));
             }
             if types.is_empty() {
-                return Err(format!(
-                    "resources.custom.{key} must list at least one GPU type"
-                ));
+                return Err(format!("resources.custom.{key} must list at least one GPU type"));
             }
         }
         Ok(Self(map))

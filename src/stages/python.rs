@@ -306,11 +306,7 @@ pub fn read_model(text: &str) -> PyModel {
 
 /// The class whose `__init__` references the most stage classes (ties: the
 /// last in the file), if any references one at all.
-fn pick_root(
-    reader: &Reader<'_>,
-    stage_classes: &[StageClass],
-    mut classes: Vec<Node<'_>>,
-) -> Option<RootModel> {
+fn pick_root(reader: &Reader<'_>, stage_classes: &[StageClass], mut classes: Vec<Node<'_>>) -> Option<RootModel> {
     let mut by_name: HashMap<&str, usize> = HashMap::new();
     for (i, stage) in stage_classes.iter().enumerate() {
         by_name.insert(stage.class_name.as_str(), i);
@@ -330,10 +326,7 @@ fn pick_root(
         };
         let score = members
             .iter()
-            .map(|m| {
-                usize::from(m.stage_class.is_some())
-                    + m.nested.iter().filter(|c| c.stage_class.is_some()).count()
-            })
+            .map(|m| usize::from(m.stage_class.is_some()) + m.nested.iter().filter(|c| c.stage_class.is_some()).count())
             .sum::<usize>();
         if score > 0 && best.as_ref().is_none_or(|(s, _)| score >= *s) {
             best = Some((
@@ -536,10 +529,7 @@ fn sync_points(text: &str) -> Vec<usize> {
     for line in text.split_inclusive('\n') {
         let start = offset;
         offset += line.len();
-        let starts = |kw: &str| {
-            line.strip_prefix(kw)
-                .is_some_and(|rest| rest.starts_with([' ', '\t']))
-        };
+        let starts = |kw: &str| line.strip_prefix(kw).is_some_and(|rest| rest.starts_with([' ', '\t']));
         let is_decorator = line.starts_with('@');
         let is_def = starts("class") || starts("def") || starts("async");
         let is_import = starts("import") || starts("from");
@@ -562,9 +552,7 @@ fn sync_points(text: &str) -> Vec<usize> {
 }
 
 fn point_at(line_starts: &[usize], byte: usize) -> Point {
-    let row = line_starts
-        .partition_point(|&s| s <= byte)
-        .saturating_sub(1);
+    let row = line_starts.partition_point(|&s| s <= byte).saturating_sub(1);
     let column = byte.saturating_sub(line_starts.get(row).copied().unwrap_or(0));
     Point { row, column }
 }
@@ -640,11 +628,7 @@ impl<'s> Reader<'s> {
     }
 
     fn problem(&mut self, kind: PyProblemKind, message: String, span: Range<usize>) {
-        self.problems.push(PyProblem {
-            kind,
-            message,
-            span,
-        });
+        self.problems.push(PyProblem { kind, message, span });
     }
 
     /// Records decorator and module aliases introduced by an import.
@@ -654,9 +638,7 @@ impl<'s> Reader<'s> {
         let names: Vec<Node<'_>> = node.children_by_field_name("name", &mut cursor).collect();
         for name in names {
             let (path_node, alias) = if name.kind() == "aliased_import" {
-                let alias = name
-                    .child_by_field_name("alias")
-                    .map(|a| self.slice(a).to_string());
+                let alias = name.child_by_field_name("alias").map(|a| self.slice(a).to_string());
                 (name.child_by_field_name("name"), alias)
             } else {
                 (Some(name), None)
@@ -776,8 +758,7 @@ impl<'s> Reader<'s> {
         if args.kind() != "argument_list" {
             self.problem(
                 PyProblemKind::UnsupportedArguments,
-                "stage decorator arguments must be literals, not a generator expression"
-                    .to_string(),
+                "stage decorator arguments must be literals, not a generator expression".to_string(),
                 args.byte_range(),
             );
             return;
@@ -803,10 +784,8 @@ impl<'s> Reader<'s> {
                 }
                 "keyword_argument" => {
                     after_keyword = true;
-                    let (Some(key), Some(value)) = (
-                        arg.child_by_field_name("name"),
-                        arg.child_by_field_name("value"),
-                    ) else {
+                    let (Some(key), Some(value)) = (arg.child_by_field_name("name"), arg.child_by_field_name("value"))
+                    else {
                         continue;
                     };
                     let key_text = self.slice(key);
@@ -1025,10 +1004,7 @@ impl<'s> Reader<'s> {
         let Some(end) = end else {
             return Err("the string is not terminated".to_string());
         };
-        let raw = self
-            .text
-            .get(start.end_byte()..end.start_byte())
-            .unwrap_or("");
+        let raw = self.text.get(start.end_byte()..end.start_byte()).unwrap_or("");
         Ok(if prefix.contains('r') {
             raw.to_string()
         } else {
@@ -1040,8 +1016,9 @@ impl<'s> Reader<'s> {
         let node = unparen(value);
         match node.kind() {
             "string" | "concatenated_string" => self.string_literal(node),
-            "identifier" | "attribute" => dotted_path(node, self.text)
-                .ok_or_else(|| format!("found `{}`", excerpt(self.slice(value)))),
+            "identifier" | "attribute" => {
+                dotted_path(node, self.text).ok_or_else(|| format!("found `{}`", excerpt(self.slice(value))))
+            }
             _ => Err(format!("found `{}`", excerpt(self.slice(value)))),
         }
     }
@@ -1094,12 +1071,7 @@ impl<'s> Reader<'s> {
         Some(members)
     }
 
-    fn member(
-        &self,
-        assignment: Node<'_>,
-        self_name: &str,
-        stages: &HashMap<&str, usize>,
-    ) -> Option<Member> {
+    fn member(&self, assignment: Node<'_>, self_name: &str, stages: &HashMap<&str, usize>) -> Option<Member> {
         // An ERROR directly inside an assignment means the parser glued
         // unrelated text together (`self.a = A(` followed by the next line);
         // the target/value pairing is then unreliable.
@@ -1141,11 +1113,7 @@ impl<'s> Reader<'s> {
 
     /// Peels method chains (`Foo(...).to(dev)` → `Foo(...)`) and describes
     /// the innermost call.
-    fn constructor<'t>(
-        &self,
-        mut call: Node<'t>,
-        stages: &HashMap<&str, usize>,
-    ) -> Option<Ctor<'t>> {
+    fn constructor<'t>(&self, mut call: Node<'t>, stages: &HashMap<&str, usize>) -> Option<Ctor<'t>> {
         let mut func = call.child_by_field_name("function")?;
         while func.kind() == "attribute" {
             let Some(object) = func.child_by_field_name("object").map(unparen) else {
@@ -1160,12 +1128,8 @@ impl<'s> Reader<'s> {
             call = object;
             func = inner;
         }
-        let constructor = dotted_path(func, self.text).unwrap_or_else(|| {
-            self.slice(func)
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-        });
+        let constructor = dotted_path(func, self.text)
+            .unwrap_or_else(|| self.slice(func).split_whitespace().collect::<Vec<_>>().join(" "));
         let stage_class = if func.kind() == "identifier" {
             stages.get(self.slice(func)).copied()
         } else {
@@ -1347,10 +1311,7 @@ class HybridModel(nn.Module):
         let id = enc.stage_id.as_ref().unwrap();
         assert_eq!(id.value, 0);
         assert_eq!(at(FIELD_NOTES, &id.span), "0");
-        assert_eq!(
-            at(FIELD_NOTES, id.keyword_span.as_ref().unwrap()),
-            "stage_id"
-        );
+        assert_eq!(at(FIELD_NOTES, id.keyword_span.as_ref().unwrap()), "stage_id");
         let dev = enc.device.as_ref().unwrap();
         assert_eq!(dev.value, "a100");
         assert_eq!(at(FIELD_NOTES, &dev.span), "\"a100\"");
@@ -1379,10 +1340,7 @@ class HybridModel(nn.Module):
             ]
         );
         let cls = &root.members[2];
-        assert_eq!(
-            at(FIELD_NOTES, &cls.span),
-            "self.classifier = nn.Linear(768, 1000)"
-        );
+        assert_eq!(at(FIELD_NOTES, &cls.span), "self.classifier = nn.Linear(768, 1000)");
         assert_eq!(at(FIELD_NOTES, &cls.attr_span), "classifier");
         assert_eq!(at(FIELD_NOTES, &cls.constructor_span), "nn.Linear");
     }
@@ -1394,10 +1352,7 @@ class HybridModel(nn.Module):
         assert!(m.problems.is_empty(), "{:?}", m.problems);
         let s = &m.stage_classes[0];
         let id = s.stage_id.as_ref().unwrap();
-        assert_eq!(
-            (id.value, at(src, &id.span), id.keyword_span.clone()),
-            (2, "2", None)
-        );
+        assert_eq!((id.value, at(src, &id.span), id.keyword_span.clone()), (2, "2", None));
         let dev = s.device.as_ref().unwrap();
         assert_eq!((dev.value.as_str(), at(src, &dev.span)), ("h100", "'h100'"));
         let dt = s.dtype.as_ref().unwrap();
@@ -1454,10 +1409,7 @@ def decorated_function(): pass
             .iter()
             .map(|s| (s.class_name.as_str(), s.stage_id.as_ref().unwrap().value))
             .collect();
-        assert_eq!(
-            names,
-            vec![("A", 0), ("B", 1), ("C", 2), ("D", 3), ("E", 4)]
-        );
+        assert_eq!(names, vec![("A", 0), ("B", 1), ("C", 2), ("D", 3), ("E", 4)]);
     }
 
     #[test]
@@ -1486,11 +1438,7 @@ class Root(nn.Module):
         assert_eq!(err.message, "unclosed `(`");
         // The earlier class is read from the main parse, the later ones by
         // re-parsing after the error.
-        let names: Vec<_> = m
-            .stage_classes
-            .iter()
-            .map(|s| s.class_name.as_str())
-            .collect();
+        let names: Vec<_> = m.stage_classes.iter().map(|s| s.class_name.as_str()).collect();
         assert_eq!(names, vec!["A", "B"]);
         assert_eq!(m.stage_classes[1].stage_id.as_ref().unwrap().value, 1);
         let root = m.root.as_ref().unwrap();
@@ -1506,11 +1454,7 @@ class Root(nn.Module):
                    @stage_decorator(stage_id=1, device=\"h100\", dtype=bf16)\nclass B:\n    pass\n";
         let m = read_model(src);
         assert!(!m.syntax_errors.is_empty());
-        let names: Vec<_> = m
-            .stage_classes
-            .iter()
-            .map(|s| s.class_name.as_str())
-            .collect();
+        let names: Vec<_> = m.stage_classes.iter().map(|s| s.class_name.as_str()).collect();
         assert!(names.contains(&"B"), "{names:?}");
     }
 
@@ -1518,10 +1462,7 @@ class Root(nn.Module):
     fn non_literal_stage_id() {
         let src = "N = 3\n@stage_decorator(stage_id=N + 1, device=\"a100\", dtype=torch.float16)\nclass A: pass\n";
         let m = read_model(src);
-        assert_eq!(
-            kinds(&m),
-            vec![PyProblemKind::InvalidValue(StageParam::StageId)]
-        );
+        assert_eq!(kinds(&m), vec![PyProblemKind::InvalidValue(StageParam::StageId)]);
         assert_eq!(at(src, &m.problems[0].span), "N + 1");
         let s = &m.stage_classes[0];
         assert!(s.stage_id.is_none());
@@ -1548,39 +1489,21 @@ class Root(nn.Module):
         let m = read_model("@stage_decorator(99999999999999999999, 'a', bf16)\nclass A: pass\n");
         assert_eq!(kinds(&m), vec![PyProblemKind::StageIdOutOfRange]);
         let m = read_model("@stage_decorator(1.0, 'a', bf16)\nclass A: pass\n");
-        assert_eq!(
-            kinds(&m),
-            vec![PyProblemKind::InvalidValue(StageParam::StageId)]
-        );
+        assert_eq!(kinds(&m), vec![PyProblemKind::InvalidValue(StageParam::StageId)]);
         let m = read_model("@stage_decorator(True, 'a', bf16)\nclass A: pass\n");
-        assert_eq!(
-            kinds(&m),
-            vec![PyProblemKind::InvalidValue(StageParam::StageId)]
-        );
+        assert_eq!(kinds(&m), vec![PyProblemKind::InvalidValue(StageParam::StageId)]);
     }
 
     #[test]
     fn device_and_dtype_forms() {
         let m = read_model("@stage_decorator(0, f\"cuda{i}\", bf16)\nclass A: pass\n");
-        assert_eq!(
-            kinds(&m),
-            vec![PyProblemKind::InvalidValue(StageParam::Device)]
-        );
+        assert_eq!(kinds(&m), vec![PyProblemKind::InvalidValue(StageParam::Device)]);
         let m = read_model("@stage_decorator(0, f\"cuda\", bf16)\nclass A: pass\n");
-        assert_eq!(
-            kinds(&m),
-            vec![PyProblemKind::InvalidValue(StageParam::Device)]
-        );
+        assert_eq!(kinds(&m), vec![PyProblemKind::InvalidValue(StageParam::Device)]);
         let m = read_model("@stage_decorator(0, DEVICE, bf16)\nclass A: pass\n");
-        assert_eq!(
-            kinds(&m),
-            vec![PyProblemKind::InvalidValue(StageParam::Device)]
-        );
+        assert_eq!(kinds(&m), vec![PyProblemKind::InvalidValue(StageParam::Device)]);
         let m = read_model("@stage_decorator(0, b'a100', bf16)\nclass A: pass\n");
-        assert_eq!(
-            kinds(&m),
-            vec![PyProblemKind::InvalidValue(StageParam::Device)]
-        );
+        assert_eq!(kinds(&m), vec![PyProblemKind::InvalidValue(StageParam::Device)]);
         let m = read_model("@stage_decorator(0, r'a\\100', bf16)\nclass A: pass\n");
         assert_eq!(m.stage_classes[0].device.as_ref().unwrap().value, "a\\100");
         let m = read_model("@stage_decorator(0, 'a\\x31' \"00\", bf16)\nclass A: pass\n");
@@ -1588,10 +1511,7 @@ class Root(nn.Module):
         assert_eq!(m.stage_classes[0].device.as_ref().unwrap().value, "a100");
         let m = read_model("@stage_decorator(0, '''h100''', getattr(torch, 'x'))\nclass A: pass\n");
         assert_eq!(m.stage_classes[0].device.as_ref().unwrap().value, "h100");
-        assert_eq!(
-            kinds(&m),
-            vec![PyProblemKind::InvalidValue(StageParam::Dtype)]
-        );
+        assert_eq!(kinds(&m), vec![PyProblemKind::InvalidValue(StageParam::Dtype)]);
     }
 
     #[test]
@@ -1615,9 +1535,7 @@ class Root(nn.Module):
 
         let m = read_model("@stage_decorator(0, 'a', bf16, 4)\nclass A: pass\n");
         assert_eq!(kinds(&m), vec![PyProblemKind::TooManyPositional]);
-        let m = read_model(
-            "@stage_decorator(0, 'a', dtype=bf16)\n@stage_decorator(1, 'b', x)\nclass A: pass\n",
-        );
+        let m = read_model("@stage_decorator(0, 'a', dtype=bf16)\n@stage_decorator(1, 'b', x)\nclass A: pass\n");
         assert_eq!(kinds(&m), vec![PyProblemKind::DuplicateDecorator]);
         assert_eq!(m.stage_classes.len(), 1);
         assert_eq!(m.stage_classes[0].stage_id.as_ref().unwrap().value, 0);
@@ -1627,10 +1545,7 @@ class Root(nn.Module):
         let m = read_model("@stage_decorator(**cfg)\nclass A: pass\n");
         assert_eq!(kinds(&m), vec![PyProblemKind::UnsupportedArguments]);
         let m = read_model("@stage_decorator()\nclass A: pass\n");
-        assert_eq!(
-            kinds(&m),
-            StageParam::ALL.map(PyProblemKind::MissingArgument).to_vec()
-        );
+        assert_eq!(kinds(&m), StageParam::ALL.map(PyProblemKind::MissingArgument).to_vec());
     }
 
     #[test]
@@ -1693,10 +1608,7 @@ class Big(torch.nn.Module):
             .iter()
             .map(|c| (c.constructor.as_str(), c.stage_class))
             .collect();
-        assert_eq!(
-            nested,
-            vec![("A", Some(0)), ("B", Some(1)), ("nn.ReLU", None)]
-        );
+        assert_eq!(nested, vec![("A", Some(0)), ("B", Some(1)), ("nn.ReLU", None)]);
         assert_eq!(at(src, &layers.nested[1].span), "B()");
         assert_eq!(root.members[3].nested.len(), 2);
         assert_eq!(root.members[4].constructor, "nn.Linear");
@@ -1761,11 +1673,7 @@ class Big(torch.nn.Module):
         src.push_str(&".b".repeat(depth));
         src.push('\n');
         let m = read_model(&src);
-        let names: Vec<_> = m
-            .stage_classes
-            .iter()
-            .map(|s| s.class_name.as_str())
-            .collect();
+        let names: Vec<_> = m.stage_classes.iter().map(|s| s.class_name.as_str()).collect();
         assert_eq!(names, vec!["A", "B"]);
         assert_eq!(m.syntax_errors[0].message, "unclosed `[`");
     }

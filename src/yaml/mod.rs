@@ -221,13 +221,19 @@ impl Tree {
         self.merged_entries(map)
             .into_iter()
             .find(|(k, _)| k == key)
-            .map(|(_, e)| Located { node: e.value, key: Some(e.key) })
+            .map(|(_, e)| Located {
+                node: e.value,
+                key: Some(e.key),
+            })
     }
 
     /// Walks a path from the root. Stops early with `None` if a step is
     /// missing.
     pub fn locate(&self, path: &[PathSeg]) -> Option<Located> {
-        let mut here = Located { node: self.root?, key: None };
+        let mut here = Located {
+            node: self.root?,
+            key: None,
+        };
         for seg in path {
             here = self.step(here.node, seg)?;
         }
@@ -236,7 +242,10 @@ impl Tree {
 
     /// Like [`Tree::locate`], but returns the deepest node reached.
     pub fn locate_nearest(&self, path: &[PathSeg]) -> Option<(Located, usize)> {
-        let mut here = Located { node: self.root?, key: None };
+        let mut here = Located {
+            node: self.root?,
+            key: None,
+        };
         for (depth, seg) in path.iter().enumerate() {
             match self.step(here.node, seg) {
                 Some(next) => here = next,
@@ -285,9 +294,9 @@ impl Tree {
             let s = match &node.value {
                 Value::Alias(t) => of(t),
                 Value::Seq(items) => items.iter().fold(1usize, |acc, c| acc.saturating_add(of(c))),
-                Value::Map(entries) => entries
-                    .iter()
-                    .fold(1usize, |acc, e| acc.saturating_add(of(&e.key)).saturating_add(of(&e.value))),
+                Value::Map(entries) => entries.iter().fold(1usize, |acc, e| {
+                    acc.saturating_add(of(&e.key)).saturating_add(of(&e.value))
+                }),
                 _ => 1,
             };
             if let Some(slot) = size.get_mut(i) {
@@ -319,7 +328,10 @@ impl Tree {
             Value::BigInt(s) => s
                 .parse::<u64>()
                 .map(J::from)
-                .or_else(|_| s.parse::<f64>().map(|f| serde_json::Number::from_f64(f).map_or(J::Null, J::Number)))
+                .or_else(|_| {
+                    s.parse::<f64>()
+                        .map(|f| serde_json::Number::from_f64(f).map_or(J::Null, J::Number))
+                })
                 .unwrap_or(J::Null),
             Value::Float(f) => match serde_json::Number::from_f64(*f) {
                 Some(n) => J::Number(n),
@@ -348,7 +360,10 @@ impl Tree {
     }
 }
 
-static NULL_NODE: Node = Node { value: Value::Null, span: Span { start: 0, end: 0 } };
+static NULL_NODE: Node = Node {
+    value: Value::Null,
+    span: Span { start: 0, end: 0 },
+};
 
 fn float_text(f: f64) -> String {
     if f.is_nan() {
@@ -406,6 +421,9 @@ impl TreeBuilder {
     }
 
     pub fn finish(self, root: Option<NodeId>) -> Tree {
-        Tree { nodes: self.nodes, root }
+        Tree {
+            nodes: self.nodes,
+            root,
+        }
     }
 }

@@ -27,7 +27,11 @@ pub struct Budgets {
 
 impl Default for Budgets {
     fn default() -> Self {
-        Budgets { max_bytes: 8 * 1024 * 1024, max_depth: 128, max_nodes: 100_000 }
+        Budgets {
+            max_bytes: 8 * 1024 * 1024,
+            max_depth: 128,
+            max_nodes: 100_000,
+        }
     }
 }
 
@@ -65,7 +69,11 @@ impl Offsets {
 
 enum FrameKind {
     Seq(Vec<NodeId>),
-    Map { entries: Vec<Entry>, pending_key: Option<NodeId>, seen: HashMap<String, NodeId> },
+    Map {
+        entries: Vec<Entry>,
+        pending_key: Option<NodeId>,
+        seen: HashMap<String, NodeId>,
+    },
 }
 
 struct Frame {
@@ -120,14 +128,23 @@ pub fn parse(text: &str, file: FileId, budgets: &Budgets) -> (Tree, Vec<Diagnost
                 if err.info().contains("recursion limit") {
                     // The scanner's own nesting guard fired before ours.
                     b.diags.push(
-                        Diagnostic::new(&NESTING_DEPTH, file, Span::at(at), "nesting too deep; stagec stops reading here")
-                            .with_help("experiment configs nest a handful of levels; is this file generated?"),
+                        Diagnostic::new(
+                            &NESTING_DEPTH,
+                            file,
+                            Span::at(at),
+                            "nesting too deep; stagec stops reading here",
+                        )
+                        .with_help("experiment configs nest a handful of levels; is this file generated?"),
                     );
                     break;
                 }
                 let mut diag = Diagnostic::new(&YAML_SYNTAX, file, Span::at(at), syntax_message(err.info()));
                 if let Some(open) = b.stack.iter().rev().find(|f| f.flow) {
-                    let bracket = if matches!(open.kind, FrameKind::Map { .. }) { "{" } else { "[" };
+                    let bracket = if matches!(open.kind, FrameKind::Map { .. }) {
+                        "{"
+                    } else {
+                        "["
+                    };
                     diag = diag.with_label(
                         file,
                         Span::new(open.start, open.start + 1),
@@ -168,7 +185,10 @@ pub fn parse(text: &str, file: FileId, budgets: &Budgets) -> (Tree, Vec<Diagnost
                             &NESTING_DEPTH,
                             file,
                             Span::new(span.start, span.start + 1),
-                            format!("nesting deeper than {} levels; stagec stops reading here", budgets.max_depth),
+                            format!(
+                                "nesting deeper than {} levels; stagec stops reading here",
+                                budgets.max_depth
+                            ),
                         )
                         .with_help("experiment configs nest a handful of levels; is this file generated?"),
                     );
@@ -182,12 +202,18 @@ pub fn parse(text: &str, file: FileId, budgets: &Budgets) -> (Tree, Vec<Diagnost
                 if skipping > 0 {
                     skipping -= 1;
                     if skipping == 0 {
-                        let id = b.tree.push(Value::Null, Span::new(skip_start, span.end.max(skip_start)));
+                        let id = b
+                            .tree
+                            .push(Value::Null, Span::new(skip_start, span.end.max(skip_start)));
                         b.attach(id);
                     }
                     continue;
                 }
-                let end = if b.stack.last().is_some_and(|f| f.flow) { Some(span.end) } else { None };
+                let end = if b.stack.last().is_some_and(|f| f.flow) {
+                    Some(span.end)
+                } else {
+                    None
+                };
                 b.close_frame(end);
             }
             Event::Scalar(value, style, anchor, tag) => {
@@ -210,8 +236,13 @@ pub fn parse(text: &str, file: FileId, budgets: &Budgets) -> (Tree, Vec<Diagnost
                     Some(&target) => Value::Alias(target),
                     None => {
                         b.diags.push(
-                            Diagnostic::new(&ALIAS_BUDGET, file, span, "this alias refers to the collection that contains it")
-                                .with_help("a recursive structure cannot be converted to JSON; copy the values instead"),
+                            Diagnostic::new(
+                                &ALIAS_BUDGET,
+                                file,
+                                span,
+                                "this alias refers to the collection that contains it",
+                            )
+                            .with_help("a recursive structure cannot be converted to JSON; copy the values instead"),
                         );
                         Value::Null
                     }
@@ -236,17 +267,27 @@ impl Builder<'_> {
     fn open(&mut self, is_map: bool, anchor: usize, tag: Option<&Tag>, span: Span) {
         if let Some(tag) = tag {
             let expected = if is_map { "map" } else { "seq" };
-            if !(is_core(tag) && tag.suffix == expected) && !is_non_specific(tag) {
+            let fits = is_non_specific(tag) || (is_core(tag) && tag.suffix == expected);
+            if !fits {
                 self.diags.push(unsupported_tag(self.file, span, tag));
             }
         }
         let flow = matches!(self.text.as_bytes().get(span.start), Some(b'[' | b'{'));
         let kind = if is_map {
-            FrameKind::Map { entries: Vec::new(), pending_key: None, seen: HashMap::new() }
+            FrameKind::Map {
+                entries: Vec::new(),
+                pending_key: None,
+                seen: HashMap::new(),
+            }
         } else {
             FrameKind::Seq(Vec::new())
         };
-        self.stack.push(Frame { kind, start: span.start, flow, anchor });
+        self.stack.push(Frame {
+            kind,
+            start: span.start,
+            flow,
+            anchor,
+        });
     }
 
     fn attach(&mut self, id: NodeId) {
@@ -258,7 +299,11 @@ impl Builder<'_> {
         };
         match &mut frame.kind {
             FrameKind::Seq(items) => items.push(id),
-            FrameKind::Map { entries, pending_key, seen } => match pending_key.take() {
+            FrameKind::Map {
+                entries,
+                pending_key,
+                seen,
+            } => match pending_key.take() {
                 Some(key) => entries.push(Entry { key, value: id }),
                 None => {
                     let node = self.tree.nodes.get(id.0 as usize);
@@ -277,7 +322,12 @@ impl Builder<'_> {
                         Some(v) => {
                             let text = scalar_text(v);
                             if let Some(&first) = seen.get(&text) {
-                                let first_span = self.tree.nodes.get(first.0 as usize).map(|n| n.span).unwrap_or_default();
+                                let first_span = self
+                                    .tree
+                                    .nodes
+                                    .get(first.0 as usize)
+                                    .map(|n| n.span)
+                                    .unwrap_or_default();
                                 self.diags.push(
                                     Diagnostic::new(
                                         &DUPLICATE_KEY,
@@ -286,7 +336,9 @@ impl Builder<'_> {
                                         format!("duplicate key `{text}`"),
                                     )
                                     .with_label(self.file, first_span, format!("`{text}` first defined here"))
-                                    .with_help("Determined's CLI (ruamel.yaml) rejects duplicate keys; keep one of them"),
+                                    .with_help(
+                                        "Determined's CLI (ruamel.yaml) rejects duplicate keys; keep one of them",
+                                    ),
                                 );
                             } else {
                                 seen.insert(text, id);
@@ -308,7 +360,11 @@ impl Builder<'_> {
                 let last = items.last().copied();
                 (Value::Seq(items), last)
             }
-            FrameKind::Map { mut entries, pending_key, .. } => {
+            FrameKind::Map {
+                mut entries,
+                pending_key,
+                ..
+            } => {
                 if let Some(key) = pending_key {
                     // A key whose value never came (input ended): null value.
                     let at = self.tree.nodes.get(key.0 as usize).map_or(frame.start, |n| n.span.end);
@@ -319,7 +375,9 @@ impl Builder<'_> {
                 (Value::Map(entries), last)
             }
         };
-        let last_end = last.and_then(|id| self.tree.nodes.get(id.0 as usize)).map(|n| n.span.end);
+        let last_end = last
+            .and_then(|id| self.tree.nodes.get(id.0 as usize))
+            .map(|n| n.span.end);
         let end = flow_end.or(last_end).unwrap_or(frame.start).max(frame.start);
         let end = trim_trailing_space(self.text, frame.start, end);
         let id = self.tree.push(value, Span::new(frame.start, end));
@@ -331,7 +389,11 @@ impl Builder<'_> {
 
     fn scalar_value(&mut self, value: &str, style: ScalarStyle, tag: Option<&Tag>, span: Span) -> Value {
         let Some(tag) = tag else {
-            return if matches!(style, ScalarStyle::Plain) { resolve_plain(value) } else { Value::Str(value.to_string()) };
+            return if matches!(style, ScalarStyle::Plain) {
+                resolve_plain(value)
+            } else {
+                Value::Str(value.to_string())
+            };
         };
         if is_non_specific(tag) {
             return Value::Str(value.to_string());
@@ -385,14 +447,21 @@ fn is_non_specific(tag: &Tag) -> bool {
 }
 
 fn unsupported_tag(file: FileId, span: Span, tag: &Tag) -> Diagnostic {
-    let shown = if tag.handle == "tag:yaml.org,2002:" { format!("!!{}", tag.suffix) } else { format!("{}{}", tag.handle, tag.suffix) };
-    Diagnostic::new(&UNSUPPORTED_TAG, file, span, format!("unsupported tag `{shown}`"))
-        .with_help("Determined's CLI loads configs with ruamel.yaml's safe loader, which accepts only the YAML core tags")
+    let shown = if tag.handle == "tag:yaml.org,2002:" {
+        format!("!!{}", tag.suffix)
+    } else {
+        format!("{}{}", tag.handle, tag.suffix)
+    };
+    Diagnostic::new(&UNSUPPORTED_TAG, file, span, format!("unsupported tag `{shown}`")).with_help(
+        "Determined's CLI loads configs with ruamel.yaml's safe loader, which accepts only the YAML core tags",
+    )
 }
 
 fn syntax_message(info: &str) -> String {
     let info = info.trim();
-    let info = info.strip_prefix("while parsing ").map_or(info.to_string(), |rest| format!("while parsing {rest}"));
+    let info = info
+        .strip_prefix("while parsing ")
+        .map_or(info.to_string(), |rest| format!("while parsing {rest}"));
     format!("invalid YAML: {info}")
 }
 
@@ -406,7 +475,10 @@ fn scalar_span(text: &str, span: Span, style: ScalarStyle) -> Span {
         _ => return Span::new(span.start, trim_trailing_space(text, span.start, span.end)),
     };
     // The token starts at its opening quote (after any anchor or tag).
-    let Some(open) = bytes.get(span.start..).and_then(|rest| rest.iter().position(|&c| c == quote)) else {
+    let Some(open) = bytes
+        .get(span.start..)
+        .and_then(|rest| rest.iter().position(|&c| c == quote))
+    else {
         return span;
     };
     let mut i = span.start + open + 1;

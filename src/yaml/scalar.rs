@@ -128,7 +128,10 @@ mod tests {
         assert_eq!(resolve_plain("1e"), Value::Str("1e".into()));
         assert_eq!(resolve_plain("."), Value::Str(".".into()));
         assert_eq!(resolve_plain("-"), Value::Str("-".into()));
-        assert_eq!(resolve_plain("99999999999999999999"), Value::BigInt("99999999999999999999".into()));
+        assert_eq!(
+            resolve_plain("99999999999999999999"),
+            Value::BigInt("99999999999999999999".into())
+        );
         assert!(matches!(resolve_plain(".nan"), Value::Float(f) if f.is_nan()));
     }
 }

@@ -15,13 +15,19 @@ pub fn test_env(name: &str) -> Option<String> {
 
 /// Checks `bytes` under `name` with the test environment.
 pub fn check(name: &str, bytes: &[u8]) -> Checked {
-    let opts = Options { env: &test_env, ..Options::default() };
+    let opts = Options {
+        env: &test_env,
+        ..Options::default()
+    };
     check_experiment(name, bytes, &opts)
 }
 
 /// Human (plain, fixed width) and JSON renderings of one check.
 pub fn render(checked: &Checked) -> String {
-    let reports = [Report { sources: &checked.sources, diagnostics: &checked.diagnostics }];
+    let reports = [Report {
+        sources: &checked.sources,
+        diagnostics: &checked.diagnostics,
+    }];
     let summary = Summary::of(&reports, 1);
     let human = render::human::render(&reports, summary, Style::PLAIN);
     let json = render::json::render(&reports, summary);
@@ -36,7 +42,11 @@ pub fn render_fixture(path: &Path) -> String {
 
 pub fn display_name(path: &Path) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    path.strip_prefix(root).unwrap_or(path).display().to_string().replace('\\', "/")
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+        .replace('\\', "/")
 }
 
 /// `../shared` beside the checkout, if this clone has it.

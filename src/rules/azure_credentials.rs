@@ -1,0 +1,86 @@
+declare_rule! {
+    /// ## What it checks
+    /// For `checkpoint_storage` of `type: azure`: that exactly one of
+    /// `connection_string` and `account_url` is set, and that `credential`
+    /// is not combined with `connection_string`.
+    ///
+    /// ## Why
+    /// Determined connects to Azure Blob Storage either with a connection
+    /// string (which carries its own key) or with an account URL plus an
+    /// optional credential; it rejects configs that give both or neither.
+    /// The cluster's default storage replaces `checkpoint_storage` only when
+    /// the section is absent, so an azure section in the experiment must be
+    /// complete on its own.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// checkpoint_storage:
+    ///   type: azure
+    ///   container: checkpoints
+    ///   connection_string: ${AZURE_CONNECTION_STRING}
+    ///   account_url: https://acct.blob.core.windows.net   # error: both set
+    /// ```
+    pub static AZURE_CREDENTIALS = {
+        code: "C204",
+        name: "azure-credentials",
+        severity: Error,
+        summary: "Azure storage needs exactly one of `connection_string` and `account_url`",
+    };
+}
+
+use serde_json::Value as Json;
+
+use crate::diagnostic::Diagnostic;
+use crate::semantic::{is_set, path, Ctx};
+
+pub(crate) fn check(ctx: &mut Ctx<'_>) {
+    const S: &str = "checkpoint_storage";
+    if ctx.get(&[S, "type"]).and_then(Json::as_str) != Some("azure") {
+        return;
+    }
+    let connection = ctx.get(&[S, "connection_string"]);
+    let credential = ctx.get(&[S, "credential"]);
+    let conn_span = ctx.key_span(&path(&[S, "connection_string"]));
+    // Determined's check: both present as strings.
+    if connection.is_some_and(Json::is_string) && credential.is_some_and(Json::is_string) {
+        let d = Diagnostic::new(
+            &AZURE_CREDENTIALS,
+            ctx.file,
+            ctx.key_span(&path(&[S, "credential"])),
+            "`checkpoint_storage.credential` cannot be combined with `connection_string`",
+        )
+        .with_label(
+            ctx.file,
+            conn_span,
+            "the connection string already carries the account key",
+        )
+        .with_help("use `connection_string` alone, or `account_url` with `credential`");
+        ctx.push(d);
+    }
+    match (is_set(connection), is_set(ctx.get(&[S, "account_url"]))) {
+        (true, true) => {
+            let d = Diagnostic::new(
+                &AZURE_CREDENTIALS,
+                ctx.file,
+                ctx.key_span(&path(&[S, "account_url"])),
+                "`checkpoint_storage` sets both `account_url` and `connection_string`; exactly one must be set",
+            )
+            .with_label(ctx.file, conn_span, "`connection_string` set here")
+            .with_help("keep `connection_string`, or replace it with `account_url` (and `credential`)");
+            ctx.push(d);
+        }
+        (false, false) => {
+            let d = Diagnostic::new(
+                &AZURE_CREDENTIALS,
+                ctx.file,
+                ctx.key_span(&path(&[S])),
+                "`checkpoint_storage` (azure) needs `connection_string` or `account_url`",
+            )
+            .with_help(
+                "add `connection_string: ${AZURE_STORAGE_CONNECTION_STRING}`, or `account_url: https://<account>.blob.core.windows.net` with an optional `credential`",
+            );
+            ctx.push(d);
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,187 @@
+declare_rule! {
+    /// ## What it checks
+    /// Keys that Determined's schema names as not allowed (its
+    /// `disallowProperties`):
+    ///
+    /// - `tensorboard_storage.save_experiment_best`, `save_trial_best` and
+    ///   `save_trial_latest` are deprecated and ignored (reported as a
+    ///   warning);
+    /// - `environment.pod_spec.name` and `environment.pod_spec.name_space`
+    ///   (Determined names the pod and picks its namespace);
+    /// - in `environment.pod_spec.spec.containers`, the container named
+    ///   `determined-container` may not set `image`, `command`, `args`,
+    ///   `working_dir`, `ports`, `liveness_probe`, `readiness_probe`,
+    ///   `startup_probe`, `lifecycle`, `termination_message_path`,
+    ///   `termination_message_policy`, `image_pull_policy` or
+    ///   `security_context`.
+    ///
+    /// The container fields are matched with the snake_case spellings that
+    /// Determined's schema uses. A Kubernetes manifest spells them in
+    /// camelCase (`workingDir`, `imagePullPolicy`, ...); Determined's check
+    /// does not look at those spellings, and neither does this rule (some,
+    /// such as `securityContext`, Determined merges into its own settings).
+    ///
+    /// ## Why
+    /// Determined runs the trial in `determined-container` and sets these
+    /// fields itself (the image comes from `environment.image`, the command
+    /// from `entrypoint`); the master rejects experiments that try to set
+    /// them through the pod spec.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// environment:
+    ///   pod_spec:
+    ///     spec:
+    ///       containers:
+    ///         - name: determined-container
+    ///           image: my/image:latest   # error: set `environment.image`
+    /// ```
+    pub static DISALLOWED_PROPERTY = {
+        code: "C208",
+        name: "disallowed-property",
+        severity: Error,
+        summary: "A key Determined does not allow (or ignores) at this place",
+    };
+}
+
+use serde_json::Value as Json;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::semantic::{path, Ctx};
+use crate::yaml::{display_path, PathSeg};
+
+/// Fields of `determined-container` that Determined's schema disallows
+/// (its spellings), with the advice to give.
+const CONTAINER_FIELDS: &[(&str, &str)] = &[
+    ("image", "set the image with `environment.image`"),
+    ("command", "Determined runs `entrypoint` in this container"),
+    ("args", "pass arguments in `entrypoint`"),
+    (
+        "working_dir",
+        "Determined runs the trial in the directory holding the experiment's code",
+    ),
+    ("ports", "expose ports with `environment.proxy_ports`"),
+    ("liveness_probe", "Determined manages the container's lifecycle"),
+    ("readiness_probe", "Determined manages the container's lifecycle"),
+    ("startup_probe", "Determined manages the container's lifecycle"),
+    ("lifecycle", "Determined manages the container's lifecycle"),
+    (
+        "termination_message_path",
+        "Determined manages the container's lifecycle",
+    ),
+    (
+        "termination_message_policy",
+        "Determined manages the container's lifecycle",
+    ),
+    ("image_pull_policy", "set `environment.force_pull_image` instead"),
+    (
+        "security_context",
+        "set it in the experiment config (`environment.add_capabilities`, `drop_capabilities`)",
+    ),
+];
+
+const TENSORBOARD_FIELDS: &[&str] = &["save_experiment_best", "save_trial_best", "save_trial_latest"];
+
+pub(crate) fn check(ctx: &mut Ctx<'_>) {
+    tensorboard(ctx);
+    pod_spec(ctx);
+}
+
+fn tensorboard(ctx: &mut Ctx<'_>) {
+    let Some(Json::Object(tb)) = ctx.get(&["tensorboard_storage"]) else {
+        return;
+    };
+    let present: Vec<&str> = TENSORBOARD_FIELDS
+        .iter()
+        .copied()
+        .filter(|f| tb.contains_key(*f))
+        .collect();
+    for field in present {
+        let p = path(&["tensorboard_storage", field]);
+        let mut d = Diagnostic::new(
+            &DISALLOWED_PROPERTY,
+            ctx.file,
+            ctx.key_span(&p),
+            format!("`tensorboard_storage.{field}` is deprecated and ignored"),
+        )
+        .with_severity(Severity::Warning)
+        .with_help(
+            "checkpoint retention is set in `checkpoint_storage`; TensorBoard files are kept with the experiment",
+        );
+        if let Some(edit) = ctx.delete_entry_edit(&p) {
+            d = d.with_fix(format!("Remove `{field}`"), vec![edit]);
+        }
+        ctx.push(d);
+    }
+}
+
+fn pod_spec(ctx: &mut Ctx<'_>) {
+    let Some(Json::Object(pod)) = ctx.get(&["environment", "pod_spec"]) else {
+        return;
+    };
+    let mut found: Vec<(Vec<PathSeg>, String)> = Vec::new();
+    for (field, what) in [("name", "the pod's name"), ("name_space", "the pod's namespace")] {
+        if pod.contains_key(field) {
+            found.push((
+                path(&["environment", "pod_spec", field]),
+                format!("Determined chooses {what} itself; remove this key"),
+            ));
+        }
+    }
+    if let Some(Json::Array(containers)) = pod.get("spec").and_then(|s| s.get("containers")) {
+        for (i, c) in containers.iter().enumerate() {
+            let Json::Object(c) = c else { continue };
+            if c.get("name").and_then(Json::as_str) != Some("determined-container") {
+                continue;
+            }
+            for (field, advice) in CONTAINER_FIELDS {
+                if c.contains_key(*field) {
+                    let p = vec![
+                        PathSeg::Key("environment".into()),
+                        PathSeg::Key("pod_spec".into()),
+                        PathSeg::Key("spec".into()),
+                        PathSeg::Key("containers".into()),
+                        PathSeg::Index(i),
+                        PathSeg::Key((*field).to_string()),
+                    ];
+                    found.push((
+                        p,
+                        format!("Determined configures `determined-container` itself: {advice}"),
+                    ));
+                }
+            }
+        }
+    }
+    for (p, help) in found {
+        let d = Diagnostic::new(
+            &DISALLOWED_PROPERTY,
+            ctx.file,
+            ctx.key_span(&p),
+            format!("`{}` is not configurable", display_path(&p)),
+        )
+        .with_help(help);
+        ctx.push(d);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::semantic::apply_fixes;
+
+    #[test]
+    fn removes_deprecated_tensorboard_fields() {
+        let text =
+            "tensorboard_storage:\n  type: s3\n  bucket: b\n  save_trial_best: 1  # old\n  save_trial_latest: 2\n";
+        let (out, diags) = apply_fixes(text, "C208");
+        assert_eq!(out, "tensorboard_storage:\n  type: s3\n  bucket: b\n");
+        assert_eq!(diags.iter().filter(|d| d.code == "C208").count(), 2);
+    }
+
+    #[test]
+    fn no_fix_without_a_line_of_its_own() {
+        let text = "tensorboard_storage: {type: s3, bucket: b, save_trial_best: 1}\n";
+        let (out, diags) = apply_fixes(text, "C208");
+        assert_eq!(out, text);
+        assert!(diags.iter().any(|d| d.code == "C208"));
+    }
+}

@@ -1,0 +1,124 @@
+declare_rule! {
+    /// ## What it checks
+    /// With `searcher.name: grid`, that every `int`, `double` and `log`
+    /// hyperparameter has a `count`, at any depth of `hyperparameters`
+    /// (nested mappings and lists, and the HPP `hpp_config` fields included).
+    ///
+    /// ## Why
+    /// The grid searcher tries `count` evenly spaced values of each range;
+    /// without it the grid is undefined and Determined rejects the
+    /// experiment ("grid search is in use but count was not provided").
+    /// `const` and `categorical` hyperparameters need no `count`.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// searcher:
+    ///   name: grid
+    ///   metric: validation_loss
+    /// hyperparameters:
+    ///   dropout:          # error: no `count`
+    ///     type: double
+    ///     minval: 0.2
+    ///     maxval: 0.5
+    /// ```
+    pub static GRID_COUNT_MISSING = {
+        code: "C206",
+        name: "grid-count-missing",
+        severity: Error,
+        summary: "A grid-searched range hyperparameter has no `count`",
+    };
+}
+
+use serde_json::Value as Json;
+
+use crate::diagnostic::Diagnostic;
+use crate::semantic::{is_set, path, Ctx};
+use crate::yaml::display_path;
+
+/// The `count` a fix proposes.
+const PROPOSED_COUNT: &str = "5";
+
+pub(crate) fn check(ctx: &mut Ctx<'_>) {
+    if ctx.get(&["searcher", "name"]).and_then(Json::as_str) != Some("grid") {
+        return;
+    }
+    let grid_name = ctx.value_span(&path(&["searcher", "name"]));
+    for (hp, map) in ctx.typed_hyperparameters(true) {
+        let Some(kind @ ("int" | "double" | "log")) = map.get("type").and_then(Json::as_str) else {
+            continue;
+        };
+        if is_set(map.get("count")) {
+            continue;
+        }
+        let mut d = Diagnostic::new(
+            &GRID_COUNT_MISSING,
+            ctx.file,
+            ctx.head_span(&hp),
+            format!("`{}` ({kind}) needs a `count` under grid search", display_path(&hp)),
+        )
+        .with_label(ctx.file, grid_name, "grid search selected here")
+        .with_help(format!(
+            "add `count: N` to try N evenly spaced values between `minval` and `maxval`{}",
+            if kind == "log" {
+                " (spaced evenly in the exponent)"
+            } else {
+                ""
+            }
+        ));
+        if let Some(edit) = ctx.append_entry_edit(&hp, "count", PROPOSED_COUNT) {
+            d = d.with_fix(format!("Add `count: {PROPOSED_COUNT}`"), vec![edit]);
+        }
+        ctx.push(d);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::semantic::apply_fixes;
+
+    const HEAD: &str = "name: g\nentrypoint: python3 train.py\nsearcher:\n  name: grid\n  metric: loss\ncheckpoint_storage:\n  type: shared_fs\n  host_path: /mnt/c\n";
+
+    fn fixed(hps: &str) -> String {
+        let (out, diags) = apply_fixes(&format!("{HEAD}{hps}"), "C206");
+        let (again, after) = apply_fixes(&out, "C206");
+        assert_eq!(again, out, "fixes are not idempotent");
+        assert!(
+            !after
+                .iter()
+                .any(|d| d.code == "C206" || d.severity == crate::Severity::Error),
+            "{after:?}\n{out}"
+        );
+        assert!(diags.iter().any(|d| d.code == "C206"));
+        out.strip_prefix(HEAD).unwrap_or(&out).to_string()
+    }
+
+    #[test]
+    fn inserts_count_in_block_mappings() {
+        assert_eq!(
+            fixed("hyperparameters:\n  lr:\n    type: log\n    base: 10\n    minval: -5\n    maxval: -2  # exponents\n  wd: 1\n"),
+            "hyperparameters:\n  lr:\n    type: log\n    base: 10\n    minval: -5\n    maxval: -2  # exponents\n    count: 5\n  wd: 1\n"
+        );
+    }
+
+    #[test]
+    fn inserts_count_in_flow_mappings_list_items_and_at_end_of_file() {
+        assert_eq!(
+            fixed("hyperparameters:\n  d: {type: double, minval: 0.1, maxval: 0.5}\n  layers:\n    - type: int\n      minval: 1\n      maxval: 3"),
+            "hyperparameters:\n  d: {type: double, minval: 0.1, maxval: 0.5, count: 5}\n  layers:\n    - type: int\n      minval: 1\n      maxval: 3\n      count: 5"
+        );
+    }
+
+    #[test]
+    fn keeps_crlf_and_replaces_nothing_through_aliases() {
+        let text = "hyperparameters:\r\n  a: &r\r\n    type: int\r\n    minval: 1\r\n    maxval: 3\r\n  b: *r\r\n";
+        let (out, diags) = apply_fixes(&format!("{}{text}", HEAD.replace('\n', "\r\n")), "C206");
+        assert!(out.contains("    maxval: 3\r\n    count: 5\r\n  b: *r"), "{out:?}");
+        // `b` is an alias: reported, but not fixed separately.
+        let b = diags
+            .iter()
+            .filter(|d| d.code == "C206")
+            .filter(|d| d.fix.is_none())
+            .count();
+        assert_eq!(b, 1);
+    }
+}
