@@ -249,22 +249,30 @@ fn to_path(loc: &Location) -> Vec<PathSeg> {
         .collect()
 }
 
-/// Validates `json` (the document as JSON) and appends located
+/// Validates `json` (the experiment as JSON) and appends located
 /// diagnostics. Returns how many it added.
 pub fn validate(file: FileId, text: &str, tree: &Tree, json: &Json, diags: &mut Vec<Diagnostic>) -> usize {
+    map_errors(file, text, tree, json, experiment, ExperimentValidator::iter_errors(json), diags)
+}
+
+/// Maps a validator's errors for `json` (the document `tree` parsed from
+/// `text`) to located diagnostics, using `index` — called only when there
+/// are errors — for suggestions and descriptions. Returns how many it added.
+pub fn map_errors<'e>(
+    file: FileId,
+    text: &str,
+    tree: &Tree,
+    json: &Json,
+    index: fn() -> &'static SchemaIndex,
+    errors: impl Iterator<Item = ValidationError<'e>>,
+    diags: &mut Vec<Diagnostic>,
+) -> usize {
     let before = diags.len();
-    let mut errors = ExperimentValidator::iter_errors(json).peekable();
+    let mut errors = errors.peekable();
     if errors.peek().is_none() {
         return 0;
     }
-    let mut mapper = Mapper {
-        file,
-        text,
-        tree,
-        json,
-        index: experiment(),
-        out: diags,
-    };
+    let mut mapper = Mapper { file, text, tree, json, index: index(), out: diags };
     for err in errors {
         mapper.convert(&err);
     }

@@ -68,6 +68,13 @@ pub mod unknown_key;
 pub mod unknown_variant;
 pub mod wrong_type;
 
+// Stage declarations and pipeline.
+pub mod invalid_param_count;
+
+// Hardware inventories.
+pub mod inventory_format;
+pub mod inventory_unknown_gpu;
+
 // `${VAR}` references.
 pub mod unset_variable;
 pub mod variable_syntax;
@@ -110,6 +117,9 @@ pub fn all() -> Vec<&'static Rule> {
         &bad_format::BAD_FORMAT,
         &unknown_variant::UNKNOWN_VARIANT,
         &schema_violation::SCHEMA_VIOLATION,
+        &invalid_param_count::INVALID_PARAM_COUNT,
+        &inventory_format::INVENTORY_FORMAT,
+        &inventory_unknown_gpu::INVENTORY_UNKNOWN_GPU,
         &variable_syntax::VARIABLE_SYNTAX,
         &unset_variable::UNSET_VARIABLE,
         &min_not_below_max::MIN_NOT_BELOW_MAX,
