@@ -42,8 +42,12 @@ pub struct Checked {
     pub diagnostics: Vec<Diagnostic>,
     /// The parsed tree, when the file was text.
     pub tree: Option<Tree>,
+    /// The config as JSON, when it parsed into a mapping within budget.
+    pub json: Option<serde_json::Value>,
     /// The typed experiment, when the config has no errors.
     pub config: Option<ExperimentConfig>,
+    /// The resolved pipeline, when stage declarations were checked.
+    pub pipeline: Option<crate::graph::Pipeline>,
 }
 
 impl Checked {
@@ -123,7 +127,9 @@ pub fn check_experiment(name: &str, bytes: &[u8], opts: &Options<'_>) -> Checked
         file,
         diagnostics: Vec::new(),
         tree: None,
+        json: None,
         config: None,
+        pipeline: None,
     };
     if let Some(d) = decode_error {
         checked.diagnostics.push(d);
@@ -132,25 +138,40 @@ pub fn check_experiment(name: &str, bytes: &[u8], opts: &Options<'_>) -> Checked
     let Some(source) = checked.sources.get(file) else {
         return checked;
     };
-    let (diagnostics, tree, config) = check_text(file, source, opts);
-    checked.diagnostics = diagnostics;
-    checked.tree = Some(tree);
-    checked.config = config;
+    let result = check_text(file, source, opts);
+    checked.diagnostics = result.diagnostics;
+    checked.tree = Some(result.tree);
+    checked.json = result.json;
+    checked.config = result.config;
     checked
 }
 
+/// What checking one config's text produced.
+pub struct ConfigCheck {
+    pub diagnostics: Vec<Diagnostic>,
+    pub tree: Tree,
+    /// The document as JSON, when it parsed into a mapping within budget.
+    pub json: Option<serde_json::Value>,
+    /// The typed experiment, when the config has no errors.
+    pub config: Option<ExperimentConfig>,
+}
+
 /// Checks already-decoded text (the LSP's entry point for unsaved buffers).
-pub fn check_text(
-    file: FileId,
-    source: &SourceFile,
-    opts: &Options<'_>,
-) -> (Vec<Diagnostic>, Tree, Option<ExperimentConfig>) {
+pub fn check_text(file: FileId, source: &SourceFile, opts: &Options<'_>) -> ConfigCheck {
     let text = source.text.as_str();
     let (tree, mut diags) = yaml::parse(text, file, &opts.budgets);
-    let config = analyze(file, text, &tree, opts, &mut diags);
+    let (json, config) = match analyze(file, text, &tree, opts, &mut diags) {
+        Some((json, config)) => (Some(json), config),
+        None => (None, None),
+    };
     suppress::apply(file, source, &mut diags);
     sort_and_dedup(&mut diags);
-    (diags, tree, config)
+    ConfigCheck {
+        diagnostics: diags,
+        tree,
+        json,
+        config,
+    }
 }
 
 fn analyze(
@@ -159,7 +180,44 @@ fn analyze(
     tree: &Tree,
     opts: &Options<'_>,
     diags: &mut Vec<Diagnostic>,
-) -> Option<ExperimentConfig> {
+) -> Option<(serde_json::Value, Option<ExperimentConfig>)> {
+    let json = document_json(
+        file,
+        tree,
+        &opts.budgets,
+        "an experiment config maps keys such as `name`, `entrypoint` and `searcher` to values",
+        diags,
+    )?;
+    check_variables(file, text, tree, opts, diags);
+    let yaml_spans: Vec<Span> = diags
+        .iter()
+        .filter(|d| d.code.starts_with('Y'))
+        .map(|d| d.span)
+        .collect();
+    let schema_errors = schema::validate(file, text, tree, &json, diags);
+    semantic::run(file, text, tree, &json, diags);
+    // A value the YAML layer already rejected (a bad tag) is not reported
+    // again by the schema.
+    diags.retain(|d| d.code.starts_with('Y') || !yaml_spans.contains(&d.span));
+    if schema_errors > 0 || diags.iter().any(|d| d.severity == Severity::Error) {
+        return Some((json, None));
+    }
+    let config = serde_json::from_value::<ExperimentConfig>(json.clone()).ok();
+    Some((json, config))
+}
+
+/// The shared gate between a parsed YAML document and its schema: `None`
+/// (with the reason in `diags`, if it is new) when the document did not
+/// parse, was cut at the depth limit, is not a mapping (`root_help` says
+/// what the file should map), or expands beyond the alias budget; otherwise
+/// the document as JSON, aliases and merges expanded.
+pub fn document_json(
+    file: FileId,
+    tree: &Tree,
+    budgets: &Budgets,
+    root_help: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<serde_json::Value> {
     // A file that did not parse (or whose tree was cut at the depth limit)
     // gets only its YAML errors: checking a partial tree would report keys
     // as missing that are merely unread.
@@ -184,19 +242,18 @@ fn analyze(
                     tree.span(root),
                     format!("the document is {what}, not a mapping"),
                 )
-                .with_help("an experiment config maps keys such as `name`, `entrypoint` and `searcher` to values"),
+                .with_help(root_help),
             );
             return None;
         }
         None => {
             diags.push(
-                Diagnostic::new(&ROOT_NOT_MAPPING, file, Span::at(0), "the document is empty")
-                    .with_help("an experiment config maps keys such as `name`, `entrypoint` and `searcher` to values"),
+                Diagnostic::new(&ROOT_NOT_MAPPING, file, Span::at(0), "the document is empty").with_help(root_help),
             );
             return None;
         }
     };
-    let max = opts.budgets.max_nodes;
+    let max = budgets.max_nodes;
     if tree.expanded_size(max) > max {
         let at = tree.largest_alias(max).map_or(Span::at(0), |a| tree.span(a));
         diags.push(
@@ -210,22 +267,7 @@ fn analyze(
         );
         return None;
     }
-    let json = tree.to_json(root, max)?;
-    check_variables(file, text, tree, opts, diags);
-    let yaml_spans: Vec<Span> = diags
-        .iter()
-        .filter(|d| d.code.starts_with('Y'))
-        .map(|d| d.span)
-        .collect();
-    let schema_errors = schema::validate(file, text, tree, &json, diags);
-    semantic::run(file, text, tree, &json, diags);
-    // A value the YAML layer already rejected (a bad tag) is not reported
-    // again by the schema.
-    diags.retain(|d| d.code.starts_with('Y') || !yaml_spans.contains(&d.span));
-    if schema_errors > 0 || diags.iter().any(|d| d.severity == Severity::Error) {
-        return None;
-    }
-    serde_json::from_value::<ExperimentConfig>(json).ok()
+    tree.to_json(root, max)
 }
 
 /// Reports malformed `${...}` references and unset variables in every

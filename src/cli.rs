@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::render::{self, human::Style, Report, Summary};
-use crate::{check, rules};
+use crate::{check, project, rules};
 
 /// Exit status: no errors.
 pub const EXIT_OK: u8 = 0;
@@ -41,6 +41,17 @@ pub enum Command {
         /// Exit with status 1 when there are warnings.
         #[arg(long)]
         deny_warnings: bool,
+        /// The experiment's context directory, as `det experiment create CONFIG CONTEXT` uploads it
+        /// (default: the config's folder). Stage declarations are looked for here.
+        #[arg(long, value_name = "DIR")]
+        context: Option<PathBuf>,
+        /// A model source with stage declarations (`*.py` or `stages.yaml`); repeatable.
+        /// Replaces the search of the context directory.
+        #[arg(long = "model", value_name = "FILE")]
+        models: Vec<PathBuf>,
+        /// Cluster inventory: stagec's inventory YAML, `kubectl get nodes -o json`, or nvidia-smi CSV.
+        #[arg(long, value_name = "FILE")]
+        inventory: Option<PathBuf>,
     },
     /// List every rule with its code and summary.
     Rules,
@@ -82,7 +93,17 @@ pub fn main() -> ExitCode {
             files,
             format,
             deny_warnings,
-        } => run_check(&files, format, deny_warnings),
+            context,
+            models,
+            inventory,
+        } => {
+            let sources = Sources {
+                context,
+                models,
+                inventory,
+            };
+            run_check(&files, &sources, format, deny_warnings)
+        }
         Command::Rules => run_rules(),
         Command::Explain { code } => run_explain(&code),
         Command::Schema { out, stdout } => run_schema(&out, stdout),
@@ -93,21 +114,134 @@ fn env_lookup(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
-fn run_check(files: &[PathBuf], format: Format, deny_warnings: bool) -> u8 {
+/// Where a check finds the files beside the config.
+struct Sources {
+    context: Option<PathBuf>,
+    models: Vec<PathBuf>,
+    inventory: Option<PathBuf>,
+}
+
+/// Files in a context directory that declare stages: `stages.yaml` /
+/// `stages.yml` and Python files mentioning `stage_decorator`. Hidden
+/// folders, caches and virtual environments are skipped, and the walk is
+/// bounded.
+fn discover_models(context: &Path) -> Vec<PathBuf> {
+    const MAX_FILES: usize = 2000;
+    const MAX_DEPTH: usize = 8;
+    let mut found = Vec::new();
+    let mut seen = 0usize;
+    let mut stack = vec![(context.to_path_buf(), 0usize)];
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+        entries.sort();
+        for path in entries {
+            seen += 1;
+            if seen > MAX_FILES {
+                return found;
+            }
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if path.is_dir() {
+                let skip = name.starts_with('.')
+                    || matches!(
+                        name.as_str(),
+                        "__pycache__" | "node_modules" | "venv" | "site-packages" | "target"
+                    );
+                if !skip && depth < MAX_DEPTH {
+                    stack.push((path, depth + 1));
+                }
+                continue;
+            }
+            if depth == 0 && (name == "stages.yaml" || name == "stages.yml") {
+                found.push(path);
+            } else if name.ends_with(".py") {
+                let mentions = read_limited(&path, 1024 * 1024)
+                    .map(|b| b.windows(15).any(|w| w == b"stage_decorator"))
+                    .unwrap_or(false);
+                if mentions {
+                    found.push(path);
+                }
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+fn read_input(path: &Path, limit: usize) -> Result<project::Input, String> {
+    read_limited(path, limit)
+        .map(|bytes| project::Input {
+            name: path.display().to_string(),
+            bytes,
+        })
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+fn run_check(files: &[PathBuf], sources: &Sources, format: Format, deny_warnings: bool) -> u8 {
     let opts = check::Options {
         env: &env_lookup,
         ..check::Options::default()
     };
-    let mut results = Vec::new();
+    let limit = opts.budgets.max_bytes;
     let mut unreadable = false;
-    for path in files {
-        match read_limited(path, opts.budgets.max_bytes) {
-            Ok(bytes) => results.push(check::check_experiment(&path.display().to_string(), &bytes, &opts)),
+    let mut fail = |msg: String| {
+        eprintln!("stagec: {msg}");
+        unreadable = true;
+    };
+    let inventory = match &sources.inventory {
+        Some(path) => match read_input(path, limit) {
+            Ok(input) => Some(input),
             Err(e) => {
-                eprintln!("stagec: cannot read {}: {e}", path.display());
-                unreadable = true;
+                fail(e);
+                None
             }
+        },
+        None => None,
+    };
+    let mut explicit_models = Vec::new();
+    for path in &sources.models {
+        match read_input(path, limit) {
+            Ok(input) => explicit_models.push(input),
+            Err(e) => fail(e),
         }
+    }
+    let mut results = Vec::new();
+    for path in files {
+        let config = match read_input(path, limit) {
+            Ok(input) => input,
+            Err(e) => {
+                fail(e);
+                continue;
+            }
+        };
+        let context = sources.context.clone().unwrap_or_else(|| {
+            path.parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."))
+                .to_path_buf()
+        });
+        let (models, searched) = if sources.models.is_empty() {
+            let mut models = Vec::new();
+            for found in discover_models(&context) {
+                match read_input(&found, limit) {
+                    Ok(input) => models.push(input),
+                    Err(e) => fail(e),
+                }
+            }
+            (models, format!("`{}`", context.display()))
+        } else {
+            (explicit_models.clone(), "the `--model` files".to_string())
+        };
+        let project = project::Project {
+            config,
+            models,
+            inventory: inventory.clone(),
+            searched,
+        };
+        results.push(project::check_project(&project, &opts));
     }
     let reports: Vec<Report<'_>> = results
         .iter()

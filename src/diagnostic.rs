@@ -84,6 +84,16 @@ impl Diagnostic {
         self
     }
 
+    /// Adds a label in place (for diagnostics already pushed).
+    pub fn push_label(&mut self, file: FileId, span: Span, message: impl Into<String>) -> &mut Self {
+        self.labels.push(Label {
+            file,
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self

@@ -252,7 +252,15 @@ fn to_path(loc: &Location) -> Vec<PathSeg> {
 /// Validates `json` (the experiment as JSON) and appends located
 /// diagnostics. Returns how many it added.
 pub fn validate(file: FileId, text: &str, tree: &Tree, json: &Json, diags: &mut Vec<Diagnostic>) -> usize {
-    map_errors(file, text, tree, json, experiment, ExperimentValidator::iter_errors(json), diags)
+    map_errors(
+        file,
+        text,
+        tree,
+        json,
+        experiment,
+        ExperimentValidator::iter_errors(json),
+        diags,
+    )
 }
 
 /// Maps a validator's errors for `json` (the document `tree` parsed from
@@ -272,7 +280,14 @@ pub fn map_errors<'e>(
     if errors.peek().is_none() {
         return 0;
     }
-    let mut mapper = Mapper { file, text, tree, json, index: index(), out: diags };
+    let mut mapper = Mapper {
+        file,
+        text,
+        tree,
+        json,
+        index: index(),
+        out: diags,
+    };
     for err in errors {
         mapper.convert(&err);
     }

@@ -2,7 +2,14 @@
 
 /// `(file name, pretty JSON text)` for every generated schema.
 pub fn all() -> Vec<(&'static str, String)> {
-    vec![("experiment.schema.json", pretty(&crate::spec::experiment_schema()))]
+    vec![
+        ("experiment.schema.json", pretty(&crate::spec::experiment_schema())),
+        ("stages.schema.json", pretty(&crate::spec::stages::stages_schema())),
+        (
+            "inventory.schema.json",
+            pretty(&crate::spec::inventory::inventory_schema()),
+        ),
+    ]
 }
 
 fn pretty(v: &serde_json::Value) -> String {

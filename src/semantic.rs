@@ -320,7 +320,7 @@ const CHECKS: &[fn(&mut Ctx<'_>)] = &[
 #[cfg(test)]
 pub(crate) fn apply_fixes(text: &str, code: &str) -> (String, Vec<Diagnostic>) {
     let source = crate::source::SourceFile::new("test.yaml", text);
-    let (diags, _, _) = crate::check::check_text(FileId(0), &source, &crate::check::Options::default());
+    let diags = crate::check::check_text(FileId(0), &source, &crate::check::Options::default()).diagnostics;
     let mut edits: Vec<&Edit> = diags
         .iter()
         .filter(|d| d.code == code)

@@ -1,4 +1,4 @@
-//! Each example folder checks as its README says ("Expected exit status: N"),
+//! Each example folder (config with its model sources) checks as its README says ("Expected exit status: N"),
 //! and its diagnostics are snapshotted.
 
 mod common;

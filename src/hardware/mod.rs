@@ -1,3 +1,4 @@
 //! Hardware knowledge: the GPU catalog compiled into the binary.
 
 pub mod catalog;
+pub mod inventory;

@@ -69,11 +69,35 @@ pub mod unknown_variant;
 pub mod wrong_type;
 
 // Stage declarations and pipeline.
+pub mod batch_not_divisible;
+pub mod device_mismatch;
+pub mod dtype_unsupported_on_device;
+pub mod duplicate_stage_id;
+pub mod gpus_for_unknown_stage;
 pub mod invalid_param_count;
+pub mod narrowing_stage_cast;
+pub mod no_stage_declarations;
+pub mod pipeline_bubble;
+pub mod pipeline_degree_mismatch;
+pub mod python_syntax;
+pub mod slots_not_multiple_of_stages;
+pub mod stage_decorator_arguments;
+pub mod stage_graph_cycle;
+pub mod stage_id_gap;
+pub mod stage_not_reaching_output;
+pub mod stage_without_device;
+pub mod too_few_micro_batches;
+pub mod unknown_gpu;
+pub mod unknown_stage_dtype;
+pub mod unknown_stage_input;
 
 // Hardware inventories.
+pub mod availability_not_checked;
+pub mod gpu_shortfall;
 pub mod inventory_format;
 pub mod inventory_unknown_gpu;
+pub mod stage_memory;
+pub mod unsatisfiable_request;
 
 // `${VAR}` references.
 pub mod unset_variable;
@@ -118,8 +142,32 @@ pub fn all() -> Vec<&'static Rule> {
         &unknown_variant::UNKNOWN_VARIANT,
         &schema_violation::SCHEMA_VIOLATION,
         &invalid_param_count::INVALID_PARAM_COUNT,
+        &python_syntax::PYTHON_SYNTAX,
+        &stage_decorator_arguments::STAGE_DECORATOR_ARGUMENTS,
+        &no_stage_declarations::NO_STAGE_DECLARATIONS,
+        &duplicate_stage_id::DUPLICATE_STAGE_ID,
+        &stage_id_gap::STAGE_ID_GAP,
+        &pipeline_degree_mismatch::PIPELINE_DEGREE_MISMATCH,
+        &stage_graph_cycle::STAGE_GRAPH_CYCLE,
+        &unknown_stage_input::UNKNOWN_STAGE_INPUT,
+        &stage_not_reaching_output::STAGE_NOT_REACHING_OUTPUT,
+        &gpus_for_unknown_stage::GPUS_FOR_UNKNOWN_STAGE,
+        &slots_not_multiple_of_stages::SLOTS_NOT_MULTIPLE_OF_STAGES,
+        &batch_not_divisible::BATCH_NOT_DIVISIBLE,
+        &too_few_micro_batches::TOO_FEW_MICRO_BATCHES,
+        &pipeline_bubble::PIPELINE_BUBBLE,
+        &stage_without_device::STAGE_WITHOUT_DEVICE,
+        &unknown_gpu::UNKNOWN_GPU,
+        &device_mismatch::DEVICE_MISMATCH,
+        &unknown_stage_dtype::UNKNOWN_STAGE_DTYPE,
+        &dtype_unsupported_on_device::DTYPE_UNSUPPORTED_ON_DEVICE,
+        &narrowing_stage_cast::NARROWING_STAGE_CAST,
         &inventory_format::INVENTORY_FORMAT,
         &inventory_unknown_gpu::INVENTORY_UNKNOWN_GPU,
+        &availability_not_checked::AVAILABILITY_NOT_CHECKED,
+        &gpu_shortfall::GPU_SHORTFALL,
+        &unsatisfiable_request::UNSATISFIABLE_REQUEST,
+        &stage_memory::STAGE_MEMORY,
         &variable_syntax::VARIABLE_SYNTAX,
         &unset_variable::UNSET_VARIABLE,
         &min_not_below_max::MIN_NOT_BELOW_MAX,

@@ -95,12 +95,14 @@ pub mod environment;
 pub mod hpc;
 pub mod hyperparameters;
 pub mod integrations;
+pub mod inventory;
 pub mod length;
 pub mod log_policies;
 pub mod optimizations;
 pub mod profiling;
 pub mod resources;
 pub mod searcher;
+pub mod stages;
 
 use bind_mounts::BindMount;
 use checkpoint_storage::{CheckpointStorageConfig, TensorboardStorageConfig};

@@ -2,7 +2,9 @@
 //! classes in Python (`python`) or a `stages.yaml` (`stages_yaml`), as plain
 //! data with the location of everything the user wrote.
 
+pub mod from_python;
 pub mod python;
+pub mod stages_yaml;
 
 use crate::source::{FileId, Span};
 

@@ -59,3 +59,57 @@ pub fn shared_dir() -> Option<PathBuf> {
         None
     }
 }
+
+/// Checks a project folder the way `stagec check DIR/const.yaml` does: the
+/// config, its model sources (`*.py`, `stages.yaml`) and an optional
+/// `inventory.*`.
+pub fn check_project_dir(dir: &Path) -> Checked {
+    let read = |p: &Path| stagec::project::Input {
+        name: display_name(p),
+        bytes: std::fs::read(p).unwrap_or_default(),
+    };
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    entries.sort();
+    let name = |p: &PathBuf| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let models = entries
+        .iter()
+        .filter(|p| {
+            let n = name(p);
+            n.ends_with(".py") || n == "stages.yaml" || n == "stages.yml"
+        })
+        .map(|p| read(p))
+        .collect();
+    let inventory = entries
+        .iter()
+        .find(|p| name(p).starts_with("inventory."))
+        .map(|p| read(p));
+    let project = stagec::project::Project {
+        config: read(&dir.join("const.yaml")),
+        models,
+        inventory,
+        searched: format!("`{}`", display_name(dir)),
+    };
+    let opts = Options {
+        env: &test_env,
+        ..Options::default()
+    };
+    stagec::project::check_project(&project, &opts)
+}
+
+/// Error codes of a check, sorted.
+pub fn error_codes(checked: &Checked) -> Vec<&'static str> {
+    let mut codes: Vec<&'static str> = checked
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == stagec::Severity::Error)
+        .map(|d| d.code)
+        .collect();
+    codes.sort_unstable();
+    codes
+}

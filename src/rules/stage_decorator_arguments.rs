@@ -1,0 +1,23 @@
+declare_rule! {
+    /// ## What it checks
+    /// That each `@stage_decorator(...)` gives `stage_id` as an integer literal,
+    /// `device` as a string literal and `dtype` as a dtype (`torch.bfloat16`, a
+    /// name or a string), by keyword or in that order, once each.
+    ///
+    /// ## Why
+    /// stagec builds the stage graph from these arguments without running the
+    /// code; a computed or missing argument cannot be checked, and a duplicated one
+    /// is a `TypeError` when the model is imported.
+    ///
+    /// ## Example
+    /// ```python
+    /// @stage_decorator(stage_id=STAGE, device="a100")   # error: stage_id not a literal; dtype missing
+    /// class Encoder(nn.Module): ...
+    /// ```
+    pub static STAGE_DECORATOR_ARGUMENTS = {
+        code: "P103",
+        name: "stage-decorator-arguments",
+        severity: Error,
+        summary: "A stage decorator's arguments cannot be read",
+    };
+}

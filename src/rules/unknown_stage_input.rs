@@ -1,0 +1,20 @@
+declare_rule! {
+    /// ## What it checks
+    /// That every id in a stage's `inputs` is a declared stage other than itself.
+    ///
+    /// ## Why
+    /// The stage would wait for activations nobody sends.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// stages:
+    ///   - {id: 0, name: enc, device: a100, dtype: bf16}
+    ///   - {id: 1, name: head, device: a100, dtype: bf16, inputs: [5]}   # error
+    /// ```
+    pub static UNKNOWN_STAGE_INPUT = {
+        code: "P115",
+        name: "unknown-stage-input",
+        severity: Error,
+        summary: "A stage's inputs name a stage that does not exist",
+    };
+}
