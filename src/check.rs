@@ -24,14 +24,14 @@ pub type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
 pub struct Options<'a> {
     pub env: EnvLookup<'a>,
     pub budgets: Budgets,
+    /// Whether every `${VAR}` must be set: `stagec plan` resolves them, so an
+    /// unset one is an error there and only a warning in `check`.
+    pub require_variables: bool,
 }
 
 impl Default for Options<'_> {
     fn default() -> Self {
-        Options {
-            env: &|_| None,
-            budgets: Budgets::default(),
-        }
+        Options { env: &|_| None, budgets: Budgets::default(), require_variables: false }
     }
 }
 
@@ -312,7 +312,8 @@ fn check_variables(file: FileId, text: &str, tree: &Tree, opts: &Options<'_>, di
                     .with_help(format!(
                         "set `{}` where the experiment is submitted, or give a default: `${{{}:-value}}`",
                         r.name, r.name
-                    )),
+                    ))
+                    .with_severity(if opts.require_variables { Severity::Error } else { Severity::Warning }),
                 );
             }
         }

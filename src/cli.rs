@@ -41,17 +41,40 @@ pub enum Command {
         /// Exit with status 1 when there are warnings.
         #[arg(long)]
         deny_warnings: bool,
-        /// The experiment's context directory, as `det experiment create CONFIG CONTEXT` uploads it
-        /// (default: the config's folder). Stage declarations are looked for here.
+        #[command(flatten)]
+        sources: SourceArgs,
+    },
+    /// Check, then write the resolved stage_plan.json, stage_plan.env and determined.yaml.
+    Plan {
+        /// The experiment config.
+        file: PathBuf,
+        #[command(flatten)]
+        sources: SourceArgs,
+        /// Output directory (default: `stagec-plan` inside the context directory, so the plan
+        /// is uploaded with the experiment and the trial finds it through `STAGEC_PLAN`).
         #[arg(long, value_name = "DIR")]
-        context: Option<PathBuf>,
-        /// A model source with stage declarations (`*.py` or `stages.yaml`); repeatable.
-        /// Replaces the search of the context directory.
-        #[arg(long = "model", value_name = "FILE")]
-        models: Vec<PathBuf>,
-        /// Cluster inventory: stagec's inventory YAML, `kubectl get nodes -o json`, or nvidia-smi CSV.
+        out: Option<PathBuf>,
+        /// Write the values of `${VAR}` references into determined.yaml (mode 0600) instead of
+        /// keeping the references.
+        #[arg(long)]
+        resolve_secrets: bool,
+        /// Output format of the diagnostics.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Probe the local GPUs through the CUDA driver.
+    Probe {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = ProbeFormat::Human)]
+        format: ProbeFormat,
+        /// Replay a recorded probe (JSON from `stagec probe --format json`) instead of probing.
         #[arg(long, value_name = "FILE")]
-        inventory: Option<PathBuf>,
+        recording: Option<PathBuf>,
+    },
+    /// Compare two plans: one line per difference that changes results.
+    Diff {
+        plan_a: PathBuf,
+        plan_b: PathBuf,
     },
     /// List every rule with its code and summary.
     Rules,
@@ -69,6 +92,34 @@ pub enum Command {
         #[arg(long)]
         stdout: bool,
     },
+}
+
+/// Where a check finds the files beside the config.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct SourceArgs {
+    /// The experiment's context directory, as `det experiment create CONFIG CONTEXT` uploads it
+    /// (default: the config's folder). Stage declarations are looked for here.
+    #[arg(long, value_name = "DIR")]
+    pub context: Option<PathBuf>,
+    /// A model source with stage declarations (`*.py` or `stages.yaml`); repeatable.
+    /// Replaces the search of the context directory.
+    #[arg(long = "model", value_name = "FILE")]
+    pub models: Vec<PathBuf>,
+    /// Cluster inventory: stagec's inventory YAML, `kubectl get nodes -o json`, or nvidia-smi CSV.
+    #[arg(long, value_name = "FILE", conflicts_with = "probe")]
+    pub inventory: Option<PathBuf>,
+    /// Use this machine's GPUs, probed through the CUDA driver, as the inventory.
+    #[arg(long)]
+    pub probe: bool,
+    /// With `--probe`: replay a recorded probe instead of probing.
+    #[arg(long, value_name = "FILE", requires = "probe")]
+    pub probe_recording: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProbeFormat {
+    Human,
+    Json,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -89,36 +140,20 @@ pub fn main() -> ExitCode {
         }
     };
     ExitCode::from(match cli.command {
-        Command::Check {
-            files,
-            format,
-            deny_warnings,
-            context,
-            models,
-            inventory,
-        } => {
-            let sources = Sources {
-                context,
-                models,
-                inventory,
-            };
-            run_check(&files, &sources, format, deny_warnings)
+        Command::Check { files, format, deny_warnings, sources } => run_check(&files, &sources, format, deny_warnings),
+        Command::Plan { file, sources, out, resolve_secrets, format } => {
+            crate::cli_plan::run_plan(&file, &sources, out.as_deref(), resolve_secrets, format)
         }
+        Command::Probe { format, recording } => crate::cli_plan::run_probe(format, recording.as_deref()),
+        Command::Diff { plan_a, plan_b } => crate::cli_plan::run_diff(&plan_a, &plan_b),
         Command::Rules => run_rules(),
         Command::Explain { code } => run_explain(&code),
         Command::Schema { out, stdout } => run_schema(&out, stdout),
     })
 }
 
-fn env_lookup(name: &str) -> Option<String> {
+pub(crate) fn env_lookup(name: &str) -> Option<String> {
     std::env::var(name).ok()
-}
-
-/// Where a check finds the files beside the config.
-struct Sources {
-    context: Option<PathBuf>,
-    models: Vec<PathBuf>,
-    inventory: Option<PathBuf>,
 }
 
 /// Files in a context directory that declare stages: `stages.yaml` /
@@ -171,7 +206,7 @@ fn discover_models(context: &Path) -> Vec<PathBuf> {
     found
 }
 
-fn read_input(path: &Path, limit: usize) -> Result<project::Input, String> {
+pub(crate) fn read_input(path: &Path, limit: usize) -> Result<project::Input, String> {
     read_limited(path, limit)
         .map(|bytes| project::Input {
             name: path.display().to_string(),
@@ -180,16 +215,34 @@ fn read_input(path: &Path, limit: usize) -> Result<project::Input, String> {
         .map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
-fn run_check(files: &[PathBuf], sources: &Sources, format: Format, deny_warnings: bool) -> u8 {
-    let opts = check::Options {
-        env: &env_lookup,
-        ..check::Options::default()
-    };
-    let limit = opts.budgets.max_bytes;
-    let mut unreadable = false;
-    let mut fail = |msg: String| {
-        eprintln!("stagec: {msg}");
-        unreadable = true;
+/// Reads the config's companions: model sources (given, or found in the
+/// context directory), the inventory or the probe. Problems reading them
+/// are reported through `fail`.
+pub(crate) fn build_project(
+    config: project::Input,
+    config_path: &Path,
+    sources: &SourceArgs,
+    limit: usize,
+    fail: &mut dyn FnMut(String),
+) -> project::Project {
+    let context = context_dir(config_path, sources);
+    let mut models = Vec::new();
+    let searched = if sources.models.is_empty() {
+        for found in discover_models(&context) {
+            match read_input(&found, limit) {
+                Ok(input) => models.push(input),
+                Err(e) => fail(e),
+            }
+        }
+        format!("`{}`", context.display())
+    } else {
+        for path in &sources.models {
+            match read_input(path, limit) {
+                Ok(input) => models.push(input),
+                Err(e) => fail(e),
+            }
+        }
+        "the `--model` files".to_string()
     };
     let inventory = match &sources.inventory {
         Some(path) => match read_input(path, limit) {
@@ -201,13 +254,36 @@ fn run_check(files: &[PathBuf], sources: &Sources, format: Format, deny_warnings
         },
         None => None,
     };
-    let mut explicit_models = Vec::new();
-    for path in &sources.models {
-        match read_input(path, limit) {
-            Ok(input) => explicit_models.push(input),
-            Err(e) => fail(e),
+    let probe = if sources.probe {
+        match crate::cli_plan::probe_report(sources.probe_recording.as_deref()) {
+            Ok(report) => Some(report),
+            Err(e) => {
+                fail(e);
+                None
+            }
         }
-    }
+    } else {
+        None
+    };
+    project::Project { config, models, inventory, probe, searched }
+}
+
+/// The context directory: `--context`, else the config's folder.
+pub(crate) fn context_dir(config_path: &Path, sources: &SourceArgs) -> PathBuf {
+    sources
+        .context
+        .clone()
+        .unwrap_or_else(|| config_path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf())
+}
+
+fn run_check(files: &[PathBuf], sources: &SourceArgs, format: Format, deny_warnings: bool) -> u8 {
+    let opts = check::Options { env: &env_lookup, ..check::Options::default() };
+    let limit = opts.budgets.max_bytes;
+    let mut unreadable = false;
+    let mut fail = |msg: String| {
+        eprintln!("stagec: {msg}");
+        unreadable = true;
+    };
     let mut results = Vec::new();
     for path in files {
         let config = match read_input(path, limit) {
@@ -217,57 +293,10 @@ fn run_check(files: &[PathBuf], sources: &Sources, format: Format, deny_warnings
                 continue;
             }
         };
-        let context = sources.context.clone().unwrap_or_else(|| {
-            path.parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .unwrap_or(Path::new("."))
-                .to_path_buf()
-        });
-        let (models, searched) = if sources.models.is_empty() {
-            let mut models = Vec::new();
-            for found in discover_models(&context) {
-                match read_input(&found, limit) {
-                    Ok(input) => models.push(input),
-                    Err(e) => fail(e),
-                }
-            }
-            (models, format!("`{}`", context.display()))
-        } else {
-            (explicit_models.clone(), "the `--model` files".to_string())
-        };
-        let project = project::Project {
-            config,
-            models,
-            inventory: inventory.clone(),
-            searched,
-        };
+        let project = build_project(config, path, sources, limit, &mut fail);
         results.push(project::check_project(&project, &opts));
     }
-    let reports: Vec<Report<'_>> = results
-        .iter()
-        .map(|c| Report {
-            sources: &c.sources,
-            diagnostics: &c.diagnostics,
-        })
-        .collect();
-    let summary = Summary::of(&reports, results.len());
-    let text = match format {
-        Format::Human => {
-            let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-            let style = Style {
-                color,
-                unicode: color,
-                width: terminal_width(),
-            };
-            render::human::render(&reports, summary, style)
-        }
-        Format::Json => render::json::render(&reports, summary),
-        Format::Github => render::github::render(&reports, summary),
-        Format::Sarif => render::sarif::render(&reports),
-    };
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(text.as_bytes());
-    let _ = stdout.flush();
+    let summary = print_diagnostics(&results, format);
     if unreadable {
         EXIT_USAGE
     } else if summary.errors > 0 || (deny_warnings && summary.warnings > 0) {
@@ -277,9 +306,30 @@ fn run_check(files: &[PathBuf], sources: &Sources, format: Format, deny_warnings
     }
 }
 
+/// Renders the diagnostics of `results` to stdout in `format`.
+pub(crate) fn print_diagnostics(results: &[check::Checked], format: Format) -> Summary {
+    let reports: Vec<Report<'_>> =
+        results.iter().map(|c| Report { sources: &c.sources, diagnostics: &c.diagnostics }).collect();
+    let summary = Summary::of(&reports, results.len());
+    let text = match format {
+        Format::Human => {
+            let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+            let style = Style { color, unicode: color, width: terminal_width() };
+            render::human::render(&reports, summary, style)
+        }
+        Format::Json => render::json::render(&reports, summary),
+        Format::Github => render::github::render(&reports, summary),
+        Format::Sarif => render::sarif::render(&reports),
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+    summary
+}
+
 /// Reads at most `limit + 1` bytes, so a huge file costs no memory; the
 /// checker then reports it as too large.
-fn read_limited(path: &Path, limit: usize) -> std::io::Result<Vec<u8>> {
+pub(crate) fn read_limited(path: &Path, limit: usize) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     let file = std::fs::File::open(path)?;
     if file.metadata()?.is_dir() {

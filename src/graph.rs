@@ -95,6 +95,8 @@ pub struct Pipeline {
     pub schedule: String,
     pub virtual_stages: u64,
     pub bubble: Option<f64>,
+    /// Which inventory GPUs each stage draws from, when an inventory was given.
+    pub allocation: Option<Allocation>,
 }
 
 /// Runs every stage-graph check. Returns the pipeline when there are stages.
@@ -454,10 +456,11 @@ impl Cx<'_, '_> {
         };
 
         // 9. Hardware.
+        let mut allocation = None;
         match self.input.inventory {
             Some(inv) => {
                 if let Some(dp) = dp {
-                    self.check_supply(inv, &resolved, dp, &stage_gpus);
+                    allocation = Some(self.check_supply(inv, &resolved, dp, &stage_gpus));
                 }
                 self.check_placeable(inv, slots, &slots_path);
             }
@@ -488,6 +491,7 @@ impl Cx<'_, '_> {
             schedule: schedules.first().cloned().unwrap_or_else(|| "1f1b".into()),
             virtual_stages: virtual_stages as u64,
             bubble,
+            allocation,
         })
     }
 
@@ -1052,48 +1056,35 @@ impl Cx<'_, '_> {
         (m, single)
     }
 
-    /// Allocates each stage's data-parallel degree GPUs from the inventory,
-    /// stage by stage in id order, preferring types in listed order.
+    /// Reports each stage the allocation could not serve.
     fn check_supply(
         &mut self,
         inv: &Inventory,
         stages: &[Stage],
         dp: i64,
         stage_gpus: &BTreeMap<i64, (Vec<Located<String>>, Vec<PathSeg>)>,
-    ) {
-        let mut pools = pools(inv);
-        let mut taken_by: BTreeMap<String, Vec<(i64, u32)>> = BTreeMap::new();
+    ) -> Allocation {
+        let alloc = allocate(inv, stages, dp);
         for s in stages {
-            if s.gpu_types.is_empty() {
+            if !alloc.missing.contains_key(&s.id) {
                 continue;
             }
-            let mut need = dp.max(0) as u32;
-            for t in &s.gpu_types {
-                for pool in pools.iter_mut() {
-                    if need == 0 {
-                        break;
-                    }
-                    if pool.available == 0 || !catalog::satisfies(t, &pool.label) {
-                        continue;
-                    }
-                    let take = need.min(pool.available);
-                    pool.available -= take;
-                    need -= take;
-                    taken_by.entry(pool.label.clone()).or_default().push((s.id, take));
-                }
-            }
-            if need == 0 {
-                continue;
-            }
-            let have: u32 = pools
+            let have: u32 = alloc
+                .pools
                 .iter()
                 .filter(|p| s.gpu_types.iter().any(|t| catalog::satisfies(t, &p.label)))
                 .map(|p| p.total)
                 .sum();
-            let others: Vec<(i64, u32)> = taken_by
+            let others: Vec<(i64, u32)> = alloc
+                .taken
                 .iter()
-                .filter(|(label, _)| s.gpu_types.iter().any(|t| catalog::satisfies(t, label)))
-                .flat_map(|(_, v)| v.iter().copied().filter(|(id, _)| *id != s.id))
+                .filter(|(id, _)| **id != s.id)
+                .flat_map(|(id, takes)| {
+                    takes
+                        .iter()
+                        .filter(|t| s.gpu_types.iter().any(|ty| catalog::satisfies(ty, &t.offered)))
+                        .map(move |t| (*id, t.count))
+                })
                 .collect();
             let shared = if others.is_empty() {
                 String::new()
@@ -1109,10 +1100,7 @@ impl Cx<'_, '_> {
                 if dp == 1 { "" } else { "s" }
             );
             let loc = match stage_gpus.get(&s.id) {
-                Some((_, path)) => Loc {
-                    file: self.input.config,
-                    span: self.config_span(path),
-                },
+                Some((_, path)) => Loc { file: self.input.config, span: self.config_span(path) },
                 None => s.decl,
             };
             let skipped = inv.skipped.len();
@@ -1120,12 +1108,10 @@ impl Cx<'_, '_> {
             d.help = Some(if skipped > 0 {
                 format!("{skipped} unschedulable node(s) were not counted; add GPUs of an acceptable type to `stage_{}_gpus`, or lower `slots_per_trial`", s.id)
             } else {
-                format!(
-                    "add another acceptable GPU type to `stage_{}_gpus`, or lower `slots_per_trial`",
-                    s.id
-                )
+                format!("add another acceptable GPU type to `stage_{}_gpus`, or lower `slots_per_trial`", s.id)
             });
         }
+        alloc
     }
 
     /// Whether Determined can ever place `slots` GPUs: on one node, or on
@@ -1220,15 +1206,34 @@ impl Cx<'_, '_> {
 }
 
 /// Schedulable GPUs of one type, as the inventory names it.
-struct Pool {
-    label: String,
-    total: u32,
-    available: u32,
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pool {
+    /// What the GPUs offer: a catalog id (with a MIG profile where there is one).
+    pub label: String,
+    pub total: u32,
+    pub available: u32,
+}
+
+/// GPUs of one pool given to a stage.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Take {
+    pub offered: String,
+    pub count: u32,
+}
+
+/// Demand against supply: which pools each stage draws from.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Allocation {
+    pub pools: Vec<Pool>,
+    /// Stage id → GPUs taken, in order of preference.
+    pub taken: BTreeMap<i64, Vec<Take>>,
+    /// Stage id → GPUs still missing.
+    pub missing: BTreeMap<i64, u32>,
 }
 
 /// The inventory's schedulable, identified GPUs grouped by what they offer
 /// (a catalog id, with a MIG profile where there is one), in a stable order.
-fn pools(inv: &Inventory) -> Vec<Pool> {
+pub fn pools(inv: &Inventory) -> Vec<Pool> {
     let mut counts: BTreeMap<String, u32> = BTreeMap::new();
     for node in &inv.nodes {
         // GPUs stagec cannot identify were reported (P302) and count for nothing.
@@ -1236,14 +1241,42 @@ fn pools(inv: &Inventory) -> Vec<Pool> {
             *counts.entry(g.offered_name()).or_default() += g.count;
         }
     }
-    counts
-        .into_iter()
-        .map(|(label, total)| Pool {
-            label,
-            total,
-            available: total,
-        })
-        .collect()
+    counts.into_iter().map(|(label, total)| Pool { label, total, available: total }).collect()
+}
+
+/// Allocates each stage's `dp` GPUs (one per data-parallel replica),
+/// stage by stage in id order, each from its acceptable types in order of
+/// preference; stages sharing a type share its supply.
+pub fn allocate(inv: &Inventory, stages: &[Stage], dp: i64) -> Allocation {
+    let mut alloc = Allocation { pools: pools(inv), ..Allocation::default() };
+    let mut order: Vec<&Stage> = stages.iter().collect();
+    order.sort_by_key(|s| s.id);
+    for s in order {
+        if s.gpu_types.is_empty() {
+            continue;
+        }
+        let mut need = u32::try_from(dp.max(0)).unwrap_or(u32::MAX);
+        let mut takes = Vec::new();
+        for t in &s.gpu_types {
+            for pool in alloc.pools.iter_mut() {
+                if need == 0 {
+                    break;
+                }
+                if pool.available == 0 || !catalog::satisfies(t, &pool.label) {
+                    continue;
+                }
+                let take = need.min(pool.available);
+                pool.available -= take;
+                need -= take;
+                takes.push(Take { offered: pool.label.clone(), count: take });
+            }
+        }
+        if need > 0 {
+            alloc.missing.insert(s.id, need);
+        }
+        alloc.taken.insert(s.id, takes);
+    }
+    alloc
 }
 
 /// The span of a string value without its quotes, for replacements.

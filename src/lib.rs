@@ -6,11 +6,14 @@
 
 pub mod check;
 pub mod cli;
+mod cli_plan;
 pub mod diagnostic;
 pub mod dtype;
 pub mod fsutil;
 pub mod graph;
 pub mod hardware;
+pub mod ide;
+pub mod plan;
 pub mod project;
 pub mod render;
 pub mod rules;

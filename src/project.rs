@@ -26,6 +26,8 @@ pub struct Project {
     /// files as `stages.yaml`.
     pub models: Vec<Input>,
     pub inventory: Option<Input>,
+    /// The probed host, used as the inventory (`--probe`).
+    pub probe: Option<crate::hardware::probe::ProbeReport>,
     /// Where the model sources were looked for, for messages.
     pub searched: String,
 }
@@ -79,6 +81,12 @@ pub fn check_project(project: &Project, opts: &Options<'_>) -> Checked {
                 inventory = inv;
             }
         }
+    }
+
+    if let Some(report) = &project.probe {
+        let text = report.to_json();
+        let id = sources.add(SourceFile::new("<probe>", text));
+        inventory = Some(report.to_inventory_in(id));
     }
 
     let mut pipeline = None;

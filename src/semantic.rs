@@ -313,6 +313,7 @@ const CHECKS: &[fn(&mut Ctx<'_>)] = &[
     crate::rules::log_bounds_look_like_values::check,
     crate::rules::virtual_stages_without_interleaved::check,
     crate::rules::unknown_dtype::check,
+    crate::rules::invalid_env_value::check,
 ];
 
 /// Test support: checks `text` and applies the fixes of the diagnostics

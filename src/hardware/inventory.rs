@@ -108,6 +108,8 @@ pub enum InventoryFormat {
     NodeList,
     /// `nvidia-smi --query-gpu=… --format=csv` of one host.
     NvidiaSmi,
+    /// The local CUDA probe ([`crate::hardware::probe`]) of one host.
+    Probe,
 }
 
 impl InventoryFormat {
@@ -117,6 +119,7 @@ impl InventoryFormat {
             InventoryFormat::Stagec => "stagec inventory YAML",
             InventoryFormat::NodeList => "Kubernetes NodeList",
             InventoryFormat::NvidiaSmi => "nvidia-smi CSV",
+            InventoryFormat::Probe => "local CUDA probe",
         }
     }
 }
@@ -346,7 +349,7 @@ fn unknown_gpu(file: FileId, span: Span, label: &str, source: &str, count: u32) 
 }
 
 /// Resolves a GPU name and fills in what the catalog knows.
-fn build_gpu(
+pub(crate) fn build_gpu(
     label: &str,
     label_key: Option<String>,
     count: u32,

@@ -99,6 +99,11 @@ pub mod inventory_unknown_gpu;
 pub mod stage_memory;
 pub mod unsatisfiable_request;
 
+// Environment variables.
+pub mod deprecated_env_name;
+pub mod env_overrides_default;
+pub mod invalid_env_value;
+
 // `${VAR}` references.
 pub mod unset_variable;
 pub mod variable_syntax;
@@ -168,6 +173,9 @@ pub fn all() -> Vec<&'static Rule> {
         &gpu_shortfall::GPU_SHORTFALL,
         &unsatisfiable_request::UNSATISFIABLE_REQUEST,
         &stage_memory::STAGE_MEMORY,
+        &invalid_env_value::INVALID_ENV_VALUE,
+        &deprecated_env_name::DEPRECATED_ENV_NAME,
+        &env_overrides_default::ENV_OVERRIDES_DEFAULT,
         &variable_syntax::VARIABLE_SYNTAX,
         &unset_variable::UNSET_VARIABLE,
         &min_not_below_max::MIN_NOT_BELOW_MAX,

@@ -93,6 +93,7 @@ pub fn check_project_dir(dir: &Path) -> Checked {
         config: read(&dir.join("const.yaml")),
         models,
         inventory,
+        probe: None,
         searched: format!("`{}`", display_name(dir)),
     };
     let opts = Options {

@@ -1,0 +1,277 @@
+//! Open documents and the files beside them. An open buffer always wins
+//! over the file on disk; files that are not open are read from disk with a
+//! size limit (and cached by modification time).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use lsp_types::Uri;
+use stagec::ide::{classify, DocumentKind};
+
+use crate::convert::uri_to_path;
+
+/// Largest file read from disk; a larger one is read to this size and then
+/// reported as too large by the checker.
+pub const MAX_FILE: usize = 8 * 1024 * 1024;
+/// Bounds on the walk of a context folder for model sources.
+const MAX_WALK_FILES: usize = 2000;
+const MAX_WALK_DEPTH: usize = 8;
+/// How far up from a model source a config is looked for.
+const MAX_CONTEXT_UP: usize = 4;
+
+/// An open document.
+#[derive(Debug)]
+pub struct Doc {
+    pub uri: Uri,
+    pub path: Option<PathBuf>,
+    pub text: String,
+    pub version: i32,
+    pub kind: DocumentKind,
+    /// The config's JSON the last time it parsed (completion chooses union
+    /// branches with it while the text is half-typed).
+    pub last_json: Option<serde_json::Value>,
+}
+
+#[derive(Default)]
+pub struct Store {
+    pub docs: HashMap<Uri, Doc>,
+    by_path: HashMap<PathBuf, Uri>,
+    disk: HashMap<PathBuf, (Option<SystemTime>, u64, Vec<u8>)>,
+    models: HashMap<PathBuf, Vec<PathBuf>>,
+    configs: HashMap<PathBuf, Vec<PathBuf>>,
+}
+
+impl Store {
+    pub fn open(&mut self, uri: Uri, text: String, version: i32) {
+        let path = uri_to_path(&uri);
+        let name = path
+            .as_ref()
+            .map_or_else(|| uri.as_str().to_string(), |p| p.to_string_lossy().into_owned());
+        let kind = classify(&name, &text);
+        if let Some(p) = &path {
+            self.by_path.insert(p.clone(), uri.clone());
+        }
+        self.invalidate_folders();
+        let last_json = self.docs.remove(&uri).and_then(|d| d.last_json);
+        self.docs.insert(
+            uri.clone(),
+            Doc {
+                uri,
+                path,
+                text,
+                version,
+                kind,
+                last_json,
+            },
+        );
+    }
+
+    /// Replaces a document's text; returns its kinds before and after.
+    pub fn change(&mut self, uri: &Uri, text: String, version: i32) -> Option<(DocumentKind, DocumentKind)> {
+        let doc = self.docs.get_mut(uri)?;
+        let before = doc.kind;
+        let name = doc
+            .path
+            .as_ref()
+            .map_or_else(|| uri.as_str().to_string(), |p| p.to_string_lossy().into_owned());
+        // Reclassifying costs a scan of the text; configs stay configs
+        // while they are edited unless the top-level keys change a lot.
+        doc.kind = classify(&name, &text);
+        doc.text = text;
+        doc.version = version;
+        Some((before, doc.kind))
+    }
+
+    pub fn close(&mut self, uri: &Uri) -> Option<Doc> {
+        let doc = self.docs.remove(uri)?;
+        if let Some(p) = &doc.path {
+            self.by_path.remove(p);
+        }
+        self.invalidate_folders();
+        Some(doc)
+    }
+
+    /// Forgets what was learned about folders (after saves, opens, closes
+    /// and watched-file events).
+    pub fn invalidate_folders(&mut self) {
+        self.models.clear();
+        self.configs.clear();
+    }
+
+    pub fn uri_of_path(&self, path: &Path) -> Option<&Uri> {
+        self.by_path.get(path)
+    }
+
+    pub fn doc_at(&self, path: &Path) -> Option<&Doc> {
+        self.by_path.get(path).and_then(|u| self.docs.get(u))
+    }
+
+    /// The bytes of a file: the open buffer, else the disk (cached by
+    /// modification time), at most [`MAX_FILE`] + 1 bytes.
+    pub fn bytes(&mut self, path: &Path) -> Option<Vec<u8>> {
+        if let Some(doc) = self.doc_at(path) {
+            return Some(doc.text.as_bytes().to_vec());
+        }
+        let meta = std::fs::metadata(path).ok()?;
+        if !meta.is_file() {
+            return None;
+        }
+        let modified = meta.modified().ok();
+        if let Some((m, len, bytes)) = self.disk.get(path) {
+            if *m == modified && *len == meta.len() && modified.is_some() {
+                return Some(bytes.clone());
+            }
+        }
+        let bytes = read_limited(path, MAX_FILE)?;
+        if self.disk.len() > 512 {
+            self.disk.clear();
+        }
+        self.disk.insert(path.to_path_buf(), (modified, meta.len(), bytes.clone()));
+        Some(bytes)
+    }
+
+    /// Model sources of a context folder: `stages.yaml`/`stages.yml` at its
+    /// top and Python files mentioning `stage_decorator` (as the CLI finds
+    /// them), plus open buffers under it that declare stages.
+    pub fn models(&mut self, context: &Path) -> Vec<PathBuf> {
+        let mut found = match self.models.get(context) {
+            Some(found) => found.clone(),
+            None => {
+                let found = discover_models(context);
+                self.models.insert(context.to_path_buf(), found.clone());
+                found
+            }
+        };
+        // Open buffers decide for themselves: a decorator typed into an open
+        // file counts, one deleted from it does not.
+        found.retain(|p| {
+            self.doc_at(p)
+                .is_none_or(|d| matches!(d.kind, DocumentKind::Python | DocumentKind::StagesYaml))
+        });
+        for doc in self.docs.values() {
+            let Some(p) = &doc.path else { continue };
+            let is_model = match doc.kind {
+                DocumentKind::Python => p.starts_with(context),
+                DocumentKind::StagesYaml => p.parent() == Some(context),
+                _ => false,
+            };
+            if is_model && !found.contains(p) {
+                found.push(p.clone());
+            }
+        }
+        found.sort();
+        found
+    }
+
+    /// Experiment configs directly in `dir`: open buffers classified as
+    /// experiments and YAML files on disk that look like one.
+    pub fn configs_in(&mut self, dir: &Path) -> Vec<PathBuf> {
+        let on_disk = match self.configs.get(dir) {
+            Some(c) => c.clone(),
+            None => {
+                let c = disk_configs(dir);
+                self.configs.insert(dir.to_path_buf(), c.clone());
+                c
+            }
+        };
+        let mut out: Vec<PathBuf> = on_disk
+            .into_iter()
+            .filter(|p| self.doc_at(p).is_none_or(|d| d.kind == DocumentKind::Experiment))
+            .collect();
+        for doc in self.docs.values() {
+            if let Some(p) = &doc.path {
+                if doc.kind == DocumentKind::Experiment && p.parent() == Some(dir) && !out.contains(p) {
+                    out.push(p.clone());
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// The context folder of a model source: the nearest folder at or
+    /// above it that holds an experiment config.
+    pub fn context_of_model(&mut self, path: &Path) -> Option<PathBuf> {
+        let mut dir = path.parent();
+        for _ in 0..=MAX_CONTEXT_UP {
+            let d = dir?;
+            if !self.configs_in(d).is_empty() {
+                return Some(d.to_path_buf());
+            }
+            dir = d.parent();
+        }
+        None
+    }
+}
+
+/// Reads at most `limit + 1` bytes.
+pub fn read_limited(path: &Path, limit: usize) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).ok()?;
+    let mut bytes = Vec::new();
+    file.take(limit as u64 + 1).read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
+
+fn discover_models(context: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut seen = 0usize;
+    let mut stack = vec![(context.to_path_buf(), 0usize)];
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let mut entries: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+        entries.sort();
+        for path in entries {
+            seen += 1;
+            if seen > MAX_WALK_FILES {
+                return found;
+            }
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if path.is_dir() {
+                let skip = name.starts_with('.')
+                    || matches!(
+                        name.as_str(),
+                        "__pycache__" | "node_modules" | "venv" | "site-packages" | "target"
+                    );
+                if !skip && depth < MAX_WALK_DEPTH {
+                    stack.push((path, depth + 1));
+                }
+                continue;
+            }
+            if depth == 0 && (name == "stages.yaml" || name == "stages.yml") {
+                found.push(path);
+            } else if name.ends_with(".py") {
+                let mentions = read_limited(&path, 1024 * 1024)
+                    .is_some_and(|b| b.windows(15).any(|w| w == b"stage_decorator"));
+                if mentions {
+                    found.push(path);
+                }
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+fn disk_configs(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for path in entries.filter_map(Result::ok).map(|e| e.path()).take(MAX_WALK_FILES) {
+        let name = path.to_string_lossy().into_owned();
+        if !(name.ends_with(".yaml") || name.ends_with(".yml")) || !path.is_file() {
+            continue;
+        }
+        let Some(bytes) = read_limited(&path, 256 * 1024) else { continue };
+        if classify(&name, &String::from_utf8_lossy(&bytes)) == DocumentKind::Experiment {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}

@@ -1,0 +1,165 @@
+//! The `plan`, `probe` and `diff` commands: file output and exit codes
+//! around the library's plan builder.
+
+use std::path::{Path, PathBuf};
+
+use crate::cli::{self, Format, ProbeFormat, SourceArgs, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use crate::hardware::probe::{self, GpuProbe};
+use crate::plan;
+use crate::{check, project};
+
+/// Exit status of `stagec probe` when no GPU could be probed (no driver, no
+/// device, a driver error); the report says why.
+pub const EXIT_NO_GPU: u8 = 1;
+
+/// The probe's report: replayed from a recording, or read from the driver.
+pub(crate) fn probe_report(recording: Option<&Path>) -> Result<probe::ProbeReport, String> {
+    match recording {
+        Some(path) => {
+            let bytes = cli::read_limited(path, 8 * 1024 * 1024).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let text = String::from_utf8_lossy(&bytes);
+            probe::load_recorded(&text).map_err(|e| format!("{}: {e}", path.display()))
+        }
+        None => Ok(probe::CudaProbe.probe()),
+    }
+}
+
+pub(crate) fn run_probe(format: ProbeFormat, recording: Option<&Path>) -> u8 {
+    let report = match probe_report(recording) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("stagec: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    match format {
+        ProbeFormat::Human => print!("{}", report.render_human()),
+        ProbeFormat::Json => print!("{}", report.to_json()),
+    }
+    if report.devices.is_empty() {
+        EXIT_NO_GPU
+    } else {
+        EXIT_OK
+    }
+}
+
+pub(crate) fn run_diff(a: &Path, b: &Path) -> u8 {
+    let load = |p: &Path| -> Result<serde_json::Value, String> {
+        let bytes = cli::read_limited(p, 64 * 1024 * 1024).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        serde_json::from_slice(&bytes).map_err(|e| format!("{} is not a stage plan: {e}", p.display()))
+    };
+    let (plan_a, plan_b) = match (load(a), load(b)) {
+        (Ok(x), Ok(y)) => (x, y),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("stagec: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let lines = plan::diff::diff(&plan_a, &plan_b);
+    for line in &lines {
+        println!("{line}");
+    }
+    if lines.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_FINDINGS
+    }
+}
+
+pub(crate) fn run_plan(file: &Path, sources: &SourceArgs, out: Option<&Path>, resolve_secrets: bool, format: Format) -> u8 {
+    let opts = check::Options { env: &cli::env_lookup, require_variables: true, ..check::Options::default() };
+    let limit = opts.budgets.max_bytes;
+    let mut problems = Vec::new();
+    let config = match cli::read_input(file, limit) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("stagec: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let project = cli::build_project(config, file, sources, limit, &mut |m| problems.push(m));
+    if !problems.is_empty() {
+        for p in problems {
+            eprintln!("stagec: {p}");
+        }
+        return EXIT_USAGE;
+    }
+    let checked = project::check_project(&project, &opts);
+    if checked.error_count() > 0 {
+        cli::print_diagnostics(std::slice::from_ref(&checked), format);
+        eprintln!("stagec: the experiment has errors; no plan written");
+        return EXIT_FINDINGS;
+    }
+    let context = cli::context_dir(file, sources);
+    let out_dir: PathBuf = out.map(Path::to_path_buf).unwrap_or_else(|| context.join("stagec-plan"));
+    let plan_path = plan_path_for_trial(&context, &out_dir);
+
+    let mut files: Vec<(&str, &str, &[u8])> = vec![("config", project.config.name.as_str(), project.config.bytes.as_slice())];
+    for m in &project.models {
+        let role = if project::is_stages_yaml(&m.name) { "stages" } else { "model" };
+        files.push((role, m.name.as_str(), m.bytes.as_slice()));
+    }
+    if let Some(inv) = &project.inventory {
+        files.push(("inventory", inv.name.as_str(), inv.bytes.as_slice()));
+    }
+    let inventory = checked_inventory(&project);
+    let probe_summary = project.probe.as_ref().map(|r| plan::ProbeSummary {
+        fingerprint: r.fingerprint(),
+        cuda_version: r.driver.as_ref().map(|d| d.cuda_version.clone()),
+        cuda_driver_version: r.driver.as_ref().map(|d| d.cuda_driver_version),
+        devices: r.devices.iter().map(|d| d.name.clone()).collect(),
+    });
+    let inputs = plan::PlanInputs { files, inventory: inventory.as_ref(), probe: probe_summary, env: &cli::env_lookup, plan_path: plan_path.clone() };
+    let Some(built) = plan::build(&checked, &inputs) else {
+        eprintln!("stagec: internal error: the checked experiment could not be planned");
+        return EXIT_USAGE;
+    };
+    let Some(json) = checked.json.as_ref() else { return EXIT_USAGE };
+    let resolver: Option<check::EnvLookup<'_>> = if resolve_secrets { Some(&cli::env_lookup) } else { None };
+    let det = plan::determined::config(json, &plan_path, resolver);
+    let det_text = plan::determined::render(&det, &project.config.name, resolve_secrets);
+    // The written config must itself check clean (minus stagec's extension).
+    let self_check = check::check_experiment("determined.yaml", det_text.as_bytes(), &check::Options { env: &|_| Some(String::new()), ..check::Options::default() });
+    if self_check.error_count() > 0 {
+        eprintln!("stagec: internal error: the generated determined.yaml does not validate:");
+        cli::print_diagnostics(std::slice::from_ref(&self_check), Format::Human);
+        return EXIT_USAGE;
+    }
+    let outputs = [
+        ("stage_plan.json", built.plan_json.as_bytes(), false),
+        ("stage_plan.env", built.env_file.as_bytes(), false),
+        ("determined.yaml", det_text.as_bytes(), resolve_secrets),
+    ];
+    if let Err(e) = crate::fsutil::write_all_atomic(&out_dir, &outputs) {
+        eprintln!("stagec: cannot write the plan to {}: {e}", out_dir.display());
+        return EXIT_USAGE;
+    }
+    if checked.warning_count() > 0 {
+        cli::print_diagnostics(std::slice::from_ref(&checked), format);
+    }
+    for (name, _, _) in outputs {
+        eprintln!("wrote {}", out_dir.join(name).display());
+    }
+    EXIT_OK
+}
+
+/// The inventory the check used, rebuilt for the plan's node selectors.
+fn checked_inventory(project: &project::Project) -> Option<crate::hardware::inventory::Inventory> {
+    if let Some(report) = &project.probe {
+        return Some(report.to_inventory());
+    }
+    let input = project.inventory.as_ref()?;
+    let text = String::from_utf8_lossy(&input.bytes);
+    crate::hardware::inventory::read_inventory(crate::source::FileId(0), &text, &crate::yaml::Budgets::default()).0
+}
+
+/// `STAGEC_PLAN`: the plan's path relative to the context directory, which
+/// is the trial's working directory; absolute when the plan lies outside.
+fn plan_path_for_trial(context: &Path, out_dir: &Path) -> String {
+    let plan = out_dir.join("stage_plan.json");
+    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    match abs(&plan).strip_prefix(abs(context)) {
+        Ok(rel) => rel.display().to_string().replace('\\', "/"),
+        Err(_) => plan.display().to_string(),
+    }
+}

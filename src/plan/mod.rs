@@ -1,0 +1,583 @@
+//! `stagec plan`: the resolved `stage_plan.json`, its environment as
+//! `stage_plan.env`, and `determined.yaml`, the experiment as Determined's
+//! master accepts it.
+//!
+//! Everything here is built from data the checks produced; nothing reads
+//! files or the environment except through what it is given. Outputs are
+//! deterministic: sorted maps, fixed field order, no timestamps.
+
+pub mod determined;
+pub mod diff;
+pub mod env;
+pub mod yaml_out;
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
+use sha2::{Digest, Sha256};
+
+use crate::check::Checked;
+use crate::diagnostic::Severity;
+use crate::dtype::CastRisk;
+use crate::graph::Pipeline;
+use crate::hardware::catalog;
+use crate::hardware::inventory::Inventory;
+use crate::render::position;
+
+/// Version of the `stage_plan.json` format.
+pub const FORMAT_VERSION: u32 = 1;
+/// The variable that points a trial at its plan.
+pub const PLAN_VARIABLE: &str = "STAGEC_PLAN";
+
+/// A resolved pipeline plan, consumed by launchers: which rank runs which
+/// stage on which GPU type, with which dtype casts and environment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "stagec stage plan", extend("$id" = "https://stagec.dev/schemas/stage_plan.schema.json"))]
+pub struct StagePlan {
+    /// Version of this file's format; incompatible changes increase it.
+    pub format_version: u32,
+    /// The stagec version that wrote the plan.
+    pub stagec_version: String,
+    /// Every input file, with its SHA-256, so a plan names exactly what it was made from.
+    pub inputs: Vec<PlanInput>,
+    pub experiment: PlanExperiment,
+    pub pipeline: PlanPipeline,
+    /// Stages in topological (forward) order.
+    pub stages: Vec<PlanStage>,
+    /// Stage boundaries where the dtype changes, with the cast inserted there.
+    pub boundaries: Vec<PlanBoundary>,
+    pub process_groups: ProcessGroups,
+    pub environment: PlanEnvironment,
+    pub hardware: PlanHardware,
+    /// Warnings that remained when the plan was made.
+    pub warnings: Vec<PlanWarning>,
+}
+
+/// An input file of the plan.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlanInput {
+    /// What the file is: `config`, `model`, `stages` or `inventory`.
+    pub role: String,
+    /// The path as given to stagec.
+    pub path: String,
+    /// Hex SHA-256 of the file's bytes.
+    pub sha256: String,
+}
+
+/// The experiment the plan is for.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlanExperiment {
+    /// `name` from the config (unresolved `${VAR}` references kept as written).
+    pub name: Option<String>,
+    /// `entrypoint` from the config: a command string or an argument list.
+    pub entrypoint: Option<Json>,
+}
+
+/// Pipeline-level settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlanPipeline {
+    /// Pipeline degree p: the number of stages.
+    pub degree: u64,
+    /// Data-parallel degree: pipeline replicas.
+    pub data_parallel: u64,
+    /// Total ranks: degree × data_parallel = `resources.slots_per_trial`.
+    pub world_size: u64,
+    /// Samples per micro-batch, when fixed.
+    pub micro_batch_size: Option<u64>,
+    /// Micro-batches per replica and step (m), when fixed.
+    pub micro_batches: Option<u64>,
+    /// `gpipe`, `1f1b` or `interleaved`.
+    pub schedule: String,
+    /// Model chunks per device (interleaved schedules).
+    pub virtual_stages: u64,
+    /// Estimated idle share of each step: (p−1)/(v·m+p−1).
+    pub bubble_fraction: Option<f64>,
+    /// `per-stage` or `global`, when configured.
+    pub gradient_normalization: Option<String>,
+    /// Whether activations are recomputed in the backward pass, when configured.
+    pub activation_checkpointing: Option<bool>,
+}
+
+/// One stage of the plan.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlanStage {
+    pub id: i64,
+    pub name: String,
+    /// The modules that make up the stage (informational).
+    pub modules: Vec<String>,
+    /// Stages feeding this one.
+    pub inputs: Vec<i64>,
+    /// Canonical dtype name (`bf16`, `fp8_e4m3fn`, …).
+    pub dtype: Option<String>,
+    /// The PyTorch dtype (`torch.bfloat16`, …).
+    pub torch_dtype: Option<String>,
+    /// Acceptable GPU types, in order of preference.
+    pub gpu_types: Vec<String>,
+    /// The GPU the stage runs on, when it is pinned to one catalog entry
+    /// (by the inventory, or because its type names exactly one).
+    pub device: Option<PlanDevice>,
+    /// Catalog entries the stage may run on.
+    pub candidates: Vec<String>,
+    /// GPUs of this stage: one per data-parallel replica.
+    pub gpu_count: u64,
+    /// Global ranks running this stage (its data-parallel group).
+    pub ranks: Vec<u64>,
+    /// The node label that selects this stage's GPUs.
+    pub node_selector: Option<NodeSelector>,
+    pub gradient_normalization: Option<String>,
+    /// The `clip_norm` hyperparameter, when fixed.
+    pub clip_norm: Option<f64>,
+}
+
+/// A catalog GPU.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlanDevice {
+    pub catalog_id: String,
+    pub name: String,
+    pub architecture: String,
+    /// `major.minor`, e.g. `9.0`.
+    pub compute_capability: String,
+    /// Memory as nvidia-smi reports it, in bytes.
+    pub memory_bytes: u64,
+}
+
+/// A Kubernetes node label selecting a stage's GPUs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSelector {
+    /// `nvidia.com/gpu.product` (GPU Feature Discovery) or `gpu.type`.
+    pub key: String,
+    pub value: String,
+}
+
+/// A dtype change between two stages.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlanBoundary {
+    pub from: i64,
+    pub to: i64,
+    pub from_dtype: String,
+    pub to_dtype: String,
+    /// The cast inserted, e.g. `fp16->fp8_e4m3fn`.
+    pub cast: String,
+    /// `exact`, `precision_loss` or `range_loss`.
+    pub risk: String,
+    /// Largest finite values of both dtypes, for range losses.
+    pub from_max: Option<f64>,
+    pub to_max: Option<f64>,
+}
+
+/// Process groups as lists of global ranks. Rank r runs stage `r mod p` of
+/// replica `r div p`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessGroups {
+    /// One pipeline group per data-parallel replica, stages in order.
+    pub pipeline: Vec<Vec<u64>>,
+    /// One data-parallel group per stage, in stage order.
+    pub data_parallel: Vec<Vec<u64>>,
+}
+
+/// The environment of every rank.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlanEnvironment {
+    /// Variables set on every rank. `${VAR}` references are kept as written
+    /// and credentials are never copied (see `references`).
+    pub variables: BTreeMap<String, String>,
+    /// Experiment values kept in place of stagec's defaults.
+    pub overridden: Vec<EnvOverride>,
+    /// `${VAR}` references and whether they were set when the plan was made.
+    pub references: Vec<VarReference>,
+    /// Values the launcher computes per rank.
+    pub per_rank: Vec<PerRankVariable>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EnvOverride {
+    pub name: String,
+    /// stagec's default.
+    pub default: String,
+    /// The experiment's value, which is used.
+    pub value: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VarReference {
+    /// `${NAME}` as written.
+    pub reference: String,
+    /// `set`, or `default` when unset and a `:-default` applies.
+    pub status: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PerRankVariable {
+    pub name: String,
+    /// How the launcher computes it.
+    pub rule: String,
+}
+
+/// What the plan was checked against.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlanHardware {
+    /// `inventory`, `probe`, or `none`.
+    pub source: String,
+    /// The inventory's format, when one was given.
+    pub inventory_format: Option<String>,
+    /// GPUs needed per acceptable type list (joined with `|`).
+    pub demand: BTreeMap<String, u64>,
+    /// Schedulable GPUs per catalog type in the inventory.
+    pub supply: BTreeMap<String, u64>,
+    /// The probed host, with `--probe`.
+    pub probe: Option<ProbeSummary>,
+}
+
+/// The probed host's identity.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProbeSummary {
+    /// SHA-256 over driver version and each device's name, compute capability, memory and UUID.
+    pub fingerprint: String,
+    /// CUDA version the driver supports, e.g. `12.4`.
+    pub cuda_version: Option<String>,
+    /// `cuDriverGetVersion`, e.g. 12040.
+    pub cuda_driver_version: Option<i32>,
+    /// Device names, in ordinal order.
+    pub devices: Vec<String>,
+}
+
+/// A warning left in the plan.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlanWarning {
+    pub code: String,
+    pub message: String,
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+/// What the plan is made from, beside the check result.
+pub struct PlanInputs<'a> {
+    /// `(role, path, bytes)` of every input file.
+    pub files: Vec<(&'a str, &'a str, &'a [u8])>,
+    pub inventory: Option<&'a Inventory>,
+    pub probe: Option<ProbeSummary>,
+    /// Environment lookup, to record which references were set.
+    pub env: crate::check::EnvLookup<'a>,
+    /// The plan's path relative to the context directory, for `STAGEC_PLAN`.
+    pub plan_path: String,
+}
+
+/// The three files `stagec plan` writes.
+pub struct PlanFiles {
+    pub plan: StagePlan,
+    pub plan_json: String,
+    pub env_file: String,
+}
+
+/// The JSON Schema of `stage_plan.json`.
+pub fn plan_schema() -> Json {
+    serde_json::to_value(schemars::schema_for!(StagePlan)).unwrap_or(Json::Null)
+}
+
+/// Hex SHA-256.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Builds the plan of a checked project without errors. `None` when there
+/// is nothing to plan (errors, or an unparsed config).
+pub fn build(checked: &Checked, inputs: &PlanInputs<'_>) -> Option<PlanFiles> {
+    if checked.error_count() > 0 {
+        return None;
+    }
+    let json = checked.json.as_ref()?;
+    let pipeline = checked.pipeline.clone().unwrap_or_else(|| single_stage(json));
+    let p = pipeline.degree.max(1);
+    let dp = pipeline.data_parallel.unwrap_or(1).max(1);
+    let hpp = json.pointer("/hyperparameters/hpp_config");
+    let fixed_str = |key: &str| hpp.and_then(|h| h.get(key)).and_then(Json::as_str).map(str::to_string);
+    let gradient_normalization = fixed_str("gradient_normalization");
+    let clip_norm = json.pointer("/hyperparameters/clip_norm").and_then(Json::as_f64);
+
+    let stages: Vec<PlanStage> = pipeline
+        .stages
+        .iter()
+        .enumerate()
+        .map(|(index, s)| {
+            let ranks: Vec<u64> = (0..dp).map(|r| r * p + index as u64).collect();
+            let candidates: Vec<String> = {
+                let mut v: Vec<String> =
+                    s.gpu_types.iter().flat_map(|t| catalog::resolve(t).variants()).map(|g| g.id.clone()).collect();
+                v.sort();
+                v.dedup();
+                v
+            };
+            let taken = pipeline.allocation.as_ref().and_then(|a| a.taken.get(&s.id)).and_then(|t| t.first());
+            let pinned = taken
+                .and_then(|t| catalog::resolve(&t.offered).exact())
+                .or_else(|| s.gpu_types.first().and_then(|t| catalog::resolve(t).exact()));
+            let node_selector = match (taken, inputs.inventory) {
+                (Some(t), Some(inv)) => inv
+                    .nodes
+                    .iter()
+                    .flat_map(|n| n.gpus.iter())
+                    .find(|g| g.offered_name() == t.offered)
+                    .map(|g| {
+                        let key = g.label_key.clone().unwrap_or_else(|| "nvidia.com/gpu.product".into());
+                        // GPU Feature Discovery writes the product name with dashes.
+                        let value =
+                            if key == "nvidia.com/gpu.product" { g.label.replace(' ', "-") } else { g.label.clone() };
+                        NodeSelector { key, value }
+                    }),
+                _ => pinned.and_then(|g| g.driver_names.first()).map(|name| NodeSelector {
+                    key: "nvidia.com/gpu.product".into(),
+                    value: name.replace(' ', "-"),
+                }),
+            };
+            PlanStage {
+                id: s.id,
+                name: s.name.clone(),
+                modules: s.modules.clone(),
+                inputs: s.inputs.clone(),
+                dtype: s.dtype.map(|d| d.canonical_name().to_string()),
+                torch_dtype: s.dtype.and_then(|d| d.torch_name()).map(str::to_string),
+                gpu_types: s.gpu_types.clone(),
+                device: pinned.map(|g| PlanDevice {
+                    catalog_id: g.id.clone(),
+                    name: g.name.clone(),
+                    architecture: format!("{:?}", g.architecture).to_ascii_lowercase(),
+                    compute_capability: format!("{}.{}", g.compute_capability.0, g.compute_capability.1),
+                    memory_bytes: g.memory_bytes(),
+                }),
+                candidates,
+                gpu_count: dp,
+                ranks,
+                node_selector,
+                gradient_normalization: gradient_normalization.clone(),
+                clip_norm,
+            }
+        })
+        .collect();
+
+    let boundaries = pipeline
+        .boundaries
+        .iter()
+        .map(|b| {
+            let (risk, from_max, to_max) = match b.risk {
+                CastRisk::Exact => ("exact", None, None),
+                CastRisk::PrecisionLoss => ("precision_loss", None, None),
+                CastRisk::RangeLoss { from_max, to_max } => ("range_loss", Some(from_max), Some(to_max)),
+            };
+            PlanBoundary {
+                from: b.from,
+                to: b.to,
+                from_dtype: b.from_dtype.canonical_name().into(),
+                to_dtype: b.to_dtype.canonical_name().into(),
+                cast: format!("{}->{}", b.from_dtype.canonical_name(), b.to_dtype.canonical_name()),
+                risk: risk.into(),
+                from_max,
+                to_max,
+            }
+        })
+        .collect();
+
+    let process_groups = ProcessGroups {
+        pipeline: (0..dp).map(|r| (0..p).map(|s| r * p + s).collect()).collect(),
+        data_parallel: (0..p).map(|s| (0..dp).map(|r| r * p + s).collect()).collect(),
+    };
+
+    let environment = environment(json, inputs);
+    let hardware = hardware(&pipeline, inputs, dp);
+    let warnings = checked
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Warning)
+        .map(|d| {
+            let pos = position(&checked.sources, d.file, d.span);
+            PlanWarning { code: d.code.into(), message: d.message.clone(), file: pos.file, line: pos.line, column: pos.column }
+        })
+        .collect();
+    let plan = StagePlan {
+        format_version: FORMAT_VERSION,
+        stagec_version: env!("CARGO_PKG_VERSION").into(),
+        inputs: inputs
+            .files
+            .iter()
+            .map(|(role, path, bytes)| PlanInput { role: (*role).into(), path: (*path).into(), sha256: sha256_hex(bytes) })
+            .collect(),
+        experiment: PlanExperiment {
+            name: json.get("name").and_then(Json::as_str).map(str::to_string),
+            entrypoint: json.get("entrypoint").filter(|e| !e.is_null()).cloned(),
+        },
+        pipeline: PlanPipeline {
+            degree: p,
+            data_parallel: dp,
+            world_size: p * dp,
+            micro_batch_size: pipeline.micro_batch_size,
+            micro_batches: pipeline.micro_batches,
+            schedule: pipeline.schedule.clone(),
+            virtual_stages: pipeline.virtual_stages,
+            bubble_fraction: pipeline.bubble.map(|b| (b * 1e6).round() / 1e6),
+            gradient_normalization,
+            activation_checkpointing: hpp.and_then(|h| h.get("activation_checkpointing")).and_then(Json::as_bool),
+        },
+        stages,
+        boundaries,
+        process_groups,
+        environment,
+        hardware,
+        warnings,
+    };
+    let mut plan_json = serde_json::to_string_pretty(&plan).ok()?;
+    plan_json.push('\n');
+    let env_file = env_file(&plan.environment);
+    Some(PlanFiles { plan, plan_json, env_file })
+}
+
+/// A config without stage declarations plans as one stage on all slots.
+fn single_stage(json: &Json) -> Pipeline {
+    let slots = json.pointer("/resources/slots_per_trial").and_then(Json::as_u64).unwrap_or(1).max(1);
+    Pipeline {
+        stages: vec![crate::graph::Stage {
+            id: 0,
+            name: "model".into(),
+            decl: crate::stages::Loc { file: crate::source::FileId(0), span: crate::source::Span::at(0) },
+            source: crate::stages::DeclSource::StagesYaml,
+            gpu_types: Vec::new(),
+            dtype: None,
+            inputs: Vec::new(),
+            modules: Vec::new(),
+            params: None,
+        }],
+        boundaries: Vec::new(),
+        degree: 1,
+        data_parallel: Some(slots),
+        micro_batch_size: None,
+        micro_batches: None,
+        schedule: "1f1b".into(),
+        virtual_stages: 1,
+        bubble: None,
+        allocation: None,
+    }
+}
+
+fn environment(json: &Json, inputs: &PlanInputs<'_>) -> PlanEnvironment {
+    let merged = env::merged(json);
+    let mut variables = BTreeMap::new();
+    let mut overridden = Vec::new();
+    let mut references = BTreeMap::new();
+    for (name, (value, origin)) in &merged {
+        if *origin == env::Origin::ExperimentOverride {
+            if let Some((_, default, _)) = env::DEFAULTS.iter().find(|(k, _, _)| k == name) {
+                overridden.push(EnvOverride { name: name.clone(), default: (*default).into(), value: shown(name, value) });
+            }
+        }
+        for r in crate::vars::scan(value).0 {
+            let status = if (inputs.env)(&r.name).is_some() { "set" } else { "default" };
+            references.insert(format!("${{{}}}", r.name), status.to_string());
+        }
+        variables.insert(name.clone(), shown(name, value));
+    }
+    variables.insert(PLAN_VARIABLE.into(), inputs.plan_path.clone());
+    // References elsewhere in the config (storage credentials, names).
+    collect_references(json, inputs, &mut references);
+    PlanEnvironment {
+        variables,
+        overridden,
+        references: references.into_iter().map(|(reference, status)| VarReference { reference, status }).collect(),
+        per_rank: vec![
+            PerRankVariable { name: "STAGEC_STAGE_ID".into(), rule: "stage of the rank: stages[i].id where rank is in stages[i].ranks (rank mod pipeline.degree gives i)".into() },
+            PerRankVariable { name: "STAGEC_REPLICA".into(), rule: "data-parallel replica of the rank: rank div pipeline.degree".into() },
+            PerRankVariable { name: "STAGEC_SEED".into(), rule: "reproducibility.experiment_seed + global rank: every sampler and generator seeds from it (the field notes' manual_seed(42 + rank))".into() },
+            PerRankVariable { name: "STAGEC_DTYPE".into(), rule: "stages[i].torch_dtype of the rank's stage".into() },
+        ],
+    }
+}
+
+fn collect_references(v: &Json, inputs: &PlanInputs<'_>, out: &mut BTreeMap<String, String>) {
+    match v {
+        Json::String(s) if s.contains("${") => {
+            for r in crate::vars::scan(s).0 {
+                let status = if (inputs.env)(&r.name).is_some() { "set" } else { "default" };
+                out.insert(format!("${{{}}}", r.name), status.to_string());
+            }
+        }
+        Json::Array(items) => items.iter().for_each(|i| collect_references(i, inputs, out)),
+        Json::Object(map) => map.values().for_each(|i| collect_references(i, inputs, out)),
+        _ => {}
+    }
+}
+
+/// A value as the plan may show it: references kept as written, literal
+/// credentials withheld.
+fn shown(name: &str, value: &str) -> String {
+    if env::is_credential_name(name) && !value.trim_start().starts_with("${") {
+        "<withheld: credential>".into()
+    } else {
+        value.to_string()
+    }
+}
+
+fn hardware(pipeline: &Pipeline, inputs: &PlanInputs<'_>, dp: u64) -> PlanHardware {
+    let mut demand: BTreeMap<String, u64> = BTreeMap::new();
+    for s in &pipeline.stages {
+        if !s.gpu_types.is_empty() {
+            *demand.entry(s.gpu_types.join("|")).or_default() += dp;
+        }
+    }
+    let supply: BTreeMap<String, u64> = inputs
+        .inventory
+        .map(|inv| crate::graph::pools(inv).into_iter().map(|p| (p.label, u64::from(p.total))).collect())
+        .unwrap_or_default();
+    let source = match (&inputs.probe, inputs.inventory) {
+        (Some(_), _) => "probe",
+        (None, Some(_)) => "inventory",
+        (None, None) => "none",
+    };
+    PlanHardware {
+        source: source.into(),
+        inventory_format: inputs.inventory.map(|i| i.format.describe().to_string()),
+        demand,
+        supply,
+        probe: inputs.probe.clone(),
+    }
+}
+
+/// `stage_plan.env`: one `NAME=value` per line, sorted. References stay
+/// `${VAR}` for the launcher's dotenv loader to expand; credentials are not
+/// copied.
+fn env_file(e: &PlanEnvironment) -> String {
+    let mut out = String::from("# Generated by stagec plan: the environment of every rank.\n");
+    for (name, value) in &e.variables {
+        if value.starts_with("<withheld") {
+            out.push_str(&format!("# {name} is a credential set in the experiment config; not copied here\n"));
+            continue;
+        }
+        out.push_str(&format!("{name}={}\n", dotenv_quote(value)));
+    }
+    out
+}
+
+fn dotenv_quote(v: &str) -> String {
+    let plain = !v.is_empty() && v.chars().all(|c| c.is_ascii_alphanumeric() || "_-.:/,=+@%${}".contains(c));
+    if plain {
+        v.to_string()
+    } else {
+        format!("\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n"))
+    }
+}
