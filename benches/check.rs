@@ -91,5 +91,100 @@ fn whole_process(c: &mut Criterion) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-criterion_group!(benches, in_process, batch, whole_process);
+/// A config, a `stages.yaml` of `n` stages (a chain with skip connections)
+/// and an inventory of `n` 8-GPU nodes, as one project: 8 replicas, so
+/// demand equals supply.
+fn large_project(n: usize) -> stagec::project::Project {
+    let mut stages = String::from("stages:\n");
+    for i in 0..n {
+        let inputs = match i {
+            0 => "[]".to_string(),
+            1 => "[0]".to_string(),
+            _ => format!("[{}, {}]", i - 1, i - 2),
+        };
+        let device = if i % 2 == 0 { "a100-80g" } else { "h100-80g" };
+        stages.push_str(&format!(
+            "  - id: {i}\n    name: stage_{i}\n    device: {device}\n    dtype: bf16\n    inputs: {inputs}\n    params: 50M\n"
+        ));
+    }
+    let mut inventory = String::from("nodes:\n");
+    for i in 0..n {
+        let gpu = if i % 2 == 0 { "a100-sxm4-80gb" } else { "h100-sxm5-80gb" };
+        inventory.push_str(&format!("  - name: node-{i}\n    gpus: {{type: {gpu}, count: 8}}\n"));
+    }
+    let config = format!(
+        "name: large\nentrypoint: python train.py\nresources:\n  slots_per_trial: {}\nsearcher:\n  name: single\n  metric: loss\n  max_length:\n    batches: 1\nhyperparameters:\n  global_batch_size: {}\n  hpp_config:\n    pipeline_parallel_degree: {n}\n    micro_batch_size: 1\ncheckpoint_storage:\n  type: shared_fs\n  host_path: /mnt\n",
+        n * 8,
+        n * 8 * 4
+    );
+    let input = |name: &str, text: String| stagec::project::Input {
+        name: name.into(),
+        bytes: text.into_bytes(),
+    };
+    stagec::project::Project {
+        config: input("const.yaml", config),
+        models: vec![input("stages.yaml", stages)],
+        inventory: Some(input("inventory.yaml", inventory)),
+        probe: None,
+        searched: "bench".into(),
+    }
+}
+
+fn stage_graph(c: &mut Criterion) {
+    let opts = Options {
+        env: &env,
+        ..Options::default()
+    };
+    let mut group = c.benchmark_group("stage_graph");
+    group.sample_size(20);
+    for n in [250, 500, 1000] {
+        let project = large_project(n);
+        let checked = stagec::project::check_project(&project, &opts);
+        assert_eq!(checked.error_count(), 0, "the synthetic project is valid");
+        group.bench_with_input(BenchmarkId::new("stages_and_nodes", n), &project, |b, project| {
+            b.iter(|| stagec::project::check_project(project, &opts))
+        });
+    }
+    group.finish();
+}
+
+fn plan_vs_check(c: &mut Criterion) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/hpp-seed-fixed");
+    let read = |name: &str| stagec::project::Input {
+        name: name.into(),
+        bytes: std::fs::read(dir.join(name)).unwrap_or_default(),
+    };
+    let project = stagec::project::Project {
+        config: read("const.yaml"),
+        models: vec![read("model.py")],
+        inventory: None,
+        probe: None,
+        searched: "bench".into(),
+    };
+    let opts = Options {
+        env: &env,
+        ..Options::default()
+    };
+    let mut group = c.benchmark_group("seed_example");
+    group.bench_function("check", |b| b.iter(|| stagec::project::check_project(&project, &opts)));
+    group.bench_function("plan", |b| {
+        b.iter(|| {
+            let checked = stagec::project::check_project(&project, &opts);
+            let json = checked.json.clone().unwrap_or_default();
+            let inputs = stagec::plan::PlanInputs {
+                files: vec![("config", "const.yaml", project.config.bytes.as_slice())],
+                inventory: None,
+                probe: None,
+                env: &env,
+                plan_path: "stagec-plan/stage_plan.json".into(),
+            };
+            let plan = stagec::plan::build(&checked, &inputs).map(|p| p.plan_json.len());
+            let det = stagec::plan::determined::config(&json, "stagec-plan/stage_plan.json", None);
+            (plan, stagec::plan::determined::render(&det, "const.yaml", false).len())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, in_process, batch, whole_process, stage_graph, plan_vs_check);
 criterion_main!(benches);

@@ -31,7 +31,11 @@ pub struct Options<'a> {
 
 impl Default for Options<'_> {
     fn default() -> Self {
-        Options { env: &|_| None, budgets: Budgets::default(), require_variables: false }
+        Options {
+            env: &|_| None,
+            budgets: Budgets::default(),
+            require_variables: false,
+        }
     }
 }
 
@@ -44,13 +48,20 @@ pub struct Checked {
     pub tree: Option<Tree>,
     /// The config as JSON, when it parsed into a mapping within budget.
     pub json: Option<serde_json::Value>,
-    /// The typed experiment, when the config has no errors.
-    pub config: Option<ExperimentConfig>,
     /// The resolved pipeline, when stage declarations were checked.
     pub pipeline: Option<crate::graph::Pipeline>,
 }
 
 impl Checked {
+    /// The typed experiment, when the config has no errors. Deserialised on
+    /// demand: checking alone does not need it.
+    pub fn typed(&self) -> Option<ExperimentConfig> {
+        if self.error_count() > 0 {
+            return None;
+        }
+        serde_json::from_value(self.json.clone()?).ok()
+    }
+
     pub fn error_count(&self) -> usize {
         self.diagnostics
             .iter()
@@ -128,7 +139,6 @@ pub fn check_experiment(name: &str, bytes: &[u8], opts: &Options<'_>) -> Checked
         diagnostics: Vec::new(),
         tree: None,
         json: None,
-        config: None,
         pipeline: None,
     };
     if let Some(d) = decode_error {
@@ -142,7 +152,6 @@ pub fn check_experiment(name: &str, bytes: &[u8], opts: &Options<'_>) -> Checked
     checked.diagnostics = result.diagnostics;
     checked.tree = Some(result.tree);
     checked.json = result.json;
-    checked.config = result.config;
     checked
 }
 
@@ -152,25 +161,19 @@ pub struct ConfigCheck {
     pub tree: Tree,
     /// The document as JSON, when it parsed into a mapping within budget.
     pub json: Option<serde_json::Value>,
-    /// The typed experiment, when the config has no errors.
-    pub config: Option<ExperimentConfig>,
 }
 
 /// Checks already-decoded text (the LSP's entry point for unsaved buffers).
 pub fn check_text(file: FileId, source: &SourceFile, opts: &Options<'_>) -> ConfigCheck {
     let text = source.text.as_str();
     let (tree, mut diags) = yaml::parse(text, file, &opts.budgets);
-    let (json, config) = match analyze(file, text, &tree, opts, &mut diags) {
-        Some((json, config)) => (Some(json), config),
-        None => (None, None),
-    };
+    let json = analyze(file, text, &tree, opts, &mut diags);
     suppress::apply(file, source, &mut diags);
     sort_and_dedup(&mut diags);
     ConfigCheck {
         diagnostics: diags,
         tree,
         json,
-        config,
     }
 }
 
@@ -180,7 +183,7 @@ fn analyze(
     tree: &Tree,
     opts: &Options<'_>,
     diags: &mut Vec<Diagnostic>,
-) -> Option<(serde_json::Value, Option<ExperimentConfig>)> {
+) -> Option<serde_json::Value> {
     let json = document_json(
         file,
         tree,
@@ -194,16 +197,12 @@ fn analyze(
         .filter(|d| d.code.starts_with('Y'))
         .map(|d| d.span)
         .collect();
-    let schema_errors = schema::validate(file, text, tree, &json, diags);
+    schema::validate(file, text, tree, &json, diags);
     semantic::run(file, text, tree, &json, diags);
     // A value the YAML layer already rejected (a bad tag) is not reported
     // again by the schema.
     diags.retain(|d| d.code.starts_with('Y') || !yaml_spans.contains(&d.span));
-    if schema_errors > 0 || diags.iter().any(|d| d.severity == Severity::Error) {
-        return Some((json, None));
-    }
-    let config = serde_json::from_value::<ExperimentConfig>(json.clone()).ok();
-    Some((json, config))
+    Some(json)
 }
 
 /// The shared gate between a parsed YAML document and its schema: `None`
@@ -313,7 +312,11 @@ fn check_variables(file: FileId, text: &str, tree: &Tree, opts: &Options<'_>, di
                         "set `{}` where the experiment is submitted, or give a default: `${{{}:-value}}`",
                         r.name, r.name
                     ))
-                    .with_severity(if opts.require_variables { Severity::Error } else { Severity::Warning }),
+                    .with_severity(if opts.require_variables {
+                        Severity::Error
+                    } else {
+                        Severity::Warning
+                    }),
                 );
             }
         }

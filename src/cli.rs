@@ -72,10 +72,7 @@ pub enum Command {
         recording: Option<PathBuf>,
     },
     /// Compare two plans: one line per difference that changes results.
-    Diff {
-        plan_a: PathBuf,
-        plan_b: PathBuf,
-    },
+    Diff { plan_a: PathBuf, plan_b: PathBuf },
     /// List every rule with its code and summary.
     Rules,
     /// Explain a rule: what it checks, why, and an example.
@@ -140,10 +137,19 @@ pub fn main() -> ExitCode {
         }
     };
     ExitCode::from(match cli.command {
-        Command::Check { files, format, deny_warnings, sources } => run_check(&files, &sources, format, deny_warnings),
-        Command::Plan { file, sources, out, resolve_secrets, format } => {
-            crate::cli_plan::run_plan(&file, &sources, out.as_deref(), resolve_secrets, format)
-        }
+        Command::Check {
+            files,
+            format,
+            deny_warnings,
+            sources,
+        } => run_check(&files, &sources, format, deny_warnings),
+        Command::Plan {
+            file,
+            sources,
+            out,
+            resolve_secrets,
+            format,
+        } => crate::cli_plan::run_plan(&file, &sources, out.as_deref(), resolve_secrets, format),
         Command::Probe { format, recording } => crate::cli_plan::run_probe(format, recording.as_deref()),
         Command::Diff { plan_a, plan_b } => crate::cli_plan::run_diff(&plan_a, &plan_b),
         Command::Rules => run_rules(),
@@ -265,19 +271,31 @@ pub(crate) fn build_project(
     } else {
         None
     };
-    project::Project { config, models, inventory, probe, searched }
+    project::Project {
+        config,
+        models,
+        inventory,
+        probe,
+        searched,
+    }
 }
 
 /// The context directory: `--context`, else the config's folder.
 pub(crate) fn context_dir(config_path: &Path, sources: &SourceArgs) -> PathBuf {
-    sources
-        .context
-        .clone()
-        .unwrap_or_else(|| config_path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf())
+    sources.context.clone().unwrap_or_else(|| {
+        config_path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf()
+    })
 }
 
 fn run_check(files: &[PathBuf], sources: &SourceArgs, format: Format, deny_warnings: bool) -> u8 {
-    let opts = check::Options { env: &env_lookup, ..check::Options::default() };
+    let opts = check::Options {
+        env: &env_lookup,
+        ..check::Options::default()
+    };
     let limit = opts.budgets.max_bytes;
     let mut unreadable = false;
     let mut fail = |msg: String| {
@@ -308,13 +326,22 @@ fn run_check(files: &[PathBuf], sources: &SourceArgs, format: Format, deny_warni
 
 /// Renders the diagnostics of `results` to stdout in `format`.
 pub(crate) fn print_diagnostics(results: &[check::Checked], format: Format) -> Summary {
-    let reports: Vec<Report<'_>> =
-        results.iter().map(|c| Report { sources: &c.sources, diagnostics: &c.diagnostics }).collect();
+    let reports: Vec<Report<'_>> = results
+        .iter()
+        .map(|c| Report {
+            sources: &c.sources,
+            diagnostics: &c.diagnostics,
+        })
+        .collect();
     let summary = Summary::of(&reports, results.len());
     let text = match format {
         Format::Human => {
             let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-            let style = Style { color, unicode: color, width: terminal_width() };
+            let style = Style {
+                color,
+                unicode: color,
+                width: terminal_width(),
+            };
             render::human::render(&reports, summary, style)
         }
         Format::Json => render::json::render(&reports, summary),

@@ -16,7 +16,8 @@ pub const EXIT_NO_GPU: u8 = 1;
 pub(crate) fn probe_report(recording: Option<&Path>) -> Result<probe::ProbeReport, String> {
     match recording {
         Some(path) => {
-            let bytes = cli::read_limited(path, 8 * 1024 * 1024).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let bytes =
+                cli::read_limited(path, 8 * 1024 * 1024).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             let text = String::from_utf8_lossy(&bytes);
             probe::load_recorded(&text).map_err(|e| format!("{}: {e}", path.display()))
         }
@@ -66,8 +67,18 @@ pub(crate) fn run_diff(a: &Path, b: &Path) -> u8 {
     }
 }
 
-pub(crate) fn run_plan(file: &Path, sources: &SourceArgs, out: Option<&Path>, resolve_secrets: bool, format: Format) -> u8 {
-    let opts = check::Options { env: &cli::env_lookup, require_variables: true, ..check::Options::default() };
+pub(crate) fn run_plan(
+    file: &Path,
+    sources: &SourceArgs,
+    out: Option<&Path>,
+    resolve_secrets: bool,
+    format: Format,
+) -> u8 {
+    let opts = check::Options {
+        env: &cli::env_lookup,
+        require_variables: true,
+        ..check::Options::default()
+    };
     let limit = opts.budgets.max_bytes;
     let mut problems = Vec::new();
     let config = match cli::read_input(file, limit) {
@@ -91,12 +102,19 @@ pub(crate) fn run_plan(file: &Path, sources: &SourceArgs, out: Option<&Path>, re
         return EXIT_FINDINGS;
     }
     let context = cli::context_dir(file, sources);
-    let out_dir: PathBuf = out.map(Path::to_path_buf).unwrap_or_else(|| context.join("stagec-plan"));
+    let out_dir: PathBuf = out
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| context.join("stagec-plan"));
     let plan_path = plan_path_for_trial(&context, &out_dir);
 
-    let mut files: Vec<(&str, &str, &[u8])> = vec![("config", project.config.name.as_str(), project.config.bytes.as_slice())];
+    let mut files: Vec<(&str, &str, &[u8])> =
+        vec![("config", project.config.name.as_str(), project.config.bytes.as_slice())];
     for m in &project.models {
-        let role = if project::is_stages_yaml(&m.name) { "stages" } else { "model" };
+        let role = if project::is_stages_yaml(&m.name) {
+            "stages"
+        } else {
+            "model"
+        };
         files.push((role, m.name.as_str(), m.bytes.as_slice()));
     }
     if let Some(inv) = &project.inventory {
@@ -109,17 +127,32 @@ pub(crate) fn run_plan(file: &Path, sources: &SourceArgs, out: Option<&Path>, re
         cuda_driver_version: r.driver.as_ref().map(|d| d.cuda_driver_version),
         devices: r.devices.iter().map(|d| d.name.clone()).collect(),
     });
-    let inputs = plan::PlanInputs { files, inventory: inventory.as_ref(), probe: probe_summary, env: &cli::env_lookup, plan_path: plan_path.clone() };
+    let inputs = plan::PlanInputs {
+        files,
+        inventory: inventory.as_ref(),
+        probe: probe_summary,
+        env: &cli::env_lookup,
+        plan_path: plan_path.clone(),
+    };
     let Some(built) = plan::build(&checked, &inputs) else {
         eprintln!("stagec: internal error: the checked experiment could not be planned");
         return EXIT_USAGE;
     };
-    let Some(json) = checked.json.as_ref() else { return EXIT_USAGE };
+    let Some(json) = checked.json.as_ref() else {
+        return EXIT_USAGE;
+    };
     let resolver: Option<check::EnvLookup<'_>> = if resolve_secrets { Some(&cli::env_lookup) } else { None };
     let det = plan::determined::config(json, &plan_path, resolver);
     let det_text = plan::determined::render(&det, &project.config.name, resolve_secrets);
     // The written config must itself check clean (minus stagec's extension).
-    let self_check = check::check_experiment("determined.yaml", det_text.as_bytes(), &check::Options { env: &|_| Some(String::new()), ..check::Options::default() });
+    let self_check = check::check_experiment(
+        "determined.yaml",
+        det_text.as_bytes(),
+        &check::Options {
+            env: &|_| Some(String::new()),
+            ..check::Options::default()
+        },
+    );
     if self_check.error_count() > 0 {
         eprintln!("stagec: internal error: the generated determined.yaml does not validate:");
         cli::print_diagnostics(std::slice::from_ref(&self_check), Format::Human);

@@ -99,6 +99,20 @@ pub struct Pipeline {
     pub allocation: Option<Allocation>,
 }
 
+impl Pipeline {
+    /// Global ranks of the stage at `position` in forward order. Ranks are
+    /// replica-major: rank r runs stage `r mod p` of replica `r div p`, so a
+    /// pipeline replica's ranks are contiguous (its point-to-point traffic
+    /// stays on as few nodes as possible) and stage s's data-parallel group
+    /// is `s, s + p, s + 2p, …`.
+    pub fn ranks(&self, position: usize) -> Vec<u64> {
+        let p = self.degree.max(1);
+        (0..self.data_parallel.unwrap_or(0))
+            .map(|r| r * p + position as u64)
+            .collect()
+    }
+}
+
 /// Runs every stage-graph check. Returns the pipeline when there are stages.
 pub fn analyze(input: &GraphInput<'_>, diags: &mut Vec<Diagnostic>) -> Option<Pipeline> {
     let mut cx = Cx { input, diags };
@@ -1100,7 +1114,10 @@ impl Cx<'_, '_> {
                 if dp == 1 { "" } else { "s" }
             );
             let loc = match stage_gpus.get(&s.id) {
-                Some((_, path)) => Loc { file: self.input.config, span: self.config_span(path) },
+                Some((_, path)) => Loc {
+                    file: self.input.config,
+                    span: self.config_span(path),
+                },
                 None => s.decl,
             };
             let skipped = inv.skipped.len();
@@ -1108,7 +1125,10 @@ impl Cx<'_, '_> {
             d.help = Some(if skipped > 0 {
                 format!("{skipped} unschedulable node(s) were not counted; add GPUs of an acceptable type to `stage_{}_gpus`, or lower `slots_per_trial`", s.id)
             } else {
-                format!("add another acceptable GPU type to `stage_{}_gpus`, or lower `slots_per_trial`", s.id)
+                format!(
+                    "add another acceptable GPU type to `stage_{}_gpus`, or lower `slots_per_trial`",
+                    s.id
+                )
             });
         }
         alloc
@@ -1241,14 +1261,24 @@ pub fn pools(inv: &Inventory) -> Vec<Pool> {
             *counts.entry(g.offered_name()).or_default() += g.count;
         }
     }
-    counts.into_iter().map(|(label, total)| Pool { label, total, available: total }).collect()
+    counts
+        .into_iter()
+        .map(|(label, total)| Pool {
+            label,
+            total,
+            available: total,
+        })
+        .collect()
 }
 
 /// Allocates each stage's `dp` GPUs (one per data-parallel replica),
 /// stage by stage in id order, each from its acceptable types in order of
 /// preference; stages sharing a type share its supply.
 pub fn allocate(inv: &Inventory, stages: &[Stage], dp: i64) -> Allocation {
-    let mut alloc = Allocation { pools: pools(inv), ..Allocation::default() };
+    let mut alloc = Allocation {
+        pools: pools(inv),
+        ..Allocation::default()
+    };
     let mut order: Vec<&Stage> = stages.iter().collect();
     order.sort_by_key(|s| s.id);
     for s in order {
@@ -1268,7 +1298,10 @@ pub fn allocate(inv: &Inventory, stages: &[Stage], dp: i64) -> Allocation {
                 let take = need.min(pool.available);
                 pool.available -= take;
                 need -= take;
-                takes.push(Take { offered: pool.label.clone(), count: take });
+                takes.push(Take {
+                    offered: pool.label.clone(),
+                    count: take,
+                });
             }
         }
         if need > 0 {

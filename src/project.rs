@@ -46,14 +46,12 @@ pub fn check_project(project: &Project, opts: &Options<'_>) -> Checked {
     let config_id = add(&mut sources, &project.config, opts, &mut diags);
     let mut config_tree = None;
     let mut config_json = None;
-    let mut config = None;
     if let Some(id) = config_id {
         if let Some(source) = sources.get(id) {
             let result = check_text(id, source, opts);
             diags.extend(result.diagnostics);
             config_tree = Some(result.tree);
             config_json = result.json;
-            config = result.config;
         }
     }
 
@@ -108,14 +106,12 @@ pub fn check_project(project: &Project, opts: &Options<'_>) -> Checked {
         suppress::apply(id, source, &mut diags);
     }
     sort_and_dedup(&mut diags);
-    let has_errors = diags.iter().any(|d| d.severity == crate::Severity::Error);
     Checked {
         sources,
         file: config_id.unwrap_or(FileId(0)),
         diagnostics: diags,
         tree: config_tree,
         json: config_json,
-        config: if has_errors { None } else { config },
         pipeline,
     }
 }

@@ -5,7 +5,10 @@ pub fn all() -> Vec<(&'static str, String)> {
     vec![
         ("experiment.schema.json", pretty(&crate::spec::experiment_schema())),
         ("stages.schema.json", pretty(&crate::spec::stages::stages_schema())),
-        ("inventory.schema.json", pretty(&crate::spec::inventory::inventory_schema())),
+        (
+            "inventory.schema.json",
+            pretty(&crate::spec::inventory::inventory_schema()),
+        ),
         ("stage_plan.schema.json", pretty(&crate::plan::plan_schema())),
     ]
 }

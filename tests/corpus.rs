@@ -25,7 +25,7 @@ fn determined_examples_have_no_errors() {
             failures.push(common::render(&checked));
         }
         assert!(
-            checked.config.is_some() || checked.error_count() > 0,
+            checked.typed().is_some() || checked.error_count() > 0,
             "{}: valid but not typed",
             path.display()
         );

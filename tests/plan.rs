@@ -9,7 +9,9 @@ const SECRET: &str = "s3-secret-value-never-in-outputs";
 
 fn stagec(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_stagec"));
-    cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR")).env("NO_COLOR", "1");
+    cmd.args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1");
     cmd.env_remove("S3_ACCESS_KEY").env_remove("S3_SECRET_KEY");
     for (k, v) in env {
         cmd.env(k, v);
@@ -41,12 +43,21 @@ fn plan_is_deterministic_valid_and_consistent() {
     let (a, b) = (temp("a"), temp("b"));
     let recording = ["--probe", "--probe-recording", "tests/probes/mixed-a100-h100.json"];
     let first = plan_to(&a, &recording);
-    assert_eq!(first.status.code(), Some(0), "{}", String::from_utf8_lossy(&first.stderr));
+    assert_eq!(
+        first.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
     assert_eq!(plan_to(&b, &recording).status.code(), Some(0));
     for name in ["stage_plan.json", "stage_plan.env", "determined.yaml"] {
-        let (x, y) = (std::fs::read(a.join(name)).expect("a"), std::fs::read(b.join(name)).expect("b"));
+        let (x, y) = (
+            std::fs::read(a.join(name)).expect("a"),
+            std::fs::read(b.join(name)).expect("b"),
+        );
         // Only STAGEC_PLAN (the --out path) differs between the two runs.
-        let norm = |bytes: Vec<u8>, dir: &Path| String::from_utf8_lossy(&bytes).replace(&dir.display().to_string(), "OUT");
+        let norm =
+            |bytes: Vec<u8>, dir: &Path| String::from_utf8_lossy(&bytes).replace(&dir.display().to_string(), "OUT");
         assert_eq!(norm(x, &a), norm(y, &b), "{name} differs between runs");
     }
 
@@ -58,26 +69,50 @@ fn plan_is_deterministic_valid_and_consistent() {
     assert!(errors.is_empty(), "{errors:#?}");
 
     // Ranks and groups agree with slots_per_trial = 6 = 3 stages × 2 replicas.
-    let (p, dp) = (plan["pipeline"]["degree"].as_u64(), plan["pipeline"]["data_parallel"].as_u64());
-    assert_eq!((p, dp, plan["pipeline"]["world_size"].as_u64()), (Some(3), Some(2), Some(6)));
+    let (p, dp) = (
+        plan["pipeline"]["degree"].as_u64(),
+        plan["pipeline"]["data_parallel"].as_u64(),
+    );
+    assert_eq!(
+        (p, dp, plan["pipeline"]["world_size"].as_u64()),
+        (Some(3), Some(2), Some(6))
+    );
     let mut all_ranks: Vec<u64> = Vec::new();
     for (i, stage) in plan["stages"].as_array().expect("stages").iter().enumerate() {
-        let ranks: Vec<u64> = stage["ranks"].as_array().expect("ranks").iter().filter_map(|r| r.as_u64()).collect();
+        let ranks: Vec<u64> = stage["ranks"]
+            .as_array()
+            .expect("ranks")
+            .iter()
+            .filter_map(|r| r.as_u64())
+            .collect();
         assert_eq!(ranks.len() as u64, stage["gpu_count"].as_u64().unwrap_or(0));
         assert!(ranks.iter().all(|r| r % 3 == i as u64));
         assert_eq!(plan["process_groups"]["data_parallel"][i], serde_json::json!(ranks));
         all_ranks.extend(ranks);
-        assert!(stage["node_selector"]["value"].as_str().is_some_and(|v| v.starts_with("NVIDIA-")), "{stage}");
+        assert!(
+            stage["node_selector"]["value"]
+                .as_str()
+                .is_some_and(|v| v.starts_with("NVIDIA-")),
+            "{stage}"
+        );
     }
     all_ranks.sort_unstable();
     assert_eq!(all_ranks, (0..6).collect::<Vec<u64>>());
-    assert_eq!(plan["process_groups"]["pipeline"], serde_json::json!([[0, 1, 2], [3, 4, 5]]));
+    assert_eq!(
+        plan["process_groups"]["pipeline"],
+        serde_json::json!([[0, 1, 2], [3, 4, 5]])
+    );
     assert_eq!(plan["hardware"]["source"], "probe");
     assert_eq!(plan["stages"][1]["device"]["catalog_id"], "h100-sxm5-80gb");
 
     // The environment file carries stagec's defaults and the plan pointer.
     let env = std::fs::read_to_string(a.join("stage_plan.env")).expect("env");
-    for line in ["CUBLAS_WORKSPACE_CONFIG=:4096:8", "PYTHONHASHSEED=0", "TORCH_NCCL_ASYNC_ERROR_HANDLING=1", "STAGEC_PLAN="] {
+    for line in [
+        "CUBLAS_WORKSPACE_CONFIG=:4096:8",
+        "PYTHONHASHSEED=0",
+        "TORCH_NCCL_ASYNC_ERROR_HANDLING=1",
+        "STAGEC_PLAN=",
+    ] {
         assert!(env.contains(line), "{line} missing from\n{env}");
     }
     let _ = (std::fs::remove_dir_all(&a), std::fs::remove_dir_all(&b));
@@ -88,21 +123,28 @@ fn secrets_never_reach_outputs() {
     let out = temp("secrets");
     let run = plan_to(&out, &[]);
     assert_eq!(run.status.code(), Some(0));
-    assert!(!String::from_utf8_lossy(&run.stdout).contains(SECRET) && !String::from_utf8_lossy(&run.stderr).contains(SECRET));
+    assert!(
+        !String::from_utf8_lossy(&run.stdout).contains(SECRET)
+            && !String::from_utf8_lossy(&run.stderr).contains(SECRET)
+    );
     for entry in std::fs::read_dir(&out).expect("out") {
         let path = entry.expect("entry").path();
         let text = std::fs::read_to_string(&path).expect("text");
         assert!(!text.contains(SECRET), "{} leaks the secret", path.display());
     }
     let plan = read_json(&out.join("stage_plan.json"));
-    assert!(plan["environment"]["references"]
-        .as_array()
-        .is_some_and(|r| r.iter().any(|v| v["reference"] == "${S3_SECRET_KEY}" && v["status"] == "set")));
+    assert!(plan["environment"]["references"].as_array().is_some_and(|r| r
+        .iter()
+        .any(|v| v["reference"] == "${S3_SECRET_KEY}" && v["status"] == "set")));
     // With --resolve-secrets only determined.yaml holds the value.
     let resolved = temp("resolved");
     assert_eq!(plan_to(&resolved, &["--resolve-secrets"]).status.code(), Some(0));
-    assert!(std::fs::read_to_string(resolved.join("determined.yaml")).expect("yaml").contains(SECRET));
-    assert!(!std::fs::read_to_string(resolved.join("stage_plan.json")).expect("plan").contains(SECRET));
+    assert!(std::fs::read_to_string(resolved.join("determined.yaml"))
+        .expect("yaml")
+        .contains(SECRET));
+    assert!(!std::fs::read_to_string(resolved.join("stage_plan.json"))
+        .expect("plan")
+        .contains(SECRET));
     let _ = (std::fs::remove_dir_all(&out), std::fs::remove_dir_all(&resolved));
 }
 
@@ -111,7 +153,10 @@ fn determined_yaml_is_a_clean_determined_config() {
     let out = temp("det");
     assert_eq!(plan_to(&out, &[]).status.code(), Some(0));
     let text = std::fs::read_to_string(out.join("determined.yaml")).expect("yaml");
-    assert!(!text.contains("custom:") && !text.contains("metrics:"), "extension keys removed:\n{text}");
+    assert!(
+        !text.contains("custom:") && !text.contains("metrics:"),
+        "extension keys removed:\n{text}"
+    );
     assert!(text.contains("STAGEC_PLAN="));
     // stagec's own expconf check, with variables set, finds nothing.
     let checked = common::check("determined.yaml", text.as_bytes());
@@ -123,11 +168,22 @@ fn determined_yaml_is_a_clean_determined_config() {
 #[test]
 fn plan_with_errors_writes_nothing() {
     let out = temp("errors");
-    let run = stagec(&["plan", "examples/hpp-seed/const.yaml", "--out", &out.to_string_lossy()], SECRETS);
+    let run = stagec(
+        &["plan", "examples/hpp-seed/const.yaml", "--out", &out.to_string_lossy()],
+        SECRETS,
+    );
     assert_eq!(run.status.code(), Some(1));
     assert!(!out.exists(), "nothing written");
     // Unset variables are errors when planning.
-    let run = stagec(&["plan", "examples/hpp-seed-fixed/const.yaml", "--out", &out.to_string_lossy()], &[]);
+    let run = stagec(
+        &[
+            "plan",
+            "examples/hpp-seed-fixed/const.yaml",
+            "--out",
+            &out.to_string_lossy(),
+        ],
+        &[],
+    );
     assert_eq!(run.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&run.stdout).contains("S3_SECRET_KEY"));
     assert!(!out.exists());
@@ -142,7 +198,11 @@ fn unwritable_out_exits_2_without_partial_files() {
     let run = plan_to(&blocker.join("sub"), &[]);
     assert_eq!(run.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&run.stderr).contains("cannot write the plan"));
-    let leftovers: Vec<_> = std::fs::read_dir(&base).expect("base").filter_map(Result::ok).map(|e| e.file_name()).collect();
+    let leftovers: Vec<_> = std::fs::read_dir(&base)
+        .expect("base")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name())
+        .collect();
     assert_eq!(leftovers, [std::ffi::OsString::from("file")]);
     let _ = std::fs::remove_dir_all(&base);
 }
@@ -176,7 +236,9 @@ fn diff_reports_exactly_a_driver_change() {
     let project = dir.join("project");
     std::fs::create_dir_all(&project).expect("dir");
     let source = Path::new("tests/projects/nodelist_unsatisfiable");
-    let config_text = std::fs::read_to_string(source.join("const.yaml")).expect("config").replace("slots_per_trial: 12", "slots_per_trial: 6");
+    let config_text = std::fs::read_to_string(source.join("const.yaml"))
+        .expect("config")
+        .replace("slots_per_trial: 12", "slots_per_trial: 6");
     std::fs::write(project.join("const.yaml"), config_text).expect("write");
     std::fs::copy(source.join("model.py"), project.join("model.py")).expect("copy");
     let config_path = project.join("const.yaml");
@@ -185,7 +247,15 @@ fn diff_reports_exactly_a_driver_change() {
     let mk = |rec: &str, out: &str| {
         let out = dir.join(out);
         let run = stagec(
-            &["plan", config, "--probe", "--probe-recording", rec, "--out", &out.to_string_lossy()],
+            &[
+                "plan",
+                config,
+                "--probe",
+                "--probe-recording",
+                rec,
+                "--out",
+                &out.to_string_lossy(),
+            ],
             SECRETS,
         );
         assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stdout));
@@ -197,7 +267,10 @@ fn diff_reports_exactly_a_driver_change() {
     let (a, b) = (new_plan, old_plan);
     let run = stagec(&["diff", &a.to_string_lossy(), &b.to_string_lossy()], &[]);
     assert_eq!(run.status.code(), Some(1));
-    assert_eq!(String::from_utf8_lossy(&run.stdout), "hardware.probe.driver: CUDA 12.4 (12040) vs CUDA 12.2 (12020)\n");
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout),
+        "hardware.probe.driver: CUDA 12.4 (12040) vs CUDA 12.2 (12020)\n"
+    );
     let run = stagec(&["diff", &a.to_string_lossy(), &a.to_string_lossy()], &[]);
     assert_eq!(run.status.code(), Some(0));
     let _ = std::fs::remove_dir_all(&dir);

@@ -45,7 +45,11 @@ fn validator(shared: &Path) -> jsonschema::Validator {
     let dir = shared.join("reference/determined-expconf-v0");
     let mut registry = jsonschema::Registry::new();
     let mut root = Value::Null;
-    let mut entries: Vec<_> = std::fs::read_dir(&dir).expect("reference dir").filter_map(Result::ok).map(|e| e.path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(&dir)
+        .expect("reference dir")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
     entries.sort();
     for path in entries.iter().filter(|p| p.extension().is_some_and(|e| e == "json")) {
         let mut schema: Value = serde_json::from_slice(&std::fs::read(path).expect("read")).expect("JSON");
@@ -54,7 +58,9 @@ fn validator(shared: &Path) -> jsonschema::Validator {
         if id.ends_with("/experiment.json") {
             root = schema.clone();
         }
-        registry = registry.add(id, jsonschema::Resource::from_contents(schema)).expect("add");
+        registry = registry
+            .add(id, jsonschema::Resource::from_contents(schema))
+            .expect("add");
     }
     let registry = registry.prepare().expect("registry");
     jsonschema::options()
@@ -71,7 +77,9 @@ fn as_json(text: &str) -> Value {
 }
 
 fn errors(v: &jsonschema::Validator, doc: &Value) -> Vec<String> {
-    v.iter_errors(doc).map(|e| format!("{} at {}", e, e.instance_path())).collect()
+    v.iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect()
 }
 
 #[test]
@@ -83,11 +91,19 @@ fn determined_accepts_the_generated_config_and_rejects_the_extension() {
     let corpus_doc = as_json(&std::fs::read_to_string(corpus).expect("corpus"));
     assert_eq!(errors(&v, &corpus_doc), Vec::<String>::new());
     let raw = as_json(include_str!("../examples/hpp-seed-fixed/const.yaml"));
-    assert!(!errors(&v, &raw).is_empty(), "resources.custom must be rejected by Determined");
+    assert!(
+        !errors(&v, &raw).is_empty(),
+        "resources.custom must be rejected by Determined"
+    );
 
     let out = std::env::temp_dir().join(format!("stagec-reference-{}", std::process::id()));
     let run = std::process::Command::new(env!("CARGO_BIN_EXE_stagec"))
-        .args(["plan", "examples/hpp-seed-fixed/const.yaml", "--out", &out.to_string_lossy()])
+        .args([
+            "plan",
+            "examples/hpp-seed-fixed/const.yaml",
+            "--out",
+            &out.to_string_lossy(),
+        ])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("S3_ACCESS_KEY", "a")
         .env("S3_SECRET_KEY", "b")

@@ -71,7 +71,10 @@ pub fn offset(file: &SourceFile, pos: lsp::Position, enc: Encoding) -> usize {
 }
 
 pub fn range(file: &SourceFile, span: Span, enc: Encoding) -> lsp::Range {
-    lsp::Range::new(position(file, span.start, enc), position(file, span.end.max(span.start), enc))
+    lsp::Range::new(
+        position(file, span.start, enc),
+        position(file, span.end.max(span.start), enc),
+    )
 }
 
 pub fn span(file: &SourceFile, range: lsp::Range, enc: Encoding) -> Span {
@@ -151,10 +154,10 @@ pub fn fix_action(
     for edit in &fix.edits {
         let file = sources.get(edit.file)?;
         let uri = uri_of(edit.file)?;
-        changes
-            .entry(uri)
-            .or_default()
-            .push(lsp::TextEdit::new(range(file, edit.span, enc), edit.replacement.clone()));
+        changes.entry(uri).or_default().push(lsp::TextEdit::new(
+            range(file, edit.span, enc),
+            edit.replacement.clone(),
+        ));
     }
     Some(lsp::CodeAction {
         title: fix.title.clone(),
@@ -315,7 +318,10 @@ mod tests {
             }
         }
         // Past the end of a line clamps to the line's end (before CR).
-        assert_eq!(offset(&file, lsp::Position::new(1, 99), Encoding::Utf16), text.find("\r\nx").unwrap_or(0));
+        assert_eq!(
+            offset(&file, lsp::Position::new(1, 99), Encoding::Utf16),
+            text.find("\r\nx").unwrap_or(0)
+        );
         assert_eq!(offset(&file, lsp::Position::new(99, 0), Encoding::Utf16), text.len());
     }
 

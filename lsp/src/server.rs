@@ -225,7 +225,12 @@ impl Server {
             "textDocument/didOpen" => {
                 if let Ok(p) = serde_json::from_value::<lsp::DidOpenTextDocumentParams>(n.params) {
                     let uri = p.text_document.uri;
-                    self.store.open(uri.clone(), p.text_document.text, p.text_document.version);
+                    self.store.open(
+                        uri.clone(),
+                        &p.text_document.language_id,
+                        p.text_document.text,
+                        p.text_document.version,
+                    );
                     self.refresh_doc(&uri, None, true);
                 }
             }
@@ -316,6 +321,8 @@ impl Server {
         let Some(doc) = self.store.docs.get(uri) else { return };
         let kind = doc.kind;
         let path = doc.path.clone();
+        // A document whose kind changed (a decorator deleted, a config's keys
+        // rewritten) leaves or joins its folder's projects.
         let was_stagec = before.is_some_and(|b| b != kind);
         let Some(path) = path else {
             // An untitled buffer: a config checked on its own.
@@ -338,10 +345,12 @@ impl Server {
             self.published.remove(uri);
             self.publish(uri.clone(), Vec::new(), None);
         }
-        if !stagec_kind && !was_stagec && kind != DocumentKind::OtherPython {
+        if !stagec_kind && !was_stagec {
             return;
         }
-        let Some(ctx) = self.context_for(&path, kind) else { return };
+        let Some(ctx) = self.context_for(&path, kind) else {
+            return;
+        };
         let only = (kind == DocumentKind::Experiment && !all_configs && !was_stagec).then_some(path);
         self.refresh_context(&ctx, only.as_deref());
     }
@@ -369,31 +378,21 @@ impl Server {
         let mut inputs = Vec::new();
         let mut uris = Vec::new();
         for p in &paths {
-            let bytes = match self.store.uri_of_path(p).and_then(|u| self.store.docs.get(u)) {
-                Some(doc) => doc.text.as_bytes().to_vec(),
+            let open = self.store.doc_at(p).or_else(|| {
+                // An untitled config has no file; its key is its URI.
+                self.store
+                    .docs
+                    .values()
+                    .find(|d| d.path.is_none() && Path::new(d.uri.as_str()) == p.as_path())
+            });
+            let (bytes, uri) = match open {
+                Some(doc) => (doc.text.as_bytes().to_vec(), doc.uri.clone()),
                 None => {
-                    // An untitled config has no file; its key is its URI.
-                    let untitled = self
-                        .store
-                        .docs
-                        .iter()
-                        .find(|(u, d)| d.path.is_none() && Path::new(u.as_str()) == p.as_path());
-                    match untitled {
-                        Some((_, d)) => d.text.as_bytes().to_vec(),
-                        None => match self.store.bytes(p) {
-                            Some(b) => b,
-                            None => continue,
-                        },
-                    }
+                    let Some(uri) = convert::path_to_uri(p) else { continue };
+                    let Some(bytes) = self.store.bytes(p) else { continue };
+                    (bytes, uri)
                 }
             };
-            let uri = self
-                .store
-                .uri_of_path(p)
-                .cloned()
-                .or_else(|| convert::path_to_uri(p))
-                .or_else(|| p.to_str().and_then(|s| s.parse().ok()));
-            let Some(uri) = uri else { continue };
             inputs.push(Input {
                 name: p.to_string_lossy().into_owned(),
                 bytes,
@@ -567,7 +566,9 @@ impl Server {
             DocumentKind::Python => ide::complete_python(&file.text, offset),
             _ => return None,
         };
-        Some(lsp::CompletionResponse::Array(convert::completion(&items, &file, self.enc)))
+        Some(lsp::CompletionResponse::Array(convert::completion(
+            &items, &file, self.enc,
+        )))
     }
 
     fn code_actions(&self, p: &lsp::CodeActionParams) -> Option<lsp::CodeActionResponse> {
@@ -641,7 +642,9 @@ impl Server {
             }
             _ => return None,
         };
-        Some(lsp::DocumentSymbolResponse::Nested(convert::symbols(&symbols, &file, self.enc)))
+        Some(lsp::DocumentSymbolResponse::Nested(convert::symbols(
+            &symbols, &file, self.enc,
+        )))
     }
 }
 

@@ -25,6 +25,8 @@ const MAX_CONTEXT_UP: usize = 4;
 pub struct Doc {
     pub uri: Uri,
     pub path: Option<PathBuf>,
+    /// The client's language id (`yaml`, `python`).
+    pub language: String,
     pub text: String,
     pub version: i32,
     pub kind: DocumentKind,
@@ -43,11 +45,9 @@ pub struct Store {
 }
 
 impl Store {
-    pub fn open(&mut self, uri: Uri, text: String, version: i32) {
+    pub fn open(&mut self, uri: Uri, language: &str, text: String, version: i32) {
         let path = uri_to_path(&uri);
-        let name = path
-            .as_ref()
-            .map_or_else(|| uri.as_str().to_string(), |p| p.to_string_lossy().into_owned());
+        let name = class_name(&uri, path.as_deref(), language);
         let kind = classify(&name, &text);
         if let Some(p) = &path {
             self.by_path.insert(p.clone(), uri.clone());
@@ -59,6 +59,7 @@ impl Store {
             Doc {
                 uri,
                 path,
+                language: language.to_string(),
                 text,
                 version,
                 kind,
@@ -71,10 +72,7 @@ impl Store {
     pub fn change(&mut self, uri: &Uri, text: String, version: i32) -> Option<(DocumentKind, DocumentKind)> {
         let doc = self.docs.get_mut(uri)?;
         let before = doc.kind;
-        let name = doc
-            .path
-            .as_ref()
-            .map_or_else(|| uri.as_str().to_string(), |p| p.to_string_lossy().into_owned());
+        let name = class_name(uri, doc.path.as_deref(), &doc.language);
         // Reclassifying costs a scan of the text; configs stay configs
         // while they are edited unless the top-level keys change a lot.
         doc.kind = classify(&name, &text);
@@ -127,7 +125,8 @@ impl Store {
         if self.disk.len() > 512 {
             self.disk.clear();
         }
-        self.disk.insert(path.to_path_buf(), (modified, meta.len(), bytes.clone()));
+        self.disk
+            .insert(path.to_path_buf(), (modified, meta.len(), bytes.clone()));
         Some(bytes)
     }
 
@@ -205,6 +204,19 @@ impl Store {
     }
 }
 
+/// The name a document is classified by: its path (or URI), with the
+/// extension its language id implies when it has none (`untitled:` buffers).
+fn class_name(uri: &Uri, path: Option<&Path>, language: &str) -> String {
+    let name = path.map_or_else(|| uri.as_str().to_string(), |p| p.to_string_lossy().into_owned());
+    let lower = name.to_ascii_lowercase();
+    let has_ext = [".yaml", ".yml", ".py", ".pyi"].iter().any(|e| lower.ends_with(e));
+    match language {
+        "yaml" if !has_ext => name + ".yaml",
+        "python" if !has_ext => name + ".py",
+        _ => name,
+    }
+}
+
 /// Reads at most `limit + 1` bytes.
 pub fn read_limited(path: &Path, limit: usize) -> Option<Vec<u8>> {
     use std::io::Read;
@@ -245,8 +257,8 @@ fn discover_models(context: &Path) -> Vec<PathBuf> {
             if depth == 0 && (name == "stages.yaml" || name == "stages.yml") {
                 found.push(path);
             } else if name.ends_with(".py") {
-                let mentions = read_limited(&path, 1024 * 1024)
-                    .is_some_and(|b| b.windows(15).any(|w| w == b"stage_decorator"));
+                let mentions =
+                    read_limited(&path, 1024 * 1024).is_some_and(|b| b.windows(15).any(|w| w == b"stage_decorator"));
                 if mentions {
                     found.push(path);
                 }
@@ -267,7 +279,9 @@ fn disk_configs(dir: &Path) -> Vec<PathBuf> {
         if !(name.ends_with(".yaml") || name.ends_with(".yml")) || !path.is_file() {
             continue;
         }
-        let Some(bytes) = read_limited(&path, 256 * 1024) else { continue };
+        let Some(bytes) = read_limited(&path, 256 * 1024) else {
+            continue;
+        };
         if classify(&name, &String::from_utf8_lossy(&bytes)) == DocumentKind::Experiment {
             out.push(path);
         }

@@ -128,7 +128,9 @@ pub fn read_frame(input: &mut impl BufRead) -> io::Result<Frame> {
     };
     if length > MAX_BODY {
         io::copy(&mut input.by_ref().take(length as u64), &mut io::sink())?;
-        return Ok(Frame::Malformed(format!("message of {length} bytes exceeds {MAX_BODY}")));
+        return Ok(Frame::Malformed(format!(
+            "message of {length} bytes exceeds {MAX_BODY}"
+        )));
     }
     let mut body = vec![0; length];
     input.read_exact(&mut body)?;

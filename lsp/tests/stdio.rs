@@ -224,8 +224,16 @@ fn apply(text: &str, edits: &[Value]) -> String {
         .iter()
         .map(|e| {
             let r = &e["range"];
-            let s = offset16(text, r["start"]["line"].as_u64().unwrap_or(0), r["start"]["character"].as_u64().unwrap_or(0));
-            let t = offset16(text, r["end"]["line"].as_u64().unwrap_or(0), r["end"]["character"].as_u64().unwrap_or(0));
+            let s = offset16(
+                text,
+                r["start"]["line"].as_u64().unwrap_or(0),
+                r["start"]["character"].as_u64().unwrap_or(0),
+            );
+            let t = offset16(
+                text,
+                r["end"]["line"].as_u64().unwrap_or(0),
+                r["end"]["character"].as_u64().unwrap_or(0),
+            );
             (s, t, e["newText"].as_str().unwrap_or("").to_string())
         })
         .collect();
@@ -258,7 +266,10 @@ fn seed_example_end_to_end() {
     assert_eq!(c101[0]["range"], range(39, 0, 39, 11));
     assert_eq!(c101[0]["severity"], json!(1));
     assert_eq!(c101[0]["message"], json!("unknown key `checkpoints` at the top level"));
-    assert_eq!(c101[0]["codeDescription"]["href"], json!("https://stagec.dev/rules/C101"));
+    assert_eq!(
+        c101[0]["codeDescription"]["href"],
+        json!("https://stagec.dev/rules/C101")
+    );
     assert_eq!(c101[0]["source"], json!("stagec"));
     assert_eq!(find(&diags, "P118")[0]["range"], range(6, 19, 6, 20));
     assert_eq!(find(&diags, "C103")[0]["range"], range(23, 2, 23, 4));
@@ -275,7 +286,10 @@ fn seed_example_end_to_end() {
         json!({"textDocument": {"uri": uri}, "position": {"line": 6, "character": 5}}),
     );
     let md = hover["contents"]["value"].as_str().unwrap_or("");
-    assert!(md.contains("resources.slots_per_trial") && md.contains("Number of slots"), "{md}");
+    assert!(
+        md.contains("resources.slots_per_trial") && md.contains("Number of slots"),
+        "{md}"
+    );
     assert_eq!(hover["range"], range(6, 2, 6, 17));
 
     // Hover on `stage_1_gpus`: the resolved stage.
@@ -284,7 +298,10 @@ fn seed_example_end_to_end() {
         json!({"textDocument": {"uri": uri}, "position": {"line": 10, "character": 6}}),
     );
     let md = hover["contents"]["value"].as_str().unwrap_or("");
-    assert!(md.contains("Stage 1") && md.contains("TransformerBlock") && md.contains("h100-80g"), "{md}");
+    assert!(
+        md.contains("Stage 1") && md.contains("TransformerBlock") && md.contains("h100-80g"),
+        "{md}"
+    );
     assert!(md.contains("fp8_e4m3fn"), "{md}");
 
     // Completion on `checkpoints`: offers `checkpoint_storage`.
@@ -296,7 +313,10 @@ fn seed_example_end_to_end() {
     let item = items.iter().find(|i| i["label"] == json!("checkpoint_storage"));
     assert!(item.is_some(), "{items:#?}");
     assert_eq!(item.map(|i| i["textEdit"]["range"].clone()), Some(range(39, 0, 39, 5)));
-    assert!(!items.iter().any(|i| i["label"] == json!("name")), "`name` is already present");
+    assert!(
+        !items.iter().any(|i| i["label"] == json!("name")),
+        "`name` is already present"
+    );
 
     // The quick fix for `checkpoints`.
     let actions = c.request(
@@ -318,6 +338,12 @@ fn seed_example_end_to_end() {
         json!({"textDocument": {"uri": uri}, "range": range(6, 19, 6, 20), "context": {"diagnostics": []}}),
     );
     assert!(actions.to_string().contains("Set to 9"), "{actions}");
+    // And the one adding `base` to the `log` hyperparameter.
+    let actions = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": range(23, 2, 23, 4), "context": {"diagnostics": []}}),
+    );
+    assert!(actions.to_string().contains("base: "), "{actions}");
 
     // Go to definition: `stage_1_gpus` → `TransformerBlock` in model.py.
     let def = c.request(
@@ -336,7 +362,10 @@ fn seed_example_end_to_end() {
         .map(|a| a.iter().filter_map(|s| s["name"].as_str()).collect())
         .unwrap_or_default();
     assert_eq!(names.first(), Some(&"name"));
-    assert!(names.contains(&"hyperparameters") && names.contains(&"checkpoints"), "{names:?}");
+    assert!(
+        names.contains(&"hyperparameters") && names.contains(&"checkpoints"),
+        "{names:?}"
+    );
 
     // Applying the fix clears its diagnostic.
     let fixed = apply(&text, &edits);
@@ -396,7 +425,10 @@ fn model_source_and_cross_file_updates() {
         "textDocument/hover",
         json!({"textDocument": {"uri": model_uri}, "position": {"line": l, "character": ch}}),
     );
-    assert!(hover["contents"]["value"].as_str().unwrap_or("").contains("Stage 1"), "{hover}");
+    assert!(
+        hover["contents"]["value"].as_str().unwrap_or("").contains("Stage 1"),
+        "{hover}"
+    );
 
     // An unsaved edit to model.py re-publishes the config: a fourth stage
     // makes `pipeline_parallel_degree: 3` wrong.
@@ -488,7 +520,10 @@ fn survives_malformed_requests() {
     c.notify("textDocument/didChange", json!({"bogus": true}));
     c.notify("textDocument/didOpen", json!({"textDocument": {"uri": 3}}));
     // Half-typed YAML and Python, and a large document.
-    c.open("untitled:a", "# stagec: experiment\nname: [unclosed\n  searcher: {name:\n\t- - :\n");
+    c.open(
+        "untitled:a",
+        "# stagec: experiment\nname: [unclosed\n  searcher: {name:\n\t- - :\n",
+    );
     let _ = c.diagnostics("untitled:a");
     c.notify(
         "textDocument/didOpen",
@@ -501,7 +536,11 @@ fn survives_malformed_requests() {
     c.open("untitled:big", &big);
     let _ = c.diagnostics("untitled:big");
     for (line, ch) in [(0, 0), (1, 3), (3, 2), (9_999, 5)] {
-        for method in ["textDocument/hover", "textDocument/completion", "textDocument/definition"] {
+        for method in [
+            "textDocument/hover",
+            "textDocument/completion",
+            "textDocument/definition",
+        ] {
             for doc in ["untitled:a", "untitled:m.py", "untitled:big"] {
                 c.request(
                     method,
@@ -510,9 +549,15 @@ fn survives_malformed_requests() {
             }
         }
     }
-    c.request("textDocument/documentSymbol", json!({"textDocument": {"uri": "untitled:big"}}));
+    c.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": "untitled:big"}}),
+    );
     // Still serving.
-    let r = c.request("textDocument/codeAction", json!({"textDocument": {"uri": "untitled:a"}, "range": range(0, 0, 9, 0), "context": {"diagnostics": []}}));
+    let r = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": "untitled:a"}, "range": range(0, 0, 9, 0), "context": {"diagnostics": []}}),
+    );
     assert!(r.is_array());
     // After shutdown: errors, then exit 0.
     let r = c.request_raw("shutdown", Value::Null);
@@ -545,4 +590,51 @@ fn exit_without_shutdown_is_an_error_status() {
         std::thread::sleep(Duration::from_millis(10));
     };
     assert_eq!(code, Some(1));
+}
+
+#[test]
+fn unsupported_dtype_quick_fix_from_an_unsaved_model() {
+    let seed = seed_dir().join("../hpp-seed-fixed");
+    let dir = std::env::temp_dir().join(format!("stagec-lsp-dtype-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let config = std::fs::read_to_string(seed.join("const.yaml"))
+        .expect("read config")
+        .replace("stage_0_gpus: [\"a100-40g\"]", "stage_0_gpus: [\"t4\"]");
+    let model = std::fs::read_to_string(seed.join("model.py")).expect("read model");
+    std::fs::write(dir.join("const.yaml"), &config).expect("write config");
+    std::fs::write(dir.join("model.py"), &model).expect("write model");
+    let model_uri = uri_of(&dir.join("model.py"));
+    let mut c = Client::start(&[]);
+    c.initialize(json!({}));
+    // The buffer, not the file on disk, asks for bf16 on a T4.
+    let edited = model.replacen("dtype=torch.float16", "dtype=torch.bfloat16", 1);
+    assert_ne!(edited, model);
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": model_uri, "languageId": "python", "version": 1, "text": edited}}),
+    );
+    let diags = c.diagnostics(&model_uri);
+    let p205 = find(&diags, "P205");
+    assert_eq!(p205.len(), 1, "{diags:#?}");
+    let r = p205[0]["range"].clone();
+    let actions = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": model_uri}, "range": r, "context": {"diagnostics": [p205[0]]}}),
+    );
+    let edits = actions[0]["edit"]["changes"][&model_uri]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let fixed = apply(&edited, &edits);
+    assert!(
+        fixed.contains("dtype=torch.float16") || fixed.contains("dtype=torch.float32"),
+        "{fixed}"
+    );
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": model_uri, "version": 2}, "contentChanges": [{"text": fixed}]}),
+    );
+    assert!(find(&c.diagnostics(&model_uri), "P205").is_empty());
+    assert_eq!(c.shutdown_and_exit(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -133,11 +133,17 @@ mod tests {
         assert_eq!(classify("/p/pod.yaml", k8s), DocumentKind::OtherYaml);
         let ci = "on: push\njobs:\n  build:\n    runs-on: ubuntu-latest\n";
         assert_eq!(classify("ci.yml", ci), DocumentKind::OtherYaml);
-        assert_eq!(classify("a.yaml", "# stagec: experiment\nname: x\n"), DocumentKind::Experiment);
+        assert_eq!(
+            classify("a.yaml", "# stagec: experiment\nname: x\n"),
+            DocumentKind::Experiment
+        );
         let modeline = "# yaml-language-server: $schema=../schemas/experiment.schema.json\nfoo: 1\n";
         assert_eq!(classify("a.yaml", modeline), DocumentKind::Experiment);
         assert_eq!(classify("dir/stages.yaml", "stages: []"), DocumentKind::StagesYaml);
-        assert_eq!(classify("m.py", "@stage_decorator(stage_id=0)\nclass A: pass"), DocumentKind::Python);
+        assert_eq!(
+            classify("m.py", "@stage_decorator(stage_id=0)\nclass A: pass"),
+            DocumentKind::Python
+        );
         assert_eq!(classify("m.py", "import os"), DocumentKind::OtherPython);
         assert_eq!(classify("notes.md", "entrypoint:"), DocumentKind::Other);
     }

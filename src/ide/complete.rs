@@ -124,7 +124,14 @@ fn keys(
     }
 }
 
-fn values(index: &SchemaIndex, path: &[PathSeg], json: &Json, replace: Span, is_config: bool, out: &mut Vec<Completion>) {
+fn values(
+    index: &SchemaIndex,
+    path: &[PathSeg],
+    json: &Json,
+    replace: Span,
+    is_config: bool,
+    out: &mut Vec<Completion>,
+) {
     let last_key = path.iter().rev().find_map(|s| match s {
         PathSeg::Key(k) => Some(k.as_str()),
         PathSeg::Index(_) => None,
@@ -204,16 +211,16 @@ pub fn complete_python(text: &str, offset: usize) -> Vec<Completion> {
     let offset = crate::source::floor_char_boundary(text, offset);
     let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
     let before = &text[line_start..offset];
-    let word_start = before
-        .rfind([' ', '"', '\'', '(', ',', '=', '\t'])
-        .map_or(0, |i| i + 1);
+    let word_start = before.rfind([' ', '"', '\'', '(', ',', '=', '\t']).map_or(0, |i| i + 1);
     let replace = Span::new(line_start + word_start, offset);
     let lead = before[..word_start].trim_end_matches(['"', '\'']).trim_end();
     let Some(lead) = lead.strip_suffix('=') else {
         return Vec::new();
     };
     let keyword = lead.trim_end();
-    let keyword = &keyword[keyword.rfind(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(0, |i| i + 1)..];
+    let keyword = &keyword[keyword
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1)..];
     match keyword {
         "device" => gpu_items(replace),
         "dtype" => dtype_items(replace, true),
@@ -248,9 +255,17 @@ mod tests {
     #[test]
     fn enum_values() {
         let l = complete("searcher:\n  name: |\n");
-        assert!(labels(&l).contains(&"adaptive_asha") && labels(&l).contains(&"grid"), "{:?}", labels(&l));
+        assert!(
+            labels(&l).contains(&"adaptive_asha") && labels(&l).contains(&"grid"),
+            "{:?}",
+            labels(&l)
+        );
         let l = complete("hyperparameters:\n  lr:\n    type: |\n");
-        assert!(labels(&l).contains(&"log") && labels(&l).contains(&"categorical"), "{:?}", labels(&l));
+        assert!(
+            labels(&l).contains(&"log") && labels(&l).contains(&"categorical"),
+            "{:?}",
+            labels(&l)
+        );
         let l = complete("hyperparameters:\n  hpp_config:\n    gradient_normalization: |\n");
         assert_eq!(labels(&l), vec!["per-stage", "global"]);
         let l = complete("hyperparameters:\n  hpp_config:\n    schedule: |\n");

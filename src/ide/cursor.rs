@@ -205,7 +205,12 @@ fn key_of(rest: &str) -> Option<&str> {
 
 /// A line that holds what is below it: records its key and, when it is a
 /// sequence item itself, that item. Returns whether the root was reached.
-fn parent_line(s: &LineShape<'_>, path_rev: &mut Vec<PathSeg>, item: &mut Option<(usize, usize)>, target: &mut usize) -> bool {
+fn parent_line(
+    s: &LineShape<'_>,
+    path_rev: &mut Vec<PathSeg>,
+    item: &mut Option<(usize, usize)>,
+    target: &mut usize,
+) -> bool {
     if let Some(k) = s.key {
         path_rev.push(PathSeg::Key(k.to_string()));
     }

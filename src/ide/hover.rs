@@ -87,7 +87,10 @@ pub fn key_doc(index: &SchemaIndex, path: &[PathSeg], json: &Json) -> KeyDoc {
         }
         match s.get("type") {
             Some(Json::String(t)) => push_type(&mut doc.types, t),
-            Some(Json::Array(ts)) => ts.iter().filter_map(Json::as_str).for_each(|t| push_type(&mut doc.types, t)),
+            Some(Json::Array(ts)) => ts
+                .iter()
+                .filter_map(Json::as_str)
+                .for_each(|t| push_type(&mut doc.types, t)),
             _ => {}
         }
     }
@@ -182,27 +185,37 @@ pub fn stage_markdown(pipeline: &Pipeline, stage: &Stage) -> String {
     };
     let mut out = format!(
         "**Stage {} — `{}`** ({} of {}, declared by {source})\n\n",
-        stage.id, stage.name, stage_position(pipeline, stage), pipeline.degree
+        stage.id,
+        stage.name,
+        stage_position(pipeline, stage),
+        pipeline.degree
     );
     let devices = if stage.gpu_types.is_empty() {
         "not set".to_string()
     } else {
-        stage.gpu_types.iter().map(|g| format!("`{g}`")).collect::<Vec<_>>().join(", ")
+        stage
+            .gpu_types
+            .iter()
+            .map(|g| format!("`{g}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     out.push_str(&format!("- device: {devices}\n"));
-    let dtype = stage.dtype.map_or("framework default".to_string(), |d| format!("`{d}`"));
+    let dtype = stage
+        .dtype
+        .map_or("framework default".to_string(), |d| format!("`{d}`"));
     out.push_str(&format!("- dtype: {dtype}\n"));
     match pipeline.data_parallel {
         Some(d) => {
-            let pos = stage_position(pipeline, stage) as u64 - 1;
-            let first = pos * d;
-            let ranks = if d == 1 {
-                format!("{first}")
-            } else {
-                format!("{first}–{}", first + d - 1)
-            };
+            let ranks: Vec<String> = pipeline
+                .ranks(stage_position(pipeline, stage) - 1)
+                .iter()
+                .map(u64::to_string)
+                .collect();
+            let p = pipeline.degree;
             out.push_str(&format!(
-                "- GPUs: {d} (data-parallel degree {d} × 1 stage)\n- ranks: {ranks} (stage-major: rank = stage × {d} + replica)\n"
+                "- GPUs: {d} (one per data-parallel replica)\n- ranks: {} (rank = replica × {p} + stage position)\n",
+                ranks.join(", ")
             ));
         }
         None => out.push_str("- GPUs: unknown (`slots_per_trial` does not divide by the stage count)\n"),
@@ -238,7 +251,11 @@ pub fn stage_markdown(pipeline: &Pipeline, stage: &Stage) -> String {
 }
 
 fn stage_position(pipeline: &Pipeline, stage: &Stage) -> usize {
-    pipeline.stages.iter().position(|s| s.id == stage.id).map_or(1, |p| p + 1)
+    pipeline
+        .stages
+        .iter()
+        .position(|s| s.id == stage.id)
+        .map_or(1, |p| p + 1)
 }
 
 fn risk_text(risk: &CastRisk) -> String {

@@ -35,21 +35,33 @@ fn add_environment(config: &mut Json, plan_path: &str) {
     if environment.is_null() {
         *environment = Json::Object(Map::new());
     }
-    let Some(environment) = environment.as_object_mut() else { return };
-    let vars = environment.entry("environment_variables").or_insert_with(|| Json::Array(Vec::new()));
+    let Some(environment) = environment.as_object_mut() else {
+        return;
+    };
+    let vars = environment
+        .entry("environment_variables")
+        .or_insert_with(|| Json::Array(Vec::new()));
     if vars.is_null() {
         *vars = Json::Array(Vec::new());
     }
     let complete = |list: &mut Vec<Json>| {
         let has = |list: &Vec<Json>, name: &str| {
-            list.iter().any(|e| e.as_str().and_then(|s| s.split_once('=')).is_some_and(|(k, _)| k == name))
+            list.iter().any(|e| {
+                e.as_str()
+                    .and_then(|s| s.split_once('='))
+                    .is_some_and(|(k, _)| k == name)
+            })
         };
         for (name, value, _) in env::DEFAULTS {
             if !has(list, name) {
                 list.push(Json::String(format!("{name}={value}")));
             }
         }
-        list.retain(|e| e.as_str().and_then(|s| s.split_once('=')).is_none_or(|(k, _)| k != PLAN_VARIABLE));
+        list.retain(|e| {
+            e.as_str()
+                .and_then(|s| s.split_once('='))
+                .is_none_or(|(k, _)| k != PLAN_VARIABLE)
+        });
         list.push(Json::String(format!("{PLAN_VARIABLE}={plan_path}")));
     };
     match vars {

@@ -18,19 +18,36 @@ pub fn diff(a: &Json, b: &Json) -> Vec<String> {
     // The driver is one fact, reported as `12.4 (12040)`.
     let driver = |v: &Json| -> Option<Json> {
         let version = v.pointer("/hardware/probe/cuda_version")?;
-        let raw = v.pointer("/hardware/probe/cuda_driver_version").map_or(String::new(), |r| format!(" ({r})"));
+        let raw = v
+            .pointer("/hardware/probe/cuda_driver_version")
+            .map_or(String::new(), |r| format!(" ({r})"));
         Some(Json::String(format!("CUDA {}{raw}", show(Some(version)))))
     };
     cmp("hardware.probe.driver".into(), driver(a).as_ref(), driver(b).as_ref());
-    cmp("hardware.probe.devices".into(), a.pointer("/hardware/probe/devices"), b.pointer("/hardware/probe/devices"));
-    for key in ["degree", "data_parallel", "micro_batch_size", "micro_batches", "schedule", "virtual_stages"] {
+    cmp(
+        "hardware.probe.devices".into(),
+        a.pointer("/hardware/probe/devices"),
+        b.pointer("/hardware/probe/devices"),
+    );
+    for key in [
+        "degree",
+        "data_parallel",
+        "micro_batch_size",
+        "micro_batches",
+        "schedule",
+        "virtual_stages",
+    ] {
         let path = format!("/pipeline/{key}");
         cmp(format!("pipeline.{key}"), a.pointer(&path), b.pointer(&path));
     }
     let stages = |v: &Json| -> BTreeMap<i64, Json> {
         v.get("stages")
             .and_then(Json::as_array)
-            .map(|s| s.iter().filter_map(|st| st.get("id").and_then(Json::as_i64).map(|id| (id, st.clone()))).collect())
+            .map(|s| {
+                s.iter()
+                    .filter_map(|st| st.get("id").and_then(Json::as_i64).map(|id| (id, st.clone())))
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let (sa, sb) = (stages(a), stages(b));
@@ -38,11 +55,19 @@ pub fn diff(a: &Json, b: &Json) -> Vec<String> {
     for id in ids {
         let (x, y) = (sa.get(&id), sb.get(&id));
         if x.is_none() || y.is_none() {
-            cmp(format!("stages[{id}]"), x.and_then(|s| s.get("name")), y.and_then(|s| s.get("name")));
+            cmp(
+                format!("stages[{id}]"),
+                x.and_then(|s| s.get("name")),
+                y.and_then(|s| s.get("name")),
+            );
             continue;
         }
         for key in ["dtype", "gpu_types", "gpu_count"] {
-            cmp(format!("stages[{id}].{key}"), x.and_then(|s| s.get(key)), y.and_then(|s| s.get(key)));
+            cmp(
+                format!("stages[{id}].{key}"),
+                x.and_then(|s| s.get(key)),
+                y.and_then(|s| s.get(key)),
+            );
         }
         let device = |s: Option<&Json>| s.and_then(|s| s.pointer("/device/catalog_id")).cloned();
         cmp(format!("stages[{id}].device"), device(x).as_ref(), device(y).as_ref());
@@ -53,7 +78,11 @@ pub fn diff(a: &Json, b: &Json) -> Vec<String> {
             .map(|bs| {
                 bs.iter()
                     .map(|b| {
-                        let key = format!("{}->{}", b.get("from").cloned().unwrap_or(Json::Null), b.get("to").cloned().unwrap_or(Json::Null));
+                        let key = format!(
+                            "{}->{}",
+                            b.get("from").cloned().unwrap_or(Json::Null),
+                            b.get("to").cloned().unwrap_or(Json::Null)
+                        );
                         (key, b.get("cast").cloned().unwrap_or(Json::Null))
                     })
                     .collect()
@@ -64,7 +93,12 @@ pub fn diff(a: &Json, b: &Json) -> Vec<String> {
     for key in ca.keys().chain(cb.keys()).collect::<std::collections::BTreeSet<_>>() {
         cmp(format!("boundaries[{key}].cast"), ca.get(key), cb.get(key));
     }
-    let vars = |v: &Json| v.pointer("/environment/variables").and_then(Json::as_object).cloned().unwrap_or_default();
+    let vars = |v: &Json| {
+        v.pointer("/environment/variables")
+            .and_then(Json::as_object)
+            .cloned()
+            .unwrap_or_default()
+    };
     let (va, vb) = (vars(a), vars(b));
     for key in va.keys().chain(vb.keys()).collect::<std::collections::BTreeSet<_>>() {
         // Where the plan lies is not a difference in results.
@@ -115,7 +149,10 @@ mod tests {
         b["hardware"]["probe"]["cuda_version"] = "12.2".into();
         b["hardware"]["probe"]["cuda_driver_version"] = 12020.into();
         b["hardware"]["probe"]["fingerprint"] = "bb".into();
-        assert_eq!(diff(&a, &b), ["hardware.probe.driver: CUDA 12.4 (12040) vs CUDA 12.2 (12020)"]);
+        assert_eq!(
+            diff(&a, &b),
+            ["hardware.probe.driver: CUDA 12.4 (12040) vs CUDA 12.2 (12020)"]
+        );
         assert!(diff(&a, &a).is_empty());
     }
 }

@@ -9,10 +9,26 @@ use crate::yaml::PathSeg;
 
 /// stagec's defaults, which the field notes insist every rank has.
 pub const DEFAULTS: &[(&str, &str, &str)] = &[
-    ("CUBLAS_WORKSPACE_CONFIG", ":4096:8", "deterministic cuBLAS workspaces (needed by torch.use_deterministic_algorithms)"),
-    ("PYTHONHASHSEED", "0", "the same str/bytes hashing, so dict and set order agree on every rank"),
-    ("PYTORCH_CUDA_ALLOC_CONF", "max_split_size_mb:512", "limits allocator fragmentation so free memory is alike on every GPU"),
-    ("TORCH_NCCL_ASYNC_ERROR_HANDLING", "1", "a failed collective aborts the process instead of hanging the job"),
+    (
+        "CUBLAS_WORKSPACE_CONFIG",
+        ":4096:8",
+        "deterministic cuBLAS workspaces (needed by torch.use_deterministic_algorithms)",
+    ),
+    (
+        "PYTHONHASHSEED",
+        "0",
+        "the same str/bytes hashing, so dict and set order agree on every rank",
+    ),
+    (
+        "PYTORCH_CUDA_ALLOC_CONF",
+        "max_split_size_mb:512",
+        "limits allocator fragmentation so free memory is alike on every GPU",
+    ),
+    (
+        "TORCH_NCCL_ASYNC_ERROR_HANDLING",
+        "1",
+        "a failed collective aborts the process instead of hanging the job",
+    ),
 ];
 
 /// Old names PyTorch 2.2 renamed with a `TORCH_` prefix.
@@ -22,7 +38,10 @@ pub const RENAMED: &[(&str, &str)] = &[
     ("NCCL_DESYNC_DEBUG", "TORCH_NCCL_DESYNC_DEBUG"),
     ("NCCL_ENABLE_TIMING", "TORCH_NCCL_ENABLE_TIMING"),
     ("ENABLE_NCCL_HEALTH_CHECK", "TORCH_ENABLE_NCCL_HEALTH_CHECK"),
-    ("NCCL_USE_TENSOR_REGISTER_ALLOCATOR_HOOK", "TORCH_NCCL_USE_TENSOR_REGISTER_ALLOCATOR_HOOK"),
+    (
+        "NCCL_USE_TENSOR_REGISTER_ALLOCATOR_HOOK",
+        "TORCH_NCCL_USE_TENSOR_REGISTER_ALLOCATOR_HOOK",
+    ),
 ];
 
 /// One `NAME=value` entry of `environment.environment_variables`.
@@ -40,16 +59,25 @@ pub struct EnvEntry {
 /// either of Determined's forms (a list, or `cpu`/`cuda`/`rocm` lists).
 /// Entries without `=` are skipped (Determined passes them through).
 pub fn entries(config: &Json) -> Vec<EnvEntry> {
-    let base: Vec<PathSeg> =
-        ["environment", "environment_variables"].iter().map(|k| PathSeg::Key((*k).to_string())).collect();
+    let base: Vec<PathSeg> = ["environment", "environment_variables"]
+        .iter()
+        .map(|k| PathSeg::Key((*k).to_string()))
+        .collect();
     let mut out = Vec::new();
     let mut list = |items: &Json, prefix: Vec<PathSeg>, variant: Option<String>| {
         for (i, item) in items.as_array().into_iter().flatten().enumerate() {
             let Some(text) = item.as_str() else { continue };
-            let Some((name, value)) = text.split_once('=') else { continue };
+            let Some((name, value)) = text.split_once('=') else {
+                continue;
+            };
             let mut path = prefix.clone();
             path.push(PathSeg::Index(i));
-            out.push(EnvEntry { name: name.to_string(), value: value.to_string(), path, variant: variant.clone() });
+            out.push(EnvEntry {
+                name: name.to_string(),
+                value: value.to_string(),
+                path,
+                variant: variant.clone(),
+            });
         }
     };
     match config.pointer("/environment/environment_variables") {
@@ -107,12 +135,14 @@ fn alloc_conf_problem(value: &str) -> Option<String> {
             "expandable_segments" | "release_lock_on_cudamalloc" | "pinned_use_cuda_host_register" => {
                 (!bool_ok).then(|| format!("`{key}` must be `True` or `False` (exact case)"))
             }
-            "backend" => (!matches!(v, "native" | "cudaMallocAsync")).then(|| format!("`{key}` must be `native` or `cudaMallocAsync`")),
-            "roundup_power2_divisions" => {
-                (!(is_pow2(v) || v.starts_with('['))).then(|| format!("`{key}` must be a power of two or a `[size:div,…]` list"))
-            }
+            "backend" => (!matches!(v, "native" | "cudaMallocAsync"))
+                .then(|| format!("`{key}` must be `native` or `cudaMallocAsync`")),
+            "roundup_power2_divisions" => (!(is_pow2(v) || v.starts_with('[')))
+                .then(|| format!("`{key}` must be a power of two or a `[size:div,…]` list")),
             "pinned_num_register_threads" => (!is_pow2(v)).then(|| format!("`{key}` must be a power of two")),
-            _ => Some(format!("unknown allocator key `{key}` (PyTorch raises on unknown keys)")),
+            _ => Some(format!(
+                "unknown allocator key `{key}` (PyTorch raises on unknown keys)"
+            )),
         };
         if problem.is_some() {
             return problem;
@@ -133,8 +163,10 @@ pub enum Origin {
 /// The merged environment of GPU ranks: stagec's defaults, then the
 /// experiment's list form or its `cuda` variant (which win).
 pub fn merged(config: &Json) -> BTreeMap<String, (String, Origin)> {
-    let mut out: BTreeMap<String, (String, Origin)> =
-        DEFAULTS.iter().map(|(k, v, _)| (k.to_string(), (v.to_string(), Origin::Stagec))).collect();
+    let mut out: BTreeMap<String, (String, Origin)> = DEFAULTS
+        .iter()
+        .map(|(k, v, _)| (k.to_string(), (v.to_string(), Origin::Stagec)))
+        .collect();
     for e in entries(config) {
         if !matches!(e.variant.as_deref(), None | Some("cuda")) {
             continue;
@@ -153,9 +185,22 @@ pub fn merged(config: &Json) -> BTreeMap<String, (String, Origin)> {
 /// must never be copied into stagec's outputs.
 pub fn is_credential_name(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    ["secret", "password", "passwd", "token", "auth", "credential", "access_key", "api_key", "apikey", "private_key", "connection_string", "account_key"]
-        .iter()
-        .any(|w| n.contains(w))
+    [
+        "secret",
+        "password",
+        "passwd",
+        "token",
+        "auth",
+        "credential",
+        "access_key",
+        "api_key",
+        "apikey",
+        "private_key",
+        "connection_string",
+        "account_key",
+    ]
+    .iter()
+    .any(|w| n.contains(w))
         || n.ends_with("_key")
         || n == "key"
 }
@@ -171,7 +216,11 @@ mod tests {
         assert!(invalid_reason("CUBLAS_WORKSPACE_CONFIG", ":4096:2").is_some());
         assert!(invalid_reason("PYTHONHASHSEED", "random").is_none());
         assert!(invalid_reason("PYTHONHASHSEED", "-1").is_some());
-        assert!(invalid_reason("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True,garbage_collection_threshold:0.8").is_none());
+        assert!(invalid_reason(
+            "PYTORCH_CUDA_ALLOC_CONF",
+            "expandable_segments:True,garbage_collection_threshold:0.8"
+        )
+        .is_none());
         assert!(invalid_reason("PYTORCH_CUDA_ALLOC_CONF", "max_split_size_mb:10").is_some());
         assert!(invalid_reason("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:true").is_some());
         assert!(invalid_reason("PYTORCH_CUDA_ALLOC_CONF", "turbo:1").is_some());
@@ -182,7 +231,10 @@ mod tests {
     fn merges_list_and_cuda_forms() {
         let list = serde_json::json!({"environment": {"environment_variables": ["PYTHONHASHSEED=1", "A=b=c"]}});
         let env = merged(&list);
-        assert_eq!(env.get("PYTHONHASHSEED"), Some(&("1".to_string(), Origin::ExperimentOverride)));
+        assert_eq!(
+            env.get("PYTHONHASHSEED"),
+            Some(&("1".to_string(), Origin::ExperimentOverride))
+        );
         assert_eq!(env.get("A"), Some(&("b=c".to_string(), Origin::Experiment)));
         assert_eq!(env.get("CUBLAS_WORKSPACE_CONFIG").map(|v| v.1), Some(Origin::Stagec));
         let map = serde_json::json!({"environment": {"environment_variables": {"cpu": ["X=1"], "cuda": ["Y=2"]}}});
@@ -192,7 +244,15 @@ mod tests {
 
     #[test]
     fn credential_names() {
-        for n in ["secret_key", "S3_SECRET_KEY", "WANDB_API_KEY", "password", "HF_TOKEN", "access_key", "connection_string"] {
+        for n in [
+            "secret_key",
+            "S3_SECRET_KEY",
+            "WANDB_API_KEY",
+            "password",
+            "HF_TOKEN",
+            "access_key",
+            "connection_string",
+        ] {
             assert!(is_credential_name(n), "{n}");
         }
         for n in ["bucket", "PYTHONHASHSEED", "endpoint_url", "monkey_patch"] {

@@ -319,15 +319,27 @@ pub fn build(checked: &Checked, inputs: &PlanInputs<'_>) -> Option<PlanFiles> {
         .iter()
         .enumerate()
         .map(|(index, s)| {
-            let ranks: Vec<u64> = (0..dp).map(|r| r * p + index as u64).collect();
+            let ranks = Pipeline {
+                data_parallel: Some(dp),
+                ..pipeline.clone()
+            }
+            .ranks(index);
             let candidates: Vec<String> = {
-                let mut v: Vec<String> =
-                    s.gpu_types.iter().flat_map(|t| catalog::resolve(t).variants()).map(|g| g.id.clone()).collect();
+                let mut v: Vec<String> = s
+                    .gpu_types
+                    .iter()
+                    .flat_map(|t| catalog::resolve(t).variants())
+                    .map(|g| g.id.clone())
+                    .collect();
                 v.sort();
                 v.dedup();
                 v
             };
-            let taken = pipeline.allocation.as_ref().and_then(|a| a.taken.get(&s.id)).and_then(|t| t.first());
+            let taken = pipeline
+                .allocation
+                .as_ref()
+                .and_then(|a| a.taken.get(&s.id))
+                .and_then(|t| t.first());
             let pinned = taken
                 .and_then(|t| catalog::resolve(&t.offered).exact())
                 .or_else(|| s.gpu_types.first().and_then(|t| catalog::resolve(t).exact()));
@@ -340,8 +352,11 @@ pub fn build(checked: &Checked, inputs: &PlanInputs<'_>) -> Option<PlanFiles> {
                     .map(|g| {
                         let key = g.label_key.clone().unwrap_or_else(|| "nvidia.com/gpu.product".into());
                         // GPU Feature Discovery writes the product name with dashes.
-                        let value =
-                            if key == "nvidia.com/gpu.product" { g.label.replace(' ', "-") } else { g.label.clone() };
+                        let value = if key == "nvidia.com/gpu.product" {
+                            g.label.replace(' ', "-")
+                        } else {
+                            g.label.clone()
+                        };
                         NodeSelector { key, value }
                     }),
                 _ => pinned.and_then(|g| g.driver_names.first()).map(|name| NodeSelector {
@@ -409,7 +424,13 @@ pub fn build(checked: &Checked, inputs: &PlanInputs<'_>) -> Option<PlanFiles> {
         .filter(|d| d.severity == Severity::Warning)
         .map(|d| {
             let pos = position(&checked.sources, d.file, d.span);
-            PlanWarning { code: d.code.into(), message: d.message.clone(), file: pos.file, line: pos.line, column: pos.column }
+            PlanWarning {
+                code: d.code.into(),
+                message: d.message.clone(),
+                file: pos.file,
+                line: pos.line,
+                column: pos.column,
+            }
         })
         .collect();
     let plan = StagePlan {
@@ -418,7 +439,11 @@ pub fn build(checked: &Checked, inputs: &PlanInputs<'_>) -> Option<PlanFiles> {
         inputs: inputs
             .files
             .iter()
-            .map(|(role, path, bytes)| PlanInput { role: (*role).into(), path: (*path).into(), sha256: sha256_hex(bytes) })
+            .map(|(role, path, bytes)| PlanInput {
+                role: (*role).into(),
+                path: (*path).into(),
+                sha256: sha256_hex(bytes),
+            })
             .collect(),
         experiment: PlanExperiment {
             name: json.get("name").and_then(Json::as_str).map(str::to_string),
@@ -434,7 +459,9 @@ pub fn build(checked: &Checked, inputs: &PlanInputs<'_>) -> Option<PlanFiles> {
             virtual_stages: pipeline.virtual_stages,
             bubble_fraction: pipeline.bubble.map(|b| (b * 1e6).round() / 1e6),
             gradient_normalization,
-            activation_checkpointing: hpp.and_then(|h| h.get("activation_checkpointing")).and_then(Json::as_bool),
+            activation_checkpointing: hpp
+                .and_then(|h| h.get("activation_checkpointing"))
+                .and_then(Json::as_bool),
         },
         stages,
         boundaries,
@@ -446,17 +473,28 @@ pub fn build(checked: &Checked, inputs: &PlanInputs<'_>) -> Option<PlanFiles> {
     let mut plan_json = serde_json::to_string_pretty(&plan).ok()?;
     plan_json.push('\n');
     let env_file = env_file(&plan.environment);
-    Some(PlanFiles { plan, plan_json, env_file })
+    Some(PlanFiles {
+        plan,
+        plan_json,
+        env_file,
+    })
 }
 
 /// A config without stage declarations plans as one stage on all slots.
 fn single_stage(json: &Json) -> Pipeline {
-    let slots = json.pointer("/resources/slots_per_trial").and_then(Json::as_u64).unwrap_or(1).max(1);
+    let slots = json
+        .pointer("/resources/slots_per_trial")
+        .and_then(Json::as_u64)
+        .unwrap_or(1)
+        .max(1);
     Pipeline {
         stages: vec![crate::graph::Stage {
             id: 0,
             name: "model".into(),
-            decl: crate::stages::Loc { file: crate::source::FileId(0), span: crate::source::Span::at(0) },
+            decl: crate::stages::Loc {
+                file: crate::source::FileId(0),
+                span: crate::source::Span::at(0),
+            },
             source: crate::stages::DeclSource::StagesYaml,
             gpu_types: Vec::new(),
             dtype: None,
@@ -484,11 +522,19 @@ fn environment(json: &Json, inputs: &PlanInputs<'_>) -> PlanEnvironment {
     for (name, (value, origin)) in &merged {
         if *origin == env::Origin::ExperimentOverride {
             if let Some((_, default, _)) = env::DEFAULTS.iter().find(|(k, _, _)| k == name) {
-                overridden.push(EnvOverride { name: name.clone(), default: (*default).into(), value: shown(name, value) });
+                overridden.push(EnvOverride {
+                    name: name.clone(),
+                    default: (*default).into(),
+                    value: shown(name, value),
+                });
             }
         }
         for r in crate::vars::scan(value).0 {
-            let status = if (inputs.env)(&r.name).is_some() { "set" } else { "default" };
+            let status = if (inputs.env)(&r.name).is_some() {
+                "set"
+            } else {
+                "default"
+            };
             references.insert(format!("${{{}}}", r.name), status.to_string());
         }
         variables.insert(name.clone(), shown(name, value));
@@ -513,7 +559,11 @@ fn collect_references(v: &Json, inputs: &PlanInputs<'_>, out: &mut BTreeMap<Stri
     match v {
         Json::String(s) if s.contains("${") => {
             for r in crate::vars::scan(s).0 {
-                let status = if (inputs.env)(&r.name).is_some() { "set" } else { "default" };
+                let status = if (inputs.env)(&r.name).is_some() {
+                    "set"
+                } else {
+                    "default"
+                };
                 out.insert(format!("${{{}}}", r.name), status.to_string());
             }
         }
@@ -542,7 +592,12 @@ fn hardware(pipeline: &Pipeline, inputs: &PlanInputs<'_>, dp: u64) -> PlanHardwa
     }
     let supply: BTreeMap<String, u64> = inputs
         .inventory
-        .map(|inv| crate::graph::pools(inv).into_iter().map(|p| (p.label, u64::from(p.total))).collect())
+        .map(|inv| {
+            crate::graph::pools(inv)
+                .into_iter()
+                .map(|p| (p.label, u64::from(p.total)))
+                .collect()
+        })
         .unwrap_or_default();
     let source = match (&inputs.probe, inputs.inventory) {
         (Some(_), _) => "probe",
@@ -565,7 +620,9 @@ fn env_file(e: &PlanEnvironment) -> String {
     let mut out = String::from("# Generated by stagec plan: the environment of every rank.\n");
     for (name, value) in &e.variables {
         if value.starts_with("<withheld") {
-            out.push_str(&format!("# {name} is a credential set in the experiment config; not copied here\n"));
+            out.push_str(&format!(
+                "# {name} is a credential set in the experiment config; not copied here\n"
+            ));
             continue;
         }
         out.push_str(&format!("{name}={}\n", dotenv_quote(value)));
@@ -574,10 +631,15 @@ fn env_file(e: &PlanEnvironment) -> String {
 }
 
 fn dotenv_quote(v: &str) -> String {
-    let plain = !v.is_empty() && v.chars().all(|c| c.is_ascii_alphanumeric() || "_-.:/,=+@%${}".contains(c));
+    let plain = !v.is_empty()
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-.:/,=+@%${}".contains(c));
     if plain {
         v.to_string()
     } else {
-        format!("\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n"))
+        format!(
+            "\"{}\"",
+            v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+        )
     }
 }

@@ -44,13 +44,20 @@ pub(crate) fn check(ctx: &mut crate::semantic::Ctx<'_>) {
             let d = ctx.report(
                 &super::deprecated_env_name::DEPRECATED_ENV_NAME,
                 span,
-                format!("`{}` was renamed `{new}` in PyTorch 2.2; the old name is deprecated", e.name),
+                format!(
+                    "`{}` was renamed `{new}` in PyTorch 2.2; the old name is deprecated",
+                    e.name
+                ),
             );
             d.help = Some(format!("use `{new}={}`", e.value));
             if exact {
                 d.fix = Some(crate::diagnostic::Fix {
                     title: format!("Rename to `{new}`"),
-                    edits: vec![crate::diagnostic::Edit { file: d.file, span: name_span, replacement: (*new).to_string() }],
+                    edits: vec![crate::diagnostic::Edit {
+                        file: d.file,
+                        span: name_span,
+                        replacement: (*new).to_string(),
+                    }],
                 });
             }
         }
@@ -59,7 +66,10 @@ pub(crate) fn check(ctx: &mut crate::semantic::Ctx<'_>) {
                 ctx.report(
                     &super::env_overrides_default::ENV_OVERRIDES_DEFAULT,
                     span,
-                    format!("`{}={}` replaces stagec's default `{}={ours}` ({why}); the experiment's value is kept", e.name, e.value, e.name),
+                    format!(
+                        "`{}={}` replaces stagec's default `{}={ours}` ({why}); the experiment's value is kept",
+                        e.name, e.value, e.name
+                    ),
                 );
             }
         }
