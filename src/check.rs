@@ -272,16 +272,17 @@ pub fn document_json(
 /// Reports malformed `${...}` references and unset variables in every
 /// string value (keys excluded), once per node as written.
 fn check_variables(file: FileId, text: &str, tree: &Tree, opts: &Options<'_>, diags: &mut Vec<Diagnostic>) {
-    let mut keys = std::collections::HashSet::new();
+    let mut is_key = vec![false; tree.len()];
     for i in 0..tree.len() {
-        let id = yaml::NodeId(i as u32);
-        for e in tree.entries_raw(id) {
-            keys.insert(e.key);
+        for e in tree.entries_raw(yaml::NodeId(i as u32)) {
+            if let Some(slot) = is_key.get_mut(e.key.0 as usize) {
+                *slot = true;
+            }
         }
     }
-    for i in 0..tree.len() {
+    for (i, key) in is_key.iter().enumerate() {
         let id = yaml::NodeId(i as u32);
-        if keys.contains(&id) {
+        if *key {
             continue;
         }
         let node = tree.node(id);

@@ -347,11 +347,24 @@ impl Tree {
                 }
                 J::Array(out)
             }
-            Value::Map(_) => {
+            Value::Map(entries) => {
                 let mut out = serde_json::Map::new();
-                for (k, e) in self.merged_entries(id) {
-                    let v = self.json_of(e.value, budget, depth + 1)?;
-                    out.insert(k, v);
+                let has_merge = entries.iter().any(|e| matches!(&self.node(e.key).value, Value::Str(k) if k == MERGE_KEY));
+                if has_merge {
+                    for (k, e) in self.merged_entries(id) {
+                        let v = self.json_of(e.value, budget, depth + 1)?;
+                        out.insert(k, v);
+                    }
+                } else {
+                    // The common case: keys as written (the last of duplicates wins,
+                    // as in `merged_entries`).
+                    for e in entries {
+                        if matches!(self.value(e.key), Value::Seq(_) | Value::Map(_)) {
+                            continue;
+                        }
+                        let v = self.json_of(e.value, budget, depth + 1)?;
+                        out.insert(self.key_text(e.key), v);
+                    }
                 }
                 J::Object(out)
             }

@@ -72,7 +72,6 @@ enum FrameKind {
     Map {
         entries: Vec<Entry>,
         pending_key: Option<NodeId>,
-        seen: HashMap<String, NodeId>,
     },
 }
 
@@ -277,7 +276,6 @@ impl Builder<'_> {
             FrameKind::Map {
                 entries: Vec::new(),
                 pending_key: None,
-                seen: HashMap::new(),
             }
         } else {
             FrameKind::Seq(Vec::new())
@@ -302,7 +300,6 @@ impl Builder<'_> {
             FrameKind::Map {
                 entries,
                 pending_key,
-                seen,
             } => match pending_key.take() {
                 Some(key) => entries.push(Entry { key, value: id }),
                 None => {
@@ -319,31 +316,7 @@ impl Builder<'_> {
                                     .with_help("configs become JSON, whose object keys are strings"),
                             );
                         }
-                        Some(v) => {
-                            let text = scalar_text(v);
-                            if let Some(&first) = seen.get(&text) {
-                                let first_span = self
-                                    .tree
-                                    .nodes
-                                    .get(first.0 as usize)
-                                    .map(|n| n.span)
-                                    .unwrap_or_default();
-                                self.diags.push(
-                                    Diagnostic::new(
-                                        &DUPLICATE_KEY,
-                                        self.file,
-                                        key_span,
-                                        format!("duplicate key `{text}`"),
-                                    )
-                                    .with_label(self.file, first_span, format!("`{text}` first defined here"))
-                                    .with_help(
-                                        "Determined's CLI (ruamel.yaml) rejects duplicate keys; keep one of them",
-                                    ),
-                                );
-                            } else {
-                                seen.insert(text, id);
-                            }
-                        }
+                        Some(_) => {}
                         None => {}
                     }
                     *pending_key = Some(id);
@@ -353,6 +326,54 @@ impl Builder<'_> {
     }
 
     /// Pops the innermost collection and attaches it to its parent.
+    /// Reports every key that repeats an earlier key of the same mapping,
+    /// at the repeat, naming the first. Sorting once per mapping keeps this
+    /// O(n log n) without a hash map per mapping.
+    fn report_duplicates(&mut self, entries: &[Entry]) {
+        if entries.len() < 2 {
+            return;
+        }
+        let nodes = &self.tree.nodes;
+        let value_of = |id: NodeId| {
+            let v = nodes.get(id.0 as usize).map(|n| &n.value);
+            match v {
+                Some(Value::Alias(t)) => nodes.get(t.0 as usize).map(|n| &n.value),
+                other => other,
+            }
+        };
+        let mut keys: Vec<(std::borrow::Cow<'_, str>, usize)> = entries
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| match value_of(e.key)? {
+                Value::Seq(_) | Value::Map(_) | Value::Alias(_) => None,
+                Value::Str(s) => Some((std::borrow::Cow::Borrowed(s.as_str()), i)),
+                v => Some((std::borrow::Cow::Owned(scalar_text(v)), i)),
+            })
+            .collect();
+        keys.sort();
+        let mut repeats: Vec<(usize, usize, String)> = Vec::new();
+        let mut group_first = 0;
+        for i in 1..keys.len() {
+            if keys[i].0 == keys[i - 1].0 {
+                repeats.push((keys[group_first].1, keys[i].1, keys[i].0.to_string()));
+            } else {
+                group_first = i;
+            }
+        }
+        repeats.sort_by_key(|(_, second, _)| *second);
+        for (first, second, text) in repeats {
+            let span_of = |i: usize| {
+                entries.get(i).and_then(|e| self.tree.nodes.get(e.key.0 as usize)).map(|n| n.span).unwrap_or_default()
+            };
+            let (first_span, key_span) = (span_of(first), span_of(second));
+            self.diags.push(
+                Diagnostic::new(&DUPLICATE_KEY, self.file, key_span, format!("duplicate key `{text}`"))
+                    .with_label(self.file, first_span, format!("`{text}` first defined here"))
+                    .with_help("Determined's CLI (ruamel.yaml) rejects duplicate keys; keep one of them"),
+            );
+        }
+    }
+
     fn close_frame(&mut self, flow_end: Option<usize>) {
         let Some(frame) = self.stack.pop() else { return };
         let (value, last) = match frame.kind {
@@ -371,6 +392,7 @@ impl Builder<'_> {
                     let value = self.tree.push(Value::Null, Span::at(at));
                     entries.push(Entry { key, value });
                 }
+                self.report_duplicates(&entries);
                 let last = entries.last().map(|e| e.value);
                 (Value::Map(entries), last)
             }
