@@ -18,25 +18,31 @@ declare_rule! {
     /// schema still accepts the legacy `max_length` for that, but recent
     /// Determined releases reject new experiments without `time_metric` and
     /// `max_time` ("the `adaptive_asha` searcher requires `max_time` and
-    /// `time_metric` to be set"). With neither form this rule reports an
-    /// error; with only `max_length`, a warning showing the replacement.
+    /// `time_metric` to be set"). With only `max_length` the warning shows
+    /// the replacement.
+    ///
+    /// These are warnings, not errors: Determined's own schema check
+    /// accepts an incomplete config (its `eventuallyRequired` keys may come
+    /// from a config template merged at submission), and stagec reports an
+    /// error only where Determined's schema would.
     ///
     /// ## Why
     /// Determined's cluster defaults fill in settings such as
     /// `checkpoint_storage`, but not the search itself: which algorithm,
     /// which metric to optimize, how many trials and how long each may
-    /// train. A config that leaves them out is rejected when it is submitted.
+    /// train. A config that leaves them out, and gets them from no template,
+    /// is rejected when it is submitted.
     ///
     /// ## Example
     /// ```yaml
-    /// searcher:            # error: missing `max_trials`, `time_metric`, `max_time`
+    /// searcher:            # warning: missing `max_trials`, `time_metric`, `max_time`
     ///   name: adaptive_asha
     ///   metric: validation_loss
     /// ```
     pub static INCOMPLETE_SEARCHER = {
         code: "C209",
         name: "incomplete-searcher",
-        severity: Error,
+        severity: Warning,
         summary: "The searcher lacks a key Determined requires",
     };
 }

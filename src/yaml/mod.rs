@@ -349,7 +349,9 @@ impl Tree {
             }
             Value::Map(entries) => {
                 let mut out = serde_json::Map::new();
-                let has_merge = entries.iter().any(|e| matches!(&self.node(e.key).value, Value::Str(k) if k == MERGE_KEY));
+                let has_merge = entries
+                    .iter()
+                    .any(|e| matches!(&self.node(e.key).value, Value::Str(k) if k == MERGE_KEY));
                 if has_merge {
                     for (k, e) in self.merged_entries(id) {
                         let v = self.json_of(e.value, budget, depth + 1)?;

@@ -297,10 +297,7 @@ impl Builder<'_> {
         };
         match &mut frame.kind {
             FrameKind::Seq(items) => items.push(id),
-            FrameKind::Map {
-                entries,
-                pending_key,
-            } => match pending_key.take() {
+            FrameKind::Map { entries, pending_key } => match pending_key.take() {
                 Some(key) => entries.push(Entry { key, value: id }),
                 None => {
                     let node = self.tree.nodes.get(id.0 as usize);
@@ -363,7 +360,11 @@ impl Builder<'_> {
         repeats.sort_by_key(|(_, second, _)| *second);
         for (first, second, text) in repeats {
             let span_of = |i: usize| {
-                entries.get(i).and_then(|e| self.tree.nodes.get(e.key.0 as usize)).map(|n| n.span).unwrap_or_default()
+                entries
+                    .get(i)
+                    .and_then(|e| self.tree.nodes.get(e.key.0 as usize))
+                    .map(|n| n.span)
+                    .unwrap_or_default()
             };
             let (first_span, key_span) = (span_of(first), span_of(second));
             self.diags.push(
