@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
 
-use super::scalar::{resolve_float, resolve_int, resolve_plain};
+use super::scalar::{resolve_float, resolve_int, resolve_non_string, resolve_plain};
 use super::{scalar_text, Entry, NodeId, Tree, TreeBuilder, Value};
 use crate::diagnostic::Diagnostic;
 use crate::rules::{
@@ -219,7 +219,14 @@ pub fn parse(text: &str, file: FileId, budgets: &Budgets) -> (Tree, Vec<Diagnost
                 if skipping > 0 {
                     continue;
                 }
-                let v = b.scalar_value(&value, style, tag.as_deref(), span);
+                let v = match (&tag, style) {
+                    // The common cases reuse the scanner's string.
+                    (None, ScalarStyle::Plain) => {
+                        resolve_non_string(&value).unwrap_or_else(|| Value::Str(value.into_owned()))
+                    }
+                    (None, _) => Value::Str(value.into_owned()),
+                    _ => b.scalar_value(&value, style, tag.as_deref(), span),
+                };
                 let span = scalar_span(text, span, style);
                 let id = b.tree.push(v, span);
                 if anchor > 0 {

@@ -7,22 +7,31 @@ use super::Value;
 
 /// Resolves the text of an untagged plain scalar.
 pub fn resolve_plain(s: &str) -> Value {
+    resolve_non_string(s).unwrap_or_else(|| Value::Str(s.to_string()))
+}
+
+/// The null, boolean or number an untagged plain scalar stands for; `None`
+/// when it is a string.
+pub fn resolve_non_string(s: &str) -> Option<Value> {
     match s {
-        "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
-        "true" | "True" | "TRUE" => return Value::Bool(true),
-        "false" | "False" | "FALSE" => return Value::Bool(false),
-        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => return Value::Float(f64::INFINITY),
-        "-.inf" | "-.Inf" | "-.INF" => return Value::Float(f64::NEG_INFINITY),
-        ".nan" | ".NaN" | ".NAN" => return Value::Float(f64::NAN),
+        "" | "~" | "null" | "Null" | "NULL" => return Some(Value::Null),
+        "true" | "True" | "TRUE" => return Some(Value::Bool(true)),
+        "false" | "False" | "FALSE" => return Some(Value::Bool(false)),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => return Some(Value::Float(f64::INFINITY)),
+        "-.inf" | "-.Inf" | "-.INF" => return Some(Value::Float(f64::NEG_INFINITY)),
+        ".nan" | ".NaN" | ".NAN" => return Some(Value::Float(f64::NAN)),
         _ => {}
     }
-    if let Some(v) = resolve_int(s) {
-        return v;
+    // Only text that starts like a number can be one.
+    if s.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '-' | '+' | '.')) {
+        if let Some(v) = resolve_int(s) {
+            return Some(v);
+        }
+        if let Some(f) = resolve_float(s) {
+            return Some(Value::Float(f));
+        }
     }
-    if let Some(f) = resolve_float(s) {
-        return Value::Float(f);
-    }
-    Value::Str(s.to_string())
+    None
 }
 
 /// Integers: decimal, `0o` octal, `0x` hex, `0b` binary, optional sign and
