@@ -252,21 +252,36 @@ pub fn document_json(
             return None;
         }
     };
-    let max = budgets.max_nodes;
-    if tree.expanded_size(max) > max {
-        let at = tree.largest_alias(max).map_or(Span::at(0), |a| tree.span(a));
-        diags.push(
-            Diagnostic::new(
-                &ALIAS_BUDGET,
-                file,
-                at,
-                format!("aliases expand this document beyond {max} nodes"),
-            )
-            .with_help("nested aliases multiply in size (a \"billion laughs\" document); stagec does not expand them"),
-        );
+    if !within_alias_budget(file, tree, budgets, "document", diags) {
         return None;
     }
-    tree.to_json(root, max)
+    tree.to_json(root, budgets.max_nodes)
+}
+
+/// Whether the tree's aliases expand within the node budget; if not, says so
+/// at the largest alias (`what` names the file: "document", "inventory").
+pub fn within_alias_budget(
+    file: FileId,
+    tree: &Tree,
+    budgets: &Budgets,
+    what: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> bool {
+    let max = budgets.max_nodes;
+    if tree.expanded_size(max) <= max {
+        return true;
+    }
+    let at = tree.largest_alias(max).map_or(Span::at(0), |a| tree.span(a));
+    diags.push(
+        Diagnostic::new(
+            &ALIAS_BUDGET,
+            file,
+            at,
+            format!("aliases expand this {what} beyond {max} nodes"),
+        )
+        .with_help("nested aliases multiply in size (a \"billion laughs\" document); stagec does not expand them"),
+    );
+    false
 }
 
 /// Reports malformed `${...}` references and unset variables in every

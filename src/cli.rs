@@ -162,58 +162,8 @@ pub(crate) fn env_lookup(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
-/// Files in a context directory that declare stages: `stages.yaml` /
-/// `stages.yml` and Python files mentioning `stage_decorator`. Hidden
-/// folders, caches and virtual environments are skipped, and the walk is
-/// bounded.
-fn discover_models(context: &Path) -> Vec<PathBuf> {
-    const MAX_FILES: usize = 2000;
-    const MAX_DEPTH: usize = 8;
-    let mut found = Vec::new();
-    let mut seen = 0usize;
-    let mut stack = vec![(context.to_path_buf(), 0usize)];
-    while let Some((dir, depth)) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
-        entries.sort();
-        for path in entries {
-            seen += 1;
-            if seen > MAX_FILES {
-                return found;
-            }
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            if path.is_dir() {
-                let skip = name.starts_with('.')
-                    || matches!(
-                        name.as_str(),
-                        "__pycache__" | "node_modules" | "venv" | "site-packages" | "target"
-                    );
-                if !skip && depth < MAX_DEPTH {
-                    stack.push((path, depth + 1));
-                }
-                continue;
-            }
-            if depth == 0 && (name == "stages.yaml" || name == "stages.yml") {
-                found.push(path);
-            } else if name.ends_with(".py") {
-                let mentions = read_limited(&path, 1024 * 1024)
-                    .map(|b| b.windows(15).any(|w| w == b"stage_decorator"))
-                    .unwrap_or(false);
-                if mentions {
-                    found.push(path);
-                }
-            }
-        }
-    }
-    found.sort();
-    found
-}
-
 pub(crate) fn read_input(path: &Path, limit: usize) -> Result<project::Input, String> {
-    read_limited(path, limit)
+    crate::fsutil::read_limited(path, limit)
         .map(|bytes| project::Input {
             name: path.display().to_string(),
             bytes,
@@ -234,7 +184,7 @@ pub(crate) fn build_project(
     let context = context_dir(config_path, sources);
     let mut models = Vec::new();
     let searched = if sources.models.is_empty() {
-        for found in discover_models(&context) {
+        for found in crate::fsutil::discover_models(&context) {
             match read_input(&found, limit) {
                 Ok(input) => models.push(input),
                 Err(e) => fail(e),
@@ -352,19 +302,6 @@ pub(crate) fn print_diagnostics(results: &[check::Checked], format: Format) -> S
     let _ = stdout.write_all(text.as_bytes());
     let _ = stdout.flush();
     summary
-}
-
-/// Reads at most `limit + 1` bytes, so a huge file costs no memory; the
-/// checker then reports it as too large.
-pub(crate) fn read_limited(path: &Path, limit: usize) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let file = std::fs::File::open(path)?;
-    if file.metadata()?.is_dir() {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "is a directory"));
-    }
-    let mut bytes = Vec::new();
-    file.take(limit as u64 + 1).read_to_end(&mut bytes)?;
-    Ok(bytes)
 }
 
 fn terminal_width() -> usize {

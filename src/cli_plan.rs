@@ -16,8 +16,8 @@ pub const EXIT_NO_GPU: u8 = 1;
 pub(crate) fn probe_report(recording: Option<&Path>) -> Result<probe::ProbeReport, String> {
     match recording {
         Some(path) => {
-            let bytes =
-                cli::read_limited(path, 8 * 1024 * 1024).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let bytes = crate::fsutil::read_limited(path, 8 * 1024 * 1024)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             let text = String::from_utf8_lossy(&bytes);
             probe::load_recorded(&text).map_err(|e| format!("{}: {e}", path.display()))
         }
@@ -46,7 +46,8 @@ pub(crate) fn run_probe(format: ProbeFormat, recording: Option<&Path>) -> u8 {
 
 pub(crate) fn run_diff(a: &Path, b: &Path) -> u8 {
     let load = |p: &Path| -> Result<serde_json::Value, String> {
-        let bytes = cli::read_limited(p, 64 * 1024 * 1024).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        let bytes = crate::fsutil::read_limited(p, 64 * 1024 * 1024)
+            .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
         serde_json::from_slice(&bytes).map_err(|e| format!("{} is not a stage plan: {e}", p.display()))
     };
     let (plan_a, plan_b) = match (load(a), load(b)) {

@@ -118,6 +118,15 @@ impl Diagnostic {
     }
 }
 
+/// "did you mean `a` or `b`?" for a list of suggestions; `None` when empty.
+pub fn did_you_mean<S: AsRef<str>>(suggestions: &[S]) -> Option<String> {
+    if suggestions.is_empty() {
+        return None;
+    }
+    let quoted: Vec<String> = suggestions.iter().map(|s| format!("`{}`", s.as_ref())).collect();
+    Some(format!("did you mean {}?", quoted.join(" or ")))
+}
+
 /// Sorts diagnostics for output and drops exact duplicates.
 pub fn sort_and_dedup(diags: &mut Vec<Diagnostic>) {
     diags.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));

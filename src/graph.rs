@@ -650,14 +650,7 @@ impl Cx<'_, '_> {
                 Resolution::Unknown { suggestions } => {
                     let d = cx.at(&UNKNOWN_GPU, name.loc, format!("unknown GPU type `{}`", name.value));
                     if let Some(best) = suggestions.first() {
-                        d.help = Some(format!(
-                            "did you mean {}?",
-                            suggestions
-                                .iter()
-                                .map(|s| format!("`{s}`"))
-                                .collect::<Vec<_>>()
-                                .join(" or ")
-                        ));
+                        d.help = crate::diagnostic::did_you_mean(&suggestions);
                         d.fix = Some(crate::diagnostic::Fix {
                             title: format!("Replace with `{best}`"),
                             edits: vec![Edit {
@@ -749,14 +742,7 @@ impl Cx<'_, '_> {
                         format!("unknown dtype `{}` for stage {id}", text.value),
                     );
                     if !suggestions.is_empty() {
-                        d.help = Some(format!(
-                            "did you mean {}?",
-                            suggestions
-                                .iter()
-                                .map(|s| format!("`{s}`"))
-                                .collect::<Vec<_>>()
-                                .join(" or ")
-                        ));
+                        d.help = crate::diagnostic::did_you_mean(&suggestions);
                     }
                     return None;
                 }

@@ -16,7 +16,6 @@ use crate::convert::uri_to_path;
 pub const MAX_FILE: usize = 8 * 1024 * 1024;
 /// Bounds on the walk of a context folder for model sources.
 const MAX_WALK_FILES: usize = 2000;
-const MAX_WALK_DEPTH: usize = 8;
 /// How far up from a model source a config is looked for.
 const MAX_CONTEXT_UP: usize = 4;
 
@@ -137,7 +136,7 @@ impl Store {
         let mut found = match self.models.get(context) {
             Some(found) => found.clone(),
             None => {
-                let found = discover_models(context);
+                let found = stagec::fsutil::discover_models(context);
                 self.models.insert(context.to_path_buf(), found.clone());
                 found
             }
@@ -219,54 +218,7 @@ fn class_name(uri: &Uri, path: Option<&Path>, language: &str) -> String {
 
 /// Reads at most `limit + 1` bytes.
 pub fn read_limited(path: &Path, limit: usize) -> Option<Vec<u8>> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).ok()?;
-    let mut bytes = Vec::new();
-    file.take(limit as u64 + 1).read_to_end(&mut bytes).ok()?;
-    Some(bytes)
-}
-
-fn discover_models(context: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut seen = 0usize;
-    let mut stack = vec![(context.to_path_buf(), 0usize)];
-    while let Some((dir, depth)) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        let mut entries: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
-        entries.sort();
-        for path in entries {
-            seen += 1;
-            if seen > MAX_WALK_FILES {
-                return found;
-            }
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            if path.is_dir() {
-                let skip = name.starts_with('.')
-                    || matches!(
-                        name.as_str(),
-                        "__pycache__" | "node_modules" | "venv" | "site-packages" | "target"
-                    );
-                if !skip && depth < MAX_WALK_DEPTH {
-                    stack.push((path, depth + 1));
-                }
-                continue;
-            }
-            if depth == 0 && (name == "stages.yaml" || name == "stages.yml") {
-                found.push(path);
-            } else if name.ends_with(".py") {
-                let mentions =
-                    read_limited(&path, 1024 * 1024).is_some_and(|b| b.windows(15).any(|w| w == b"stage_decorator"));
-                if mentions {
-                    found.push(path);
-                }
-            }
-        }
-    }
-    found.sort();
-    found
+    stagec::fsutil::read_limited(path, limit).ok()
 }
 
 fn disk_configs(dir: &Path) -> Vec<PathBuf> {

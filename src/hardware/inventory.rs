@@ -54,8 +54,8 @@ use std::sync::OnceLock;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::hardware::catalog::{self, Gpu, Resolution};
 use crate::rules::{
-    alias_budget::ALIAS_BUDGET, file_too_large::FILE_TOO_LARGE, inventory_format::INVENTORY_FORMAT,
-    inventory_unknown_gpu::INVENTORY_UNKNOWN_GPU, nesting_depth::NESTING_DEPTH, yaml_syntax::YAML_SYNTAX,
+    file_too_large::FILE_TOO_LARGE, inventory_format::INVENTORY_FORMAT, inventory_unknown_gpu::INVENTORY_UNKNOWN_GPU,
+    nesting_depth::NESTING_DEPTH, yaml_syntax::YAML_SYNTAX,
 };
 use crate::schema::{self, SchemaIndex};
 use crate::source::{FileId, Span};
@@ -505,17 +505,7 @@ fn read_stagec(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Inventory> {
     let max = budgets.max_nodes;
-    if tree.expanded_size(max) > max {
-        let at = tree.largest_alias(max).map_or(Span::at(0), |a| tree.span(a));
-        diags.push(
-            Diagnostic::new(
-                &ALIAS_BUDGET,
-                file,
-                at,
-                format!("aliases expand this inventory beyond {max} nodes"),
-            )
-            .with_help("nested aliases multiply in size (a \"billion laughs\" document); stagec does not expand them"),
-        );
+    if !crate::check::within_alias_budget(file, tree, budgets, "inventory", diags) {
         return None;
     }
     let Some(json) = tree.to_json(root, max) else {
@@ -1459,6 +1449,6 @@ mod tests {
         let lol = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nnodes: []\n";
         let (inv, diags) = read(lol);
         assert!(inv.is_none());
-        assert!(codes(&diags).contains(&ALIAS_BUDGET.code), "{diags:#?}");
+        assert!(codes(&diags).contains(&crate::rules::alias_budget::ALIAS_BUDGET.code), "{diags:#?}");
     }
 }

@@ -35,7 +35,6 @@ pub const PLAN_VARIABLE: &str = "STAGEC_PLAN";
 /// stage on which GPU type, with which dtype casts and environment.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(title = "stagec stage plan", extend("$id" = "https://stagec.dev/schemas/stage_plan.schema.json"))]
 pub struct StagePlan {
     /// Version of this file's format; incompatible changes increase it.
     pub format_version: u32,
@@ -290,7 +289,7 @@ pub struct PlanFiles {
 
 /// The JSON Schema of `stage_plan.json`.
 pub fn plan_schema() -> Json {
-    serde_json::to_value(schemars::schema_for!(StagePlan)).unwrap_or(Json::Null)
+    crate::spec::root_schema::<StagePlan>("https://stagec.dev/schemas/stage_plan.schema.json", "stagec stage plan")
 }
 
 /// Hex SHA-256.

@@ -122,25 +122,5 @@ impl LabelValue {
 /// The JSON Schema (draft 2020-12) of [`InventoryFile`], as committed in
 /// `schemas/inventory.schema.json`.
 pub fn inventory_schema() -> Value {
-    let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
-    let generated = generator.into_root_schema_for::<InventoryFile>().to_value();
-    let Value::Object(mut fields) = generated else {
-        return generated;
-    };
-    let mut out = serde_json::Map::new();
-    if let Some(dialect) = fields.remove("$schema") {
-        out.insert("$schema".to_owned(), dialect);
-    }
-    out.insert("$id".to_owned(), Value::from(INVENTORY_SCHEMA_ID));
-    out.insert("title".to_owned(), Value::from(INVENTORY_SCHEMA_TITLE));
-    fields.remove("title");
-    if let Some(description) = fields.remove("description") {
-        out.insert("description".to_owned(), description);
-    }
-    let defs = fields.remove("$defs");
-    out.extend(fields);
-    if let Some(defs) = defs {
-        out.insert("$defs".to_owned(), defs);
-    }
-    Value::Object(out)
+    super::root_schema::<InventoryFile>(INVENTORY_SCHEMA_ID, INVENTORY_SCHEMA_TITLE)
 }

@@ -405,8 +405,15 @@ pub struct KerberosConfig {
 /// `$id` [`EXPERIMENT_SCHEMA_ID`] and `title` [`EXPERIMENT_SCHEMA_TITLE`].
 /// The output is deterministic.
 pub fn experiment_schema() -> Value {
+    root_schema::<ExperimentConfig>(EXPERIMENT_SCHEMA_ID, EXPERIMENT_SCHEMA_TITLE)
+}
+
+/// The JSON Schema (draft 2020-12) of `T` as stagec commits it: `$schema`,
+/// `$id`, `title` and `description` first, then the root's keywords, then
+/// `$defs`. The output is deterministic.
+pub fn root_schema<T: schemars::JsonSchema>(id: &str, title: &str) -> Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
-    let generated = generator.into_root_schema_for::<ExperimentConfig>().to_value();
+    let generated = generator.into_root_schema_for::<T>().to_value();
     let Value::Object(mut fields) = generated else {
         return generated;
     };
@@ -414,8 +421,8 @@ pub fn experiment_schema() -> Value {
     if let Some(dialect) = fields.remove("$schema") {
         out.insert("$schema".to_owned(), dialect);
     }
-    out.insert("$id".to_owned(), Value::from(EXPERIMENT_SCHEMA_ID));
-    out.insert("title".to_owned(), Value::from(EXPERIMENT_SCHEMA_TITLE));
+    out.insert("$id".to_owned(), Value::from(id));
+    out.insert("title".to_owned(), Value::from(title));
     fields.remove("title");
     if let Some(description) = fields.remove("description") {
         out.insert("description".to_owned(), description);
