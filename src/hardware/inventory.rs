@@ -1449,6 +1449,9 @@ mod tests {
         let lol = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nnodes: []\n";
         let (inv, diags) = read(lol);
         assert!(inv.is_none());
-        assert!(codes(&diags).contains(&crate::rules::alias_budget::ALIAS_BUDGET.code), "{diags:#?}");
+        assert!(
+            codes(&diags).contains(&crate::rules::alias_budget::ALIAS_BUDGET.code),
+            "{diags:#?}"
+        );
     }
 }
