@@ -85,6 +85,20 @@ pub fn check_project(project: &Project, opts: &Options<'_>) -> Checked {
         let text = report.to_json();
         let id = sources.add(SourceFile::new("<probe>", text));
         inventory = Some(report.to_inventory_in(id));
+        if report.devices.is_empty() {
+            let reason = report.reason.clone().unwrap_or_else(|| "no CUDA device".into());
+            diags.push(
+                Diagnostic::new(
+                    &crate::rules::probe_found_no_gpu::PROBE_FOUND_NO_GPU,
+                    id,
+                    crate::source::Span::at(0),
+                    format!("the local GPU probe found no GPU: {reason}"),
+                )
+                .with_help(
+                    "run where the NVIDIA driver and GPUs are, or check against a cluster with `--inventory FILE`",
+                ),
+            );
+        }
     }
 
     let mut pipeline = None;

@@ -251,3 +251,45 @@ fn outputs_are_deterministic() {
         assert_eq!(a.stdout, b.stdout, "{format}");
     }
 }
+
+#[test]
+fn probe_without_gpus_explains_itself() {
+    let out = stagec(&[
+        "check",
+        "--format",
+        "json",
+        "examples/hpp-seed-fixed/const.yaml",
+        "--probe",
+        "--probe-recording",
+        "tests/probes/no-driver.json",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let doc = json(&out);
+    let codes: Vec<&str> = doc["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    assert!(codes.contains(&"P307") && codes.contains(&"P304"), "{codes:?}");
+    // A recorded 8×H100 host cannot serve the A100 stages either, but has the H100s.
+    let out = stagec(&[
+        "check",
+        "--format",
+        "json",
+        "examples/hpp-seed-fixed/const.yaml",
+        "--probe",
+        "--probe-recording",
+        "tests/probes/h100x8.json",
+    ]);
+    let doc = json(&out);
+    let shortfalls: Vec<&str> = doc["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|d| d["code"] == "P304")
+        .filter_map(|d| d["message"].as_str())
+        .collect();
+    assert_eq!(shortfalls.len(), 2, "{shortfalls:?}");
+    assert!(shortfalls.iter().all(|m| m.contains("a100-40g")), "{shortfalls:?}");
+}

@@ -96,6 +96,7 @@ pub mod availability_not_checked;
 pub mod gpu_shortfall;
 pub mod inventory_format;
 pub mod inventory_unknown_gpu;
+pub mod probe_found_no_gpu;
 pub mod stage_memory;
 pub mod unsatisfiable_request;
 
@@ -173,6 +174,7 @@ pub fn all() -> Vec<&'static Rule> {
         &gpu_shortfall::GPU_SHORTFALL,
         &unsatisfiable_request::UNSATISFIABLE_REQUEST,
         &stage_memory::STAGE_MEMORY,
+        &probe_found_no_gpu::PROBE_FOUND_NO_GPU,
         &invalid_env_value::INVALID_ENV_VALUE,
         &deprecated_env_name::DEPRECATED_ENV_NAME,
         &env_overrides_default::ENV_OVERRIDES_DEFAULT,

@@ -1,0 +1,19 @@
+declare_rule! {
+    /// ## What it checks
+    /// With `--probe`: that the CUDA driver reported at least one GPU on this
+    /// machine. Without a driver, without a device, or on a driver error, the
+    /// diagnostic carries the probe's reason.
+    ///
+    /// ## Why
+    /// `--probe` asks "will this run on this machine?"; an empty probe answers
+    /// it (every stage then lacks GPUs), and the reason says what to fix.
+    ///
+    /// ## Example
+    /// `stagec check const.yaml --probe` on a laptop without an NVIDIA driver.
+    pub static PROBE_FOUND_NO_GPU = {
+        code: "P307",
+        name: "probe-found-no-gpu",
+        severity: Warning,
+        summary: "The local GPU probe found no GPU",
+    };
+}
