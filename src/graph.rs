@@ -312,7 +312,8 @@ impl Cx<'_, '_> {
         for d in &self.input.decls {
             match by_id.get(&d.id.value) {
                 Some(first) => {
-                    let (first_name, first_decl) = (first.name.value.clone(), first.decl);
+                    let (first_name, first_file, first_span) =
+                        (first.name.value.clone(), first.id.loc.file, first.id.loc.span);
                     self.at(
                         &DUPLICATE_STAGE_ID,
                         d.id.loc,
@@ -321,13 +322,11 @@ impl Cx<'_, '_> {
                             d.id.value, first_name, d.name.value
                         ),
                     )
-                    .labels
-                    .push(crate::diagnostic::Label {
-                        file: first_decl.file,
-                        span: first.id.loc.span,
-                        message: format!("stage {} first declared here by `{first_name}`", d.id.value),
-                    });
-                    let _ = first_decl;
+                    .push_label(
+                        first_file,
+                        first_span,
+                        format!("stage {} first declared here by `{first_name}`", d.id.value),
+                    );
                 }
                 None => {
                     by_id.insert(d.id.value, d);

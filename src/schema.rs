@@ -19,7 +19,7 @@ use crate::rules::{
     schema_violation::SCHEMA_VIOLATION, unknown_key, unknown_variant::UNKNOWN_VARIANT, wrong_type::WRONG_TYPE,
 };
 use crate::source::{FileId, Span};
-use crate::yaml::{display_path, type_name, PathSeg, Tree};
+use crate::yaml::{display_path, PathSeg, Tree};
 
 /// The committed experiment schema.
 pub const EXPERIMENT_SCHEMA: &str = include_str!("../schemas/experiment.schema.json");
@@ -723,7 +723,7 @@ impl Mapper<'_> {
     fn unknown_key(&mut self, path: &[PathSeg], key: &str) {
         let key_path: Vec<PathSeg> = path.iter().cloned().chain([PathSeg::Key(key.to_string())]).collect();
         let span = match self.tree.locate(&key_path) {
-            Some(loc) => loc.key.map_or(loc.node, |k| k).pipe(|id| self.tree.span(id)),
+            Some(loc) => self.tree.span(loc.key.unwrap_or(loc.node)),
             None => self.value_span(path),
         };
         let present: Vec<String> = self
@@ -742,13 +742,6 @@ impl Mapper<'_> {
         self.out.push(d);
     }
 }
-
-trait Pipe: Sized {
-    fn pipe<T>(self, f: impl FnOnce(Self) -> T) -> T {
-        f(self)
-    }
-}
-impl<T> Pipe for T {}
 
 /// Span of the value at `path`, or of its key when the value is empty, or
 /// of the nearest ancestor that exists.
@@ -889,9 +882,4 @@ pub fn nearest<'a>(given: &str, candidates: impl Iterator<Item = &'a str>) -> Op
         .filter(|(c, jw, lev)| *jw >= 0.85 || *lev <= 2.min(c.len() / 3 + 1))
         .max_by(|a, b| a.1.total_cmp(&b.1).then(b.2.cmp(&a.2)))
         .map(|(c, _, _)| c)
-}
-
-/// For the type-name phrase of a YAML value (used by other phases).
-pub fn yaml_type_name(v: &crate::yaml::Value) -> &'static str {
-    type_name(v)
 }
