@@ -401,9 +401,10 @@ impl Cx<'_, '_> {
         // 4. The graph.
         let (stages, order) = self.build_graph(&decls, contiguous);
 
-        // 5. stage_<N>_gpus for stages that do not exist.
+        // 5. stage_<N>_gpus for stages that do not exist. With a gap in the
+        // ids (P112) the numbering itself is the mistake: no cascade.
         for (k, (_, path)) in &stage_gpus {
-            if !by_id.contains_key(k) {
+            if contiguous && !by_id.contains_key(k) {
                 let span = self.config_key_span(path);
                 let key = format!("stage_{k}_gpus");
                 self.diags.push(
@@ -428,8 +429,14 @@ impl Cx<'_, '_> {
         let mut resolved: Vec<Stage> = Vec::new();
         for s in &stages {
             let Some(decl) = by_id.get(&s.id) else { continue };
-            let gpus = stage_gpus.get(&s.id).map(|(g, _)| g.clone()).unwrap_or_default();
-            let gpu_types = self.check_devices(decl, &gpus);
+            // With a gap in the ids (P112), `stage_<N>_gpus` cannot be matched
+            // to stages reliably: check each stage against its own declaration.
+            let gpus = if contiguous {
+                stage_gpus.get(&s.id).map(|(g, _)| g.clone()).unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            let gpu_types = self.check_devices(decl, &gpus, contiguous);
             let dtype = self.check_dtype(decl, default_dtype, &gpu_types);
             resolved.push(Stage {
                 gpu_types,
@@ -642,7 +649,7 @@ impl Cx<'_, '_> {
 
     /// Checks the stage's device names and their agreement; returns the
     /// acceptable GPU types in order of preference.
-    fn check_devices(&mut self, decl: &StageDecl, gpus: &[Located<String>]) -> Vec<String> {
+    fn check_devices(&mut self, decl: &StageDecl, gpus: &[Located<String>], contiguous: bool) -> Vec<String> {
         let id = decl.id.value;
         let known = |cx: &mut Self, name: &Located<String>| -> Option<Resolution> {
             match catalog::resolve(&name.value) {
@@ -708,7 +715,10 @@ impl Cx<'_, '_> {
                 types.push(dev.value.clone());
             }
         }
-        if types.is_empty() {
+        // An implicit stage's number follows from the decorated ids; when those
+        // have a gap (P112), its `stage_<N>_gpus` is not looked for.
+        let numbered_by_gap = !contiguous && decl.source == DeclSource::Implicit;
+        if types.is_empty() && !numbered_by_gap {
             let hint = match decl.source {
                 DeclSource::Implicit => format!(
                     "`{}` is an undecorated submodule after stage {}, so it forms stage {id}; give it GPUs with `resources.custom.stage_{id}_gpus`",

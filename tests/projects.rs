@@ -17,7 +17,7 @@ const EXPECTED: &[(&str, &[&str])] = &[
     ("nodelist_too_few", &["P304"]),
     ("nodelist_unsatisfiable", &["P305"]),
     ("searched_candidates", &["P119"]),
-    ("stage_id_gap", &["P112", "P117"]),
+    ("stage_id_gap", &["P112"]),
     ("stages_yaml_cycle", &["P114", "P115"]),
     ("stages_yaml_dag", &[]),
     ("stages_yaml_dead_end_and_memory", &["P116", "P306"]),
