@@ -309,9 +309,11 @@ impl Cx<'_, '_> {
 
         // 1. Unique ids.
         let mut by_id: BTreeMap<i64, &StageDecl> = BTreeMap::new();
+        let mut duplicated = false;
         for d in &self.input.decls {
             match by_id.get(&d.id.value) {
                 Some(first) => {
+                    duplicated = true;
                     let (first_name, first_file, first_span) =
                         (first.name.value.clone(), first.id.loc.file, first.id.loc.span);
                     self.at(
@@ -346,10 +348,13 @@ impl Cx<'_, '_> {
                     format!("stage id {} is negative: ids count from 0", d.id.value)
                 } else {
                     let missing: Vec<i64> = (expected..d.id.value).collect();
+                    let after = if expected == 0 {
+                        format!("the first stage is stage {}", d.id.value)
+                    } else {
+                        format!("stage {} follows stage {}", d.id.value, expected - 1)
+                    };
                     format!(
-                        "stage {} follows stage {}: stage{} {} {} missing (declared: {})",
-                        d.id.value,
-                        expected - 1,
+                        "{after}: stage{} {} {} missing (declared: {})",
                         if missing.len() == 1 { "" } else { "s" },
                         list(&missing),
                         if missing.len() == 1 { "is" } else { "are" },
@@ -363,10 +368,14 @@ impl Cx<'_, '_> {
             }
         }
 
+        // With duplicated or missing ids the number of stages is unknown, so
+        // checks of the pipeline's shape wait until the numbering is fixed.
+        let numbered = contiguous && !duplicated;
+
         // 3. Pipeline degree.
         let degree = self.hpp("pipeline_parallel_degree");
         let bad: Vec<i64> = degree.values.iter().copied().filter(|p| *p != n).collect();
-        if !bad.is_empty() {
+        if numbered && !bad.is_empty() {
             let stage_list = decls
                 .iter()
                 .map(|d| format!("{} `{}`", d.id.value, d.name.value))
@@ -457,7 +466,9 @@ impl Cx<'_, '_> {
         let dp = if slots >= p && slots % p == 0 {
             Some(slots / p)
         } else {
-            self.slots_error(slots, p, &slots_path);
+            if numbered {
+                self.slots_error(slots, p, &slots_path);
+            }
             None
         };
         let micro = self.hpp("micro_batch_size");
@@ -471,8 +482,8 @@ impl Cx<'_, '_> {
             .unwrap_or_else(|| vec!["1f1b".to_string()]);
         let virtual_stages = self.hpp("virtual_stages").fixed().unwrap_or(1).max(1);
         let (micro_batches, bubble) = match dp {
-            Some(dp) => self.check_batches(p, dp, &gbs, &micro, &schedules, virtual_stages),
-            None => (None, None),
+            Some(dp) if numbered => self.check_batches(p, dp, &gbs, &micro, &schedules, virtual_stages),
+            _ => (None, None),
         };
 
         // 9. Hardware.
@@ -678,11 +689,13 @@ impl Cx<'_, '_> {
                 listed.push((g, r));
             }
         }
+        let mut disagree = false;
         if let Some((dev, dev_res)) = &device {
             for (g, g_res) in &listed {
                 let same_family = dev_res.family() == g_res.family();
                 let compatible = catalog::satisfies(&dev.value, &g.value) || catalog::satisfies(&g.value, &dev.value);
                 if !(same_family && compatible) {
+                    disagree = true;
                     let what = if same_family {
                         "a different variant"
                     } else {
@@ -709,7 +722,13 @@ impl Cx<'_, '_> {
                 }
             }
         }
-        let mut types: Vec<String> = gpus.iter().map(|g| g.value.clone()).collect();
+        // When the two disagree (P203), the stage is checked further against
+        // the device its code was written for, so one mistake is one error.
+        let mut types: Vec<String> = if disagree {
+            Vec::new()
+        } else {
+            gpus.iter().map(|g| g.value.clone()).collect()
+        };
         if types.is_empty() {
             if let Some(dev) = &decl.device {
                 types.push(dev.value.clone());
