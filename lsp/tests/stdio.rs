@@ -600,7 +600,11 @@ fn unsupported_dtype_quick_fix_from_an_unsaved_model() {
     let config = std::fs::read_to_string(seed.join("const.yaml"))
         .expect("read config")
         .replace("stage_0_gpus: [\"a100-40g\"]", "stage_0_gpus: [\"t4\"]");
-    let model = std::fs::read_to_string(seed.join("model.py")).expect("read model");
+    // Decorator and `stage_0_gpus` agree on a T4 (a disagreement would be P203).
+    let model = std::fs::read_to_string(seed.join("model.py"))
+        .expect("read model")
+        .replacen("stage_id=0, device=\"a100\"", "stage_id=0, device=\"t4\"", 1);
+    assert!(model.contains("device=\"t4\""));
     std::fs::write(dir.join("const.yaml"), &config).expect("write config");
     std::fs::write(dir.join("model.py"), &model).expect("write model");
     let model_uri = uri_of(&dir.join("model.py"));
