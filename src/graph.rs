@@ -493,7 +493,9 @@ impl Cx<'_, '_> {
                 if let Some(dp) = dp {
                     allocation = Some(self.check_supply(inv, &resolved, dp, &stage_gpus));
                 }
-                self.check_placeable(inv, slots, &slots_path);
+                // Too few GPUs overall is already said per stage (P304).
+                let short = allocation.as_ref().is_some_and(|a: &Allocation| !a.missing.is_empty());
+                self.check_placeable(inv, slots, &slots_path, short);
             }
             None => {
                 let span = self.config_key_span(&keys(&["resources"]));
@@ -1100,7 +1102,7 @@ impl Cx<'_, '_> {
             let have: u32 = alloc
                 .pools
                 .iter()
-                .filter(|p| s.gpu_types.iter().any(|t| catalog::satisfies(t, &p.label)))
+                .filter(|p| s.gpu_types.iter().any(|t| serves(t, &p.label)))
                 .map(|p| p.total)
                 .sum();
             let others: Vec<(i64, u32)> = alloc
@@ -1110,7 +1112,7 @@ impl Cx<'_, '_> {
                 .flat_map(|(id, takes)| {
                     takes
                         .iter()
-                        .filter(|t| s.gpu_types.iter().any(|ty| catalog::satisfies(ty, &t.offered)))
+                        .filter(|t| s.gpu_types.iter().any(|ty| serves(ty, &t.offered)))
                         .map(move |t| (*id, t.count))
                 })
                 .collect();
@@ -1150,7 +1152,7 @@ impl Cx<'_, '_> {
 
     /// Whether Determined can ever place `slots` GPUs: on one node, or on
     /// several nodes used whole.
-    fn check_placeable(&mut self, inv: &Inventory, slots: i64, path: &[PathSeg]) {
+    fn check_placeable(&mut self, inv: &Inventory, slots: i64, path: &[PathSeg], shortfall_reported: bool) {
         let sizes: Vec<u32> = inv
             .nodes
             .iter()
@@ -1160,10 +1162,12 @@ impl Cx<'_, '_> {
         let total: i64 = sizes.iter().map(|c| i64::from(*c)).sum();
         let largest = sizes.iter().copied().max().map_or(0, i64::from);
         let why = if slots > total {
-            Some(format!(
-                "the whole inventory has {total} schedulable GPU{}",
-                if total == 1 { "" } else { "s" }
-            ))
+            (!shortfall_reported).then(|| {
+                format!(
+                    "the whole inventory has {total} schedulable GPU{}",
+                    if total == 1 { "" } else { "s" }
+                )
+            })
         } else if slots > largest {
             // Across nodes, Determined uses whole nodes of one size.
             let mut by_size: BTreeMap<i64, i64> = BTreeMap::new();
@@ -1285,6 +1289,24 @@ pub fn pools(inv: &Inventory) -> Vec<Pool> {
         .collect()
 }
 
+/// Whether inventory GPUs offered as `offered` serve a request for
+/// `requested`. Beyond [`catalog::satisfies`], GPUs labelled only with their
+/// family (the field notes' `gpu.type=a100`) serve any request of that family:
+/// the label cannot say which variant the node has, and such clusters are
+/// labelled that way precisely to match these requests. Label nodes with GPU
+/// Feature Discovery for variant-exact matching.
+pub fn serves(requested: &str, offered: &str) -> bool {
+    if catalog::satisfies(requested, offered) {
+        return true;
+    }
+    match catalog::resolve(offered) {
+        Resolution::Family { family, .. } => {
+            offered.eq_ignore_ascii_case(family) && catalog::resolve(requested).family() == Some(family)
+        }
+        _ => false,
+    }
+}
+
 /// Allocates each stage's `dp` GPUs (one per data-parallel replica),
 /// stage by stage in id order, each from its acceptable types in order of
 /// preference; stages sharing a type share its supply.
@@ -1306,7 +1328,7 @@ pub fn allocate(inv: &Inventory, stages: &[Stage], dp: i64) -> Allocation {
                 if need == 0 {
                     break;
                 }
-                if pool.available == 0 || !catalog::satisfies(t, &pool.label) {
+                if pool.available == 0 || !serves(t, &pool.label) {
                     continue;
                 }
                 let take = need.min(pool.available);
