@@ -458,19 +458,22 @@ impl Cx<'_, '_> {
         let boundaries = self.check_casts(&resolved, &by_id);
 
         // 8. Slots, batches, schedule, bubble.
-        let slots = json
-            .pointer("/resources/slots_per_trial")
-            .and_then(Json::as_i64)
-            .unwrap_or(1);
+        // Determined's default is 1; a value of the wrong type is the schema's
+        // error (C102), and the shape checks wait for it.
+        let slots_value = json.pointer("/resources/slots_per_trial").filter(|v| !v.is_null());
+        let slots = slots_value.map_or(Some(1), Json::as_i64);
         let slots_path = keys(&["resources", "slots_per_trial"]);
-        let dp = if slots >= p && slots % p == 0 {
-            Some(slots / p)
-        } else {
-            if numbered {
-                self.slots_error(slots, p, &slots_path);
+        let dp = match slots {
+            Some(slots) if slots >= p && slots % p == 0 => Some(slots / p),
+            Some(slots) => {
+                if numbered {
+                    self.slots_error(slots, p, &slots_path);
+                }
+                None
             }
-            None
+            None => None,
         };
+        let slots = slots.unwrap_or(0);
         let micro = self.hpp("micro_batch_size");
         let gbs_path = keys(&["hyperparameters", "global_batch_size"]);
         let gbs = Knob {

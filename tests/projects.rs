@@ -15,6 +15,7 @@ const EXPECTED: &[(&str, &[&str])] = &[
     ("field_notes_fp8_on_a100", &["P205"]),
     ("field_notes_nodelist_enough", &[]),
     ("field_notes_nodelist_too_few", &["P304"]),
+    ("field_notes_slots_string", &["C102"]),
     ("field_notes_stage_gap", &["P112"]),
     ("fp8_on_a100", &["P205"]),
     ("gpus_for_missing_stage", &["P117"]),
