@@ -96,3 +96,32 @@ fn huge_file_is_refused_without_parsing() {
 fn binary_input_is_refused() {
     assert_eq!(codes(&[0x1f, 0x8b, 0x08, 0x00, 0xff, 0xfe]), ["Y006"]);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Model sources, `stages.yaml` and inventories are read through the
+    /// same front door: arbitrary text in each never panics, and every
+    /// diagnostic lands inside its own file.
+    #[test]
+    fn companions_never_panic(
+        model in "(@stage_decorator\\(|stage_id=|device=|dtype=torch\\.|class |def |self\\.|[()\\[\\]{}:=,\"'#\n ]|[a-z0-9_]{1,6}|\u{4e2d}){0,60}",
+        stages in "(stages:|- id:|inputs:|\\[|\\]|params: |[0-9]{1,3}[KMB]?|name: |\n  |, |\u{4e2d}){0,40}",
+        inventory in "(nodes:|items:|kind: NodeList|\\{|\\}|\"nvidia.com/gpu.product\": |NVIDIA-A100-SXM4-40GB|index, name|, |[0-9]{1,3}|\n){0,40}",
+    ) {
+        let input = |name: &str, text: &str| stagec::project::Input { name: name.into(), bytes: text.as_bytes().to_vec() };
+        let project = stagec::project::Project {
+            config: input("const.yaml", include_str!("../examples/hpp-seed-fixed/const.yaml")),
+            models: vec![input("model.py", &model), input("stages.yaml", &stages)],
+            inventory: Some(input("inventory.json", &inventory)),
+            probe: None,
+            searched: "test".into(),
+        };
+        let checked = stagec::project::check_project(&project, &stagec::Options::default());
+        for d in &checked.diagnostics {
+            let text = &checked.sources.get(d.file).expect("file").text;
+            prop_assert!(d.span.end <= text.len() && text.is_char_boundary(d.span.start) && text.is_char_boundary(d.span.end), "{d:?}");
+        }
+        let _ = common::render(&checked);
+    }
+}
