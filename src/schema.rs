@@ -359,7 +359,11 @@ impl Mapper<'_> {
                 self.range(&path, format!("{subject} needs at least {limit} key{}", plural(*limit)))
             }
             ValidationErrorKind::Pattern { pattern } => {
-                let found = short(err.instance());
+                let found = if holds_secret(&path) {
+                    "the value".to_string()
+                } else {
+                    short(err.instance())
+                };
                 let hint = self.index.description_at(&path, self.json).map(str::to_string);
                 let mut d = Diagnostic::new(
                     &BAD_FORMAT,
@@ -611,6 +615,7 @@ impl Mapper<'_> {
             names.push("null");
         }
         let found = match self.json_at(path) {
+            Some(v) if holds_secret(path) => json_kind(v).to_string(),
             Some(v) => describe(v),
             None => "nothing".into(),
         };
@@ -644,7 +649,11 @@ impl Mapper<'_> {
 
     fn invalid_value(&mut self, path: &[PathSeg], options: &[Json]) {
         let names: Vec<String> = options.iter().filter(|o| !o.is_null()).map(plain).collect();
-        let found = self.json_at(path).map(plain).unwrap_or_default();
+        let found = if holds_secret(path) {
+            "…".into()
+        } else {
+            self.json_at(path).map(plain).unwrap_or_default()
+        };
         let mut d = Diagnostic::new(
             &INVALID_VALUE,
             self.file,
@@ -672,6 +681,7 @@ impl Mapper<'_> {
         let found = match self.json_at(path) {
             Some(Json::Array(a)) => format!("{} item{}", a.len(), plural(a.len() as u64)),
             Some(Json::Object(o)) => format!("{} key{}", o.len(), plural(o.len() as u64)),
+            Some(v) if holds_secret(path) => json_kind(v).to_string(),
             Some(v) => short(v),
             None => String::new(),
         };
@@ -823,6 +833,28 @@ fn json_type_phrase(t: &str) -> &'static str {
         "object" => "a mapping",
         "null" => "null",
         _ => "another type",
+    }
+}
+
+/// Whether the value at `path` is a credential (`secret_key`, `password`,
+/// …), whose text must not appear in messages or CI logs.
+fn holds_secret(path: &[PathSeg]) -> bool {
+    path.iter().rev().find_map(|s| match s {
+        PathSeg::Key(k) => Some(crate::plan::env::is_credential_name(k)),
+        PathSeg::Index(_) => None,
+    }) == Some(true)
+}
+
+/// "a string", "an integer": a value's kind without its text.
+fn json_kind(v: &Json) -> &'static str {
+    match v {
+        Json::Object(_) => "a mapping",
+        Json::Array(_) => "a list",
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number(n) if n.is_i64() || n.is_u64() => "an integer",
+        Json::Number(_) => "a number",
+        Json::String(_) => "a string",
     }
 }
 

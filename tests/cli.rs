@@ -293,3 +293,16 @@ fn probe_without_gpus_explains_itself() {
     assert_eq!(shortfalls.len(), 2, "{shortfalls:?}");
     assert!(shortfalls.iter().all(|m| m.contains("a100-40g")), "{shortfalls:?}");
 }
+
+#[test]
+fn credential_values_never_appear_in_messages() {
+    for format in ["human", "json", "github", "sarif"] {
+        let out = stagec(&["check", "--format", format, "tests/fixtures/schema/secret_values.yaml"]);
+        assert_eq!(out.status.code(), Some(1));
+        let text = stdout(&out);
+        assert!(text.contains("checkpoint_storage.secret_key"), "{text}");
+        // Not in messages, and not in the source snippets either.
+        assert!(!text.contains("987654321"), "{format}: {text}");
+        assert!(!text.contains("LEAKED"), "{format}: {text}");
+    }
+}
