@@ -50,6 +50,8 @@ pub struct Checked {
     pub json: Option<serde_json::Value>,
     /// The resolved pipeline, when stage declarations were checked.
     pub pipeline: Option<crate::graph::Pipeline>,
+    /// The inventory the stages were checked against (given or probed).
+    pub inventory: Option<crate::hardware::inventory::Inventory>,
 }
 
 impl Checked {
@@ -140,6 +142,7 @@ pub fn check_experiment(name: &str, bytes: &[u8], opts: &Options<'_>) -> Checked
         tree: None,
         json: None,
         pipeline: None,
+        inventory: None,
     };
     if let Some(d) = decode_error {
         checked.diagnostics.push(d);

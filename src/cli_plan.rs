@@ -121,7 +121,6 @@ pub(crate) fn run_plan(
     if let Some(inv) = &project.inventory {
         files.push(("inventory", inv.name.as_str(), inv.bytes.as_slice()));
     }
-    let inventory = checked_inventory(&project);
     let probe_summary = project.probe.as_ref().map(|r| plan::ProbeSummary {
         fingerprint: r.fingerprint(),
         cuda_version: r.driver.as_ref().map(|d| d.cuda_version.clone()),
@@ -130,7 +129,7 @@ pub(crate) fn run_plan(
     });
     let inputs = plan::PlanInputs {
         files,
-        inventory: inventory.as_ref(),
+        inventory: checked.inventory.as_ref(),
         probe: probe_summary,
         env: &cli::env_lookup,
         plan_path: plan_path.clone(),
@@ -175,16 +174,6 @@ pub(crate) fn run_plan(
         eprintln!("wrote {}", out_dir.join(name).display());
     }
     EXIT_OK
-}
-
-/// The inventory the check used, rebuilt for the plan's node selectors.
-fn checked_inventory(project: &project::Project) -> Option<crate::hardware::inventory::Inventory> {
-    if let Some(report) = &project.probe {
-        return Some(report.to_inventory());
-    }
-    let input = project.inventory.as_ref()?;
-    let text = String::from_utf8_lossy(&input.bytes);
-    crate::hardware::inventory::read_inventory(crate::source::FileId(0), &text, &crate::yaml::Budgets::default()).0
 }
 
 /// `STAGEC_PLAN`: the plan's path relative to the context directory, which

@@ -127,6 +127,7 @@ pub fn check_project(project: &Project, opts: &Options<'_>) -> Checked {
         tree: config_tree,
         json: config_json,
         pipeline,
+        inventory,
     }
 }
 
