@@ -724,8 +724,8 @@ impl Mapper<'_> {
             .schemas_at(&[path, &[PathSeg::Key(name.to_string())]].concat(), self.json)
             .into_iter()
             .next();
-        if let Some(fix) = missing_key_fix(self.tree, self.text, path, name, key_schema) {
-            d = d.with_fix(format!("Add `{name}`"), vec![Edit { file: self.file, ..fix }]);
+        if let Some(fix) = missing_key_fix(self.file, self.tree, self.text, path, name, key_schema) {
+            d = d.with_fix(format!("Add `{name}`"), vec![fix]);
         }
         self.out.push(d);
     }
@@ -785,7 +785,14 @@ fn first_line_span(tree: &Tree, node: crate::yaml::NodeId) -> Span {
 /// Where and what to insert for a missing key whose value we can
 /// propose: a new line after the mapping's last entry, at the column of its
 /// first key. Block mappings only.
-fn missing_key_fix(tree: &Tree, text: &str, path: &[PathSeg], name: &str, schema: Option<&Json>) -> Option<Edit> {
+fn missing_key_fix(
+    file: FileId,
+    tree: &Tree,
+    text: &str,
+    path: &[PathSeg],
+    name: &str,
+    schema: Option<&Json>,
+) -> Option<Edit> {
     let value = crate::rules::missing_key::proposed_value(name, schema)?;
     let loc = tree.locate(path)?;
     let entries = tree.entries(loc.node);
@@ -800,7 +807,7 @@ fn missing_key_fix(tree: &Tree, text: &str, path: &[PathSeg], name: &str, schema
     let indent = " ".repeat(before.chars().count());
     let end = tree.span(last.value).end.max(tree.span(last.key).end);
     Some(Edit {
-        file: FileId(0),
+        file,
         span: Span::at(end),
         replacement: format!("\n{indent}{name}: {value}"),
     })
