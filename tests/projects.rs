@@ -19,14 +19,19 @@ const EXPECTED: &[(&str, &[&str])] = &[
     ("field_notes_stage_gap", &["P112"]),
     ("fp8_on_a100", &["P205"]),
     ("gpus_for_missing_stage", &["P117"]),
+    ("inventory_unknown_gpu", &[]),
     ("nodelist_enough", &[]),
     ("nodelist_too_few", &["P304"]),
+    ("no_stage_declarations", &[]),
     ("nodelist_unsatisfiable", &["P305"]),
+    ("python_problems", &["P102", "P103"]),
     ("searched_candidates", &["P119"]),
     ("stage_id_gap", &["P112"]),
     ("stages_yaml_cycle", &["P114", "P115"]),
     ("stages_yaml_dag", &[]),
+    ("stages_yaml_bad_params", &["P101"]),
     ("stages_yaml_dead_end_and_memory", &["P116", "P306"]),
+    ("too_few_micro_batches", &["P120"]),
     ("two_classes_one_stage", &["P111"]),
     ("unknown_names", &["P202", "P204"]),
     ("valid_three_stages", &[]),
@@ -42,13 +47,27 @@ fn projects_report_exactly_the_expected_errors() {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     dirs.sort();
-    let listed: Vec<&str> = EXPECTED.iter().map(|(d, _)| *d).collect();
+    let mut listed: Vec<&str> = EXPECTED.iter().map(|(d, _)| *d).collect();
+    listed.sort_unstable();
     assert_eq!(dirs, listed, "every scenario folder has an expectation");
     for (dir, expected) in EXPECTED {
         let checked = common::check_project_dir(&root.join(dir));
         let rendered = common::render(&checked);
         assert_eq!(common::error_codes(&checked), *expected, "{dir}:\n{rendered}");
         insta::assert_snapshot!(format!("project_{dir}"), rendered);
+    }
+}
+
+#[test]
+fn warning_scenarios_report_their_warning() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/projects");
+    for (dir, code) in [("no_stage_declarations", "P110"), ("inventory_unknown_gpu", "P302")] {
+        let checked = common::check_project_dir(&root.join(dir));
+        assert!(
+            checked.diagnostics.iter().any(|d| d.code == code),
+            "{dir}: {}",
+            common::render(&checked)
+        );
     }
 }
 

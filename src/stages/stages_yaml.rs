@@ -74,7 +74,11 @@ fn analyze(file: FileId, text: &str, tree: &Tree, budgets: &Budgets, diags: &mut
     for err in StagesValidator::iter_errors(&json) {
         let (entry, at_params) = entry_of(&err);
         if let Some(i) = entry {
-            bad.insert(i);
+            // A bad `params` costs the stage only its parameter count: the
+            // stage itself stays, so the graph does not report it missing.
+            if !at_params {
+                bad.insert(i);
+            }
             if at_params {
                 if params_reported.contains(&i) {
                     continue;
@@ -96,7 +100,8 @@ fn analyze(file: FileId, text: &str, tree: &Tree, budgets: &Budgets, diags: &mut
     stages
 }
 
-/// One stage per entry without schema errors, in file order.
+/// One stage per entry without schema errors (other than on `params`), in
+/// file order.
 fn build_stages(
     file: FileId,
     text: &str,
@@ -127,6 +132,9 @@ fn build_stages(
         match reader.stage(i, entry) {
             Ok(stage) => stages.push(stage),
             Err(d) => diags.push(*d),
+        }
+        if !params_reported.contains(&i) {
+            diags.extend(params_diagnostic(file, text, tree, i));
         }
     }
     stages
@@ -361,7 +369,8 @@ impl Reader<'_> {
             None => None,
             Some(node) => match parse_params(self.tree.value(node), written(self.text, self.tree, node)) {
                 Ok(n) => Some(n),
-                Err(reason) => return Err(Box::new(params_error(self.file, self.tree.span(node), i, &reason))),
+                // Reported as P101 by `build_stages`; the stage keeps no count.
+                Err(_) => None,
             },
         };
         let flops_per_sample = match self.field(entry, "flops_per_sample") {
@@ -590,7 +599,7 @@ stages:
     }
 
     #[test]
-    fn schema_errors_are_located_and_skip_their_entry() {
+    fn schema_errors_are_located_and_skip_their_entry_unless_only_params_is_bad() {
         let text = "\
 stages:
   - id: -1
@@ -635,7 +644,9 @@ stages:
         ];
         assert_eq!(found, expected, "{diags:#?}");
         assert!(diags[5].message.contains("`-5` is negative"), "{}", diags[5].message);
-        assert!(stages.is_empty());
+        // Only id 4's trouble is its `params`: it stays, without a count.
+        let kept: Vec<(i64, Option<u64>)> = stages.iter().map(|st| (st.id.value, st.params)).collect();
+        assert_eq!(kept, [(4, None)]);
     }
 
     #[test]
@@ -650,8 +661,8 @@ stages:
         assert_eq!(codes(text, &diags), vec![("P101", 2), ("P101", 3)], "{diags:#?}");
         assert_eq!(&text[diags[0].span.start..diags[0].span.end], "20000000T");
         assert_eq!(&text[diags[1].span.start..diags[1].span.end], "99999999999999999999");
-        assert_eq!(stages.len(), 1);
-        assert_eq!(stages[0].params, Some(86_000_000));
+        let params: Vec<Option<u64>> = stages.iter().map(|st| st.params).collect();
+        assert_eq!(params, [None, None, Some(86_000_000)]);
     }
 
     #[test]
@@ -699,7 +710,8 @@ stages:
         let (stages, diags) = read(text);
         // `defaults` is not a stages.yaml key; the suppressed P101 is gone.
         assert_eq!(codes(text, &diags), vec![("C101", 1)], "{diags:#?}");
-        assert_eq!(stages.len(), 1);
+        assert_eq!(stages.len(), 2);
+        assert_eq!(stages[1].params, None);
         assert_eq!(stages[0].device.as_ref().map(|d| at(text, d.loc)), Some("a100"));
     }
 
