@@ -365,14 +365,11 @@ impl Reader<'_> {
                 names
             }
         };
-        let params = match self.field(entry, "params") {
-            None => None,
-            Some(node) => match parse_params(self.tree.value(node), written(self.text, self.tree, node)) {
-                Ok(n) => Some(n),
-                // Reported as P101 by `build_stages`; the stage keeps no count.
-                Err(_) => None,
-            },
-        };
+        // A count that does not parse is reported as P101 by `build_stages`;
+        // the stage then keeps no count.
+        let params = self
+            .field(entry, "params")
+            .and_then(|node| parse_params(self.tree.value(node), written(self.text, self.tree, node)).ok());
         let flops_per_sample = match self.field(entry, "flops_per_sample") {
             None => None,
             Some(node) => match self.tree.value(node) {
