@@ -32,7 +32,8 @@ use crate::rules::{
 };
 use crate::schema::value_span;
 use crate::source::{FileId, Span};
-use crate::stages::{DeclSource, Loc, Located, StageDecl};
+use crate::source::{Loc, Located};
+use crate::stages::{DeclSource, StageDecl};
 use crate::yaml::{PathSeg, Tree};
 
 /// Bubble share of step time above which P121 warns.

@@ -5,10 +5,9 @@
 //! typed spec; [`check::check_experiment`] is its front door.
 
 pub mod check;
-pub mod cli;
-mod cli_plan;
 pub mod diagnostic;
 pub mod dtype;
+pub mod envvars;
 pub mod fsutil;
 pub mod graph;
 pub mod hardware;
@@ -19,6 +18,7 @@ pub mod render;
 pub mod rules;
 pub mod schema;
 pub mod schemas;
+pub mod secrets;
 pub mod semantic;
 pub mod source;
 pub mod spec;

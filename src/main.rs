@@ -1,3 +1,8 @@
+//! The `stagec` command: arguments, files, output and exit codes around the
+//! library.
+
+mod cli;
+
 fn main() -> std::process::ExitCode {
-    stagec::cli::main()
+    cli::main()
 }

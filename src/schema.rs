@@ -847,7 +847,7 @@ fn json_type_phrase(t: &str) -> &'static str {
 /// …), whose text must not appear in messages or CI logs.
 fn holds_secret(path: &[PathSeg]) -> bool {
     path.iter().rev().find_map(|s| match s {
-        PathSeg::Key(k) => Some(crate::plan::env::is_credential_name(k)),
+        PathSeg::Key(k) => Some(crate::secrets::is_credential_name(k)),
         PathSeg::Index(_) => None,
     }) == Some(true)
 }

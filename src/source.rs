@@ -48,6 +48,20 @@ impl Span {
     }
 }
 
+/// Where something was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Loc {
+    pub file: FileId,
+    pub span: Span,
+}
+
+/// A value and where it was written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Located<T> {
+    pub value: T,
+    pub loc: Loc,
+}
+
 /// Identifies one file inside a [`SourceMap`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct FileId(pub u32);

@@ -58,9 +58,9 @@ use crate::rules::{
     nesting_depth::NESTING_DEPTH, yaml_syntax::YAML_SYNTAX,
 };
 use crate::schema::{self, SchemaIndex};
+use crate::source::Loc;
 use crate::source::{FileId, Span};
 use crate::spec::inventory::{GpuGroup, InventoryFile, NodeGpus};
-use crate::stages::Loc;
 use crate::yaml::{self, Budgets, NodeId, PathSeg, Tree, Value};
 
 /// The committed inventory schema (generated from [`crate::spec::inventory`]).

@@ -3,8 +3,9 @@
 //! entry), both ways.
 
 use crate::project::is_stages_yaml;
+use crate::source::Loc;
 use crate::source::{FileId, SourceMap, Span};
-use crate::stages::{from_python, python, stages_yaml, Loc, StageDecl};
+use crate::stages::{from_python, python, stages_yaml, StageDecl};
 use crate::yaml::{Budgets, PathSeg, Tree};
 
 use super::cursor::node_at;

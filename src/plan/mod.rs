@@ -8,7 +8,6 @@
 
 pub mod determined;
 pub mod diff;
-pub mod env;
 pub mod yaml_out;
 
 use std::collections::BTreeMap;
@@ -21,6 +20,7 @@ use sha2::{Digest, Sha256};
 use crate::check::Checked;
 use crate::diagnostic::Severity;
 use crate::dtype::CastRisk;
+use crate::envvars as env;
 use crate::graph::Pipeline;
 use crate::hardware::catalog;
 use crate::hardware::inventory::Inventory;
@@ -490,7 +490,7 @@ fn single_stage(json: &Json) -> Pipeline {
         stages: vec![crate::graph::Stage {
             id: 0,
             name: "model".into(),
-            decl: crate::stages::Loc {
+            decl: crate::source::Loc {
                 file: crate::source::FileId(0),
                 span: crate::source::Span::at(0),
             },
@@ -575,7 +575,7 @@ fn collect_references(v: &Json, inputs: &PlanInputs<'_>, out: &mut BTreeMap<Stri
 /// A value as the plan may show it: references kept as written, literal
 /// credentials withheld.
 fn shown(name: &str, value: &str) -> String {
-    if env::is_credential_name(name) && !value.trim_start().starts_with("${") {
+    if crate::secrets::is_credential_name(name) && !value.trim_start().starts_with("${") {
         "<withheld: credential>".into()
     } else {
         value.to_string()

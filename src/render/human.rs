@@ -144,7 +144,7 @@ fn redact_line(line: &str) -> String {
     if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
         return line.to_string();
     }
-    if !crate::plan::env::is_credential_name(key) {
+    if !crate::secrets::is_credential_name(key) {
         return line.to_string();
     }
     let value_start = offset + sep + 1;

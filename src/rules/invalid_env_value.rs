@@ -29,7 +29,7 @@ declare_rule! {
 /// Reports invalid values and deprecated names in
 /// `environment.environment_variables`, and notes overridden defaults.
 pub(crate) fn check(ctx: &mut crate::semantic::Ctx<'_>) {
-    use crate::plan::env;
+    use crate::envvars as env;
     for e in env::entries(ctx.json) {
         let span = ctx.value_span(&e.path);
         if let Some(why) = env::invalid_reason(&e.name, &e.value) {

@@ -3,10 +3,11 @@
 use std::collections::BTreeSet;
 
 use super::python::{Arg, PyModel, PyProblemKind};
-use super::{DeclSource, Loc, Located, StageDecl};
+use super::{DeclSource, StageDecl};
 use crate::diagnostic::Diagnostic;
 use crate::rules::{python_syntax::PYTHON_SYNTAX, stage_decorator_arguments::STAGE_DECORATOR_ARGUMENTS};
 use crate::source::{FileId, Span};
+use crate::source::{Loc, Located};
 
 fn loc(file: FileId, r: &std::ops::Range<usize>) -> Loc {
     Loc {

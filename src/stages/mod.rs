@@ -6,21 +6,7 @@ pub mod from_python;
 pub mod python;
 pub mod stages_yaml;
 
-use crate::source::{FileId, Span};
-
-/// Where something was written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Loc {
-    pub file: FileId,
-    pub span: Span,
-}
-
-/// A value and where it was written.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Located<T> {
-    pub value: T,
-    pub loc: Loc,
-}
+use crate::source::{Loc, Located};
 
 /// Which kind of source declared a stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

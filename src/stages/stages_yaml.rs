@@ -14,11 +14,12 @@ use jsonschema::paths::LocationSegment;
 use jsonschema::ValidationError;
 use serde_json::Value as Json;
 
-use super::{DeclSource, Loc, Located, StageDecl};
+use super::{DeclSource, StageDecl};
 use crate::diagnostic::{sort_and_dedup, Diagnostic};
 use crate::rules::{invalid_param_count::INVALID_PARAM_COUNT, schema_violation::SCHEMA_VIOLATION};
 use crate::schema::{self, SchemaIndex};
 use crate::source::{FileId, SourceFile, Span};
+use crate::source::{Loc, Located};
 use crate::yaml::{self, Budgets, NodeId, PathSeg, Tree, Value};
 use crate::{check, suppress};
 

@@ -1,52 +1,16 @@
-//! The `plan`, `probe` and `diff` commands: file output and exit codes
-//! around the library's plan builder.
+//! The `plan` and `diff` commands: file output and exit codes around the
+//! library's plan builder.
 
 use std::path::{Path, PathBuf};
 
-use crate::cli::{self, Format, ProbeFormat, SourceArgs, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
-use crate::hardware::probe::{self, GpuProbe};
-use crate::plan;
-use crate::{check, project};
+use stagec::plan;
+use stagec::{check, project};
 
-/// Exit status of `stagec probe` when no GPU could be probed (no driver, no
-/// device, a driver error); the report says why.
-pub const EXIT_NO_GPU: u8 = 1;
-
-/// The probe's report: replayed from a recording, or read from the driver.
-pub(crate) fn probe_report(recording: Option<&Path>) -> Result<probe::ProbeReport, String> {
-    match recording {
-        Some(path) => {
-            let bytes = crate::fsutil::read_limited(path, 8 * 1024 * 1024)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            let text = String::from_utf8_lossy(&bytes);
-            probe::load_recorded(&text).map_err(|e| format!("{}: {e}", path.display()))
-        }
-        None => Ok(probe::CudaProbe.probe()),
-    }
-}
-
-pub(crate) fn run_probe(format: ProbeFormat, recording: Option<&Path>) -> u8 {
-    let report = match probe_report(recording) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("stagec: {e}");
-            return EXIT_USAGE;
-        }
-    };
-    match format {
-        ProbeFormat::Human => print!("{}", report.render_human()),
-        ProbeFormat::Json => print!("{}", report.to_json()),
-    }
-    if report.devices.is_empty() {
-        EXIT_NO_GPU
-    } else {
-        EXIT_OK
-    }
-}
+use super::{self as cli, Format, SourceArgs, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 
 pub(crate) fn run_diff(a: &Path, b: &Path) -> u8 {
     let load = |p: &Path| -> Result<serde_json::Value, String> {
-        let bytes = crate::fsutil::read_limited(p, 64 * 1024 * 1024)
+        let bytes = stagec::fsutil::read_limited(p, 64 * 1024 * 1024)
             .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
         serde_json::from_slice(&bytes).map_err(|e| format!("{} is not a stage plan: {e}", p.display()))
     };
@@ -163,7 +127,7 @@ pub(crate) fn run_plan(
         ("stage_plan.env", built.env_file.as_bytes(), false),
         ("determined.yaml", det_text.as_bytes(), resolve_secrets),
     ];
-    if let Err(e) = crate::fsutil::write_all_atomic(&out_dir, &outputs) {
+    if let Err(e) = stagec::fsutil::write_all_atomic(&out_dir, &outputs) {
         eprintln!("stagec: cannot write the plan to {}: {e}", out_dir.display());
         return EXIT_USAGE;
     }

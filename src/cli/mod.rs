@@ -7,8 +7,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::render::{self, human::Style, Report, Summary};
-use crate::{check, project, rules};
+use stagec::render::{self, human::Style, Report, Summary};
+use stagec::{check, project, rules};
+
+mod check_cmd;
+mod plan;
+mod probe;
 
 /// Exit status: no errors.
 pub const EXIT_OK: u8 = 0;
@@ -142,16 +146,16 @@ pub fn main() -> ExitCode {
             format,
             deny_warnings,
             sources,
-        } => run_check(&files, &sources, format, deny_warnings),
+        } => check_cmd::run_check(&files, &sources, format, deny_warnings),
         Command::Plan {
             file,
             sources,
             out,
             resolve_secrets,
             format,
-        } => crate::cli_plan::run_plan(&file, &sources, out.as_deref(), resolve_secrets, format),
-        Command::Probe { format, recording } => crate::cli_plan::run_probe(format, recording.as_deref()),
-        Command::Diff { plan_a, plan_b } => crate::cli_plan::run_diff(&plan_a, &plan_b),
+        } => plan::run_plan(&file, &sources, out.as_deref(), resolve_secrets, format),
+        Command::Probe { format, recording } => probe::run_probe(format, recording.as_deref()),
+        Command::Diff { plan_a, plan_b } => plan::run_diff(&plan_a, &plan_b),
         Command::Rules => run_rules(),
         Command::Explain { code } => run_explain(&code),
         Command::Schema { out, stdout } => run_schema(&out, stdout),
@@ -163,7 +167,7 @@ pub(crate) fn env_lookup(name: &str) -> Option<String> {
 }
 
 pub(crate) fn read_input(path: &Path, limit: usize) -> Result<project::Input, String> {
-    crate::fsutil::read_limited(path, limit)
+    stagec::fsutil::read_limited(path, limit)
         .map(|bytes| project::Input {
             name: path.display().to_string(),
             bytes,
@@ -184,7 +188,7 @@ pub(crate) fn build_project(
     let context = context_dir(config_path, sources);
     let mut models = Vec::new();
     let searched = if sources.models.is_empty() {
-        for found in crate::fsutil::discover_models(&context) {
+        for found in stagec::fsutil::discover_models(&context) {
             match read_input(&found, limit) {
                 Ok(input) => models.push(input),
                 Err(e) => fail(e),
@@ -211,7 +215,7 @@ pub(crate) fn build_project(
         None => None,
     };
     let probe = if sources.probe {
-        match crate::cli_plan::probe_report(sources.probe_recording.as_deref()) {
+        match probe::probe_report(sources.probe_recording.as_deref()) {
             Ok(report) => Some(report),
             Err(e) => {
                 fail(e);
@@ -239,39 +243,6 @@ pub(crate) fn context_dir(config_path: &Path, sources: &SourceArgs) -> PathBuf {
             .unwrap_or(Path::new("."))
             .to_path_buf()
     })
-}
-
-fn run_check(files: &[PathBuf], sources: &SourceArgs, format: Format, deny_warnings: bool) -> u8 {
-    let opts = check::Options {
-        env: &env_lookup,
-        ..check::Options::default()
-    };
-    let limit = opts.budgets.max_bytes;
-    let mut unreadable = false;
-    let mut fail = |msg: String| {
-        eprintln!("stagec: {msg}");
-        unreadable = true;
-    };
-    let mut results = Vec::new();
-    for path in files {
-        let config = match read_input(path, limit) {
-            Ok(input) => input,
-            Err(e) => {
-                fail(e);
-                continue;
-            }
-        };
-        let project = build_project(config, path, sources, limit, &mut fail);
-        results.push(project::check_project(&project, &opts));
-    }
-    let summary = print_diagnostics(&results, format);
-    if unreadable {
-        EXIT_USAGE
-    } else if summary.errors > 0 || (deny_warnings && summary.warnings > 0) {
-        EXIT_FINDINGS
-    } else {
-        EXIT_OK
-    }
 }
 
 /// Renders the diagnostics of `results` to stdout in `format`.
@@ -348,7 +319,7 @@ fn run_explain(code: &str) -> u8 {
 }
 
 fn run_schema(out: &Path, stdout: bool) -> u8 {
-    let schemas = crate::schemas::all();
+    let schemas = stagec::schemas::all();
     if stdout {
         if let Some((_, text)) = schemas.first() {
             print!("{text}");
@@ -361,7 +332,7 @@ fn run_schema(out: &Path, stdout: bool) -> u8 {
     }
     for (name, text) in schemas {
         let path = out.join(name);
-        if let Err(e) = crate::fsutil::write_atomic(&path, text.as_bytes()) {
+        if let Err(e) = stagec::fsutil::write_atomic(&path, text.as_bytes()) {
             eprintln!("stagec: cannot write {}: {e}", path.display());
             return EXIT_USAGE;
         }

@@ -1,5 +1,8 @@
-//! The environment every rank gets: stagec's reproducibility defaults
-//! merged with the experiment's `environment.environment_variables`.
+//! What stagec knows about environment variables: the reproducibility
+//! defaults every rank gets, names PyTorch renamed, the values PyTorch
+//! accepts for the variables it reads, and how the experiment's
+//! `environment.environment_variables` merge with the defaults. Plain
+//! knowledge, below the rules (E1xx) and the plan that use it.
 
 use std::collections::BTreeMap;
 
@@ -181,30 +184,6 @@ pub fn merged(config: &Json) -> BTreeMap<String, (String, Origin)> {
     out
 }
 
-/// Whether a variable or field name holds a credential, whose literal value
-/// must never be copied into stagec's outputs.
-pub fn is_credential_name(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    [
-        "secret",
-        "password",
-        "passwd",
-        "token",
-        "auth",
-        "credential",
-        "access_key",
-        "api_key",
-        "apikey",
-        "private_key",
-        "connection_string",
-        "account_key",
-    ]
-    .iter()
-    .any(|w| n.contains(w))
-        || n.ends_with("_key")
-        || n == "key"
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,23 +219,5 @@ mod tests {
         let map = serde_json::json!({"environment": {"environment_variables": {"cpu": ["X=1"], "cuda": ["Y=2"]}}});
         let env = merged(&map);
         assert!(env.contains_key("Y") && !env.contains_key("X"));
-    }
-
-    #[test]
-    fn credential_names() {
-        for n in [
-            "secret_key",
-            "S3_SECRET_KEY",
-            "WANDB_API_KEY",
-            "password",
-            "HF_TOKEN",
-            "access_key",
-            "connection_string",
-        ] {
-            assert!(is_credential_name(n), "{n}");
-        }
-        for n in ["bucket", "PYTHONHASHSEED", "endpoint_url", "monkey_patch"] {
-            assert!(!is_credential_name(n), "{n}");
-        }
     }
 }

@@ -1,0 +1,43 @@
+//! `stagec probe`, and the probed host for `--probe`.
+
+use std::path::Path;
+
+use stagec::hardware::probe;
+
+use super::{ProbeFormat, EXIT_OK, EXIT_USAGE};
+
+/// Exit status of `stagec probe` when no GPU could be probed (no driver, no
+/// device, a driver error); the report says why.
+pub const EXIT_NO_GPU: u8 = 1;
+
+/// The probe's report: replayed from a recording, or read from the driver.
+pub(crate) fn probe_report(recording: Option<&Path>) -> Result<probe::ProbeReport, String> {
+    match recording {
+        Some(path) => {
+            let bytes = stagec::fsutil::read_limited(path, 8 * 1024 * 1024)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let text = String::from_utf8_lossy(&bytes);
+            probe::load_recorded(&text).map_err(|e| format!("{}: {e}", path.display()))
+        }
+        None => Ok(probe::probe_local()),
+    }
+}
+
+pub(crate) fn run_probe(format: ProbeFormat, recording: Option<&Path>) -> u8 {
+    let report = match probe_report(recording) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("stagec: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    match format {
+        ProbeFormat::Human => print!("{}", report.render_human()),
+        ProbeFormat::Json => print!("{}", report.to_json()),
+    }
+    if report.devices.is_empty() {
+        EXIT_NO_GPU
+    } else {
+        EXIT_OK
+    }
+}
