@@ -16,6 +16,7 @@ use serde_json::Value as Json;
 
 use crate::diagnostic::{Diagnostic, Edit, Severity};
 use crate::dtype::{self, CastRisk, DType};
+use crate::hardware::allocate::{allocate, Allocation, Demand};
 use crate::hardware::catalog::{self, Gpu, Resolution};
 use crate::hardware::inventory::Inventory;
 use crate::rules::{
@@ -1098,7 +1099,14 @@ impl Cx<'_, '_> {
         dp: i64,
         stage_gpus: &BTreeMap<i64, (Vec<Located<String>>, Vec<PathSeg>)>,
     ) -> Allocation {
-        let alloc = allocate(inv, stages, dp);
+        let demands: Vec<Demand<'_>> = stages
+            .iter()
+            .map(|s| Demand {
+                id: s.id,
+                gpu_types: &s.gpu_types,
+            })
+            .collect();
+        let alloc = allocate(inv, &demands, dp);
         for s in stages {
             if !alloc.missing.contains_key(&s.id) {
                 continue;
@@ -1106,7 +1114,7 @@ impl Cx<'_, '_> {
             let have: u32 = alloc
                 .pools
                 .iter()
-                .filter(|p| s.gpu_types.iter().any(|t| serves(t, &p.label)))
+                .filter(|p| s.gpu_types.iter().any(|t| catalog::serves(t, &p.label)))
                 .map(|p| p.total)
                 .sum();
             let others: Vec<(i64, u32)> = alloc
@@ -1116,7 +1124,7 @@ impl Cx<'_, '_> {
                 .flat_map(|(id, takes)| {
                     takes
                         .iter()
-                        .filter(|t| s.gpu_types.iter().any(|ty| serves(ty, &t.offered)))
+                        .filter(|t| s.gpu_types.iter().any(|ty| catalog::serves(ty, &t.offered)))
                         .map(move |t| (*id, t.count))
                 })
                 .collect();
@@ -1245,111 +1253,6 @@ impl Cx<'_, '_> {
             );
         }
     }
-}
-
-/// Schedulable GPUs of one type, as the inventory names it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Pool {
-    /// What the GPUs offer: a catalog id (with a MIG profile where there is one).
-    pub label: String,
-    pub total: u32,
-    pub available: u32,
-}
-
-/// GPUs of one pool given to a stage.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Take {
-    pub offered: String,
-    pub count: u32,
-}
-
-/// Demand against supply: which pools each stage draws from.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct Allocation {
-    pub pools: Vec<Pool>,
-    /// Stage id → GPUs taken, in order of preference.
-    pub taken: BTreeMap<i64, Vec<Take>>,
-    /// Stage id → GPUs still missing.
-    pub missing: BTreeMap<i64, u32>,
-}
-
-/// The inventory's schedulable, identified GPUs grouped by what they offer
-/// (a catalog id, with a MIG profile where there is one), in a stable order.
-pub fn pools(inv: &Inventory) -> Vec<Pool> {
-    let mut counts: BTreeMap<String, u32> = BTreeMap::new();
-    for node in &inv.nodes {
-        // GPUs stagec cannot identify were reported (P302) and count for nothing.
-        for g in node.gpus.iter().filter(|g| g.is_known()) {
-            *counts.entry(g.offered_name()).or_default() += g.count;
-        }
-    }
-    counts
-        .into_iter()
-        .map(|(label, total)| Pool {
-            label,
-            total,
-            available: total,
-        })
-        .collect()
-}
-
-/// Whether inventory GPUs offered as `offered` serve a request for
-/// `requested`. Beyond [`catalog::satisfies`], GPUs labelled only with their
-/// family (the field notes' `gpu.type=a100`) serve any request of that family:
-/// the label cannot say which variant the node has, and such clusters are
-/// labelled that way precisely to match these requests. Label nodes with GPU
-/// Feature Discovery for variant-exact matching.
-pub fn serves(requested: &str, offered: &str) -> bool {
-    if catalog::satisfies(requested, offered) {
-        return true;
-    }
-    match catalog::resolve(offered) {
-        Resolution::Family { family, .. } => {
-            offered.eq_ignore_ascii_case(family) && catalog::resolve(requested).family() == Some(family)
-        }
-        _ => false,
-    }
-}
-
-/// Allocates each stage's `dp` GPUs (one per data-parallel replica),
-/// stage by stage in id order, each from its acceptable types in order of
-/// preference; stages sharing a type share its supply.
-pub fn allocate(inv: &Inventory, stages: &[Stage], dp: i64) -> Allocation {
-    let mut alloc = Allocation {
-        pools: pools(inv),
-        ..Allocation::default()
-    };
-    let mut order: Vec<&Stage> = stages.iter().collect();
-    order.sort_by_key(|s| s.id);
-    for s in order {
-        if s.gpu_types.is_empty() {
-            continue;
-        }
-        let mut need = u32::try_from(dp.max(0)).unwrap_or(u32::MAX);
-        let mut takes = Vec::new();
-        for t in &s.gpu_types {
-            for pool in alloc.pools.iter_mut() {
-                if need == 0 {
-                    break;
-                }
-                if pool.available == 0 || !serves(t, &pool.label) {
-                    continue;
-                }
-                let take = need.min(pool.available);
-                pool.available -= take;
-                need -= take;
-                takes.push(Take {
-                    offered: pool.label.clone(),
-                    count: take,
-                });
-            }
-        }
-        if need > 0 {
-            alloc.missing.insert(s.id, need);
-        }
-        alloc.taken.insert(s.id, takes);
-    }
-    alloc
 }
 
 /// The span of a string value without its quotes, for replacements.

@@ -681,6 +681,24 @@ pub fn satisfies(requested: &str, offered: &str) -> bool {
     !offered.is_empty() && offered.iter().all(|o| allowed.iter().any(|a| std::ptr::eq(*a, *o)))
 }
 
+/// The one answer to "do GPUs offered as `offered` serve a request for
+/// `requested`?", used wherever supply meets demand. Beyond [`satisfies`], GPUs labelled only with their
+/// family (the field notes' `gpu.type=a100`) serve any request of that family:
+/// the label cannot say which variant the node has, and such clusters are
+/// labelled that way precisely to match these requests. Label nodes with GPU
+/// Feature Discovery for variant-exact matching.
+pub fn serves(requested: &str, offered: &str) -> bool {
+    if satisfies(requested, offered) {
+        return true;
+    }
+    match resolve(offered) {
+        Resolution::Family { family, .. } => {
+            offered.eq_ignore_ascii_case(family) && resolve(requested).family() == Some(family)
+        }
+        _ => false,
+    }
+}
+
 /// Identifies the GPU a runtime probe saw from its device name
 /// (`cuDeviceGetName`) and total memory in bytes (`cuDeviceTotalMem`, which is
 /// a few hundred MiB below the `nvidia-smi` figure). The name decides first;

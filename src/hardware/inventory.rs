@@ -207,57 +207,6 @@ impl InvGpu {
             (None, _) => self.label.clone(),
         }
     }
-
-    /// Whether these GPUs satisfy a request for `requested` (per
-    /// [`catalog::satisfies`]: `a100` is met by any A100, `a100-40g` only by
-    /// 40 GB parts, MIG slices only by a request for that profile).
-    pub fn satisfies(&self, requested: &str) -> bool {
-        self.is_known() && catalog::satisfies(requested, &self.offered_name())
-    }
-}
-
-impl Inventory {
-    /// Known GPUs per label as the inventory names them, summed over the
-    /// schedulable nodes. Unresolved GPUs are not supply.
-    pub fn supply(&self) -> BTreeMap<String, u32> {
-        let mut out = BTreeMap::new();
-        for g in self.nodes.iter().flat_map(|n| &n.gpus).filter(|g| g.is_known()) {
-            let slot: &mut u32 = out.entry(g.label.clone()).or_default();
-            *slot = slot.saturating_add(g.count);
-        }
-        out
-    }
-
-    /// Schedulable GPUs whose type satisfies `requested`.
-    pub fn count_matching(&self, requested: &str) -> u32 {
-        self.nodes
-            .iter()
-            .map(|n| node_matching(n, requested))
-            .fold(0u32, u32::saturating_add)
-    }
-
-    /// The most GPUs satisfying `requested` that one schedulable node has
-    /// (what a trial that must fit on one node can get).
-    pub fn max_per_node_matching(&self, requested: &str) -> u32 {
-        self.nodes
-            .iter()
-            .map(|n| node_matching(n, requested))
-            .max()
-            .unwrap_or(0)
-    }
-
-    /// All known schedulable GPUs.
-    pub fn total_gpus(&self) -> u32 {
-        self.supply().values().fold(0u32, |a, b| a.saturating_add(*b))
-    }
-}
-
-fn node_matching(node: &InvNode, requested: &str) -> u32 {
-    node.gpus
-        .iter()
-        .filter(|g| g.satisfies(requested))
-        .map(|g| g.count)
-        .fold(0u32, u32::saturating_add)
 }
 
 /// Reads an inventory, detecting its format. Returns `None` (with a `P301`
@@ -605,7 +554,10 @@ fn selector_label(labels: &BTreeMap<String, String>, gpu: &InvGpu) -> Option<Str
         .iter()
         .filter_map(|k| labels.get_key_value(*k))
         .chain(labels.iter().filter(|(k, _)| !preferred.contains(&k.as_str())));
-    ordered.filter(|(_, v)| gpu.satisfies(v)).map(|(k, _)| k.clone()).next()
+    ordered
+        .filter(|(_, v)| gpu.is_known() && catalog::serves(v, &gpu.offered_name()))
+        .map(|(k, _)| k.clone())
+        .next()
 }
 
 // ---------------------------------------------------------------------------
@@ -1041,6 +993,40 @@ mod csv {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Schedulable GPUs of `inv` that serve a request for `requested`.
+    fn count_matching(inv: &Inventory, requested: &str) -> u32 {
+        per_node_matching(inv, requested).sum()
+    }
+
+    /// The most GPUs serving `requested` that one schedulable node has.
+    fn max_per_node_matching(inv: &Inventory, requested: &str) -> u32 {
+        per_node_matching(inv, requested).max().unwrap_or(0)
+    }
+
+    fn per_node_matching<'a>(inv: &'a Inventory, requested: &'a str) -> impl Iterator<Item = u32> + 'a {
+        inv.nodes.iter().map(move |n| {
+            n.gpus
+                .iter()
+                .filter(|g| g.is_known() && catalog::serves(requested, &g.offered_name()))
+                .map(|g| g.count)
+                .sum()
+        })
+    }
+
+    /// Known schedulable GPUs per label as the inventory names them.
+    fn supply(inv: &Inventory) -> BTreeMap<String, u32> {
+        let mut out = BTreeMap::new();
+        for g in inv.nodes.iter().flat_map(|n| &n.gpus).filter(|g| g.is_known()) {
+            *out.entry(g.label.clone()).or_default() += g.count;
+        }
+        out
+    }
+
+    fn total_gpus(inv: &Inventory) -> u32 {
+        supply(inv).values().sum()
+    }
+
     use crate::hardware::catalog::Architecture;
 
     fn read(text: &str) -> (Option<Inventory>, Vec<Diagnostic>) {
@@ -1183,21 +1169,23 @@ mod tests {
         assert_eq!(text_at(NODELIST, skipped.cause.span), "true");
         assert_eq!(skipped.gpus.first().map(|g| g.count), Some(8));
 
-        assert_eq!(inv.count_matching("h100"), 12);
-        assert_eq!(inv.count_matching("h100-sxm"), 8);
-        assert_eq!(inv.max_per_node_matching("h100"), 8);
-        assert_eq!(inv.count_matching("a100"), 2);
-        assert_eq!(inv.count_matching("a100-40g"), 2);
-        assert_eq!(inv.count_matching("a100-80g"), 0);
-        assert_eq!(inv.count_matching("NVIDIA-A100-SXM4-80GB-MIG-3g.40gb"), 8);
-        assert_eq!(inv.count_matching("a100-80g-mig-3g.40gb"), 8);
-        assert_eq!(inv.count_matching("t4"), 0);
-        assert_eq!(inv.count_matching("not-a-gpu"), 0);
-        let supply = inv.supply();
+        assert_eq!(count_matching(&inv, "h100"), 12);
+        // The node labelled only `gpu.type=h100` serves a variant request too
+        // (catalog::serves), as the allocation counts it.
+        assert_eq!(count_matching(&inv, "h100-sxm"), 12);
+        assert_eq!(max_per_node_matching(&inv, "h100"), 8);
+        assert_eq!(count_matching(&inv, "a100"), 2);
+        assert_eq!(count_matching(&inv, "a100-40g"), 2);
+        assert_eq!(count_matching(&inv, "a100-80g"), 0);
+        assert_eq!(count_matching(&inv, "NVIDIA-A100-SXM4-80GB-MIG-3g.40gb"), 8);
+        assert_eq!(count_matching(&inv, "a100-80g-mig-3g.40gb"), 8);
+        assert_eq!(count_matching(&inv, "t4"), 0);
+        assert_eq!(count_matching(&inv, "not-a-gpu"), 0);
+        let supply = supply(&inv);
         assert_eq!(supply.get("NVIDIA-H100-80GB-HBM3"), Some(&8));
         assert_eq!(supply.get("NVIDIA-A100-SXM4-40GB"), Some(&2));
         assert_eq!(supply.get("h100"), Some(&4));
-        assert_eq!(inv.total_gpus(), 22);
+        assert_eq!(total_gpus(&inv), 22);
     }
 
     #[test]
@@ -1216,9 +1204,9 @@ mod tests {
         assert!(inv.skipped[1]
             .reason
             .contains("node-role.kubernetes.io/control-plane:NoSchedule"));
-        assert_eq!(inv.count_matching("h100"), 12);
-        assert_eq!(inv.count_matching("a100"), 2);
-        assert_eq!(inv.count_matching("l4"), 1);
+        assert_eq!(count_matching(&inv, "h100"), 12);
+        assert_eq!(count_matching(&inv, "a100"), 2);
+        assert_eq!(count_matching(&inv, "l4"), 1);
     }
 
     #[test]
@@ -1227,12 +1215,12 @@ mod tests {
         let inv = clean(list);
         assert_eq!(inv.format, InventoryFormat::NodeList);
         assert_eq!(only_gpu(&inv, "n1").gpu.map(|g| g.id.as_str()), Some("t4"));
-        assert_eq!(inv.count_matching("t4"), 4);
+        assert_eq!(count_matching(&inv, "t4"), 4);
 
         let single = "kind: Node\nmetadata:\n  name: n2\n  labels: {gpu.type: l40s, nvidia.com/gpu.count: '2'}\n";
         let inv = clean(single);
         assert_eq!(only_gpu(&inv, "n2").count, 2);
-        assert_eq!(inv.count_matching("l40s"), 2);
+        assert_eq!(count_matching(&inv, "l40s"), 2);
 
         // A NoExecute taint of a not-ready node skips it; PreferNoSchedule does not.
         let tainted = r#"{"kind": "NodeList", "items": [
@@ -1245,7 +1233,7 @@ mod tests {
         let inv = clean(tainted);
         assert_eq!(inv.skipped.len(), 1);
         assert!(inv.skipped[0].reason.contains("not ready"), "{}", inv.skipped[0].reason);
-        assert_eq!(inv.count_matching("a10"), 1);
+        assert_eq!(count_matching(&inv, "a10"), 1);
     }
 
     #[test]
@@ -1269,8 +1257,8 @@ mod tests {
                 ("NVIDIA-A100-SXM4-40GB-MIG-3g.20gb", Some("3g.20gb"), 2),
             ]
         );
-        assert_eq!(inv.count_matching("a100"), 0);
-        assert_eq!(inv.count_matching("a100-40g-mig-1g.5gb"), 14);
+        assert_eq!(count_matching(&inv, "a100"), 0);
+        assert_eq!(count_matching(&inv, "a100-40g-mig-1g.5gb"), 14);
     }
 
     const CLUSTER_YAML: &str = include_str!("../../tests/inventories/cluster.yaml");
@@ -1308,12 +1296,12 @@ mod tests {
         assert_eq!(inv.skipped[0].name, "gpu-node-04");
         assert_eq!(text_at(CLUSTER_YAML, inv.skipped[0].cause.span), "false");
 
-        assert_eq!(inv.count_matching("a100"), 16);
-        assert_eq!(inv.count_matching("a100-40g"), 8);
-        assert_eq!(inv.count_matching("a100-80g"), 8);
-        assert_eq!(inv.count_matching("h100"), 4);
-        assert_eq!(inv.max_per_node_matching("a100"), 8);
-        assert_eq!(inv.count_matching("l4"), 2);
+        assert_eq!(count_matching(&inv, "a100"), 16);
+        assert_eq!(count_matching(&inv, "a100-40g"), 8);
+        assert_eq!(count_matching(&inv, "a100-80g"), 8);
+        assert_eq!(count_matching(&inv, "h100"), 4);
+        assert_eq!(max_per_node_matching(&inv, "a100"), 8);
+        assert_eq!(count_matching(&inv, "l4"), 2);
     }
 
     #[test]
@@ -1354,22 +1342,22 @@ mod tests {
             assert_eq!(g.compute_capability, Some((9, 0)), "{text}");
             assert_eq!(g.label_key, None);
             assert_eq!(text_at(text, g.loc.span), "NVIDIA H200");
-            assert_eq!(inv.count_matching("h200"), 2);
-            assert_eq!(inv.max_per_node_matching("h200"), 2);
+            assert_eq!(count_matching(&inv, "h200"), 2);
+            assert_eq!(max_per_node_matching(&inv, "h200"), 2);
         }
         // `--query-gpu=name --format=csv`: one column.
         let inv = clean("name\nNVIDIA A10G\nNVIDIA A10G\nNVIDIA A10G\nNVIDIA A10G\n");
-        assert_eq!(inv.count_matching("a10g"), 4);
+        assert_eq!(count_matching(&inv, "a10g"), 4);
         let inv = clean(include_str!("../../tests/inventories/nvidia-smi-h100x8.csv"));
-        assert_eq!(inv.count_matching("h100-sxm"), 8);
-        assert_eq!(inv.supply().get("NVIDIA H100 80GB HBM3"), Some(&8));
+        assert_eq!(count_matching(&inv, "h100-sxm"), 8);
+        assert_eq!(supply(&inv).get("NVIDIA H100 80GB HBM3"), Some(&8));
 
         // A malformed row is reported and left out; the rest is read.
         let text = "index, name, compute_cap, memory.total [MiB]\n0, NVIDIA L4, 8.9, 23034 MiB\n1, NVIDIA L4\n";
         let (inv, diags) = read(text);
         assert_eq!(codes(&diags), ["P301"]);
         assert_eq!(diags.first().map(|d| line_of(text, d.span.start)), Some(3));
-        assert_eq!(inv.map(|i| i.count_matching("l4")), Some(1));
+        assert_eq!(inv.map(|i| count_matching(&i, "l4")), Some(1));
     }
 
     #[test]
@@ -1413,8 +1401,8 @@ mod tests {
         assert_eq!(text_at(text, d.span), "\"NVIDIA-A100-SXM4-40GB-X\"");
         assert!(d.help.as_deref().is_some_and(|h| h.contains("did you mean")), "{d:#?}");
         let inv = inv.unwrap_or_else(|| panic!("no inventory"));
-        assert!(inv.supply().is_empty());
-        assert_eq!(inv.count_matching("a100"), 0);
+        assert!(supply(&inv).is_empty());
+        assert_eq!(count_matching(&inv, "a100"), 0);
         assert!(!only_gpu(&inv, "x").is_known());
 
         // GPUs with no type label at all.
@@ -1425,7 +1413,7 @@ mod tests {
 
         let (inv, diags) = read("nodes:\n  - name: n\n    gpus: {type: a1000, count: 2}\n");
         assert_eq!(codes(&diags), ["P302"]);
-        assert_eq!(inv.map(|i| i.total_gpus()), Some(0));
+        assert_eq!(inv.map(|i| total_gpus(&i)), Some(0));
 
         let text = "index, name, compute_cap, memory.total [MiB]\n0, NVIDIA Z9000, 9.9, 1000 MiB\n";
         let (_, diags) = read(text);

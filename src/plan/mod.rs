@@ -592,7 +592,7 @@ fn hardware(pipeline: &Pipeline, inputs: &PlanInputs<'_>, dp: u64) -> PlanHardwa
     let supply: BTreeMap<String, u64> = inputs
         .inventory
         .map(|inv| {
-            crate::graph::pools(inv)
+            crate::hardware::allocate::pools(inv)
                 .into_iter()
                 .map(|p| (p.label, u64::from(p.total)))
                 .collect()

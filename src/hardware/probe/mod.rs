@@ -423,6 +423,36 @@ fn gib(bytes: u64) -> String {
 mod tests {
     use super::*;
 
+    fn per_node(inv: &Inventory, requested: &str) -> Vec<u32> {
+        inv.nodes
+            .iter()
+            .map(|n| {
+                n.gpus
+                    .iter()
+                    .filter(|g| g.is_known() && catalog::serves(requested, &g.offered_name()))
+                    .map(|g| g.count)
+                    .sum()
+            })
+            .collect()
+    }
+
+    fn count_matching(inv: &Inventory, requested: &str) -> u32 {
+        per_node(inv, requested).iter().sum()
+    }
+
+    fn max_per_node_matching(inv: &Inventory, requested: &str) -> u32 {
+        per_node(inv, requested).into_iter().max().unwrap_or(0)
+    }
+
+    fn total_gpus(inv: &Inventory) -> u32 {
+        inv.nodes
+            .iter()
+            .flat_map(|n| &n.gpus)
+            .filter(|g| g.is_known())
+            .map(|g| g.count)
+            .sum()
+    }
+
     const H100X8: &str = include_str!("../../../tests/probes/h100x8.json");
     const MIXED: &str = include_str!("../../../tests/probes/mixed-a100-h100.json");
     const NO_DRIVER: &str = include_str!("../../../tests/probes/no-driver.json");
@@ -569,26 +599,26 @@ mod tests {
         assert_eq!(g.gpu.map(|g| g.id.as_str()), Some("h100-sxm5-80gb"));
         assert_eq!(g.compute_capability, Some((9, 0)));
         assert_eq!(g.memory_mib, Some(85_520_809_984 / MIB));
-        assert_eq!(inv.count_matching("h100"), 8);
-        assert_eq!(inv.count_matching("h100-sxm"), 8);
-        assert_eq!(inv.max_per_node_matching("h100"), 8);
-        assert_eq!(inv.total_gpus(), 8);
+        assert_eq!(count_matching(&inv, "h100"), 8);
+        assert_eq!(count_matching(&inv, "h100-sxm"), 8);
+        assert_eq!(max_per_node_matching(&inv, "h100"), 8);
+        assert_eq!(total_gpus(&inv), 8);
 
         let inv = load(MIXED).to_inventory_in(FileId(3));
         let gpus = &inv.nodes[0].gpus;
         let summary: Vec<(Option<&str>, u32)> = gpus.iter().map(|g| (g.gpu.map(|g| g.id.as_str()), g.count)).collect();
         assert_eq!(summary, [(Some("a100-sxm4-40gb"), 4), (Some("h100-sxm5-80gb"), 4)]);
         assert!(gpus.iter().all(|g| g.loc.file == FileId(3)));
-        assert_eq!(inv.count_matching("a100"), 4);
-        assert_eq!(inv.count_matching("a100-40g"), 4);
-        assert_eq!(inv.count_matching("a100-80g"), 0);
-        assert_eq!(inv.count_matching("h100"), 4);
-        assert_eq!(inv.total_gpus(), 8);
+        assert_eq!(count_matching(&inv, "a100"), 4);
+        assert_eq!(count_matching(&inv, "a100-40g"), 4);
+        assert_eq!(count_matching(&inv, "a100-80g"), 0);
+        assert_eq!(count_matching(&inv, "h100"), 4);
+        assert_eq!(total_gpus(&inv), 8);
 
         let inv = ProbeReport::no_driver().to_inventory_in(FileId(0));
         assert_eq!(inv.nodes.len(), 1);
         assert!(inv.nodes[0].gpus.is_empty());
-        assert_eq!(inv.total_gpus(), 0);
+        assert_eq!(total_gpus(&inv), 0);
 
         // Unknown devices stay in the node, unresolved, and are not supply.
         let mut report = load(H100X8);
@@ -603,7 +633,7 @@ mod tests {
         assert_eq!(inv.nodes[0].gpus.len(), 1);
         assert_eq!(inv.nodes[0].gpus[0].count, 2);
         assert!(!inv.nodes[0].gpus[0].is_known());
-        assert_eq!(inv.total_gpus(), 0);
+        assert_eq!(total_gpus(&inv), 0);
     }
 
     #[test]
