@@ -123,7 +123,7 @@ fn large_project(n: usize) -> stagec::project::Project {
     };
     stagec::project::Project {
         config: input("const.yaml", config),
-        models: vec![input("stages.yaml", stages)],
+        models: Some(vec![input("stages.yaml", stages)]),
         inventory: Some(input("inventory.yaml", inventory)),
         probe: None,
         searched: "bench".into(),
@@ -139,10 +139,10 @@ fn stage_graph(c: &mut Criterion) {
     group.sample_size(20);
     for n in [250, 500, 1000] {
         let project = large_project(n);
-        let checked = stagec::project::check_project(&project, &opts);
+        let checked = stagec::compile(&project, &opts);
         assert_eq!(checked.error_count(), 0, "the synthetic project is valid");
         group.bench_with_input(BenchmarkId::new("stages_and_nodes", n), &project, |b, project| {
-            b.iter(|| stagec::project::check_project(project, &opts))
+            b.iter(|| stagec::compile(project, &opts))
         });
     }
     group.finish();
@@ -156,7 +156,7 @@ fn plan_vs_check(c: &mut Criterion) {
     };
     let project = stagec::project::Project {
         config: read("const.yaml"),
-        models: vec![read("model.py")],
+        models: Some(vec![read("model.py")]),
         inventory: None,
         probe: None,
         searched: "bench".into(),
@@ -166,14 +166,17 @@ fn plan_vs_check(c: &mut Criterion) {
         ..Options::default()
     };
     let mut group = c.benchmark_group("seed_example");
-    group.bench_function("check", |b| b.iter(|| stagec::project::check_project(&project, &opts)));
+    group.bench_function("check", |b| b.iter(|| stagec::compile(&project, &opts)));
     group.bench_function("plan", |b| {
         b.iter(|| {
-            let checked = stagec::project::check_project(&project, &opts);
-            let json = checked.json.clone().unwrap_or_default();
+            let checked = stagec::compile(&project, &opts);
+            let json = checked.config_json().cloned().unwrap_or_default();
             let inputs = stagec::plan::PlanInputs {
-                files: vec![("config", "const.yaml", project.config.bytes.as_slice())],
-                inventory: None,
+                files: vec![(
+                    stagec::plan::InputRole::Config,
+                    "const.yaml",
+                    project.config.bytes.as_slice(),
+                )],
                 probe: None,
                 env: &env,
                 plan_path: "stagec-plan/stage_plan.json".into(),

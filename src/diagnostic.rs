@@ -1,5 +1,6 @@
-//! The one diagnostic type. Every phase produces these; every renderer
-//! (terminal, JSON, GitHub, SARIF, LSP) converts from them.
+//! The one diagnostic type. Rules produce these (and only rules: see
+//! [`crate::rules`]); every renderer (terminal, JSON, GitHub, SARIF, LSP)
+//! converts from them.
 
 use serde::Serialize;
 
@@ -40,11 +41,26 @@ pub struct Edit {
     pub replacement: String,
 }
 
-/// A machine-applicable change that resolves the diagnostic.
+/// How safely a fix may be applied without a human looking at it (ruff's
+/// applicability levels).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Applicability {
+    /// Keeps the config's meaning apart from the mistake it repairs: a
+    /// rename of a misspelled key, adding `base: 10`, inserting `count`.
+    Safe,
+    /// Changes what the experiment does or rewrites a block: a human should
+    /// look at the result (changing `slots_per_trial`, rewriting
+    /// `checkpoints`).
+    Unsafe,
+}
+
+/// A change that resolves the diagnostic.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Fix {
     pub title: String,
     pub edits: Vec<Edit>,
+    pub applicability: Applicability,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -61,7 +77,9 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    /// A diagnostic of `rule` at its default severity.
+    /// A diagnostic of `rule` at its default severity. Rules create theirs
+    /// through [`crate::rules::Sink`]; a test keeps other modules from
+    /// calling this.
     pub fn new(rule: &Rule, file: FileId, span: Span, message: impl Into<String>) -> Self {
         Diagnostic {
             code: rule.code,
@@ -75,7 +93,8 @@ impl Diagnostic {
         }
     }
 
-    pub fn with_label(mut self, file: FileId, span: Span, message: impl Into<String>) -> Self {
+    /// Adds a secondary location.
+    pub fn label(&mut self, file: FileId, span: Span, message: impl Into<String>) -> &mut Self {
         self.labels.push(Label {
             file,
             span,
@@ -84,30 +103,31 @@ impl Diagnostic {
         self
     }
 
-    /// Adds a label in place (for diagnostics already pushed).
-    pub fn push_label(&mut self, file: FileId, span: Span, message: impl Into<String>) -> &mut Self {
-        self.labels.push(Label {
-            file,
-            span,
-            message: message.into(),
-        });
-        self
-    }
-
-    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+    pub fn help(&mut self, help: impl Into<String>) -> &mut Self {
         self.help = Some(help.into());
         self
     }
 
-    pub fn with_fix(mut self, title: impl Into<String>, edits: Vec<Edit>) -> Self {
+    /// Attaches a fix that is safe to apply unattended.
+    pub fn fix(&mut self, title: impl Into<String>, edits: Vec<Edit>) -> &mut Self {
+        self.fix_with(title, edits, Applicability::Safe)
+    }
+
+    /// Attaches a fix a human should review.
+    pub fn unsafe_fix(&mut self, title: impl Into<String>, edits: Vec<Edit>) -> &mut Self {
+        self.fix_with(title, edits, Applicability::Unsafe)
+    }
+
+    fn fix_with(&mut self, title: impl Into<String>, edits: Vec<Edit>, applicability: Applicability) -> &mut Self {
         self.fix = Some(Fix {
             title: title.into(),
             edits,
+            applicability,
         });
         self
     }
 
-    pub fn with_severity(mut self, severity: Severity) -> Self {
+    pub fn severity(&mut self, severity: Severity) -> &mut Self {
         self.severity = severity;
         self
     }
@@ -116,15 +136,6 @@ impl Diagnostic {
     pub fn sort_key(&self) -> (FileId, usize, usize, &'static str, &str) {
         (self.file, self.span.start, self.span.end, self.code, &self.message)
     }
-}
-
-/// "did you mean `a` or `b`?" for a list of suggestions; `None` when empty.
-pub fn did_you_mean<S: AsRef<str>>(suggestions: &[S]) -> Option<String> {
-    if suggestions.is_empty() {
-        return None;
-    }
-    let quoted: Vec<String> = suggestions.iter().map(|s| format!("`{}`", s.as_ref())).collect();
-    Some(format!("did you mean {}?", quoted.join(" or ")))
 }
 
 /// Sorts diagnostics for output and drops exact duplicates.

@@ -165,12 +165,12 @@ pub enum Origin {
 
 /// The merged environment of GPU ranks: stagec's defaults, then the
 /// experiment's list form or its `cuda` variant (which win).
-pub fn merged(config: &Json) -> BTreeMap<String, (String, Origin)> {
+pub fn merged(entries: &[EnvEntry]) -> BTreeMap<String, (String, Origin)> {
     let mut out: BTreeMap<String, (String, Origin)> = DEFAULTS
         .iter()
         .map(|(k, v, _)| (k.to_string(), (v.to_string(), Origin::Stagec)))
         .collect();
-    for e in entries(config) {
+    for e in entries {
         if !matches!(e.variant.as_deref(), None | Some("cuda")) {
             continue;
         }
@@ -179,7 +179,7 @@ pub fn merged(config: &Json) -> BTreeMap<String, (String, Origin)> {
             Some((_, o)) => *o,
             None => Origin::Experiment,
         };
-        out.insert(e.name, (e.value, origin));
+        out.insert(e.name.clone(), (e.value.clone(), origin));
     }
     out
 }
@@ -209,7 +209,7 @@ mod tests {
     #[test]
     fn merges_list_and_cuda_forms() {
         let list = serde_json::json!({"environment": {"environment_variables": ["PYTHONHASHSEED=1", "A=b=c"]}});
-        let env = merged(&list);
+        let env = merged(&entries(&list));
         assert_eq!(
             env.get("PYTHONHASHSEED"),
             Some(&("1".to_string(), Origin::ExperimentOverride))
@@ -217,7 +217,7 @@ mod tests {
         assert_eq!(env.get("A"), Some(&("b=c".to_string(), Origin::Experiment)));
         assert_eq!(env.get("CUBLAS_WORKSPACE_CONFIG").map(|v| v.1), Some(Origin::Stagec));
         let map = serde_json::json!({"environment": {"environment_variables": {"cpu": ["X=1"], "cuda": ["Y=2"]}}});
-        let env = merged(&map);
+        let env = merged(&entries(&map));
         assert!(env.contains_key("Y") && !env.contains_key("X"));
     }
 }

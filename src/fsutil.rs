@@ -1,11 +1,10 @@
 //! The file system edge shared by the CLI and the language server: bounded
-//! reads, discovery of model sources in a context directory, and atomic
-//! output (write a temporary file beside the target, flush it to disk, then
+//! reads of regular files only, and atomic output (write a temporary file beside the target, flush it to disk, then
 //! rename it over the target, so readers never see half a file). The
 //! checking pipeline itself never touches the file system.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path
@@ -64,199 +63,65 @@ pub fn write_all_atomic(dir: &Path, files: &[(&str, &[u8], bool)]) -> std::io::R
     result
 }
 
+/// What a bounded read found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum FileLimit {
+    /// The whole file, within the limit.
+    Within(Vec<u8>),
+    /// The file is larger than the limit (nothing more was read).
+    Beyond,
+}
+
 /// Reads at most `limit + 1` bytes, so a huge file costs no memory; the
-/// checker then reports it as too large.
+/// checker then reports it as too large. Only regular files are read (see
+/// [`open_regular`]).
 pub fn read_limited(path: &Path, limit: usize) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
-    let file = std::fs::File::open(path)?;
-    if file.metadata()?.is_dir() {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "is a directory"));
-    }
+    let file = open_regular(path)?;
     let mut bytes = Vec::new();
     file.take(limit as u64 + 1).read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 
-/// Files in a context directory that declare stages: `stages.yaml` /
-/// `stages.yml` and Python files mentioning `stage_decorator`. Like `det
-/// experiment create`, it leaves out what `.detignore` excludes; hidden
-/// folders, caches and virtual environments are skipped too, and the walk
-/// is bounded.
-pub fn discover_models(context: &Path) -> Vec<PathBuf> {
-    const MAX_FILES: usize = 2000;
-    const MAX_DEPTH: usize = 8;
-    let ignore = std::fs::read_to_string(context.join(".detignore"))
-        .map(|t| DetIgnore::parse(&t))
-        .unwrap_or_default();
-    let mut found = Vec::new();
-    let mut seen = 0usize;
-    let mut stack = vec![(context.to_path_buf(), 0usize)];
-    while let Some((dir, depth)) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
-        entries.sort();
-        for path in entries {
-            seen += 1;
-            if seen > MAX_FILES {
-                return found;
-            }
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let relative = path
-                .strip_prefix(context)
-                .map(|r| r.to_string_lossy().replace('\\', "/"))
-                .unwrap_or_default();
-            let is_dir = path.is_dir();
-            if ignore.excludes(&relative, is_dir) {
-                continue;
-            }
-            if is_dir {
-                let skip = name.starts_with('.')
-                    || matches!(
-                        name.as_str(),
-                        "__pycache__" | "node_modules" | "venv" | "site-packages" | "target"
-                    );
-                if !skip && depth < MAX_DEPTH {
-                    stack.push((path, depth + 1));
-                }
-                continue;
-            }
-            if depth == 0 && (name == "stages.yaml" || name == "stages.yml") {
-                found.push(path);
-            } else if name.ends_with(".py") {
-                let mentions = read_limited(&path, 1024 * 1024)
-                    .map(|b| b.windows(15).any(|w| w == b"stage_decorator"))
-                    .unwrap_or(false);
-                if mentions {
-                    found.push(path);
-                }
-            }
-        }
-    }
-    found.sort();
-    found
+/// Reads a regular file of at most `limit` bytes.
+pub fn read_regular(path: &Path, limit: usize) -> std::io::Result<FileLimit> {
+    let bytes = read_limited(path, limit)?;
+    Ok(if bytes.len() > limit {
+        FileLimit::Beyond
+    } else {
+        FileLimit::Within(bytes)
+    })
 }
 
-/// `.detignore` patterns (gitignore syntax, as Determined's CLI reads them):
-/// `#` comments, `!` negations, a trailing `/` for folders only, a leading
-/// or inner `/` anchoring at the context root, `*` and `?` within a path
-/// segment and `**` across segments. The last matching pattern wins.
-#[derive(Debug, Default)]
-struct DetIgnore {
-    rules: Vec<(bool, bool, bool, Vec<String>)>, // (negated, dirs only, anchored, segments)
-}
-
-impl DetIgnore {
-    fn parse(text: &str) -> Self {
-        let mut rules = Vec::new();
-        for line in text.lines() {
-            let mut p = line.trim_end();
-            if p.is_empty() || p.starts_with('#') {
-                continue;
-            }
-            let negated = p.starts_with('!');
-            p = p.trim_start_matches('!');
-            let dirs_only = p.ends_with('/');
-            p = p.trim_end_matches('/');
-            let anchored = p.trim_start_matches('/').contains('/') || p.starts_with('/');
-            let segments: Vec<String> = p.trim_start_matches('/').split('/').map(str::to_string).collect();
-            if !segments.is_empty() {
-                rules.push((negated, dirs_only, anchored, segments));
-            }
-        }
-        DetIgnore { rules }
-    }
-
-    fn excludes(&self, relative: &str, is_dir: bool) -> bool {
-        let parts: Vec<&str> = relative.split('/').filter(|s| !s.is_empty()).collect();
-        let mut excluded = false;
-        for (negated, dirs_only, anchored, segments) in &self.rules {
-            if *dirs_only && !is_dir {
-                continue;
-            }
-            let hit = if *anchored {
-                match_segments(segments, &parts)
-            } else {
-                // Unanchored: matches the last component (gitignore's rule for
-                // patterns without a slash).
-                parts.last().is_some_and(|last| glob(&segments[0], last))
-            };
-            if hit {
-                excluded = !negated;
-            }
-        }
-        excluded
-    }
-}
-
-fn match_segments(pattern: &[String], parts: &[&str]) -> bool {
-    match (pattern.first(), parts.first()) {
-        (None, None) => true,
-        (Some(p), _) if p == "**" => (0..=parts.len()).any(|skip| match_segments(&pattern[1..], &parts[skip..])),
-        (Some(p), Some(part)) => glob(p, part) && match_segments(&pattern[1..], &parts[1..]),
-        _ => false,
-    }
-}
-
-/// `*` (any run) and `?` (one character) within one path segment.
-fn glob(pattern: &str, text: &str) -> bool {
-    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
-    let (mut pi, mut ti, mut star, mut mark) = (0usize, 0usize, None::<usize>, 0usize);
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some(pi);
-            mark = ti;
-            pi += 1;
-        } else if let Some(s) = star {
-            pi = s + 1;
-            mark += 1;
-            ti = mark;
+/// Opens `path` for reading when it is a regular file (links followed). A
+/// FIFO, socket or device is refused without being opened, so nothing
+/// blocks on a writer that never comes; the file is opened non-blocking and
+/// checked again, so one swapped in between is refused too.
+pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    let not_regular = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("is {what}"));
+    let kind = |m: &std::fs::Metadata| {
+        if m.is_dir() {
+            Err(not_regular("a directory"))
+        } else if !m.is_file() {
+            Err(not_regular("not a regular file"))
         } else {
-            return false;
+            Ok(())
         }
+    };
+    kind(&std::fs::metadata(path)?)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(O_NONBLOCK);
     }
-    while pi < p.len() && p[pi] == '*' {
-        pi += 1;
-    }
-    pi == p.len()
+    let file = options.open(path)?;
+    kind(&file.metadata()?)?;
+    Ok(file)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn detignore_patterns() {
-        let ig = DetIgnore::parse("# comment\n*.ckpt\nold/\n/data/raw\nexperiments/**/model.py\n!keep.ckpt\n");
-        assert!(ig.excludes("weights.ckpt", false));
-        assert!(ig.excludes("sub/weights.ckpt", false));
-        assert!(!ig.excludes("keep.ckpt", false));
-        assert!(ig.excludes("old", true) && !ig.excludes("old", false));
-        assert!(ig.excludes("data/raw", true) && !ig.excludes("x/data/raw", true));
-        assert!(ig.excludes("experiments/a/b/model.py", false) && ig.excludes("experiments/model.py", false));
-        assert!(!ig.excludes("model.py", false));
-    }
-
-    #[test]
-    fn discovery_honours_detignore() {
-        let dir = std::env::temp_dir().join(format!("stagec-detignore-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("old")).unwrap();
-        std::fs::write(dir.join("model.py"), "@stage_decorator(stage_id=0)\nclass A: pass\n").unwrap();
-        std::fs::write(
-            dir.join("old/model.py"),
-            "@stage_decorator(stage_id=0)\nclass A: pass\n",
-        )
-        .unwrap();
-        std::fs::write(dir.join("train.py"), "print(1)\n").unwrap();
-        assert_eq!(discover_models(&dir).len(), 2);
-        std::fs::write(dir.join(".detignore"), "old/\n").unwrap();
-        assert_eq!(discover_models(&dir), vec![dir.join("model.py")]);
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-}
+#[cfg(all(unix, any(target_os = "linux", target_os = "android")))]
+const O_NONBLOCK: i32 = 0o4000;
+#[cfg(all(unix, not(any(target_os = "linux", target_os = "android"))))]
+const O_NONBLOCK: i32 = 0x0004;

@@ -1,17 +1,22 @@
 //! stagec: a compiler and validator for Determined experiment configs with
 //! heterogeneous pipeline stages.
 //!
-//! The pipeline is text → spanned YAML → JSON → schema and semantic checks →
-//! typed spec; [`check::check_experiment`] is its front door.
+//! One pipeline, one front door: [`compile`] takes a [`project::Project`]
+//! (discovered with [`project::Project::discover`]) and returns a
+//! [`Compiled`] — every file's parse, the typed settings, the resolved
+//! pipeline and the diagnostics. The CLI, the language server and the tests
+//! all go through it.
 
-pub mod check;
+pub mod compile;
 pub mod diagnostic;
+pub mod document;
 pub mod dtype;
+pub mod edit;
 pub mod envvars;
 pub mod fsutil;
-pub mod graph;
 pub mod hardware;
 pub mod ide;
+pub mod pipeline;
 pub mod plan;
 pub mod project;
 pub mod render;
@@ -19,13 +24,14 @@ pub mod rules;
 pub mod schema;
 pub mod schemas;
 pub mod secrets;
-pub mod semantic;
+pub mod settings;
 pub mod source;
 pub mod spec;
 pub mod stages;
+pub mod suggest;
 pub mod suppress;
 pub mod vars;
 pub mod yaml;
 
-pub use check::{check_experiment, Checked, Options};
+pub use compile::{check_experiment, compile, Compiled, Options};
 pub use diagnostic::{Diagnostic, Severity};

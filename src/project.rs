@@ -1,15 +1,29 @@
-//! The multi-file front door: an experiment config with its model sources
+//! What a compilation reads: an experiment config, its model sources
 //! (`*.py` with `@stage_decorator`, `stages.yaml`) and, optionally, a
-//! cluster inventory. The caller reads the files; this module only sees
-//! their names and bytes.
+//! cluster inventory or a probed host, each as a name and its bytes.
+//!
+//! [`Project::discover`] is the one way a project is assembled from the file
+//! system, shared by the CLI, the language server (whose open buffers are an
+//! [`Overlay`] over the disk) and the tests: the context folder is scanned
+//! once ([`ContextScan`]) the way `det experiment create CONFIG CONTEXT`
+//! uploads it, and every config in that folder reuses the scan.
 
-use crate::check::{check_text, decode, Checked, Options};
-use crate::diagnostic::{sort_and_dedup, Diagnostic};
-use crate::graph::{self, GraphInput};
-use crate::hardware::inventory::{read_inventory, Inventory};
-use crate::source::{FileId, SourceFile, SourceMap};
-use crate::stages::{from_python, python, stages_yaml, StageDecl};
-use crate::suppress;
+use std::path::{Path, PathBuf};
+
+use crate::fsutil::{self, FileLimit};
+use crate::hardware::probe::ProbeReport;
+use crate::stages::python::STAGE_DECORATOR;
+
+/// Largest input read, in bytes; a larger file is read to this size plus
+/// one byte and then reported as too large.
+pub const MAX_INPUT: usize = 8 * 1024 * 1024;
+/// Largest `.detignore` read.
+pub const MAX_DETIGNORE: usize = 1024 * 1024;
+/// Most directory entries a context scan looks at; beyond it the scan stops
+/// with a problem that names the limit.
+pub const MAX_SCAN_ENTRIES: usize = 100_000;
+/// Deepest folder level a context scan descends to.
+pub const MAX_SCAN_DEPTH: usize = 32;
 
 /// One file as given: the name to report it under and its bytes.
 #[derive(Clone, Debug)]
@@ -18,130 +32,425 @@ pub struct Input {
     pub bytes: Vec<u8>,
 }
 
-/// What to check together.
+/// What to compile together.
 #[derive(Clone, Debug)]
 pub struct Project {
     pub config: Input,
-    /// Model sources: `.py` files are read for decorators, `.yaml`/`.yml`
-    /// files as `stages.yaml`.
-    pub models: Vec<Input>,
+    /// The model sources: `.py` files are read for decorators, `.yaml`/`.yml`
+    /// files as `stages.yaml`. `None` when stage declarations were not looked
+    /// for (a config checked on its own): the pipeline is then not resolved.
+    pub models: Option<Vec<Input>>,
     pub inventory: Option<Input>,
     /// The probed host, used as the inventory (`--probe`).
-    pub probe: Option<crate::hardware::probe::ProbeReport>,
+    pub probe: Option<ProbeReport>,
     /// Where the model sources were looked for, for messages.
     pub searched: String,
 }
 
-/// Whether a model input is a `stages.yaml` (else Python).
+impl Project {
+    /// A config checked on its own: no stage declarations are looked for.
+    pub fn config_only(name: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Project {
+        Project {
+            config: Input {
+                name: name.into(),
+                bytes: bytes.into(),
+            },
+            models: None,
+            inventory: None,
+            probe: None,
+            searched: String::new(),
+        }
+    }
+
+    /// Assembles the project of the config at `config`: its model sources
+    /// (the `--model` files when given, else those of the context `scan`,
+    /// with the `overlay`'s buffers winning over the disk) and the inventory.
+    /// `Err` when the config cannot be read; companions that cannot be read
+    /// are returned as problems (the CLI exits 2 on them; the scan's own
+    /// problems are the caller's to report once), and the project holds
+    /// what could be read.
+    pub fn discover(
+        config: &Path,
+        sources: &SourceSpec,
+        scan: Option<&ContextScan>,
+        overlay: &dyn Overlay,
+    ) -> Result<(Project, Vec<String>), String> {
+        let mut problems = Vec::new();
+        let config_input = read(config, overlay)?;
+        let mut models = Vec::new();
+        let searched = if sources.models.is_empty() {
+            if let Some(scan) = scan {
+                for path in scan.models_with(overlay) {
+                    if path == config {
+                        continue;
+                    }
+                    match read(&path, overlay) {
+                        Ok(input) => models.push(input),
+                        Err(e) => problems.push(e),
+                    }
+                }
+                format!("`{}`", scan.dir.display())
+            } else {
+                "the editor".to_string()
+            }
+        } else {
+            for path in &sources.models {
+                match read(path, overlay) {
+                    Ok(input) => models.push(input),
+                    Err(e) => problems.push(e),
+                }
+            }
+            "the `--model` files".to_string()
+        };
+        let inventory = sources.inventory.as_deref().and_then(|path| match read(path, overlay) {
+            Ok(input) => Some(input),
+            Err(e) => {
+                problems.push(e);
+                None
+            }
+        });
+        let project = Project {
+            config: config_input,
+            models: Some(models),
+            inventory,
+            probe: sources.probe.clone(),
+            searched,
+        };
+        Ok((project, problems))
+    }
+}
+
+/// Where a config's companions come from, as the command line states it.
+#[derive(Clone, Debug, Default)]
+pub struct SourceSpec {
+    /// Model sources named explicitly (`--model`); they replace the scan.
+    pub models: Vec<PathBuf>,
+    /// The inventory file (`--inventory`).
+    pub inventory: Option<PathBuf>,
+    /// The probed host (`--probe`).
+    pub probe: Option<ProbeReport>,
+}
+
+/// Text the caller holds for some paths (an editor's open buffers): it wins
+/// over the file on disk.
+pub trait Overlay {
+    /// The held text of `path`, if any.
+    fn text(&self, path: &Path) -> Option<&str>;
+    /// Every path the caller holds text for.
+    fn paths(&self) -> Vec<PathBuf>;
+}
+
+/// No overlay: everything comes from the disk.
+pub struct Disk;
+
+impl Overlay for Disk {
+    fn text(&self, _: &Path) -> Option<&str> {
+        None
+    }
+
+    fn paths(&self) -> Vec<PathBuf> {
+        Vec::new()
+    }
+}
+
+fn read(path: &Path, overlay: &dyn Overlay) -> Result<Input, String> {
+    if let Some(text) = overlay.text(path) {
+        return Ok(Input {
+            name: display(path),
+            bytes: text.as_bytes().to_vec(),
+        });
+    }
+    fsutil::read_limited(path, MAX_INPUT)
+        .map(|bytes| Input {
+            name: display(path),
+            bytes,
+        })
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+fn display(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// Whether a model source's name makes it a `stages.yaml` (else Python).
 pub fn is_stages_yaml(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     lower.ends_with(".yaml") || lower.ends_with(".yml")
 }
 
-/// Checks a config with its stage declarations and inventory.
-pub fn check_project(project: &Project, opts: &Options<'_>) -> Checked {
-    let mut sources = SourceMap::new();
-    let mut diags: Vec<Diagnostic> = Vec::new();
+/// The model sources of a context folder, found on disk once and reused
+/// for every config in the folder.
+#[derive(Clone, Debug, Default)]
+pub struct ContextScan {
+    pub dir: PathBuf,
+    /// Candidates in path order: `stages.yaml`/`stages.yml` at the top, and
+    /// every Python file with whether it mentions `stage_decorator` on disk.
+    candidates: Vec<Candidate>,
+    /// What could not be read or where the scan stopped, for the user.
+    pub problems: Vec<String>,
+}
 
-    let config_id = add(&mut sources, &project.config, opts, &mut diags);
-    let mut config_tree = None;
-    let mut config_json = None;
-    if let Some(id) = config_id {
-        if let Some(source) = sources.get(id) {
-            let result = check_text(id, source, opts);
-            diags.extend(result.diagnostics);
-            config_tree = Some(result.tree);
-            config_json = result.json;
-        }
-    }
+#[derive(Clone, Debug)]
+struct Candidate {
+    path: PathBuf,
+    /// A `stages.yaml`, or a Python file that mentions `stage_decorator`.
+    declares: bool,
+    python: bool,
+}
 
-    let mut decls: Vec<StageDecl> = Vec::new();
-    for model in &project.models {
-        let Some(id) = add(&mut sources, model, opts, &mut diags) else {
-            continue;
+impl ContextScan {
+    /// Scans `dir` the way Determined's CLI walks a context it uploads:
+    /// `.detignore` (gitignore syntax, plus Determined's default patterns)
+    /// excludes paths, and symbolic links to folders are not followed. Only
+    /// regular files are opened (never a FIFO or a device), a link to a file
+    /// only when it stays inside the context, and every read is bounded.
+    /// Hidden folders, caches and virtual environments are skipped too.
+    pub fn new(dir: &Path) -> ContextScan {
+        let mut scan = ContextScan {
+            dir: dir.to_path_buf(),
+            ..ContextScan::default()
         };
-        let Some(source) = sources.get(id) else { continue };
-        let (found, problems) = if is_stages_yaml(&model.name) {
-            stages_yaml::read_stages_yaml(id, &source.text, &opts.budgets)
-        } else {
-            from_python::stage_decls(id, &python::read_model(&source.text))
-        };
-        decls.extend(found);
-        diags.extend(problems);
-    }
-
-    let mut inventory: Option<Inventory> = None;
-    if let Some(input) = &project.inventory {
-        if let Some(id) = add(&mut sources, input, opts, &mut diags) {
-            if let Some(source) = sources.get(id) {
-                let (inv, problems) = read_inventory(id, &source.text, &opts.budgets);
-                diags.extend(problems);
-                inventory = inv;
+        match std::fs::metadata(dir) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                scan.problems
+                    .push(format!("the context {} is not a directory", dir.display()));
+                return scan;
+            }
+            Err(e) => {
+                scan.problems
+                    .push(format!("cannot read the context {}: {e}", dir.display()));
+                return scan;
             }
         }
-    }
-
-    if let Some(report) = &project.probe {
-        let text = report.to_json();
-        let id = sources.add(SourceFile::new("<probe>", text));
-        inventory = Some(report.to_inventory_in(id));
-        if report.devices.is_empty() {
-            let reason = report.reason.clone().unwrap_or_else(|| "no CUDA device".into());
-            diags.push(
-                Diagnostic::new(
-                    &crate::rules::probe_found_no_gpu::PROBE_FOUND_NO_GPU,
-                    id,
-                    crate::source::Span::at(0),
-                    format!("the local GPU probe found no GPU: {reason}"),
-                )
-                .with_help(
-                    "run where the NVIDIA driver and GPUs are, or check against a cluster with `--inventory FILE`",
-                ),
-            );
+        let ignore = detignore(dir, &mut scan.problems);
+        let root = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let mut seen = 0usize;
+        let mut stack = vec![(dir.to_path_buf(), 0usize)];
+        'walk: while let Some((folder, depth)) = stack.pop() {
+            let listing = match std::fs::read_dir(&folder) {
+                Ok(listing) => listing,
+                Err(e) => {
+                    scan.problems.push(format!("cannot read {}: {e}", folder.display()));
+                    continue;
+                }
+            };
+            let mut entries: Vec<std::fs::DirEntry> = Vec::new();
+            for entry in listing {
+                seen += 1;
+                if seen > MAX_SCAN_ENTRIES {
+                    scan.problems.push(format!(
+                        "the context {} has more than {MAX_SCAN_ENTRIES} entries; stagec stopped looking for model sources there (pass them with `--model`, or exclude folders in `.detignore`)",
+                        dir.display()
+                    ));
+                    break 'walk;
+                }
+                match entry {
+                    Ok(entry) => entries.push(entry),
+                    Err(e) => scan.problems.push(format!("cannot read {}: {e}", folder.display())),
+                }
+            }
+            entries.sort_by_key(std::fs::DirEntry::path);
+            for entry in entries {
+                let path = entry.path();
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let Ok(kind) = entry.file_type() else { continue };
+                let relative = path.strip_prefix(dir).unwrap_or(&path).to_path_buf();
+                if kind.is_dir() {
+                    let skip = name.starts_with('.')
+                        || matches!(
+                            name.as_str(),
+                            "__pycache__" | "node_modules" | "venv" | "site-packages" | "target"
+                        );
+                    if skip || depth + 1 > MAX_SCAN_DEPTH || ignore.matched(&relative, true).is_ignore() {
+                        continue;
+                    }
+                    stack.push((path, depth + 1));
+                    continue;
+                }
+                if ignore.matched(&relative, false).is_ignore() {
+                    continue;
+                }
+                let stages = depth == 0 && (name == "stages.yaml" || name == "stages.yml");
+                let python = name.ends_with(".py");
+                if !(stages || python) {
+                    continue;
+                }
+                // A link is read only when it names a regular file inside the
+                // context; folder links are never followed (above).
+                if kind.is_symlink() && !links_inside(&path, &root) {
+                    continue;
+                }
+                if !kind.is_file() && !kind.is_symlink() {
+                    continue;
+                }
+                let declares = stages
+                    || match fsutil::read_limited(&path, MAX_INPUT) {
+                        Ok(bytes) => mentions_stage_decorator(&bytes),
+                        Err(e) => {
+                            scan.problems.push(format!("cannot read {}: {e}", path.display()));
+                            false
+                        }
+                    };
+                scan.candidates.push(Candidate { path, declares, python });
+            }
         }
+        scan.candidates.sort_by(|a, b| a.path.cmp(&b.path));
+        scan
     }
 
-    let mut pipeline = None;
-    if let (Some(id), Some(tree), Some(json)) = (config_id, &config_tree, &config_json) {
-        let input = GraphInput {
-            config: id,
-            tree,
-            json,
-            decls,
-            inventory: inventory.as_ref(),
-            searched: project.searched.clone(),
-        };
-        let mut graph_diags = Vec::new();
-        pipeline = graph::analyze(&input, &mut graph_diags);
-        diags.extend(graph_diags);
-    }
-
-    for (id, source) in sources.iter() {
-        suppress::apply(id, source, &mut diags);
-    }
-    sort_and_dedup(&mut diags);
-    Checked {
-        sources,
-        file: config_id.unwrap_or(FileId(0)),
-        diagnostics: diags,
-        tree: config_tree,
-        json: config_json,
-        pipeline,
-        inventory,
+    /// The model sources, with `overlay`'s buffers deciding for themselves:
+    /// a decorator typed into an open file counts, one deleted from it does
+    /// not, and an open Python file under the context that is not on disk
+    /// yet joins.
+    pub fn models_with(&self, overlay: &dyn Overlay) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = Vec::new();
+        for c in &self.candidates {
+            let declares = match overlay.text(&c.path) {
+                Some(text) if c.python => mentions_stage_decorator(text.as_bytes()),
+                _ => c.declares,
+            };
+            if declares {
+                out.push(c.path.clone());
+            }
+        }
+        for path in overlay.paths() {
+            if out.contains(&path) || self.candidates.iter().any(|c| c.path == path) {
+                continue;
+            }
+            let Some(text) = overlay.text(&path) else { continue };
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let joins = if name.ends_with(".py") {
+                path.starts_with(&self.dir) && mentions_stage_decorator(text.as_bytes())
+            } else {
+                (name == "stages.yaml" || name == "stages.yml") && path.parent() == Some(self.dir.as_path())
+            };
+            if joins {
+                out.push(path);
+            }
+        }
+        out.sort();
+        out
     }
 }
 
-/// Decodes an input into the source map; `None` (with the reason in
-/// `diags`) when it is not text.
-fn add(sources: &mut SourceMap, input: &Input, opts: &Options<'_>, diags: &mut Vec<Diagnostic>) -> Option<FileId> {
-    let next = FileId(sources.len() as u32);
-    let (text, problem) = decode(&input.bytes, next, &opts.budgets);
-    let id = sources.add(SourceFile::new(input.name.clone(), text));
-    match problem {
-        Some(d) => {
-            diags.push(d);
-            None
+/// Whether a Python source mentions the decorator at all (a cheap filter
+/// before parsing).
+pub fn mentions_stage_decorator(bytes: &[u8]) -> bool {
+    let needle = STAGE_DECORATOR.as_bytes();
+    bytes.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Whether the link at `path` resolves to a regular file inside `root`.
+fn links_inside(path: &Path, root: &Path) -> bool {
+    match std::fs::canonicalize(path) {
+        Ok(target) => target.starts_with(root) && target.is_file(),
+        Err(_) => false,
+    }
+}
+
+/// The context's `.detignore` with Determined's default patterns first.
+fn detignore(dir: &Path, problems: &mut Vec<String>) -> ignore::gitignore::Gitignore {
+    const DEFAULTS: [&str; 13] = [
+        "__pycache__/",
+        "*.py[co]",
+        "*$py.class",
+        "terraform",
+        "terraform_data",
+        "terraform.tfstate*",
+        "terraform.tfvars*",
+        ".terraform*",
+        ".git/",
+        ".vscode/",
+        ".idea/",
+        ".mypy_cache/",
+        "/shared_fs",
+    ];
+    let mut builder = ignore::gitignore::GitignoreBuilder::new(dir);
+    for pattern in DEFAULTS {
+        let _ = builder.add_line(None, pattern);
+    }
+    let path = dir.join(".detignore");
+    match fsutil::read_regular(&path, MAX_DETIGNORE) {
+        Ok(FileLimit::Within(bytes)) => {
+            for line in String::from_utf8_lossy(&bytes).lines() {
+                let _ = builder.add_line(Some(path.clone()), line);
+            }
         }
-        None => Some(id),
+        Ok(FileLimit::Beyond) => problems.push(format!(
+            "{} is larger than {MAX_DETIGNORE} bytes; stagec does not read it",
+            path.display()
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => problems.push(format!("cannot read {}: {e}", path.display())),
+    }
+    builder
+        .build()
+        .unwrap_or_else(|_| ignore::gitignore::Gitignore::empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("stagec-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        dir
+    }
+
+    fn write(path: &Path, text: &str) {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::fs::write(path, text).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    const MODEL: &str = "@stage_decorator(stage_id=0)\nclass A: pass\n";
+
+    #[test]
+    fn detignore_patterns_as_determined_reads_them() {
+        let dir = temp("detignore");
+        for p in [
+            "model.py",
+            "weights.ckpt.py",
+            "sub/weights.ckpt.py",
+            "old/model.py",
+            "data/raw/model.py",
+            "x/data/raw/model.py",
+            "experiments/a/b/model.py",
+            "keep.ckpt.py",
+            "[ab].py",
+            "b.py",
+        ] {
+            write(&dir.join(p), MODEL);
+        }
+        write(
+            &dir.join(".detignore"),
+            "# comment\n*.ckpt.py\nold/\n/data/raw\nexperiments/**/model.py\n!keep.ckpt.py\n[ab].py\n",
+        );
+        let found: Vec<String> = ContextScan::new(&dir)
+            .models_with(&Disk)
+            .iter()
+            .map(|p| p.strip_prefix(&dir).unwrap_or(p).to_string_lossy().replace('\\', "/"))
+            .collect();
+        assert_eq!(found, ["[ab].py", "keep.ckpt.py", "model.py", "x/data/raw/model.py"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn scan_keeps_declaring_sources_only() {
+        let dir = temp("scan");
+        write(&dir.join("model.py"), MODEL);
+        write(&dir.join("train.py"), "print(1)\n");
+        write(&dir.join("stages.yaml"), "stages: []\n");
+        write(&dir.join("sub/stages.yaml"), "stages: []\n");
+        let found = ContextScan::new(&dir).models_with(&Disk);
+        assert_eq!(found, vec![dir.join("model.py"), dir.join("stages.yaml")]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -1,6 +1,7 @@
-//! The generated experiment schema: validation with errors mapped back to
-//! the spanned tree, and a walker that answers "which keys are allowed
-//! here?" for suggestions, hover and completion.
+//! JSON Schemas at work: validation errors mapped back to the spanned tree
+//! as plain [`SchemaFinding`]s (the `C1…` rules word them), and a walker
+//! that answers "which keys are allowed here?" for suggestions, hover and
+//! completion.
 //!
 //! The schema text is the committed `schemas/experiment.schema.json`
 //! (generated from the types in [`crate::spec`]; a test keeps it in sync),
@@ -13,13 +14,8 @@ use jsonschema::paths::{Location, LocationSegment};
 use jsonschema::ValidationError;
 use serde_json::Value as Json;
 
-use crate::diagnostic::{Diagnostic, Edit};
-use crate::rules::{
-    bad_format::BAD_FORMAT, invalid_value::INVALID_VALUE, missing_key::MISSING_KEY, out_of_range::OUT_OF_RANGE,
-    schema_violation::SCHEMA_VIOLATION, unknown_key, unknown_variant::UNKNOWN_VARIANT, wrong_type::WRONG_TYPE,
-};
-use crate::source::{FileId, Span};
-use crate::yaml::{display_path, PathSeg, Tree};
+use crate::source::Span;
+use crate::yaml::{PathSeg, Tree};
 
 /// The committed experiment schema.
 pub const EXPERIMENT_SCHEMA: &str = include_str!("../schemas/experiment.schema.json");
@@ -249,64 +245,123 @@ fn to_path(loc: &Location) -> Vec<PathSeg> {
         .collect()
 }
 
-/// Validates `json` (the experiment as JSON) and appends located
-/// diagnostics. Returns how many it added.
-pub fn validate(file: FileId, text: &str, tree: &Tree, json: &Json, diags: &mut Vec<Diagnostic>) -> usize {
-    map_errors(
-        file,
-        text,
-        tree,
-        json,
-        experiment,
-        ExperimentValidator::iter_errors(json),
-        diags,
-    )
+/// One schema violation, located: what the value at `path` (reported at
+/// `span`) breaks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchemaFinding {
+    pub path: Vec<PathSeg>,
+    pub span: Span,
+    pub kind: FindingKind,
 }
 
-/// Maps a validator's errors for `json` (the document `tree` parsed from
-/// `text`) to located diagnostics, using `index` — called only when there
-/// are errors — for suggestions and descriptions. Returns how many it added.
-pub fn map_errors<'e>(
-    file: FileId,
-    text: &str,
+/// A bound of a range check and its limit.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Bound {
+    Minimum(Json),
+    ExclusiveMinimum(Json),
+    Maximum(Json),
+    ExclusiveMaximum(Json),
+    MinItems(u64),
+    MaxItems(u64),
+    MinLength(u64),
+    MaxLength(u64),
+    MinProperties(u64),
+}
+
+/// What a value breaks, with the facts a message needs. Values are copied
+/// as JSON; whether they may be shown (credentials) is the rules' call.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FindingKind {
+    /// A key the schema does not allow here (`span`: the key). `allowed`:
+    /// the keys valid here and not yet present.
+    UnknownKey { key: String, allowed: Vec<String> },
+    /// A required key is absent. `choices`: the values of a union's tag when
+    /// the missing key is that tag; `description` and `schema`: the missing
+    /// key's documentation and schema, when the schema has them.
+    MissingKey {
+        key: String,
+        choices: Option<Vec<String>>,
+        description: Option<String>,
+        schema: Option<Json>,
+    },
+    /// The value's type is not one of `expected` (JSON type names).
+    WrongType { expected: Vec<String>, found: Option<Json> },
+    /// The value is not one of `options`.
+    InvalidValue { options: Vec<Json>, found: Option<Json> },
+    /// The value is outside a bound.
+    OutOfRange { bound: Bound, found: Option<Json> },
+    /// A string does not match `pattern`; `description`: the field's docs.
+    BadFormat {
+        pattern: String,
+        found: Json,
+        description: Option<String>,
+    },
+    /// A union's tag (at `path`) names no branch.
+    UnknownVariant { found: Json, names: Vec<String> },
+    /// A one-key union (`{batches: N}` | `{epochs: N}`) with another shape.
+    OneKeyUnion { keys: Vec<String> },
+    /// The value fits several branches of a `oneOf`.
+    Ambiguous,
+    /// A `not` schema matched.
+    NotAllowed,
+    /// Anything else, with the validator's own (masked) wording.
+    Other { detail: String },
+}
+
+/// Maps a validator's errors for `json` (the document `tree` parsed from)
+/// to findings, using `index` — called only when there are errors — for
+/// suggestions and descriptions.
+pub fn findings<'e>(
     tree: &Tree,
     json: &Json,
     index: fn() -> &'static SchemaIndex,
     errors: impl Iterator<Item = ValidationError<'e>>,
-    diags: &mut Vec<Diagnostic>,
-) -> usize {
-    let before = diags.len();
+) -> Vec<SchemaFinding> {
     let mut errors = errors.peekable();
     if errors.peek().is_none() {
-        return 0;
+        return Vec::new();
     }
     let mut mapper = Mapper {
-        file,
-        text,
         tree,
         json,
         index: index(),
-        out: diags,
+        out: Vec::new(),
     };
     for err in errors {
         mapper.convert(&err);
     }
-    diags.len() - before
+    mapper.out
+}
+
+/// The experiment schema's validator's errors for `json`.
+pub fn experiment_errors(json: &Json) -> impl Iterator<Item = ValidationError<'_>> {
+    ExperimentValidator::iter_errors(json)
 }
 
 struct Mapper<'a> {
-    file: FileId,
-    text: &'a str,
     tree: &'a Tree,
     json: &'a Json,
     index: &'a SchemaIndex,
-    out: &'a mut Vec<Diagnostic>,
+    out: Vec<SchemaFinding>,
 }
 
 impl Mapper<'_> {
+    fn push(&mut self, path: &[PathSeg], span: Span, kind: FindingKind) {
+        self.out.push(SchemaFinding {
+            path: path.to_vec(),
+            span,
+            kind,
+        });
+    }
+
+    fn at_value(&mut self, path: &[PathSeg], kind: FindingKind) {
+        let span = self.value_span(path);
+        self.push(path, span, kind);
+    }
+
     fn convert(&mut self, err: &ValidationError<'_>) {
         let path = to_path(err.instance_path());
-        let subject = subject(&path);
+        let found = self.json_at(&path).cloned();
         match err.kind() {
             ValidationErrorKind::AdditionalProperties { unexpected }
             | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
@@ -323,87 +378,53 @@ impl Mapper<'_> {
                     jsonschema::error::TypeKind::Single(t) => vec![t.to_string()],
                     jsonschema::error::TypeKind::Multiple(set) => set.into_iter().map(|t| t.to_string()).collect(),
                 };
-                self.wrong_type(&path, &expected);
+                self.at_value(&path, FindingKind::WrongType { expected, found });
             }
             ValidationErrorKind::Enum { options } => {
                 let options: Vec<Json> = options.as_array().cloned().unwrap_or_default();
-                self.invalid_value(&path, &options);
+                self.at_value(&path, FindingKind::InvalidValue { options, found });
             }
             ValidationErrorKind::Constant { expected_value } => {
-                self.invalid_value(&path, std::slice::from_ref(expected_value.as_ref()));
+                let options = vec![expected_value.as_ref().clone()];
+                self.at_value(&path, FindingKind::InvalidValue { options, found });
             }
-            ValidationErrorKind::Minimum { limit } => self.range(&path, format!("{subject} must be at least {limit}")),
+            ValidationErrorKind::Minimum { limit } => self.range(&path, Bound::Minimum(limit.clone())),
             ValidationErrorKind::ExclusiveMinimum { limit } => {
-                self.range(&path, format!("{subject} must be greater than {limit}"))
+                self.range(&path, Bound::ExclusiveMinimum(limit.clone()))
             }
-            ValidationErrorKind::Maximum { limit } => self.range(&path, format!("{subject} must be at most {limit}")),
+            ValidationErrorKind::Maximum { limit } => self.range(&path, Bound::Maximum(limit.clone())),
             ValidationErrorKind::ExclusiveMaximum { limit } => {
-                self.range(&path, format!("{subject} must be less than {limit}"))
+                self.range(&path, Bound::ExclusiveMaximum(limit.clone()))
             }
-            ValidationErrorKind::MinItems { limit } => self.range(
-                &path,
-                format!("{subject} needs at least {limit} item{}", plural(*limit)),
-            ),
-            ValidationErrorKind::MaxItems { limit } => {
-                self.range(&path, format!("{subject} takes at most {limit} item{}", plural(*limit)))
-            }
-            ValidationErrorKind::MinLength { limit } => self.range(
-                &path,
-                format!("{subject} needs at least {limit} character{}", plural(*limit)),
-            ),
-            ValidationErrorKind::MaxLength { limit } => self.range(
-                &path,
-                format!("{subject} takes at most {limit} character{}", plural(*limit)),
-            ),
-            ValidationErrorKind::MinProperties { limit } => {
-                self.range(&path, format!("{subject} needs at least {limit} key{}", plural(*limit)))
-            }
+            ValidationErrorKind::MinItems { limit } => self.range(&path, Bound::MinItems(*limit)),
+            ValidationErrorKind::MaxItems { limit } => self.range(&path, Bound::MaxItems(*limit)),
+            ValidationErrorKind::MinLength { limit } => self.range(&path, Bound::MinLength(*limit)),
+            ValidationErrorKind::MaxLength { limit } => self.range(&path, Bound::MaxLength(*limit)),
+            ValidationErrorKind::MinProperties { limit } => self.range(&path, Bound::MinProperties(*limit)),
             ValidationErrorKind::Pattern { pattern } => {
-                let found = if holds_secret(&path) {
-                    "the value".to_string()
-                } else {
-                    short(err.instance())
+                let description = self.index.description_at(&path, self.json).map(str::to_string);
+                let kind = FindingKind::BadFormat {
+                    pattern: pattern.to_string(),
+                    found: err.instance().as_ref().clone(),
+                    description,
                 };
-                let hint = self.index.description_at(&path, self.json).map(str::to_string);
-                let mut d = Diagnostic::new(
-                    &BAD_FORMAT,
-                    self.file,
-                    self.value_span(&path),
-                    format!("{subject} has an invalid format: {found} does not match `{pattern}`"),
-                );
-                if let Some(h) = hint {
-                    d = d.with_help(h);
-                }
-                self.out.push(d);
+                self.at_value(&path, kind);
             }
             ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context } => {
                 self.union(&path, context);
             }
-            ValidationErrorKind::OneOfMultipleValid { .. } => {
-                self.out.push(Diagnostic::new(
-                    &SCHEMA_VIOLATION,
-                    self.file,
-                    self.value_span(&path),
-                    format!("{subject} is ambiguous: it fits more than one of the allowed shapes"),
-                ));
-            }
-            ValidationErrorKind::Not { .. } => {
-                self.out.push(Diagnostic::new(
-                    &SCHEMA_VIOLATION,
-                    self.file,
-                    self.value_span(&path),
-                    format!("{subject} has a value or combination of keys that is not allowed here"),
-                ));
-            }
+            ValidationErrorKind::OneOfMultipleValid { .. } => self.at_value(&path, FindingKind::Ambiguous),
+            ValidationErrorKind::Not { .. } => self.at_value(&path, FindingKind::NotAllowed),
             _ => {
-                self.out.push(Diagnostic::new(
-                    &SCHEMA_VIOLATION,
-                    self.file,
-                    self.value_span(&path),
-                    format!("{subject}: {}", err.masked()),
-                ));
+                let detail = err.masked().to_string();
+                self.at_value(&path, FindingKind::Other { detail });
             }
         }
+    }
+
+    fn range(&mut self, path: &[PathSeg], bound: Bound) {
+        let found = self.json_at(path).cloned();
+        self.at_value(path, FindingKind::OutOfRange { bound, found });
     }
 
     /// A union failed. Pick the branch the instance's tag selects and report
@@ -481,50 +502,14 @@ impl Mapper<'_> {
             let mut names: Vec<String> = expected.iter().map(plain).collect();
             names.dedup();
             let tag_path: Vec<PathSeg> = path.iter().cloned().chain([PathSeg::Key(tag.clone())]).collect();
-            let given = self.json_at(&tag_path);
-            match given {
-                Some(value) => {
-                    let found = plain(value);
-                    let mut d = Diagnostic::new(
-                        &UNKNOWN_VARIANT,
-                        self.file,
-                        self.value_span(&tag_path),
-                        format!(
-                            "unknown {} `{found}`: expected one of {}",
-                            subject(&tag_path),
-                            list(&names)
-                        ),
-                    );
-                    if let Some(best) = nearest(&found, names.iter().map(String::as_str)) {
-                        d = d.with_help(format!("did you mean `{best}`?")).with_fix(
-                            format!("Replace with `{best}`"),
-                            vec![Edit {
-                                file: self.file,
-                                span: self.value_span(&tag_path),
-                                replacement: best.to_string(),
-                            }],
-                        );
-                    }
-                    self.out.push(d);
-                }
-                None => self.missing_key(path, &tag, Some(&names)),
+            match self.json_at(&tag_path).cloned() {
+                Some(found) => self.at_value(&tag_path, FindingKind::UnknownVariant { found, names }),
+                None => self.missing_key(path, &tag, Some(names)),
             }
             return;
         }
         if let Some(keys) = self.one_key_union(path) {
-            let subject = subject(path);
-            self.out.push(
-                Diagnostic::new(
-                    &SCHEMA_VIOLATION,
-                    self.file,
-                    self.value_span(path),
-                    format!("{subject} must have exactly one key, one of {}", list(&keys)),
-                )
-                .with_help(format!(
-                    "for example `{}: 100`",
-                    keys.first().map_or("batches", String::as_str)
-                )),
-            );
+            self.at_value(path, FindingKind::OneKeyUnion { keys });
             return;
         }
         let real: Vec<&Vec<ValidationError<'static>>> = context.iter().filter(|b| !is_type_mismatch(b)).collect();
@@ -548,7 +533,8 @@ impl Mapper<'_> {
                         }
                     }
                 }
-                self.wrong_type(path, &expected);
+                let found = self.json_at(path).cloned();
+                self.at_value(path, FindingKind::WrongType { expected, found });
             }
         }
     }
@@ -588,15 +574,7 @@ impl Mapper<'_> {
     }
 
     fn json_at(&self, path: &[PathSeg]) -> Option<&Json> {
-        let mut v = self.json;
-        for seg in path {
-            v = match (seg, v) {
-                (PathSeg::Key(k), Json::Object(o)) => o.get(k)?,
-                (PathSeg::Index(i), Json::Array(a)) => a.get(*i)?,
-                _ => return None,
-            };
-        }
-        Some(v)
+        json_at(self.json, path)
     }
 
     /// The span of the value at `path`; for an empty value (`key:`), its key.
@@ -604,130 +582,29 @@ impl Mapper<'_> {
         value_span(self.tree, path)
     }
 
-    fn wrong_type(&mut self, path: &[PathSeg], expected: &[String]) {
-        let mut names: Vec<&str> = expected
-            .iter()
-            .map(|t| json_type_phrase(t))
-            .filter(|t| *t != "null")
-            .collect();
-        names.dedup();
-        if names.is_empty() {
-            names.push("null");
-        }
-        let found = match self.json_at(path) {
-            Some(v) if holds_secret(path) => json_kind(v).to_string(),
-            Some(v) => describe(v),
-            None => "nothing".into(),
-        };
-        let raw_str = self
-            .tree
-            .locate(path)
-            .and_then(|l| self.tree.as_str(l.node))
-            .map(str::to_string);
-        let mut d = Diagnostic::new(
-            &WRONG_TYPE,
-            self.file,
-            self.value_span(path),
-            format!("{} expects {}, found {found}", subject(path), names.join(" or ")),
-        );
-        if let Some(s) = raw_str {
-            if names.iter().any(|n| n.contains("integer") || n.contains("number")) && s.trim().parse::<f64>().is_ok() {
-                d = d
-                    .with_help("remove the quotes: a quoted number is a string in YAML")
-                    .with_fix(
-                        "Remove the quotes",
-                        vec![Edit {
-                            file: self.file,
-                            span: self.value_span(path),
-                            replacement: s.trim().to_string(),
-                        }],
-                    );
-            }
-        }
-        self.out.push(d);
-    }
-
-    fn invalid_value(&mut self, path: &[PathSeg], options: &[Json]) {
-        let names: Vec<String> = options.iter().filter(|o| !o.is_null()).map(plain).collect();
-        let found = if holds_secret(path) {
-            "…".into()
-        } else {
-            self.json_at(path).map(plain).unwrap_or_default()
-        };
-        let mut d = Diagnostic::new(
-            &INVALID_VALUE,
-            self.file,
-            self.value_span(path),
-            if names.len() == 1 {
-                format!("{} must be `{}`, found `{found}`", subject(path), names.join(""))
-            } else {
-                format!("{} must be one of {}, found `{found}`", subject(path), list(&names))
-            },
-        );
-        if let Some(best) = nearest(&found, names.iter().map(String::as_str)) {
-            d = d.with_help(format!("did you mean `{best}`?")).with_fix(
-                format!("Replace with `{best}`"),
-                vec![Edit {
-                    file: self.file,
-                    span: self.value_span(path),
-                    replacement: best.to_string(),
-                }],
-            );
-        }
-        self.out.push(d);
-    }
-
-    fn range(&mut self, path: &[PathSeg], message: String) {
-        let found = match self.json_at(path) {
-            Some(Json::Array(a)) => format!("{} item{}", a.len(), plural(a.len() as u64)),
-            Some(Json::Object(o)) => format!("{} key{}", o.len(), plural(o.len() as u64)),
-            Some(v) if holds_secret(path) => json_kind(v).to_string(),
-            Some(v) => short(v),
-            None => String::new(),
-        };
-        self.out.push(Diagnostic::new(
-            &OUT_OF_RANGE,
-            self.file,
-            self.value_span(path),
-            format!("{message}, found {found}"),
-        ));
-    }
-
-    fn missing_key(&mut self, path: &[PathSeg], name: &str, choices: Option<&[String]>) {
+    fn missing_key(&mut self, path: &[PathSeg], name: &str, choices: Option<Vec<String>>) {
         let span = match self.tree.locate(path) {
             Some(loc) => loc
                 .key
                 .map_or_else(|| first_line_span(self.tree, loc.node), |k| self.tree.span(k)),
             None => Span::at(0),
         };
-        let owner = if path.is_empty() {
-            "the experiment".to_string()
-        } else {
-            format!("`{}`", display_path(path))
+        let key_path = [path, &[PathSeg::Key(name.to_string())]].concat();
+        let description = match choices {
+            Some(_) => None,
+            None => self.index.description_at(&key_path, self.json).map(str::to_string),
         };
-        let mut d = Diagnostic::new(
-            &MISSING_KEY,
-            self.file,
+        let schema = self.index.schemas_at(&key_path, self.json).into_iter().next().cloned();
+        self.push(
+            path,
             span,
-            format!("{owner} is missing required key `{name}`"),
+            FindingKind::MissingKey {
+                key: name.to_string(),
+                choices,
+                description,
+                schema,
+            },
         );
-        if let Some(choices) = choices {
-            d = d.with_help(format!("set `{name}` to one of {}", list(choices)));
-        } else if let Some(desc) = self
-            .index
-            .description_at(&[path, &[PathSeg::Key(name.to_string())]].concat(), self.json)
-        {
-            d = d.with_help(format!("`{name}`: {desc}"));
-        }
-        let key_schema = self
-            .index
-            .schemas_at(&[path, &[PathSeg::Key(name.to_string())]].concat(), self.json)
-            .into_iter()
-            .next();
-        if let Some(fix) = missing_key_fix(self.file, self.tree, self.text, path, name, key_schema) {
-            d = d.with_fix(format!("Add `{name}`"), vec![fix]);
-        }
-        self.out.push(d);
     }
 
     fn unknown_key(&mut self, path: &[PathSeg], key: &str) {
@@ -741,16 +618,36 @@ impl Mapper<'_> {
             .and_then(Json::as_object)
             .map(|o| o.keys().cloned().collect())
             .unwrap_or_default();
-        let allowed: Vec<&str> = self
+        let allowed: Vec<String> = self
             .index
             .properties_at(path, self.json)
             .into_iter()
             .map(|(k, _)| k)
             .filter(|k| !present.iter().any(|p| p == k))
+            .map(str::to_string)
             .collect();
-        let d = unknown_key::diagnose(self.file, self.text, self.tree, path, key, span, &allowed);
-        self.out.push(d);
+        self.push(
+            path,
+            span,
+            FindingKind::UnknownKey {
+                key: key.to_string(),
+                allowed,
+            },
+        );
     }
+}
+
+/// The JSON value at a path of keys and list indices.
+pub fn json_at<'j>(json: &'j Json, path: &[PathSeg]) -> Option<&'j Json> {
+    let mut v = json;
+    for seg in path {
+        v = match (seg, v) {
+            (PathSeg::Key(k), Json::Object(o)) => o.get(k)?,
+            (PathSeg::Index(i), Json::Array(a)) => a.get(*i)?,
+            _ => return None,
+        };
+    }
+    Some(v)
 }
 
 /// Span of the value at `path`, or of its key when the value is empty, or
@@ -782,143 +679,11 @@ fn first_line_span(tree: &Tree, node: crate::yaml::NodeId) -> Span {
     }
 }
 
-/// Where and what to insert for a missing key whose value we can
-/// propose: a new line after the mapping's last entry, at the column of its
-/// first key. Block mappings only.
-fn missing_key_fix(
-    file: FileId,
-    tree: &Tree,
-    text: &str,
-    path: &[PathSeg],
-    name: &str,
-    schema: Option<&Json>,
-) -> Option<Edit> {
-    let value = crate::rules::missing_key::proposed_value(name, schema)?;
-    let loc = tree.locate(path)?;
-    let entries = tree.entries(loc.node);
-    let first = tree.span(entries.first()?.key);
-    let last = entries.last()?;
-    let line_start = text.get(..first.start)?.rfind('\n').map_or(0, |i| i + 1);
-    let before = text.get(line_start..first.start)?;
-    // Block style: only indentation (or a sequence dash) before the key.
-    if !before.chars().all(|c| c == ' ' || c == '-') {
-        return None;
-    }
-    let indent = " ".repeat(before.chars().count());
-    let end = tree.span(last.value).end.max(tree.span(last.key).end);
-    Some(Edit {
-        file,
-        span: Span::at(end),
-        replacement: format!("\n{indent}{name}: {value}"),
-    })
-}
-
-/// `resources.slots_per_trial` in backticks, or "the experiment".
-fn subject(path: &[PathSeg]) -> String {
-    if path.is_empty() {
-        "the experiment".into()
-    } else {
-        format!("`{}`", display_path(path))
-    }
-}
-
-fn plural(n: u64) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
-
-fn json_type_phrase(t: &str) -> &'static str {
-    match t {
-        "integer" => "an integer",
-        "number" => "a number",
-        "string" => "a string",
-        "boolean" => "a boolean",
-        "array" => "a list",
-        "object" => "a mapping",
-        "null" => "null",
-        _ => "another type",
-    }
-}
-
-/// Whether the value at `path` is a credential (`secret_key`, `password`,
-/// …), whose text must not appear in messages or CI logs.
-fn holds_secret(path: &[PathSeg]) -> bool {
-    path.iter().rev().find_map(|s| match s {
-        PathSeg::Key(k) => Some(crate::secrets::is_credential_name(k)),
-        PathSeg::Index(_) => None,
-    }) == Some(true)
-}
-
-/// "a string", "an integer": a value's kind without its text.
-fn json_kind(v: &Json) -> &'static str {
-    match v {
-        Json::Object(_) => "a mapping",
-        Json::Array(_) => "a list",
-        Json::Null => "null",
-        Json::Bool(_) => "a boolean",
-        Json::Number(n) if n.is_i64() || n.is_u64() => "an integer",
-        Json::Number(_) => "a number",
-        Json::String(_) => "a string",
-    }
-}
-
-/// "a string `\"eight\"`", "a mapping", "an integer `3`".
-fn describe(v: &Json) -> String {
-    match v {
-        Json::Object(_) => "a mapping".into(),
-        Json::Array(_) => "a list".into(),
-        Json::Null => "null".into(),
-        Json::Bool(b) => format!("a boolean `{b}`"),
-        Json::Number(n) if n.is_i64() || n.is_u64() => format!("an integer `{n}`"),
-        Json::Number(n) => format!("a number `{n}`"),
-        Json::String(s) => format!("a string `{}`", truncate(s)),
-    }
-}
-
-fn short(v: &Json) -> String {
-    match v {
-        Json::String(s) => format!("`{}`", truncate(s)),
-        Json::Object(_) | Json::Array(_) => describe(v),
-        other => format!("`{other}`"),
-    }
-}
-
+/// A JSON value as a list of names shows it: strings bare, others as JSON.
 fn plain(v: &Json) -> String {
     match v {
-        Json::String(s) => truncate(s),
+        Json::String(s) => s.clone(),
         Json::Null => "null".into(),
-        other => truncate(&other.to_string()),
+        other => other.to_string(),
     }
-}
-
-fn truncate(s: &str) -> String {
-    if s.chars().count() <= 60 {
-        s.to_string()
-    } else {
-        format!("{}…", s.chars().take(57).collect::<String>())
-    }
-}
-
-fn list(names: &[String]) -> String {
-    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
-}
-
-/// The closest candidate by edit distance, if it is close enough to be a
-/// plausible typo.
-pub fn nearest<'a>(given: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    let given_l = given.to_ascii_lowercase();
-    candidates
-        .map(|c| {
-            (
-                c,
-                strsim::jaro_winkler(&given_l, &c.to_ascii_lowercase()),
-                strsim::levenshtein(&given_l, &c.to_ascii_lowercase()),
-            )
-        })
-        .filter(|(c, jw, lev)| *jw >= 0.85 || *lev <= 2.min(c.len() / 3 + 1))
-        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.2.cmp(&a.2)))
-        .map(|(c, _, _)| c)
 }

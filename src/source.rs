@@ -49,7 +49,7 @@ impl Span {
 }
 
 /// Where something was written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Loc {
     pub file: FileId,
     pub span: Span,
@@ -132,6 +132,54 @@ impl SourceMap {
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
     }
+}
+
+/// Why an input's bytes are not text the pipeline reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecodeIssue {
+    /// More bytes than the budget allows (`len` as read: at most `max + 1`).
+    TooLarge { len: usize, max: usize },
+    /// A NUL byte at `at`: the file looks binary.
+    Nul { at: usize },
+    /// Not UTF-8 from byte `at` on.
+    NotUtf8 { at: usize },
+}
+
+impl DecodeIssue {
+    /// Where to point: the first offending byte (as replaced in the text).
+    pub fn span(&self) -> Span {
+        match *self {
+            DecodeIssue::TooLarge { .. } => Span::at(0),
+            DecodeIssue::Nul { at } | DecodeIssue::NotUtf8 { at } => Span::new(at, at + '\u{FFFD}'.len_utf8()),
+        }
+    }
+}
+
+/// Turns raw bytes into text. On a problem the text is a lossy rendering
+/// (for snippets) and the problem says why the file is read no further.
+pub fn decode(bytes: &[u8], max_bytes: usize) -> (String, Option<DecodeIssue>) {
+    if bytes.len() > max_bytes {
+        let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).into_owned();
+        return (
+            head,
+            Some(DecodeIssue::TooLarge {
+                len: bytes.len(),
+                max: max_bytes,
+            }),
+        );
+    }
+    let valid_up_to = match std::str::from_utf8(bytes) {
+        Ok(_) => bytes.len(),
+        Err(e) => e.valid_up_to(),
+    };
+    let issue = match bytes[..valid_up_to].iter().position(|&b| b == 0) {
+        Some(at) => DecodeIssue::Nul { at },
+        None if valid_up_to == bytes.len() => return (String::from_utf8_lossy(bytes).into_owned(), None),
+        None => DecodeIssue::NotUtf8 { at: valid_up_to },
+    };
+    // Offsets shift under lossy replacement only after the first bad byte,
+    // which became one U+FFFD.
+    (String::from_utf8_lossy(bytes).replace('\0', "\u{FFFD}"), Some(issue))
 }
 
 /// Byte offsets of line starts; lookups by binary search.

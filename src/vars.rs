@@ -13,8 +13,19 @@ pub struct VarRef {
 /// A malformed reference: what is wrong and where, in the string.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VarError {
-    pub message: String,
+    pub problem: Malformed,
     pub range: std::ops::Range<usize>,
+}
+
+/// What is wrong with a reference.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Malformed {
+    /// `${` without a closing `}`.
+    Unclosed,
+    /// `${}`.
+    EmptyName,
+    /// A name that is not a variable name (as written).
+    InvalidName(String),
 }
 
 /// Scans a string for references. `$${` is an escaped literal `${`.
@@ -35,7 +46,7 @@ pub fn scan(s: &str) -> (Vec<VarRef>, Vec<VarError>) {
         let start = i;
         let Some(close) = s[i + 2..].find('}').map(|c| i + 2 + c) else {
             errors.push(VarError {
-                message: "`${` is never closed with `}`".into(),
+                problem: Malformed::Unclosed,
                 range: start..s.len(),
             });
             break;
@@ -52,13 +63,13 @@ pub fn scan(s: &str) -> (Vec<VarRef>, Vec<VarError>) {
                 range: start..close + 1,
             });
         } else {
-            let message = if name.is_empty() {
-                "empty variable name in `${}`".to_string()
+            let problem = if name.is_empty() {
+                Malformed::EmptyName
             } else {
-                format!("`{name}` is not a valid variable name (letters, digits and `_`, not starting with a digit)")
+                Malformed::InvalidName(name.to_string())
             };
             errors.push(VarError {
-                message,
+                problem,
                 range: start..close + 1,
             });
         }
@@ -102,4 +113,51 @@ mod tests {
         assert_eq!(errs.len(), 2);
         assert_eq!(errs[0].range, 0..7);
     }
+}
+
+/// A `${…}` reference or a malformed one, located in the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VarSite {
+    Reference { span: Span, reference: VarRef },
+    Malformed { span: Span, problem: Malformed },
+}
+
+/// Every reference and malformed reference in the string values of a tree
+/// (keys excluded), once per node as written, in node order.
+pub fn sites(tree: &crate::yaml::Tree, text: &str) -> Vec<VarSite> {
+    use crate::yaml::{NodeId, Value};
+    let mut is_key = vec![false; tree.len()];
+    for i in 0..tree.len() {
+        for e in tree.entries_raw(NodeId(i as u32)) {
+            if let Some(slot) = is_key.get_mut(e.key.0 as usize) {
+                *slot = true;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (i, key) in is_key.iter().enumerate() {
+        if *key {
+            continue;
+        }
+        let node = tree.node(NodeId(i as u32));
+        let Value::Str(s) = &node.value else { continue };
+        if !s.contains("${") {
+            continue;
+        }
+        let token = text.get(node.span.start..node.span.end).unwrap_or("");
+        let (refs, errors) = scan(s);
+        for e in errors {
+            out.push(VarSite::Malformed {
+                span: source_span(token, node.span, s, &e.range),
+                problem: e.problem,
+            });
+        }
+        for r in refs {
+            out.push(VarSite::Reference {
+                span: source_span(token, node.span, s, &r.range),
+                reference: r,
+            });
+        }
+    }
+    out
 }

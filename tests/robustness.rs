@@ -7,7 +7,7 @@ use proptest::prelude::*;
 
 fn assert_well_formed(bytes: &[u8]) {
     let checked = common::check("input.yaml", bytes);
-    let text = &checked.sources.get(checked.file).expect("source").text;
+    let text = &checked.sources.get(checked.config).expect("source").text;
     for d in &checked.diagnostics {
         assert!(
             d.span.start <= d.span.end && d.span.end <= text.len(),
@@ -112,12 +112,12 @@ proptest! {
         let input = |name: &str, text: &str| stagec::project::Input { name: name.into(), bytes: text.as_bytes().to_vec() };
         let project = stagec::project::Project {
             config: input("const.yaml", include_str!("../examples/hpp-seed-fixed/const.yaml")),
-            models: vec![input("model.py", &model), input("stages.yaml", &stages)],
+            models: Some(vec![input("model.py", &model), input("stages.yaml", &stages)]),
             inventory: Some(input("inventory.json", &inventory)),
             probe: None,
             searched: "test".into(),
         };
-        let checked = stagec::project::check_project(&project, &stagec::Options::default());
+        let checked = stagec::compile(&project, &stagec::Options::default());
         for d in &checked.diagnostics {
             let text = &checked.sources.get(d.file).expect("file").text;
             prop_assert!(d.span.end <= text.len() && text.is_char_boundary(d.span.start) && text.is_char_boundary(d.span.end), "{d:?}");

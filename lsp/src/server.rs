@@ -11,10 +11,10 @@ use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestI
 use lsp_types as lsp;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use stagec::check::{Checked, Options};
 use stagec::ide::{self, DocumentKind};
-use stagec::project::{check_project, Input, Project};
+use stagec::project::{Project, SourceSpec};
 use stagec::source::{FileId, SourceFile};
+use stagec::{compile, Compiled, Options};
 
 use crate::convert::{self, Encoding};
 use crate::store::Store;
@@ -26,22 +26,31 @@ enum Lifecycle {
     ShutDown,
 }
 
-/// One experiment config checked with its context folder's model sources.
+/// One experiment config compiled with its context folder's model sources.
 struct Analysis {
     /// The context folder (`None` for an untitled buffer).
     context: Option<PathBuf>,
-    checked: Checked,
-    /// The URI of each file of `checked.sources`, by `FileId`.
-    uris: Vec<lsp::Uri>,
+    compiled: Compiled,
+    /// The URI of each file of `compiled.sources`, by `FileId` (`None`
+    /// for a path without one).
+    uris: Vec<Option<lsp::Uri>>,
 }
 
 impl Analysis {
     fn uri(&self, id: FileId) -> Option<lsp::Uri> {
-        self.uris.get(id.0 as usize).cloned()
+        self.uris.get(id.0 as usize).cloned().flatten()
     }
 
     fn config_file(&self) -> Option<&SourceFile> {
-        self.checked.sources.get(self.checked.file)
+        self.compiled.sources.get(self.compiled.config)
+    }
+
+    /// The file id of `uri` in this analysis.
+    fn file_of(&self, uri: &lsp::Uri) -> Option<FileId> {
+        self.uris
+            .iter()
+            .position(|u| u.as_ref() == Some(uri))
+            .map(|i| FileId(i as u32))
     }
 }
 
@@ -371,60 +380,63 @@ impl Server {
     }
 
     fn analyze(&mut self, config: &Path, ctx: Option<&Path>) -> Analysis {
-        let mut paths = vec![config.to_path_buf()];
-        if let Some(ctx) = ctx {
-            paths.extend(self.store.models(ctx).into_iter().filter(|p| p != config));
-        }
-        let mut inputs = Vec::new();
-        let mut uris = Vec::new();
-        for p in &paths {
-            let open = self.store.doc_at(p).or_else(|| {
-                // An untitled config has no file; its key is its URI.
-                self.store
-                    .docs
-                    .values()
-                    .find(|d| d.path.is_none() && Path::new(d.uri.as_str()) == p.as_path())
-            });
-            let (bytes, uri) = match open {
-                Some(doc) => (doc.text.as_bytes().to_vec(), doc.uri.clone()),
-                None => {
-                    let Some(uri) = convert::path_to_uri(p) else { continue };
-                    let Some(bytes) = self.store.bytes(p) else { continue };
-                    (bytes, uri)
-                }
-            };
-            inputs.push(Input {
-                name: p.to_string_lossy().into_owned(),
-                bytes,
-            });
-            uris.push(uri);
-        }
-        let mut inputs = inputs.into_iter();
-        let config_input = inputs.next().unwrap_or(Input {
-            name: config.to_string_lossy().into_owned(),
-            bytes: Vec::new(),
-        });
-        let project = Project {
-            config: config_input,
-            models: inputs.collect(),
-            inventory: None,
-            probe: None,
-            searched: ctx.map_or_else(|| "the editor".to_string(), |c| format!("`{}`", c.display())),
-        };
         let env = |name: &str| std::env::var(name).ok();
-        let opts = Options {
+        let options = Options {
             env: &env,
             ..Options::default()
         };
-        let checked = check_project(&project, &opts);
-        if let Some(json) = &checked.json {
-            if let Some(doc) = uris.first().and_then(|u| self.store.docs.get_mut(u)) {
+        let project = match ctx {
+            Some(ctx) => {
+                self.store.scan(ctx);
+                let scan = self.store.scan_of(ctx);
+                Project::discover(config, &SourceSpec::default(), scan, &self.store)
+                    .ok()
+                    .map(|(project, _)| project)
+            }
+            None => None,
+        };
+        // An untitled buffer (or a config that cannot be read): the buffer alone.
+        let project = project.unwrap_or_else(|| {
+            let text = self
+                .store
+                .docs
+                .values()
+                .find(|d| d.path.as_deref() == Some(config) || Path::new(d.uri.as_str()) == config)
+                .map(|d| d.text.clone())
+                .unwrap_or_default();
+            Project {
+                models: Some(Vec::new()),
+                searched: "the editor".to_string(),
+                ..Project::config_only(config.to_string_lossy(), text)
+            }
+        });
+        // The URI of each file, in the compilation's file order.
+        let uri_of = |name: &str| -> Option<lsp::Uri> {
+            self.store
+                .docs
+                .values()
+                .find(|d| d.path.as_deref() == Some(Path::new(name)) || d.uri.as_str() == name)
+                .map(|d| d.uri.clone())
+                .or_else(|| convert::path_to_uri(Path::new(name)))
+        };
+        let uris: Vec<Option<lsp::Uri>> = std::iter::once(&project.config.name)
+            .chain(project.models.iter().flatten().map(|m| &m.name))
+            .map(|name| uri_of(name))
+            .collect();
+        let compiled = compile(&project, &options);
+        if let Some(json) = compiled.config_json() {
+            if let Some(doc) = uris
+                .first()
+                .cloned()
+                .flatten()
+                .and_then(|u| self.store.docs.get_mut(&u))
+            {
                 doc.last_json = Some(json.clone());
             }
         }
         Analysis {
             context: ctx.map(Path::to_path_buf),
-            checked,
+            compiled,
             uris,
         }
     }
@@ -436,13 +448,13 @@ impl Server {
         let mut per_uri: HashMap<lsp::Uri, Vec<Published>> = HashMap::new();
         for a in self.analyses.values().filter(|a| a.context.as_deref() == ctx) {
             // Every file of the project gets a (possibly empty) list.
-            for uri in &a.uris {
+            for uri in a.uris.iter().flatten() {
                 per_uri.entry(uri.clone()).or_default();
             }
             let uri_of = |id: FileId| a.uri(id);
-            for d in &a.checked.diagnostics {
+            for d in &a.compiled.diagnostics {
                 let Some(uri) = a.uri(d.file) else { continue };
-                let Some(diag) = convert::diagnostic(d, &a.checked.sources, &uri_of, self.enc, self.code_description)
+                let Some(diag) = convert::diagnostic(d, &a.compiled.sources, &uri_of, self.enc, self.code_description)
                 else {
                     continue;
                 };
@@ -450,7 +462,7 @@ impl Server {
                 if list.iter().any(|p| p.diagnostic == diag) {
                     continue;
                 }
-                let action = convert::fix_action(d, &diag, &a.checked.sources, &uri_of, self.enc);
+                let action = convert::fix_action(d, &diag, &a.compiled.sources, &uri_of, self.enc);
                 list.push(Published {
                     diagnostic: diag,
                     action,
@@ -528,22 +540,21 @@ impl Server {
         match kind {
             DocumentKind::Experiment => {
                 let a = self.analysis_of(uri)?;
-                let tree = a.checked.tree.as_ref()?;
+                let tree = a.compiled.config_tree()?;
                 let json = a
-                    .checked
-                    .json
-                    .as_ref()
+                    .compiled
+                    .config_json()
                     .or_else(|| self.store.docs.get(uri).and_then(|d| d.last_json.as_ref()));
-                let h = ide::hover_config(tree, json, a.checked.pipeline.as_ref(), offset)?;
+                let h = ide::hover_config(tree, json, a.compiled.pipeline.as_ref(), offset)?;
                 Some(convert::hover(&h, &file, self.enc))
             }
             DocumentKind::Python | DocumentKind::StagesYaml => {
-                let r = ide::model_stage_at(&file.name, &file.text, offset)?;
                 let enc = self.enc;
                 let analyses = self.analyses_for_model(&path?);
-                let h = analyses
-                    .iter()
-                    .find_map(|a| ide::hover_stage(a.checked.pipeline.as_ref()?, r.id, r.span))?;
+                let h = analyses.iter().find_map(|a| {
+                    let r = ide::model_stage_at(&a.compiled.decls, a.file_of(uri)?, offset)?;
+                    ide::hover_stage(a.compiled.pipeline.as_ref()?, r.id, r.span)
+                })?;
                 Some(convert::hover(&h, &file, enc))
             }
             _ => None,
@@ -558,7 +569,7 @@ impl Server {
             DocumentKind::Experiment => {
                 let json = self
                     .analysis_of(uri)
-                    .and_then(|a| a.checked.json.as_ref())
+                    .and_then(|a| a.compiled.config_json())
                     .or_else(|| self.store.docs.get(uri).and_then(|d| d.last_json.as_ref()));
                 ide::complete_config(&file.text, json, offset)
             }
@@ -598,20 +609,21 @@ impl Server {
         match kind {
             DocumentKind::Experiment => {
                 let a = self.analysis_of(uri)?;
-                let r = ide::config_stage_at(a.checked.tree.as_ref()?, offset)?;
-                let decls = ide::stage_decls(&a.checked.sources, a.checked.file);
-                for loc in ide::stage_targets(&decls, r.id) {
-                    let (Some(f), Some(target)) = (a.checked.sources.get(loc.file), a.uri(loc.file)) else {
+                let r = ide::config_stage_at(a.compiled.config_tree()?, offset)?;
+                for loc in ide::stage_targets(&a.compiled.decls, r.id) {
+                    let (Some(f), Some(target)) = (a.compiled.sources.get(loc.file), a.uri(loc.file)) else {
                         continue;
                     };
                     locations.push(lsp::Location::new(target, convert::range(f, loc.span, enc)));
                 }
             }
             DocumentKind::Python | DocumentKind::StagesYaml => {
-                let r = ide::model_stage_at(&file.name, &file.text, offset)?;
                 for a in self.analyses_for_model(&path?) {
-                    let (Some(tree), Some(f), Some(target)) =
-                        (a.checked.tree.as_ref(), a.config_file(), a.uri(a.checked.file))
+                    let r = a
+                        .file_of(uri)
+                        .and_then(|f| ide::model_stage_at(&a.compiled.decls, f, offset));
+                    let (Some(r), Some(tree), Some(f), Some(target)) =
+                        (r, a.compiled.config_tree(), a.config_file(), a.uri(a.compiled.config))
                     else {
                         continue;
                     };
@@ -632,13 +644,21 @@ impl Server {
     fn symbols(&self, uri: &lsp::Uri) -> Option<lsp::DocumentSymbolResponse> {
         let (file, kind, _) = self.doc_file(uri)?;
         let symbols = match kind {
-            DocumentKind::Experiment => match self.analysis_of(uri).and_then(|a| a.checked.tree.as_ref()) {
+            DocumentKind::Experiment => match self.analysis_of(uri).and_then(|a| a.compiled.config_tree()) {
                 Some(tree) => ide::outline(tree),
                 None => return None,
             },
             DocumentKind::StagesYaml => {
-                let (tree, _) = stagec::yaml::parse(&file.text, FileId(0), &Default::default());
-                ide::outline(&tree)
+                // The stages file as the compilation of its context read it;
+                // on its own (no config beside it), read it here.
+                let compiled = self
+                    .analyses
+                    .values()
+                    .find_map(|a| a.file_of(uri).and_then(|f| a.compiled.document(f)));
+                match compiled {
+                    Some(doc) => ide::outline(&doc.tree),
+                    None => ide::outline(&stagec::document::Document::parse(&file.text, &Default::default()).tree),
+                }
             }
             _ => return None,
         };

@@ -8,13 +8,14 @@ use std::time::SystemTime;
 
 use lsp_types::Uri;
 use stagec::ide::{classify, DocumentKind};
+use stagec::project::{ContextScan, Overlay};
 
 use crate::convert::uri_to_path;
 
 /// Largest file read from disk; a larger one is read to this size and then
 /// reported as too large by the checker.
 pub const MAX_FILE: usize = 8 * 1024 * 1024;
-/// Bounds on the walk of a context folder for model sources.
+/// Most entries of a folder looked at for experiment configs.
 const MAX_WALK_FILES: usize = 2000;
 /// How far up from a model source a config is looked for.
 const MAX_CONTEXT_UP: usize = 4;
@@ -39,7 +40,7 @@ pub struct Store {
     pub docs: HashMap<Uri, Doc>,
     by_path: HashMap<PathBuf, Uri>,
     disk: HashMap<PathBuf, (Option<SystemTime>, u64, Vec<u8>)>,
-    models: HashMap<PathBuf, Vec<PathBuf>>,
+    scans: HashMap<PathBuf, ContextScan>,
     configs: HashMap<PathBuf, Vec<PathBuf>>,
 }
 
@@ -92,12 +93,8 @@ impl Store {
     /// Forgets what was learned about folders (after saves, opens, closes
     /// and watched-file events).
     pub fn invalidate_folders(&mut self) {
-        self.models.clear();
+        self.scans.clear();
         self.configs.clear();
-    }
-
-    pub fn uri_of_path(&self, path: &Path) -> Option<&Uri> {
-        self.by_path.get(path)
     }
 
     pub fn doc_at(&self, path: &Path) -> Option<&Doc> {
@@ -129,37 +126,17 @@ impl Store {
         Some(bytes)
     }
 
-    /// Model sources of a context folder: `stages.yaml`/`stages.yml` at its
-    /// top and Python files mentioning `stage_decorator` (as the CLI finds
-    /// them), plus open buffers under it that declare stages.
-    pub fn models(&mut self, context: &Path) -> Vec<PathBuf> {
-        let mut found = match self.models.get(context) {
-            Some(found) => found.clone(),
-            None => {
-                let found = stagec::fsutil::discover_models(context);
-                self.models.insert(context.to_path_buf(), found.clone());
-                found
-            }
-        };
-        // Open buffers decide for themselves: a decorator typed into an open
-        // file counts, one deleted from it does not.
-        found.retain(|p| {
-            self.doc_at(p)
-                .is_none_or(|d| matches!(d.kind, DocumentKind::Python | DocumentKind::StagesYaml))
-        });
-        for doc in self.docs.values() {
-            let Some(p) = &doc.path else { continue };
-            let is_model = match doc.kind {
-                DocumentKind::Python => p.starts_with(context),
-                DocumentKind::StagesYaml => p.parent() == Some(context),
-                _ => false,
-            };
-            if is_model && !found.contains(p) {
-                found.push(p.clone());
-            }
-        }
-        found.sort();
-        found
+    /// The scan of a context folder's model sources, made once until the
+    /// folder changes (a save, an open or close, a watched-file event).
+    pub fn scan(&mut self, context: &Path) -> &ContextScan {
+        self.scans
+            .entry(context.to_path_buf())
+            .or_insert_with(|| ContextScan::new(context))
+    }
+
+    /// The scan of a context folder, when it was made.
+    pub fn scan_of(&self, context: &Path) -> Option<&ContextScan> {
+        self.scans.get(context)
     }
 
     /// Experiment configs directly in `dir`: open buffers classified as
@@ -213,6 +190,18 @@ fn class_name(uri: &Uri, path: Option<&Path>, language: &str) -> String {
         "yaml" if !has_ext => name + ".yaml",
         "python" if !has_ext => name + ".py",
         _ => name,
+    }
+}
+
+/// Open buffers win over the files on disk, as they do for the CLI's
+/// discovery of a project.
+impl Overlay for Store {
+    fn text(&self, path: &Path) -> Option<&str> {
+        self.doc_at(path).map(|d| d.text.as_str())
+    }
+
+    fn paths(&self) -> Vec<PathBuf> {
+        self.docs.values().filter_map(|d| d.path.clone()).collect()
     }
 }
 

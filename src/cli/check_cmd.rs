@@ -2,33 +2,34 @@
 
 use std::path::PathBuf;
 
-use stagec::{check, project};
+use stagec::{compile, Options};
 
-use super::{build_project, env_lookup, print_diagnostics, read_input, Format, SourceArgs};
+use super::{env_lookup, print_diagnostics, Format, Loader, SourceArgs};
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 
 pub(crate) fn run_check(files: &[PathBuf], sources: &SourceArgs, format: Format, deny_warnings: bool) -> u8 {
-    let opts = check::Options {
+    let options = Options {
         env: &env_lookup,
-        ..check::Options::default()
+        ..Options::default()
     };
-    let limit = opts.budgets.max_bytes;
+    let mut loader = match Loader::new(sources) {
+        Ok(loader) => loader,
+        Err(e) => {
+            eprintln!("stagec: {e}");
+            return EXIT_USAGE;
+        }
+    };
     let mut unreadable = false;
-    let mut fail = |msg: String| {
-        eprintln!("stagec: {msg}");
-        unreadable = true;
-    };
     let mut results = Vec::new();
     for path in files {
-        let config = match read_input(path, limit) {
-            Ok(input) => input,
-            Err(e) => {
-                fail(e);
-                continue;
-            }
-        };
-        let project = build_project(config, path, sources, limit, &mut fail);
-        results.push(project::check_project(&project, &opts));
+        let (project, problems) = loader.project(path);
+        for p in &problems {
+            eprintln!("stagec: {p}");
+        }
+        unreadable |= !problems.is_empty();
+        if let Some(project) = project {
+            results.push(compile(&project, &options));
+        }
     }
     let summary = print_diagnostics(&results, format);
     if unreadable {

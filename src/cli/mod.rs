@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use stagec::render::{self, human::Style, Report, Summary};
-use stagec::{check, project, rules};
+use stagec::{project, rules};
 
 mod check_cmd;
 mod plan;
@@ -166,77 +166,64 @@ pub(crate) fn env_lookup(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
-pub(crate) fn read_input(path: &Path, limit: usize) -> Result<project::Input, String> {
-    stagec::fsutil::read_limited(path, limit)
-        .map(|bytes| project::Input {
-            name: path.display().to_string(),
-            bytes,
-        })
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))
+/// Assembles the project of each config named on the command line, with
+/// one scan per context folder and one probe per run.
+pub(crate) struct Loader {
+    context: Option<PathBuf>,
+    spec: project::SourceSpec,
+    scans: std::collections::HashMap<PathBuf, project::ContextScan>,
 }
 
-/// Reads the config's companions: model sources (given, or found in the
-/// context directory), the inventory or the probe. Problems reading them
-/// are reported through `fail`.
-pub(crate) fn build_project(
-    config: project::Input,
-    config_path: &Path,
-    sources: &SourceArgs,
-    limit: usize,
-    fail: &mut dyn FnMut(String),
-) -> project::Project {
-    let context = context_dir(config_path, sources);
-    let mut models = Vec::new();
-    let searched = if sources.models.is_empty() {
-        for found in stagec::fsutil::discover_models(&context) {
-            match read_input(&found, limit) {
-                Ok(input) => models.push(input),
-                Err(e) => fail(e),
+impl Loader {
+    /// Reads what every config shares (the probe); `Err` when it cannot.
+    pub(crate) fn new(sources: &SourceArgs) -> Result<Loader, String> {
+        let probe = if sources.probe {
+            Some(probe::probe_report(sources.probe_recording.as_deref())?)
+        } else {
+            None
+        };
+        Ok(Loader {
+            context: sources.context.clone(),
+            spec: project::SourceSpec {
+                models: sources.models.clone(),
+                inventory: sources.inventory.clone(),
+                probe,
+            },
+            scans: Default::default(),
+        })
+    }
+
+    /// The project of the config at `path`, and what could not be read
+    /// (a context's scan problems only with its first config).
+    pub(crate) fn project(&mut self, path: &Path) -> (Option<project::Project>, Vec<String>) {
+        let mut problems = Vec::new();
+        let scan = if self.spec.models.is_empty() {
+            let dir = context_dir(path, self.context.as_deref());
+            let scan = self.scans.entry(dir).or_insert_with_key(|dir| {
+                let scan = project::ContextScan::new(dir);
+                problems.extend(scan.problems.iter().cloned());
+                scan
+            });
+            Some(&*scan)
+        } else {
+            None
+        };
+        match project::Project::discover(path, &self.spec, scan, &project::Disk) {
+            Ok((project, more)) => {
+                problems.extend(more);
+                (Some(project), problems)
             }
-        }
-        format!("`{}`", context.display())
-    } else {
-        for path in &sources.models {
-            match read_input(path, limit) {
-                Ok(input) => models.push(input),
-                Err(e) => fail(e),
-            }
-        }
-        "the `--model` files".to_string()
-    };
-    let inventory = match &sources.inventory {
-        Some(path) => match read_input(path, limit) {
-            Ok(input) => Some(input),
             Err(e) => {
-                fail(e);
-                None
-            }
-        },
-        None => None,
-    };
-    let probe = if sources.probe {
-        match probe::probe_report(sources.probe_recording.as_deref()) {
-            Ok(report) => Some(report),
-            Err(e) => {
-                fail(e);
-                None
+                problems.push(e);
+                (None, problems)
             }
         }
-    } else {
-        None
-    };
-    project::Project {
-        config,
-        models,
-        inventory,
-        probe,
-        searched,
     }
 }
 
 /// The context directory: `--context`, else the config's folder.
-pub(crate) fn context_dir(config_path: &Path, sources: &SourceArgs) -> PathBuf {
-    sources.context.clone().unwrap_or_else(|| {
+pub(crate) fn context_dir(config_path: &Path, context: Option<&Path>) -> PathBuf {
+    context.map(Path::to_path_buf).unwrap_or_else(|| {
         config_path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
@@ -246,7 +233,7 @@ pub(crate) fn context_dir(config_path: &Path, sources: &SourceArgs) -> PathBuf {
 }
 
 /// Renders the diagnostics of `results` to stdout in `format`.
-pub(crate) fn print_diagnostics(results: &[check::Checked], format: Format) -> Summary {
+pub(crate) fn print_diagnostics(results: &[stagec::Compiled], format: Format) -> Summary {
     let reports: Vec<Report<'_>> = results
         .iter()
         .map(|c| Report {

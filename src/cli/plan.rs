@@ -3,13 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
-use stagec::plan;
-use stagec::{check, project};
+use stagec::compile::EnvLookup;
+use stagec::{check_experiment, compile, plan, project, Options};
 
 use super::{self as cli, Format, SourceArgs, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 
 pub(crate) fn run_diff(a: &Path, b: &Path) -> u8 {
-    let load = |p: &Path| -> Result<serde_json::Value, String> {
+    let load = |p: &Path| -> Result<plan::StagePlan, String> {
         let bytes = stagec::fsutil::read_limited(p, 64 * 1024 * 1024)
             .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
         serde_json::from_slice(&bytes).map_err(|e| format!("{} is not a stage plan: {e}", p.display()))
@@ -39,51 +39,52 @@ pub(crate) fn run_plan(
     resolve_secrets: bool,
     format: Format,
 ) -> u8 {
-    let opts = check::Options {
+    let options = Options {
         env: &cli::env_lookup,
         require_variables: true,
-        ..check::Options::default()
+        ..Options::default()
     };
-    let limit = opts.budgets.max_bytes;
-    let mut problems = Vec::new();
-    let config = match cli::read_input(file, limit) {
-        Ok(c) => c,
+    let mut loader = match cli::Loader::new(sources) {
+        Ok(loader) => loader,
         Err(e) => {
             eprintln!("stagec: {e}");
             return EXIT_USAGE;
         }
     };
-    let project = cli::build_project(config, file, sources, limit, &mut |m| problems.push(m));
-    if !problems.is_empty() {
-        for p in problems {
-            eprintln!("stagec: {p}");
-        }
-        return EXIT_USAGE;
+    let (project, problems) = loader.project(file);
+    for p in &problems {
+        eprintln!("stagec: {p}");
     }
-    let checked = project::check_project(&project, &opts);
-    if checked.error_count() > 0 {
-        cli::print_diagnostics(std::slice::from_ref(&checked), format);
+    let Some(project) = project.filter(|_| problems.is_empty()) else {
+        return EXIT_USAGE;
+    };
+    let compiled = compile(&project, &options);
+    if compiled.error_count() > 0 {
+        cli::print_diagnostics(std::slice::from_ref(&compiled), format);
         eprintln!("stagec: the experiment has errors; no plan written");
         return EXIT_FINDINGS;
     }
-    let context = cli::context_dir(file, sources);
+    let context = cli::context_dir(file, sources.context.as_deref());
     let out_dir: PathBuf = out
         .map(Path::to_path_buf)
         .unwrap_or_else(|| context.join("stagec-plan"));
     let plan_path = plan_path_for_trial(&context, &out_dir);
 
-    let mut files: Vec<(&str, &str, &[u8])> =
-        vec![("config", project.config.name.as_str(), project.config.bytes.as_slice())];
-    for m in &project.models {
+    let mut files: Vec<(plan::InputRole, &str, &[u8])> = vec![(
+        plan::InputRole::Config,
+        project.config.name.as_str(),
+        project.config.bytes.as_slice(),
+    )];
+    for m in project.models.iter().flatten() {
         let role = if project::is_stages_yaml(&m.name) {
-            "stages"
+            plan::InputRole::Stages
         } else {
-            "model"
+            plan::InputRole::Model
         };
         files.push((role, m.name.as_str(), m.bytes.as_slice()));
     }
     if let Some(inv) = &project.inventory {
-        files.push(("inventory", inv.name.as_str(), inv.bytes.as_slice()));
+        files.push((plan::InputRole::Inventory, inv.name.as_str(), inv.bytes.as_slice()));
     }
     let probe_summary = project.probe.as_ref().map(|r| plan::ProbeSummary {
         fingerprint: r.fingerprint(),
@@ -93,28 +94,24 @@ pub(crate) fn run_plan(
     });
     let inputs = plan::PlanInputs {
         files,
-        inventory: checked.inventory.as_ref(),
         probe: probe_summary,
         env: &cli::env_lookup,
         plan_path: plan_path.clone(),
     };
-    let Some(built) = plan::build(&checked, &inputs) else {
+    let (Some(built), Some(json)) = (plan::build(&compiled, &inputs), compiled.config_json()) else {
         eprintln!("stagec: internal error: the checked experiment could not be planned");
         return EXIT_USAGE;
     };
-    let Some(json) = checked.json.as_ref() else {
-        return EXIT_USAGE;
-    };
-    let resolver: Option<check::EnvLookup<'_>> = if resolve_secrets { Some(&cli::env_lookup) } else { None };
+    let resolver: Option<EnvLookup<'_>> = if resolve_secrets { Some(&cli::env_lookup) } else { None };
     let det = plan::determined::config(json, &plan_path, resolver);
     let det_text = plan::determined::render(&det, &project.config.name, resolve_secrets);
     // The written config must itself check clean (minus stagec's extension).
-    let self_check = check::check_experiment(
+    let self_check = check_experiment(
         "determined.yaml",
         det_text.as_bytes(),
-        &check::Options {
+        &Options {
             env: &|_| Some(String::new()),
-            ..check::Options::default()
+            ..Options::default()
         },
     );
     if self_check.error_count() > 0 {
@@ -131,8 +128,8 @@ pub(crate) fn run_plan(
         eprintln!("stagec: cannot write the plan to {}: {e}", out_dir.display());
         return EXIT_USAGE;
     }
-    if checked.warning_count() > 0 {
-        cli::print_diagnostics(std::slice::from_ref(&checked), format);
+    if compiled.warning_count() > 0 {
+        cli::print_diagnostics(std::slice::from_ref(&compiled), format);
     }
     for (name, _, _) in outputs {
         eprintln!("wrote {}", out_dir.join(name).display());

@@ -51,15 +51,10 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::document::Document;
 use crate::hardware::catalog::{self, Gpu, Resolution};
-use crate::rules::{
-    file_too_large::FILE_TOO_LARGE, inventory_format::INVENTORY_FORMAT, inventory_unknown_gpu::INVENTORY_UNKNOWN_GPU,
-    nesting_depth::NESTING_DEPTH, yaml_syntax::YAML_SYNTAX,
-};
 use crate::schema::{self, SchemaIndex};
-use crate::source::Loc;
-use crate::source::{FileId, Span};
+use crate::source::{FileId, Loc, Span};
 use crate::spec::inventory::{GpuGroup, InventoryFile, NodeGpus};
 use crate::yaml::{self, Budgets, NodeId, PathSeg, Tree, Value};
 
@@ -92,12 +87,6 @@ pub const RESOURCE_GPU: &str = "nvidia.com/gpu";
 /// Taint keys whose `NoSchedule`/`NoExecute` effect does not keep GPU trial
 /// pods off a node (see the module docs).
 const TOLERATED_TAINT_KEYS: [&str; 1] = [RESOURCE_GPU];
-
-/// The formats [`read_inventory`] reads, for messages.
-const FORMATS_HELP: &str = "stagec reads three inventory formats: its own YAML (`nodes:` entries with `name` and \
-    `gpus: {type: a100-40g, count: 8}`; schema in `schemas/inventory.schema.json`), a Kubernetes NodeList \
-    (`kubectl get nodes -o json > nodes.json`, or `-o yaml`), and the CSV of \
-    `nvidia-smi --query-gpu=index,name,compute_cap,memory.total --format=csv`";
 
 /// Which format an inventory was read from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -209,92 +198,107 @@ impl InvGpu {
     }
 }
 
-/// Reads an inventory, detecting its format. Returns `None` (with a `P301`
-/// or located YAML/schema errors) when the content is not an inventory
-/// stagec reads, or a stagec inventory YAML fails its schema. A returned
-/// inventory may still come with diagnostics: `P302` warnings for GPUs that
-/// do not resolve, YAML warnings, and `P301` errors for malformed
-/// `nvidia-smi` rows, which are left out.
-pub fn read_inventory(file: FileId, text: &str, budgets: &Budgets) -> (Option<Inventory>, Vec<Diagnostic>) {
-    let mut diags = Vec::new();
-    if text.len() > budgets.max_bytes {
-        diags.push(
-            Diagnostic::new(
-                &FILE_TOO_LARGE,
-                file,
-                Span::at(0),
-                format!(
-                    "the inventory is {} bytes; stagec reads at most {} bytes",
-                    text.len(),
-                    budgets.max_bytes
-                ),
-            )
-            .with_help(
-                "trim the NodeList to the GPU nodes, e.g. `kubectl get nodes -l nvidia.com/gpu.present=true -o json`",
-            ),
-        );
-        return (None, diags);
+/// What an inventory reader found wrong, as plain data (the `P3…` rules
+/// word it).
+#[derive(Clone, Debug, PartialEq)]
+pub enum InventoryIssue {
+    /// The content is not an inventory stagec reads (`at`: its first line).
+    NotAnInventory { at: Span, why: NotAnInventory },
+    /// A line of `nvidia-smi` CSV that is not a GPU row (left out).
+    BadCsvRow { at: Span, fields: usize },
+    /// A GPU name the catalog does not know: its GPUs are not supply.
+    UnknownGpu {
+        at: Span,
+        label: String,
+        source: GpuSource,
+        count: u32,
+    },
+    /// A node advertising GPUs without a label naming their type.
+    UnlabelledGpus { at: Span, node: String, count: u32 },
+}
+
+/// Why a file is not an inventory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NotAnInventory {
+    /// Neither YAML/JSON nor nvidia-smi CSV.
+    Unparsable,
+    /// The table `kubectl get nodes` prints.
+    KubectlTable,
+    /// An nvidia-smi error message.
+    NvidiaSmiError,
+    Empty,
+    /// Plain text.
+    PlainText,
+    /// A document of another type (its type name).
+    NotAMapping(&'static str),
+    /// A Kubernetes List of other objects (their kind).
+    ListOf(String),
+    /// A Kubernetes object of another kind.
+    OtherKind(String),
+    /// A mapping with neither `nodes:` nor `kind: NodeList`.
+    Unknown,
+    /// Nested beyond the node budget.
+    TooDeep,
+    /// Valid against the schema but not readable (the reader's reason).
+    Unreadable(String),
+}
+
+/// Where an unknown GPU name was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GpuSource {
+    /// A node of stagec's inventory YAML.
+    Node(String),
+    /// A label of a Kubernetes node: (label key, node).
+    Label(String, String),
+    /// An nvidia-smi CSV row.
+    NvidiaSmi,
+}
+
+/// An inventory read: the inventory (when the content is one), the YAML
+/// document it was read from (YAML and JSON formats), and what is wrong.
+#[derive(Clone, Debug, Default)]
+pub struct InventoryRead {
+    pub inventory: Option<Inventory>,
+    pub document: Option<Document>,
+    pub issues: Vec<InventoryIssue>,
+}
+
+/// Reads an inventory, detecting its format. The inventory is `None` when
+/// the content is not one stagec reads, or a stagec inventory YAML fails
+/// its schema. A returned inventory may still come with issues: unknown
+/// GPU names and malformed `nvidia-smi` rows, which are left out.
+pub fn read(file: FileId, text: &str, budgets: &Budgets) -> InventoryRead {
+    let mut out = InventoryRead::default();
+    if let Some(inv) = csv::read(file, text, &mut out.issues) {
+        out.inventory = Some(inv);
+        return out;
     }
-    if let Some(inv) = csv::read(file, text, &mut diags) {
-        return (Some(inv), diags);
+    let mut doc = Document::parse(text, budgets);
+    if doc.truncated() {
+        out.issues.push(unrecognised(text, NotAnInventory::Unparsable));
+        out.document = Some(doc);
+        return out;
     }
-    let (tree, yaml_diags) = yaml::parse(text, file, budgets);
-    let truncated = yaml_diags
-        .iter()
-        .any(|d| d.severity == Severity::Error && (d.code == YAML_SYNTAX.code || d.code == NESTING_DEPTH.code));
-    diags.extend(yaml_diags);
-    if truncated {
-        diags.push(unrecognised(file, text, "it could not be parsed as YAML or JSON"));
-        return (None, diags);
-    }
-    let inv = match classify(&tree, text) {
-        Shape::Stagec(root) => read_stagec(file, text, &tree, root, budgets, &mut diags),
-        Shape::NodeList(items) => Some(nodelist::read(file, &tree, &items, &mut diags)),
+    let inventory = match classify(&doc.tree, text) {
+        Shape::Stagec(root) => read_stagec(file, &mut doc, root, budgets, &mut out.issues),
+        Shape::NodeList(items) => Some(nodelist::read(file, &doc.tree, &items, &mut out.issues)),
         Shape::Other(why) => {
-            diags.push(unrecognised(file, text, &why));
+            out.issues.push(unrecognised(text, why));
             None
         }
     };
-    (inv, diags)
+    out.inventory = inventory;
+    out.document = Some(doc);
+    out
 }
 
-/// `P301` at the start of the file.
-fn unrecognised(file: FileId, text: &str, why: &str) -> Diagnostic {
+/// Not an inventory, at the file's first line.
+fn unrecognised(text: &str, why: NotAnInventory) -> InventoryIssue {
     let first_line = text.find(['\n', '\r']).unwrap_or(text.len());
-    Diagnostic::new(
-        &INVENTORY_FORMAT,
-        file,
-        Span::new(0, first_line),
-        format!("the inventory is not in a format stagec reads: {why}"),
-    )
-    .with_help(FORMATS_HELP)
-}
-
-/// `P302` for a GPU name the catalog does not know.
-fn unknown_gpu(file: FileId, span: Span, label: &str, source: &str, count: u32) -> Diagnostic {
-    let suggestions = match catalog::resolve(label) {
-        Resolution::Unknown { suggestions } => suggestions,
-        _ => Vec::new(),
-    };
-    let gpus = if count == 1 { "GPU does" } else { "GPUs do" };
-    let consequence = format!("Its {count} {gpus} not count as available.");
-    let help = match suggestions.as_slice() {
-        [] => format!(
-            "{consequence} Name the type as the GPU catalog does (e.g. `a100-40g`, `h100-sxm`, `NVIDIA-H100-80GB-HBM3`)."
-        ),
-        [one] => format!("did you mean `{one}`? {consequence}"),
-        [init @ .., last] => {
-            let init: Vec<String> = init.iter().map(|s| format!("`{s}`")).collect();
-            format!("did you mean {} or `{last}`? {consequence}", init.join(", "))
-        }
-    };
-    Diagnostic::new(
-        &INVENTORY_UNKNOWN_GPU,
-        file,
-        span,
-        format!("GPU type `{label}` ({source}) is not in stagec's GPU catalog"),
-    )
-    .with_help(help)
+    InventoryIssue::NotAnInventory {
+        at: Span::new(0, first_line),
+        why,
+    }
 }
 
 /// Resolves a GPU name and fills in what the catalog knows.
@@ -333,28 +337,22 @@ pub(crate) fn build_gpu(
 enum Shape {
     Stagec(NodeId),
     NodeList(Vec<NodeId>),
-    Other(String),
+    Other(NotAnInventory),
 }
 
 fn classify(tree: &Tree, text: &str) -> Shape {
     let Some(root) = tree.root() else {
-        return Shape::Other("the file is empty".into());
+        return Shape::Other(NotAnInventory::Empty);
     };
     match tree.value(root) {
         Value::Map(_) => {}
-        Value::Str(_) if looks_like_kubectl_table(text) => {
-            return Shape::Other(
-                "this is the table `kubectl get nodes` prints; stagec needs `kubectl get nodes -o json`".into(),
-            )
-        }
+        Value::Str(_) if looks_like_kubectl_table(text) => return Shape::Other(NotAnInventory::KubectlTable),
         Value::Str(_) if text.contains("NVIDIA-SMI has failed") || text.contains("No devices were found") => {
-            return Shape::Other("this is an nvidia-smi error message, not a GPU list".into())
+            return Shape::Other(NotAnInventory::NvidiaSmiError)
         }
-        Value::Null => return Shape::Other("the file is empty".into()),
-        Value::Str(_) => {
-            return Shape::Other("it is plain text, neither YAML/JSON with nodes nor nvidia-smi CSV".into())
-        }
-        other => return Shape::Other(format!("the document is {}, not a mapping", yaml::type_name(other))),
+        Value::Null => return Shape::Other(NotAnInventory::Empty),
+        Value::Str(_) => return Shape::Other(NotAnInventory::PlainText),
+        other => return Shape::Other(NotAnInventory::NotAMapping(yaml::type_name(other))),
     }
     let kind = child(tree, root, "kind").and_then(|k| scalar(tree, k));
     let items = || match child(tree, root, "items").map(|i| tree.value(i)) {
@@ -380,21 +378,17 @@ fn classify(tree: &Tree, text: &str) -> Shape {
                     let k = child(tree, first, "kind")
                         .and_then(|k| scalar(tree, k))
                         .unwrap_or_default();
-                    Shape::Other(format!(
-                        "a Kubernetes List of `{k}` objects, not of Nodes; run `kubectl get nodes -o json`"
-                    ))
+                    Shape::Other(NotAnInventory::ListOf(k))
                 }
                 _ => Shape::NodeList(nodes),
             }
         }
-        Some(other) => Shape::Other(format!(
-            "a Kubernetes `{other}`, not a NodeList; run `kubectl get nodes -o json`"
-        )),
+        Some(other) => Shape::Other(NotAnInventory::OtherKind(other.to_string())),
         None if child(tree, root, "nodes").is_some() => Shape::Stagec(root),
         None if matches!(child(tree, root, "items").map(|i| tree.value(i)), Some(Value::Seq(_))) => {
             Shape::NodeList(items())
         }
-        None => Shape::Other("a mapping with neither `nodes:` (stagec inventory) nor `kind: NodeList`".into()),
+        None => Shape::Other(NotAnInventory::Unknown),
     }
 }
 
@@ -447,43 +441,46 @@ fn parse_cc(s: &str) -> Option<(u32, u32)> {
 
 fn read_stagec(
     file: FileId,
-    text: &str,
-    tree: &Tree,
+    doc: &mut Document,
     root: NodeId,
     budgets: &Budgets,
-    diags: &mut Vec<Diagnostic>,
+    issues: &mut Vec<InventoryIssue>,
 ) -> Option<Inventory> {
-    let max = budgets.max_nodes;
-    if !crate::check::within_alias_budget(file, tree, budgets, "inventory", diags) {
+    if !doc.within_alias_budget(budgets) {
         return None;
     }
-    let Some(json) = tree.to_json(root, max) else {
-        diags.push(unrecognised(file, text, "it is nested too deeply to read"));
+    let text_start = |doc: &Document| doc.tree.span(root);
+    let first_line = text_start(doc);
+    let at_start = Span::new(0, first_line.start.min(first_line.end));
+    let Some(json) = doc.tree.to_json(root, budgets.max_nodes) else {
+        issues.push(InventoryIssue::NotAnInventory {
+            at: at_start,
+            why: NotAnInventory::TooDeep,
+        });
         return None;
     };
-    let errors = schema::map_errors(
-        file,
-        text,
-        tree,
-        &json,
-        inventory_index,
-        InventoryValidator::iter_errors(&json),
-        diags,
-    );
-    if errors > 0 {
+    let findings = {
+        let tree = &doc.tree;
+        schema::findings(tree, &json, inventory_index, InventoryValidator::iter_errors(&json))
+    };
+    let failed = !findings.is_empty();
+    doc.findings = findings;
+    if failed {
+        doc.json = Some(json);
         return None;
     }
-    let spec: InventoryFile = match serde_json::from_value(json) {
+    let spec: InventoryFile = match serde_json::from_value(json.clone()) {
         Ok(spec) => spec,
         Err(e) => {
-            diags.push(unrecognised(
-                file,
-                text,
-                &format!("it does not fit the inventory schema ({e})"),
-            ));
+            issues.push(InventoryIssue::NotAnInventory {
+                at: at_start,
+                why: NotAnInventory::Unreadable(e.to_string()),
+            });
             return None;
         }
     };
+    doc.json = Some(json);
+    let tree = &doc.tree;
     let loc_at = |path: &[PathSeg]| Loc {
         file,
         span: schema::value_span(tree, path),
@@ -519,8 +516,12 @@ fn read_stagec(
             let mut gpu = build_gpu(&group.gpu_type, None, group.count, group.memory_mib, None, loc);
             gpu.label_key = selector_label(&labels, &gpu);
             if !gpu.is_known() && schedulable {
-                let source = format!("node `{}`", node.name);
-                diags.push(unknown_gpu(file, loc.span, &group.gpu_type, &source, group.count));
+                issues.push(InventoryIssue::UnknownGpu {
+                    at: loc.span,
+                    label: group.gpu_type.clone(),
+                    source: GpuSource::Node(node.name.clone()),
+                    count: group.count,
+                });
             }
             gpus.push(gpu);
         }
@@ -569,7 +570,7 @@ mod nodelist {
     /// A node's labels: text and where the value is written.
     type Labels = BTreeMap<String, (String, NodeId)>;
 
-    pub(super) fn read(file: FileId, tree: &Tree, items: &[NodeId], diags: &mut Vec<Diagnostic>) -> Inventory {
+    pub(super) fn read(file: FileId, tree: &Tree, items: &[NodeId], issues: &mut Vec<InventoryIssue>) -> Inventory {
         let mut inv = Inventory {
             format: InventoryFormat::NodeList,
             nodes: Vec::new(),
@@ -585,8 +586,8 @@ mod nodelist {
                 span: tree.span(name_node.unwrap_or(item)),
             };
             let labels = labels(tree, item);
-            let mut node_diags = Vec::new();
-            let gpus = gpus(file, tree, item, &name, &labels, &mut node_diags);
+            let mut node_issues = Vec::new();
+            let gpus = gpus(file, tree, item, &name, &labels, &mut node_issues);
             let plain_labels = labels.iter().map(|(k, (v, _))| (k.clone(), v.clone())).collect();
             match unschedulable(tree, item) {
                 Some((reason, cause)) => inv.skipped.push(SkippedNode {
@@ -600,7 +601,7 @@ mod nodelist {
                     gpus,
                 }),
                 None => {
-                    diags.extend(node_diags);
+                    issues.extend(node_issues);
                     inv.nodes.push(InvNode {
                         name,
                         loc,
@@ -671,7 +672,7 @@ mod nodelist {
         item: NodeId,
         node: &str,
         labels: &Labels,
-        diags: &mut Vec<Diagnostic>,
+        issues: &mut Vec<InventoryIssue>,
     ) -> Vec<InvGpu> {
         let at = |id: NodeId| Loc {
             file,
@@ -711,8 +712,12 @@ mod nodelist {
                 let gpu = build_gpu(value, Some(key.to_string()), count, memory, cc, at(*id));
                 if !gpu.is_known() {
                     for (key, (value, id)) in &candidates {
-                        let source = format!("label `{key}` of node `{node}`");
-                        diags.push(unknown_gpu(file, tree.span(*id), value, &source, count));
+                        issues.push(InventoryIssue::UnknownGpu {
+                            at: tree.span(*id),
+                            label: value.clone(),
+                            source: GpuSource::Label(key.to_string(), node.to_string()),
+                            count,
+                        });
                     }
                 }
                 out.push(gpu);
@@ -720,20 +725,11 @@ mod nodelist {
             Some(_) => {}
             None if count > 0 => {
                 let span = counted.map_or_else(|| tree.span(item), |(_, id)| tree.span(id));
-                let (what, their) = if count == 1 { ("GPU", "its") } else { ("GPUs", "their") };
-                diags.push(
-                    Diagnostic::new(
-                        &INVENTORY_UNKNOWN_GPU,
-                        file,
-                        span,
-                        format!("node `{node}` offers {count} `{RESOURCE_GPU}` but no label names {their} type"),
-                    )
-                    .with_help(format!(
-                        "deploy GPU Feature Discovery (it sets `{LABEL_PRODUCT}`) or label the node: \
-                         `kubectl label node {node} {LABEL_GPU_TYPE}=a100`; until then these {what} do not \
-                         count as available"
-                    )),
-                );
+                issues.push(InventoryIssue::UnlabelledGpus {
+                    at: span,
+                    node: node.to_string(),
+                    count,
+                });
             }
             None => {}
         }
@@ -754,8 +750,12 @@ mod nodelist {
             };
             let gpu = build_gpu(&label, Some(key.clone()), count, memory, cc, at(*id));
             if !gpu.is_known() {
-                let source = format!("label `{key}` of node `{node}`");
-                diags.push(unknown_gpu(file, tree.span(*id), value, &source, count));
+                issues.push(InventoryIssue::UnknownGpu {
+                    at: tree.span(*id),
+                    label: value.clone(),
+                    source: GpuSource::Label(key.clone(), node.to_string()),
+                    count,
+                });
             }
             out.push(gpu);
         }
@@ -913,7 +913,7 @@ mod csv {
     }
 
     /// Reads `nvidia-smi` CSV; `None` when the text is not CSV of that kind.
-    pub(super) fn read(file: FileId, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Inventory> {
+    pub(super) fn read(file: FileId, text: &str, issues: &mut Vec<InventoryIssue>) -> Option<Inventory> {
         let lines = lines(text);
         let &(first_at, first) = lines.first()?;
         let first_fields = fields(first, first_at);
@@ -940,16 +940,10 @@ mod csv {
             }
         }
         for (at, line) in bad {
-            let width = cols.as_ref().map_or(0, |c| c.width);
-            diags.push(
-                Diagnostic::new(
-                    &INVENTORY_FORMAT,
-                    file,
-                    Span::new(at, at + line.len()),
-                    format!("this line is not a GPU row of the nvidia-smi CSV (expected {width} fields with a name)"),
-                )
-                .with_help("the line is left out; regenerate the file with `nvidia-smi --query-gpu=index,name,compute_cap,memory.total --format=csv`"),
-            );
+            issues.push(InventoryIssue::BadCsvRow {
+                at: Span::new(at, at + line.len()),
+                fields: cols.as_ref().map_or(0, |c| c.width),
+            });
         }
         // One entry per distinct (name, memory, compute capability).
         let mut groups: Vec<(Row, u32)> = Vec::new();
@@ -970,7 +964,12 @@ mod csv {
             };
             let gpu = build_gpu(&row.name, None, count, row.memory_mib, row.cc, loc);
             if !gpu.is_known() {
-                diags.push(unknown_gpu(file, row.name_span, &row.name, "nvidia-smi", count));
+                issues.push(InventoryIssue::UnknownGpu {
+                    at: row.name_span,
+                    label: row.name.clone(),
+                    source: GpuSource::NvidiaSmi,
+                    count,
+                });
             }
             gpus.push(gpu);
         }
@@ -993,6 +992,7 @@ mod csv {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostic::{Diagnostic, Severity};
 
     /// Schedulable GPUs of `inv` that serve a request for `requested`.
     fn count_matching(inv: &Inventory, requested: &str) -> u32 {
@@ -1029,8 +1029,33 @@ mod tests {
 
     use crate::hardware::catalog::Architecture;
 
+    /// Reads `text` as the inventory of a project whose config does not
+    /// parse (so the pipeline's rules stay out of it): the inventory and the
+    /// diagnostics of the file, as a user sees them.
     fn read(text: &str) -> (Option<Inventory>, Vec<Diagnostic>) {
-        read_inventory(FileId(0), text, &Budgets::default())
+        read_with(text, &Budgets::default())
+    }
+
+    fn read_with(text: &str, budgets: &Budgets) -> (Option<Inventory>, Vec<Diagnostic>) {
+        let project = crate::project::Project {
+            models: Some(Vec::new()),
+            inventory: Some(crate::project::Input {
+                name: "inventory".into(),
+                bytes: text.as_bytes().to_vec(),
+            }),
+            ..crate::project::Project::config_only("const.yaml", "")
+        };
+        let options = crate::compile::Options {
+            budgets: *budgets,
+            ..Default::default()
+        };
+        let compiled = crate::compile::compile(&project, &options);
+        let diags = compiled
+            .diagnostics
+            .into_iter()
+            .filter(|d| d.file == FileId(1))
+            .collect();
+        (compiled.inventory, diags)
     }
 
     /// Reads an inventory that must come without diagnostics.
@@ -1374,7 +1399,6 @@ mod tests {
             "apiVersion: v1\nkind: List\nitems:\n- kind: Pod\n  metadata: {name: p}\n",
             "No devices were found\n",
             "nodes: [\n",
-            "\u{0}\u{1}binary",
         ] {
             let (inv, diags) = read(text);
             assert!(inv.is_none(), "{text:?}");
@@ -1387,6 +1411,10 @@ mod tests {
         }
         let (_, diags) = read(kubectl_table);
         assert!(diags.iter().any(|d| d.message.contains("kubectl get nodes -o json")));
+        // Bytes that are not text stop before the inventory reader.
+        let (inv, diags) = read("\u{0}\u{1}binary");
+        assert!(inv.is_none());
+        assert_eq!(codes(&diags), ["Y006"]);
     }
 
     #[test]
@@ -1431,7 +1459,7 @@ mod tests {
             max_bytes: 10,
             ..Budgets::default()
         };
-        let (inv, diags) = read_inventory(FileId(0), "nodes: []\n# padding\n", &budgets);
+        let (inv, diags) = read_with("nodes: []\n# padding\n", &budgets);
         assert!(inv.is_none());
         assert_eq!(codes(&diags), ["Y005"]);
         let lol = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nnodes: []\n";

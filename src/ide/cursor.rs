@@ -419,7 +419,7 @@ mod tests {
     #[test]
     fn node_under_cursor() {
         let text = "resources:\n  slots_per_trial: 8\n";
-        let (tree, _) = crate::yaml::parse(text, crate::source::FileId(0), &Default::default());
+        let (tree, _) = crate::yaml::parse(text, &Default::default());
         let at = node_at(&tree, text.find("per").unwrap_or(0));
         assert!(at.as_ref().is_some_and(|a| a.on_key));
         assert_eq!(at.map(|a| a.path), Some(vec![key("resources"), key("slots_per_trial")]));

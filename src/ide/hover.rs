@@ -5,7 +5,7 @@
 use serde_json::Value as Json;
 
 use crate::dtype::CastRisk;
-use crate::graph::{Pipeline, Stage};
+use crate::pipeline::{Pipeline, Stage};
 use crate::schema::{experiment, SchemaIndex};
 use crate::source::Span;
 use crate::stages::DeclSource;
@@ -269,12 +269,11 @@ fn risk_text(risk: &CastRisk) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::FileId;
 
     #[test]
     fn key_docs_from_schema() {
         let text = "resources:\n  slots_per_trial: 8\nsearcher:\n  name: grid\n";
-        let (tree, _) = crate::yaml::parse(text, FileId(0), &Default::default());
+        let (tree, _) = crate::yaml::parse(text, &Default::default());
         let json = tree.root().and_then(|r| tree.to_json(r, 1000));
         let h = hover_config(&tree, json.as_ref(), None, text.find("slots").unwrap_or(0));
         let md = h.map(|h| h.markdown).unwrap_or_default();

@@ -14,5 +14,5 @@ pub use classify::{classify, DocumentKind};
 pub use complete::{complete_config, complete_python, complete_stages_yaml, Completion, CompletionKind};
 pub use cursor::{node_at, yaml_context, NodeAt, Slot, YamlContext};
 pub use hover::{hover_config, hover_stage, Hover};
-pub use navigate::{config_stage_at, model_stage_at, stage_decls, stage_gpus_span, stage_targets, StageRef};
+pub use navigate::{config_stage_at, model_stage_at, stage_gpus_span, stage_targets, StageRef};
 pub use outline::{outline, Symbol, SymbolKind};

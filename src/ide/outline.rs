@@ -132,7 +132,7 @@ mod tests {
     #[test]
     fn nested_outline() {
         let text = "name: x\nprofiling:\n  metrics:\n    - name: grad\n      expression: a\n";
-        let (tree, _) = crate::yaml::parse(text, crate::source::FileId(0), &Default::default());
+        let (tree, _) = crate::yaml::parse(text, &Default::default());
         let o = outline(&tree);
         assert_eq!(o.len(), 2);
         assert_eq!(o[0].detail.as_deref(), Some("x"));

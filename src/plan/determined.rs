@@ -4,9 +4,9 @@
 
 use serde_json::{Map, Value as Json};
 
-use super::env;
 use super::PLAN_VARIABLE;
-use crate::check::EnvLookup;
+use crate::compile::EnvLookup;
+use crate::envvars as env;
 
 /// Builds the Determined config from the checked config's JSON.
 /// `resolve` substitutes `${VAR}` references from the environment

@@ -2,132 +2,149 @@
 //! driver and CUDA version, GPU models, dtypes, casts, environment, input
 //! hashes, pipeline shape — one line each.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
+use serde::Serialize;
 use serde_json::Value as Json;
+
+use super::{StagePlan, PLAN_VARIABLE};
 
 /// One line per difference, in a stable order. Empty when the plans agree
 /// on everything that changes results.
-pub fn diff(a: &Json, b: &Json) -> Vec<String> {
+pub fn diff(a: &StagePlan, b: &StagePlan) -> Vec<String> {
     let mut lines = Vec::new();
-    let mut cmp = |what: String, x: Option<&Json>, y: Option<&Json>| {
+    let mut cmp = |what: String, x: Option<Json>, y: Option<Json>| {
         if x != y {
-            lines.push(format!("{what}: {} vs {}", show(x), show(y)));
+            lines.push(format!("{what}: {} vs {}", show(x.as_ref()), show(y.as_ref())));
         }
     };
-    // The driver is one fact, reported as `12.4 (12040)`.
-    let driver = |v: &Json| -> Option<Json> {
-        let version = v.pointer("/hardware/probe/cuda_version")?;
-        let raw = v
-            .pointer("/hardware/probe/cuda_driver_version")
-            .map_or(String::new(), |r| format!(" ({r})"));
-        Some(Json::String(format!("CUDA {}{raw}", show(Some(version)))))
+    // The driver is one fact, reported as `CUDA 12.4 (12040)`.
+    let driver = |p: &StagePlan| -> Option<Json> {
+        let probe = p.hardware.probe.as_ref()?;
+        let version = probe.cuda_version.as_deref()?;
+        let raw = probe.cuda_driver_version.map_or(String::new(), |r| format!(" ({r})"));
+        Some(Json::String(format!("CUDA {version}{raw}")))
     };
-    cmp("hardware.probe.driver".into(), driver(a).as_ref(), driver(b).as_ref());
+    cmp("hardware.probe.driver".into(), driver(a), driver(b));
+    let devices = |p: &StagePlan| p.hardware.probe.as_ref().map(|probe| value(&probe.devices));
+    cmp("hardware.probe.devices".into(), devices(a), devices(b));
+    let (pa, pb) = (&a.pipeline, &b.pipeline);
     cmp(
-        "hardware.probe.devices".into(),
-        a.pointer("/hardware/probe/devices"),
-        b.pointer("/hardware/probe/devices"),
+        "pipeline.degree".into(),
+        Some(value(&pa.degree)),
+        Some(value(&pb.degree)),
     );
-    for key in [
-        "degree",
-        "data_parallel",
-        "micro_batch_size",
-        "micro_batches",
-        "schedule",
-        "virtual_stages",
-    ] {
-        let path = format!("/pipeline/{key}");
-        cmp(format!("pipeline.{key}"), a.pointer(&path), b.pointer(&path));
-    }
-    let stages = |v: &Json| -> BTreeMap<i64, Json> {
-        v.get("stages")
-            .and_then(Json::as_array)
-            .map(|s| {
-                s.iter()
-                    .filter_map(|st| st.get("id").and_then(Json::as_i64).map(|id| (id, st.clone())))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let (sa, sb) = (stages(a), stages(b));
-    let ids: std::collections::BTreeSet<i64> = sa.keys().chain(sb.keys()).copied().collect();
+    cmp(
+        "pipeline.data_parallel".into(),
+        Some(value(&pa.data_parallel)),
+        Some(value(&pb.data_parallel)),
+    );
+    cmp(
+        "pipeline.micro_batch_size".into(),
+        Some(value(&pa.micro_batch_size)),
+        Some(value(&pb.micro_batch_size)),
+    );
+    cmp(
+        "pipeline.micro_batches".into(),
+        Some(value(&pa.micro_batches)),
+        Some(value(&pb.micro_batches)),
+    );
+    cmp(
+        "pipeline.schedule".into(),
+        Some(value(&pa.schedule)),
+        Some(value(&pb.schedule)),
+    );
+    cmp(
+        "pipeline.virtual_stages".into(),
+        Some(value(&pa.virtual_stages)),
+        Some(value(&pb.virtual_stages)),
+    );
+    let (sa, sb): (BTreeMap<i64, &super::PlanStage>, BTreeMap<i64, &super::PlanStage>) = (
+        a.stages.iter().map(|s| (s.id, s)).collect(),
+        b.stages.iter().map(|s| (s.id, s)).collect(),
+    );
+    let ids: BTreeSet<i64> = sa.keys().chain(sb.keys()).copied().collect();
     for id in ids {
         let (x, y) = (sa.get(&id), sb.get(&id));
-        if x.is_none() || y.is_none() {
+        let (Some(x), Some(y)) = (x, y) else {
             cmp(
                 format!("stages[{id}]"),
-                x.and_then(|s| s.get("name")),
-                y.and_then(|s| s.get("name")),
+                x.map(|s| value(&s.name)),
+                y.map(|s| value(&s.name)),
             );
             continue;
-        }
-        for key in ["dtype", "gpu_types", "gpu_count"] {
-            cmp(
-                format!("stages[{id}].{key}"),
-                x.and_then(|s| s.get(key)),
-                y.and_then(|s| s.get(key)),
-            );
-        }
-        let device = |s: Option<&Json>| s.and_then(|s| s.pointer("/device/catalog_id")).cloned();
-        cmp(format!("stages[{id}].device"), device(x).as_ref(), device(y).as_ref());
+        };
+        cmp(
+            format!("stages[{id}].dtype"),
+            Some(value(&x.dtype)),
+            Some(value(&y.dtype)),
+        );
+        cmp(
+            format!("stages[{id}].gpu_types"),
+            Some(value(&x.gpu_types)),
+            Some(value(&y.gpu_types)),
+        );
+        cmp(
+            format!("stages[{id}].gpu_count"),
+            Some(value(&x.gpu_count)),
+            Some(value(&y.gpu_count)),
+        );
+        let device = |s: &super::PlanStage| s.device.as_ref().map(|d| value(&d.catalog_id));
+        cmp(format!("stages[{id}].device"), device(x), device(y));
     }
-    let casts = |v: &Json| -> BTreeMap<String, Json> {
-        v.get("boundaries")
-            .and_then(Json::as_array)
-            .map(|bs| {
-                bs.iter()
-                    .map(|b| {
-                        let key = format!(
-                            "{}->{}",
-                            b.get("from").cloned().unwrap_or(Json::Null),
-                            b.get("to").cloned().unwrap_or(Json::Null)
-                        );
-                        (key, b.get("cast").cloned().unwrap_or(Json::Null))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
+    let casts = |p: &StagePlan| -> BTreeMap<String, Json> {
+        p.boundaries
+            .iter()
+            .map(|b| (format!("{}->{}", b.from, b.to), value(&b.cast)))
+            .collect()
     };
     let (ca, cb) = (casts(a), casts(b));
-    for key in ca.keys().chain(cb.keys()).collect::<std::collections::BTreeSet<_>>() {
-        cmp(format!("boundaries[{key}].cast"), ca.get(key), cb.get(key));
+    for key in ca.keys().chain(cb.keys()).collect::<BTreeSet<_>>() {
+        cmp(
+            format!("boundaries[{key}].cast"),
+            ca.get(key).cloned(),
+            cb.get(key).cloned(),
+        );
     }
-    let vars = |v: &Json| {
-        v.pointer("/environment/variables")
-            .and_then(Json::as_object)
-            .cloned()
-            .unwrap_or_default()
-    };
-    let (va, vb) = (vars(a), vars(b));
-    for key in va.keys().chain(vb.keys()).collect::<std::collections::BTreeSet<_>>() {
+    let (va, vb) = (&a.environment.variables, &b.environment.variables);
+    for key in va.keys().chain(vb.keys()).collect::<BTreeSet<_>>() {
         // Where the plan lies is not a difference in results.
-        if key == super::PLAN_VARIABLE {
+        if key == PLAN_VARIABLE {
             continue;
         }
-        cmp(format!("environment.{key}"), va.get(key), vb.get(key));
+        cmp(
+            format!("environment.{key}"),
+            va.get(key).map(value),
+            vb.get(key).map(value),
+        );
     }
-    let inputs = |v: &Json| -> BTreeMap<String, Json> {
-        v.get("inputs")
-            .and_then(Json::as_array)
-            .map(|is| {
-                is.iter()
-                    .map(|i| {
-                        let role = i.get("role").and_then(Json::as_str).unwrap_or("input");
-                        // By file name: the same project planned from two checkouts compares alike.
-                        let path = i.get("path").and_then(Json::as_str).unwrap_or("");
-                        let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
-                        (format!("{role} {name}"), i.get("sha256").cloned().unwrap_or(Json::Null))
-                    })
-                    .collect()
+    let inputs = |p: &StagePlan| -> BTreeMap<String, Json> {
+        p.inputs
+            .iter()
+            .map(|i| {
+                // By file name: the same project planned from two checkouts compares alike.
+                let name = i.path.rsplit(['/', '\\']).next().unwrap_or(&i.path);
+                (
+                    format!("{} {name}", value(&i.role).as_str().unwrap_or("input")),
+                    value(&i.sha256),
+                )
             })
-            .unwrap_or_default()
+            .collect()
     };
     let (ia, ib) = (inputs(a), inputs(b));
-    for key in ia.keys().chain(ib.keys()).collect::<std::collections::BTreeSet<_>>() {
-        cmp(format!("inputs[{key}].sha256"), ia.get(key), ib.get(key));
+    for key in ia.keys().chain(ib.keys()).collect::<BTreeSet<_>>() {
+        cmp(
+            format!("inputs[{key}].sha256"),
+            ia.get(key).cloned(),
+            ib.get(key).cloned(),
+        );
     }
     lines
+}
+
+/// A field as the plan's JSON writes it.
+fn value<T: Serialize + ?Sized>(v: &T) -> Json {
+    serde_json::to_value(v).unwrap_or(Json::Null)
 }
 
 fn show(v: Option<&Json>) -> String {
@@ -135,24 +152,5 @@ fn show(v: Option<&Json>) -> String {
         None => "(absent)".into(),
         Some(Json::String(s)) => s.clone(),
         Some(other) => other.to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reports_exactly_the_driver_difference() {
-        let a = serde_json::json!({"hardware": {"probe": {"cuda_version": "12.4", "cuda_driver_version": 12040, "devices": ["NVIDIA H100 80GB HBM3"], "fingerprint": "aa"}}, "stages": []});
-        let mut b = a.clone();
-        b["hardware"]["probe"]["cuda_version"] = "12.2".into();
-        b["hardware"]["probe"]["cuda_driver_version"] = 12020.into();
-        b["hardware"]["probe"]["fingerprint"] = "bb".into();
-        assert_eq!(
-            diff(&a, &b),
-            ["hardware.probe.driver: CUDA 12.4 (12040) vs CUDA 12.2 (12020)"]
-        );
-        assert!(diff(&a, &a).is_empty());
     }
 }

@@ -17,14 +17,16 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 use sha2::{Digest, Sha256};
 
-use crate::check::Checked;
+use crate::compile::{Compiled, EnvLookup};
 use crate::diagnostic::Severity;
 use crate::dtype::CastRisk;
 use crate::envvars as env;
-use crate::graph::Pipeline;
 use crate::hardware::catalog;
 use crate::hardware::inventory::Inventory;
+use crate::pipeline::Pipeline;
 use crate::render::position;
+use crate::settings::Settings;
+use crate::spec::hyperparameters::{GradientNormalization, PipelineSchedule};
 
 /// Version of the `stage_plan.json` format.
 pub const FORMAT_VERSION: u32 = 1;
@@ -59,12 +61,27 @@ pub struct StagePlan {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlanInput {
-    /// What the file is: `config`, `model`, `stages` or `inventory`.
-    pub role: String,
+    /// What the file is.
+    pub role: InputRole,
     /// The path as given to stagec.
     pub path: String,
     /// Hex SHA-256 of the file's bytes.
     pub sha256: String,
+}
+
+/// What an input file of the plan is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[schemars(transform = crate::spec::const_variants_to_enum)]
+pub enum InputRole {
+    /// The experiment config.
+    Config,
+    /// A Python model source.
+    Model,
+    /// A `stages.yaml`.
+    Stages,
+    /// The cluster inventory.
+    Inventory,
 }
 
 /// The experiment the plan is for.
@@ -91,14 +108,14 @@ pub struct PlanPipeline {
     pub micro_batch_size: Option<u64>,
     /// Micro-batches per replica and step (m), when fixed.
     pub micro_batches: Option<u64>,
-    /// `gpipe`, `1f1b` or `interleaved`.
-    pub schedule: String,
+    /// The pipeline schedule.
+    pub schedule: PipelineSchedule,
     /// Model chunks per device (interleaved schedules).
     pub virtual_stages: u64,
     /// Estimated idle share of each step: (p−1)/(v·m+p−1).
     pub bubble_fraction: Option<f64>,
-    /// `per-stage` or `global`, when configured.
-    pub gradient_normalization: Option<String>,
+    /// Where gradient norms are computed, when configured.
+    pub gradient_normalization: Option<GradientNormalization>,
     /// Whether activations are recomputed in the backward pass, when configured.
     pub activation_checkpointing: Option<bool>,
 }
@@ -130,7 +147,7 @@ pub struct PlanStage {
     pub ranks: Vec<u64>,
     /// The node label that selects this stage's GPUs.
     pub node_selector: Option<NodeSelector>,
-    pub gradient_normalization: Option<String>,
+    pub gradient_normalization: Option<GradientNormalization>,
     /// The `clip_norm` hyperparameter, when fixed.
     pub clip_norm: Option<f64>,
 }
@@ -167,11 +184,24 @@ pub struct PlanBoundary {
     pub to_dtype: String,
     /// The cast inserted, e.g. `fp16->fp8_e4m3fn`.
     pub cast: String,
-    /// `exact`, `precision_loss` or `range_loss`.
-    pub risk: String,
+    /// What the cast can lose.
+    pub risk: Risk,
     /// Largest finite values of both dtypes, for range losses.
     pub from_max: Option<f64>,
     pub to_max: Option<f64>,
+}
+
+/// What a cast between stages can lose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[schemars(transform = crate::spec::const_variants_to_enum)]
+pub enum Risk {
+    /// Every value survives.
+    Exact,
+    /// Values keep their range but lose precision.
+    PrecisionLoss,
+    /// Values beyond the target's range overflow (or underflow).
+    RangeLoss,
 }
 
 /// Process groups as lists of global ranks. Rank r runs stage `r mod p` of
@@ -215,8 +245,19 @@ pub struct EnvOverride {
 pub struct VarReference {
     /// `${NAME}` as written.
     pub reference: String,
-    /// `set`, or `default` when unset and a `:-default` applies.
-    pub status: String,
+    /// Whether it was set when the plan was made.
+    pub status: ReferenceStatus,
+}
+
+/// Whether a `${VAR}` reference was set when the plan was made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[schemars(transform = crate::spec::const_variants_to_enum)]
+pub enum ReferenceStatus {
+    /// The variable was set.
+    Set,
+    /// Unset; its `:-default` applies.
+    Default,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -231,8 +272,8 @@ pub struct PerRankVariable {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlanHardware {
-    /// `inventory`, `probe`, or `none`.
-    pub source: String,
+    /// Where the supply came from.
+    pub source: HardwareSource,
     /// The inventory's format, when one was given.
     pub inventory_format: Option<String>,
     /// GPUs needed per acceptable type list (joined with `|`).
@@ -241,6 +282,19 @@ pub struct PlanHardware {
     pub supply: BTreeMap<String, u64>,
     /// The probed host, with `--probe`.
     pub probe: Option<ProbeSummary>,
+}
+
+/// Where a plan's hardware supply came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[schemars(transform = crate::spec::const_variants_to_enum)]
+pub enum HardwareSource {
+    /// An inventory file.
+    Inventory,
+    /// The local GPU probe.
+    Probe,
+    /// Neither: availability was not checked.
+    None,
 }
 
 /// The probed host's identity.
@@ -271,11 +325,10 @@ pub struct PlanWarning {
 /// What the plan is made from, beside the check result.
 pub struct PlanInputs<'a> {
     /// `(role, path, bytes)` of every input file.
-    pub files: Vec<(&'a str, &'a str, &'a [u8])>,
-    pub inventory: Option<&'a Inventory>,
+    pub files: Vec<(InputRole, &'a str, &'a [u8])>,
     pub probe: Option<ProbeSummary>,
     /// Environment lookup, to record which references were set.
-    pub env: crate::check::EnvLookup<'a>,
+    pub env: EnvLookup<'a>,
     /// The plan's path relative to the context directory, for `STAGEC_PLAN`.
     pub plan_path: String,
 }
@@ -298,20 +351,19 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Builds the plan of a checked project without errors. `None` when there
-/// is nothing to plan (errors, or an unparsed config).
-pub fn build(checked: &Checked, inputs: &PlanInputs<'_>) -> Option<PlanFiles> {
-    if checked.error_count() > 0 {
+/// Builds the plan of a compiled project without errors. `None` when there
+/// is nothing to plan (errors, or a config that did not parse).
+pub fn build(compiled: &Compiled, inputs: &PlanInputs<'_>) -> Option<PlanFiles> {
+    if compiled.error_count() > 0 {
         return None;
     }
-    let json = checked.json.as_ref()?;
-    let pipeline = checked.pipeline.clone().unwrap_or_else(|| single_stage(json));
+    let settings = compiled.settings.as_ref()?;
+    let inventory = compiled.inventory.as_ref();
+    let pipeline = compiled.pipeline.clone().unwrap_or_else(|| single_stage(settings));
     let p = pipeline.degree.max(1);
     let dp = pipeline.data_parallel.unwrap_or(1).max(1);
-    let hpp = json.pointer("/hyperparameters/hpp_config");
-    let fixed_str = |key: &str| hpp.and_then(|h| h.get(key)).and_then(Json::as_str).map(str::to_string);
-    let gradient_normalization = fixed_str("gradient_normalization");
-    let clip_norm = json.pointer("/hyperparameters/clip_norm").and_then(Json::as_f64);
+    let gradient_normalization = settings.gradient_normalization;
+    let clip_norm = settings.clip_norm;
 
     let stages: Vec<PlanStage> = pipeline
         .stages
@@ -342,7 +394,7 @@ pub fn build(checked: &Checked, inputs: &PlanInputs<'_>) -> Option<PlanFiles> {
             let pinned = taken
                 .and_then(|t| catalog::resolve(&t.offered).exact())
                 .or_else(|| s.gpu_types.first().and_then(|t| catalog::resolve(t).exact()));
-            let node_selector = match (taken, inputs.inventory) {
+            let node_selector = match (taken, inventory) {
                 (Some(t), Some(inv)) => inv
                     .nodes
                     .iter()
@@ -382,7 +434,7 @@ pub fn build(checked: &Checked, inputs: &PlanInputs<'_>) -> Option<PlanFiles> {
                 gpu_count: dp,
                 ranks,
                 node_selector,
-                gradient_normalization: gradient_normalization.clone(),
+                gradient_normalization,
                 clip_norm,
             }
         })
@@ -393,9 +445,9 @@ pub fn build(checked: &Checked, inputs: &PlanInputs<'_>) -> Option<PlanFiles> {
         .iter()
         .map(|b| {
             let (risk, from_max, to_max) = match b.risk {
-                CastRisk::Exact => ("exact", None, None),
-                CastRisk::PrecisionLoss => ("precision_loss", None, None),
-                CastRisk::RangeLoss { from_max, to_max } => ("range_loss", Some(from_max), Some(to_max)),
+                CastRisk::Exact => (Risk::Exact, None, None),
+                CastRisk::PrecisionLoss => (Risk::PrecisionLoss, None, None),
+                CastRisk::RangeLoss { from_max, to_max } => (Risk::RangeLoss, Some(from_max), Some(to_max)),
             };
             PlanBoundary {
                 from: b.from,
@@ -403,7 +455,7 @@ pub fn build(checked: &Checked, inputs: &PlanInputs<'_>) -> Option<PlanFiles> {
                 from_dtype: b.from_dtype.canonical_name().into(),
                 to_dtype: b.to_dtype.canonical_name().into(),
                 cast: format!("{}->{}", b.from_dtype.canonical_name(), b.to_dtype.canonical_name()),
-                risk: risk.into(),
+                risk,
                 from_max,
                 to_max,
             }
@@ -415,14 +467,14 @@ pub fn build(checked: &Checked, inputs: &PlanInputs<'_>) -> Option<PlanFiles> {
         data_parallel: (0..p).map(|s| (0..dp).map(|r| r * p + s).collect()).collect(),
     };
 
-    let environment = environment(json, inputs);
-    let hardware = hardware(&pipeline, inputs, dp);
-    let warnings = checked
+    let environment = environment(compiled, settings, inputs);
+    let hardware = hardware(&pipeline, inventory, inputs, dp);
+    let warnings = compiled
         .diagnostics
         .iter()
         .filter(|d| d.severity == Severity::Warning)
         .map(|d| {
-            let pos = position(&checked.sources, d.file, d.span);
+            let pos = position(&compiled.sources, d.file, d.span);
             PlanWarning {
                 code: d.code.into(),
                 message: d.message.clone(),
@@ -439,14 +491,14 @@ pub fn build(checked: &Checked, inputs: &PlanInputs<'_>) -> Option<PlanFiles> {
             .files
             .iter()
             .map(|(role, path, bytes)| PlanInput {
-                role: (*role).into(),
+                role: *role,
                 path: (*path).into(),
                 sha256: sha256_hex(bytes),
             })
             .collect(),
         experiment: PlanExperiment {
-            name: json.get("name").and_then(Json::as_str).map(str::to_string),
-            entrypoint: json.get("entrypoint").filter(|e| !e.is_null()).cloned(),
+            name: settings.name.clone(),
+            entrypoint: settings.entrypoint.as_ref().and_then(|e| serde_json::to_value(e).ok()),
         },
         pipeline: PlanPipeline {
             degree: p,
@@ -454,13 +506,11 @@ pub fn build(checked: &Checked, inputs: &PlanInputs<'_>) -> Option<PlanFiles> {
             world_size: p * dp,
             micro_batch_size: pipeline.micro_batch_size,
             micro_batches: pipeline.micro_batches,
-            schedule: pipeline.schedule.clone(),
+            schedule: pipeline.schedule,
             virtual_stages: pipeline.virtual_stages,
             bubble_fraction: pipeline.bubble.map(|b| (b * 1e6).round() / 1e6),
             gradient_normalization,
-            activation_checkpointing: hpp
-                .and_then(|h| h.get("activation_checkpointing"))
-                .and_then(Json::as_bool),
+            activation_checkpointing: settings.activation_checkpointing,
         },
         stages,
         boundaries,
@@ -480,23 +530,23 @@ pub fn build(checked: &Checked, inputs: &PlanInputs<'_>) -> Option<PlanFiles> {
 }
 
 /// A config without stage declarations plans as one stage on all slots.
-fn single_stage(json: &Json) -> Pipeline {
-    let slots = json
-        .pointer("/resources/slots_per_trial")
-        .and_then(Json::as_u64)
+fn single_stage(settings: &Settings) -> Pipeline {
+    let slots = settings
+        .slots_per_trial
+        .count()
+        .and_then(|s| u64::try_from(s).ok())
         .unwrap_or(1)
         .max(1);
     Pipeline {
-        stages: vec![crate::graph::Stage {
+        stages: vec![crate::pipeline::Stage {
             id: 0,
             name: "model".into(),
-            decl: crate::source::Loc {
-                file: crate::source::FileId(0),
-                span: crate::source::Span::at(0),
-            },
+            decl: crate::source::Loc::default(),
+            name_loc: crate::source::Loc::default(),
             source: crate::stages::DeclSource::StagesYaml,
             gpu_types: Vec::new(),
             dtype: None,
+            dtype_written: None,
             inputs: Vec::new(),
             modules: Vec::new(),
             params: None,
@@ -506,15 +556,23 @@ fn single_stage(json: &Json) -> Pipeline {
         data_parallel: Some(slots),
         micro_batch_size: None,
         micro_batches: None,
-        schedule: "1f1b".into(),
+        schedule: PipelineSchedule::OneFOneB,
         virtual_stages: 1,
         bubble: None,
         allocation: None,
+        facts: Default::default(),
     }
 }
 
-fn environment(json: &Json, inputs: &PlanInputs<'_>) -> PlanEnvironment {
-    let merged = env::merged(json);
+fn environment(compiled: &Compiled, settings: &Settings, inputs: &PlanInputs<'_>) -> PlanEnvironment {
+    let merged = env::merged(&settings.environment_variables);
+    let status = |name: &str| {
+        if (inputs.env)(name).is_some() {
+            ReferenceStatus::Set
+        } else {
+            ReferenceStatus::Default
+        }
+    };
     let mut variables = BTreeMap::new();
     let mut overridden = Vec::new();
     let mut references = BTreeMap::new();
@@ -529,46 +587,45 @@ fn environment(json: &Json, inputs: &PlanInputs<'_>) -> PlanEnvironment {
             }
         }
         for r in crate::vars::scan(value).0 {
-            let status = if (inputs.env)(&r.name).is_some() {
-                "set"
-            } else {
-                "default"
-            };
-            references.insert(format!("${{{}}}", r.name), status.to_string());
+            references.insert(format!("${{{}}}", r.name), status(&r.name));
         }
         variables.insert(name.clone(), shown(name, value));
     }
     variables.insert(PLAN_VARIABLE.into(), inputs.plan_path.clone());
     // References elsewhere in the config (storage credentials, names).
-    collect_references(json, inputs, &mut references);
+    if let Some(doc) = compiled.config_document() {
+        for site in crate::vars::sites(&doc.tree, compiled.text(compiled.config)) {
+            if let crate::vars::VarSite::Reference { reference, .. } = site {
+                references.insert(format!("${{{}}}", reference.name), status(&reference.name));
+            }
+        }
+    }
     PlanEnvironment {
         variables,
         overridden,
-        references: references.into_iter().map(|(reference, status)| VarReference { reference, status }).collect(),
+        references: references
+            .into_iter()
+            .map(|(reference, status)| VarReference { reference, status })
+            .collect(),
         per_rank: vec![
-            PerRankVariable { name: "STAGEC_STAGE_ID".into(), rule: "stage of the rank: stages[i].id where rank is in stages[i].ranks (rank mod pipeline.degree gives i)".into() },
-            PerRankVariable { name: "STAGEC_REPLICA".into(), rule: "data-parallel replica of the rank: rank div pipeline.degree".into() },
-            PerRankVariable { name: "STAGEC_SEED".into(), rule: "reproducibility.experiment_seed + global rank: every sampler and generator seeds from it (the field notes' manual_seed(42 + rank))".into() },
-            PerRankVariable { name: "STAGEC_DTYPE".into(), rule: "stages[i].torch_dtype of the rank's stage".into() },
+            PerRankVariable {
+                name: "STAGEC_STAGE_ID".into(),
+                rule: "stage of the rank: stages[i].id where rank is in stages[i].ranks (rank mod pipeline.degree gives i)"
+                    .into(),
+            },
+            PerRankVariable {
+                name: "STAGEC_REPLICA".into(),
+                rule: "data-parallel replica of the rank: rank div pipeline.degree".into(),
+            },
+            PerRankVariable {
+                name: "STAGEC_SEED".into(),
+                rule: "reproducibility.experiment_seed + global rank: every sampler and generator seeds from the rank's own value, so ranks draw different samples".into(),
+            },
+            PerRankVariable {
+                name: "STAGEC_DTYPE".into(),
+                rule: "stages[i].torch_dtype of the rank's stage".into(),
+            },
         ],
-    }
-}
-
-fn collect_references(v: &Json, inputs: &PlanInputs<'_>, out: &mut BTreeMap<String, String>) {
-    match v {
-        Json::String(s) if s.contains("${") => {
-            for r in crate::vars::scan(s).0 {
-                let status = if (inputs.env)(&r.name).is_some() {
-                    "set"
-                } else {
-                    "default"
-                };
-                out.insert(format!("${{{}}}", r.name), status.to_string());
-            }
-        }
-        Json::Array(items) => items.iter().for_each(|i| collect_references(i, inputs, out)),
-        Json::Object(map) => map.values().for_each(|i| collect_references(i, inputs, out)),
-        _ => {}
     }
 }
 
@@ -582,15 +639,14 @@ fn shown(name: &str, value: &str) -> String {
     }
 }
 
-fn hardware(pipeline: &Pipeline, inputs: &PlanInputs<'_>, dp: u64) -> PlanHardware {
+fn hardware(pipeline: &Pipeline, inventory: Option<&Inventory>, inputs: &PlanInputs<'_>, dp: u64) -> PlanHardware {
     let mut demand: BTreeMap<String, u64> = BTreeMap::new();
     for s in &pipeline.stages {
         if !s.gpu_types.is_empty() {
             *demand.entry(s.gpu_types.join("|")).or_default() += dp;
         }
     }
-    let supply: BTreeMap<String, u64> = inputs
-        .inventory
+    let supply: BTreeMap<String, u64> = inventory
         .map(|inv| {
             crate::hardware::allocate::pools(inv)
                 .into_iter()
@@ -598,14 +654,14 @@ fn hardware(pipeline: &Pipeline, inputs: &PlanInputs<'_>, dp: u64) -> PlanHardwa
                 .collect()
         })
         .unwrap_or_default();
-    let source = match (&inputs.probe, inputs.inventory) {
-        (Some(_), _) => "probe",
-        (None, Some(_)) => "inventory",
-        (None, None) => "none",
+    let source = match (&inputs.probe, inventory) {
+        (Some(_), _) => HardwareSource::Probe,
+        (None, Some(_)) => HardwareSource::Inventory,
+        (None, None) => HardwareSource::None,
     };
     PlanHardware {
-        source: source.into(),
-        inventory_format: inputs.inventory.map(|i| i.format.describe().to_string()),
+        source,
+        inventory_format: inventory.map(|i| i.format.describe().to_string()),
         demand,
         supply,
         probe: inputs.probe.clone(),

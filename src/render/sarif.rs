@@ -15,7 +15,7 @@ fn level(s: Severity) -> &'static str {
 }
 
 pub fn render(reports: &[Report<'_>]) -> String {
-    let all = rules::all();
+    let all: Vec<&rules::Rule> = rules::all().collect();
     let rule_objs: Vec<Value> = all
         .iter()
         .map(|r| {

@@ -19,7 +19,36 @@ declare_rule! {
     pub static ALIAS_BUDGET = {
         code: "Y003",
         name: "alias-budget",
+        family: Yaml,
         severity: Error,
         summary: "Aliases expand beyond the document budget",
     };
+}
+
+use super::{Cx, Sink};
+use crate::compile::Role;
+use crate::yaml::YamlIssue;
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    for (file, role, doc) in cx.documents() {
+        for issue in &doc.issues {
+            match issue {
+                YamlIssue::RecursiveAlias { at } => {
+                    out.at(file, *at, "this alias refers to the collection that contains it")
+                        .help("a recursive structure cannot be converted to JSON; copy the values instead");
+                }
+                YamlIssue::AliasBudget { at, max } => {
+                    let what = if role == Role::Inventory {
+                        "inventory"
+                    } else {
+                        "document"
+                    };
+                    out.at(file, *at, format!("aliases expand this {what} beyond {max} nodes")).help(
+                        "nested aliases multiply in size (a \"billion laughs\" document); stagec does not expand them",
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
 }

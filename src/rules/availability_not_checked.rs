@@ -12,7 +12,25 @@ declare_rule! {
     pub static AVAILABILITY_NOT_CHECKED = {
         code: "P303",
         name: "availability-not-checked",
+        family: Hardware,
         severity: Info,
         summary: "Hardware availability was not checked",
     };
+}
+
+use super::{path, Cx, Sink};
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let (Some(_), Some(config)) = (cx.pipeline(), cx.config()) else {
+        return;
+    };
+    if cx.compiled.inventory.is_some() {
+        return;
+    }
+    out.at(
+        config.file,
+        config.key_span(&path(&["resources"])),
+        "hardware availability not checked: no inventory given",
+    )
+    .help("pass `--inventory FILE` (stagec's inventory YAML, `kubectl get nodes -o json`, or nvidia-smi CSV)");
 }

@@ -23,6 +23,7 @@ declare_rule! {
     pub static AZURE_CREDENTIALS = {
         code: "C204",
         name: "azure-credentials",
+        family: Determined,
         severity: Error,
         summary: "Azure storage needs exactly one of `connection_string` and `account_url`",
     };
@@ -30,10 +31,10 @@ declare_rule! {
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::Diagnostic;
-use crate::semantic::{is_set, path, Ctx};
+use crate::rules::{is_set, path, Cx, Sink};
 
-pub(crate) fn check(ctx: &mut Ctx<'_>) {
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(ctx) = cx.config() else { return };
     const S: &str = "checkpoint_storage";
     if ctx.get(&[S, "type"]).and_then(Json::as_str) != Some("azure") {
         return;
@@ -43,43 +44,35 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
     let conn_span = ctx.key_span(&path(&[S, "connection_string"]));
     // Determined's check: both present as strings.
     if connection.is_some_and(Json::is_string) && credential.is_some_and(Json::is_string) {
-        let d = Diagnostic::new(
-            &AZURE_CREDENTIALS,
+        out.at(
             ctx.file,
             ctx.key_span(&path(&[S, "credential"])),
             "`checkpoint_storage.credential` cannot be combined with `connection_string`",
         )
-        .with_label(
+        .label(
             ctx.file,
             conn_span,
             "the connection string already carries the account key",
         )
-        .with_help("use `connection_string` alone, or `account_url` with `credential`");
-        ctx.push(d);
+        .help("use `connection_string` alone, or `account_url` with `credential`");
     }
     match (is_set(connection), is_set(ctx.get(&[S, "account_url"]))) {
         (true, true) => {
-            let d = Diagnostic::new(
-                &AZURE_CREDENTIALS,
+            out.at(
                 ctx.file,
                 ctx.key_span(&path(&[S, "account_url"])),
                 "`checkpoint_storage` sets both `account_url` and `connection_string`; exactly one must be set",
             )
-            .with_label(ctx.file, conn_span, "`connection_string` set here")
-            .with_help("keep `connection_string`, or replace it with `account_url` (and `credential`)");
-            ctx.push(d);
+            .label(ctx.file, conn_span, "`connection_string` set here")
+            .help("keep `connection_string`, or replace it with `account_url` (and `credential`)");
         }
         (false, false) => {
-            let d = Diagnostic::new(
-                &AZURE_CREDENTIALS,
-                ctx.file,
-                ctx.key_span(&path(&[S])),
+            out.at(ctx.file, ctx.key_span(&path(&[S])),
                 "`checkpoint_storage` (azure) needs `connection_string` or `account_url`",
             )
-            .with_help(
+            .help(
                 "add `connection_string: ${AZURE_STORAGE_CONNECTION_STRING}`, or `account_url: https://<account>.blob.core.windows.net` with an optional `credential`",
             );
-            ctx.push(d);
         }
         _ => {}
     }

@@ -14,7 +14,43 @@ declare_rule! {
     pub static BAD_FORMAT = {
         code: "C106",
         name: "bad-format",
+        family: Schema,
         severity: Error,
         summary: "A string does not have the required format",
     };
+}
+
+use super::text::{holds_secret, short, subject};
+use super::{Cx, Sink};
+use crate::schema::FindingKind;
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    for (file, _, doc) in cx.documents() {
+        for f in &doc.findings {
+            let FindingKind::BadFormat {
+                pattern,
+                found,
+                description,
+            } = &f.kind
+            else {
+                continue;
+            };
+            let shown = if holds_secret(&f.path) {
+                "the value".to_string()
+            } else {
+                short(found)
+            };
+            let d = out.at(
+                file,
+                f.span,
+                format!(
+                    "{} has an invalid format: {shown} does not match `{pattern}`",
+                    subject(&f.path)
+                ),
+            );
+            if let Some(h) = description {
+                d.help(h.clone());
+            }
+        }
+    }
 }

@@ -15,7 +15,22 @@ declare_rule! {
     pub static COMPLEX_KEY = {
         code: "Y010",
         name: "complex-key",
+        family: Yaml,
         severity: Error,
         summary: "A mapping key is not a scalar",
     };
+}
+
+use super::{Cx, Sink};
+use crate::yaml::YamlIssue;
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    for (file, _, doc) in cx.documents() {
+        for issue in &doc.issues {
+            if let YamlIssue::ComplexKey { at } = issue {
+                out.at(file, *at, "a mapping key must be a scalar")
+                    .help("configs become JSON, whose object keys are strings");
+            }
+        }
+    }
 }

@@ -17,6 +17,7 @@ declare_rule! {
     pub static CONTAINER_PATH_DOT = {
         code: "C205",
         name: "container-path-dot",
+        family: Determined,
         severity: Error,
         summary: "A bind mount's `container_path` is `.`",
     };
@@ -24,11 +25,11 @@ declare_rule! {
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::Diagnostic;
-use crate::semantic::Ctx;
+use crate::rules::{Cx, Sink};
 use crate::yaml::PathSeg;
 
-pub(crate) fn check(ctx: &mut Ctx<'_>) {
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(ctx) = cx.config() else { return };
     let Some(Json::Array(mounts)) = ctx.get(&["bind_mounts"]) else {
         return;
     };
@@ -44,13 +45,9 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
             PathSeg::Index(i),
             PathSeg::Key("container_path".into()),
         ];
-        let d = Diagnostic::new(
-            &CONTAINER_PATH_DOT,
-            ctx.file,
-            ctx.value_span(&p),
+        out.at(ctx.file, ctx.value_span(&p),
             format!("`bind_mounts[{i}].container_path` must not be `.`"),
         )
-        .with_help("`.` is the working directory holding the experiment's code; mount at a subdirectory such as `./data` or an absolute path such as `/data`");
-        ctx.push(d);
+        .help("`.` is the working directory holding the experiment's code; mount at a subdirectory such as `./data` or an absolute path such as `/data`");
     }
 }

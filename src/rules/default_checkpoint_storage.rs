@@ -21,6 +21,7 @@ declare_rule! {
     pub static DEFAULT_CHECKPOINT_STORAGE = {
         code: "C210",
         name: "default-checkpoint-storage",
+        family: Determined,
         severity: Info,
         summary: "Checkpoints will go to the cluster's default checkpoint storage",
     };
@@ -28,11 +29,11 @@ declare_rule! {
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::Diagnostic;
-use crate::semantic::{is_set, path, Ctx};
+use crate::rules::{is_set, path, Cx, Sink};
 use crate::source::Span;
 
-pub(crate) fn check(ctx: &mut Ctx<'_>) {
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(ctx) = cx.config() else { return };
     let (span, message) = match ctx.get(&["checkpoint_storage"]) {
         None | Some(Json::Null) => (
             Span::at(0),
@@ -44,8 +45,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
         ),
         Some(_) => return,
     };
-    let d = Diagnostic::new(&DEFAULT_CHECKPOINT_STORAGE, ctx.file, span, message).with_help(
+    out.at(ctx.file, span, message).help(
         "to choose the storage, set e.g. `checkpoint_storage: {type: s3, bucket: my-bucket}` or `{type: shared_fs, host_path: /mnt/checkpoints}`",
     );
-    ctx.push(d);
 }

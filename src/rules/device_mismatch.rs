@@ -18,7 +18,40 @@ declare_rule! {
     pub static DEVICE_MISMATCH = {
         code: "P203",
         name: "device-mismatch",
+        family: Devices,
         severity: Error,
         summary: "A stage's decorator device and stage_<N>_gpus disagree",
     };
+}
+
+use super::{Cx, Sink};
+use crate::hardware::catalog;
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(pipeline) = cx.pipeline() else { return };
+    for (id, listed, declared) in &pipeline.facts.disagreements {
+        let declared_family = catalog::resolve(&declared.value).family();
+        let same_family = declared_family == catalog::resolve(&listed.value).family();
+        let what = if same_family {
+            "a different variant"
+        } else {
+            "a different GPU family"
+        };
+        out.at_loc(
+            listed.loc,
+            format!(
+                "`stage_{id}_gpus` lists `{}`, {what} from the `{}` that stage {id} declares",
+                listed.value, declared.value
+            ),
+        )
+        .label(
+            declared.loc.file,
+            declared.loc.span,
+            format!("stage {id} declares device `{}` here", declared.value),
+        )
+        .help(format!(
+            "list GPU types of the declared family (`{}`), or change the declaration",
+            declared_family.unwrap_or(&declared.value)
+        ));
+    }
 }

@@ -39,6 +39,7 @@ declare_rule! {
     pub static DISALLOWED_PROPERTY = {
         code: "C208",
         name: "disallowed-property",
+        family: Determined,
         severity: Error,
         summary: "A key Determined does not allow (or ignores) at this place",
     };
@@ -46,8 +47,8 @@ declare_rule! {
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::semantic::{path, Ctx};
+use crate::diagnostic::Severity;
+use crate::rules::{path, Config, Cx, Sink};
 use crate::yaml::{display_path, PathSeg};
 
 /// Fields of `determined-container` that Determined's schema disallows
@@ -82,12 +83,13 @@ const CONTAINER_FIELDS: &[(&str, &str)] = &[
 
 const TENSORBOARD_FIELDS: &[&str] = &["save_experiment_best", "save_trial_best", "save_trial_latest"];
 
-pub(crate) fn check(ctx: &mut Ctx<'_>) {
-    tensorboard(ctx);
-    pod_spec(ctx);
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(ctx) = cx.config() else { return };
+    tensorboard(&ctx, out);
+    pod_spec(&ctx, out);
 }
 
-fn tensorboard(ctx: &mut Ctx<'_>) {
+fn tensorboard(ctx: &Config<'_>, out: &mut Sink<'_>) {
     let Some(Json::Object(tb)) = ctx.get(&["tensorboard_storage"]) else {
         return;
     };
@@ -98,24 +100,23 @@ fn tensorboard(ctx: &mut Ctx<'_>) {
         .collect();
     for field in present {
         let p = path(&["tensorboard_storage", field]);
-        let mut d = Diagnostic::new(
-            &DISALLOWED_PROPERTY,
-            ctx.file,
-            ctx.key_span(&p),
-            format!("`tensorboard_storage.{field}` is deprecated and ignored"),
-        )
-        .with_severity(Severity::Warning)
-        .with_help(
-            "checkpoint retention is set in `checkpoint_storage`; TensorBoard files are kept with the experiment",
-        );
-        if let Some(edit) = ctx.delete_entry_edit(&p) {
-            d = d.with_fix(format!("Remove `{field}`"), vec![edit]);
+        let d = out
+            .at(
+                ctx.file,
+                ctx.key_span(&p),
+                format!("`tensorboard_storage.{field}` is deprecated and ignored"),
+            )
+            .severity(Severity::Warning)
+            .help(
+                "checkpoint retention is set in `checkpoint_storage`; TensorBoard files are kept with the experiment",
+            );
+        if let Some(edit) = crate::edit::delete_entry(ctx.file, ctx.text, ctx.tree, &p) {
+            d.fix(format!("Remove `{field}`"), vec![edit]);
         }
-        ctx.push(d);
     }
 }
 
-fn pod_spec(ctx: &mut Ctx<'_>) {
+fn pod_spec(ctx: &Config<'_>, out: &mut Sink<'_>) {
     let Some(Json::Object(pod)) = ctx.get(&["environment", "pod_spec"]) else {
         return;
     };
@@ -153,20 +154,18 @@ fn pod_spec(ctx: &mut Ctx<'_>) {
         }
     }
     for (p, help) in found {
-        let d = Diagnostic::new(
-            &DISALLOWED_PROPERTY,
+        out.at(
             ctx.file,
             ctx.key_span(&p),
             format!("`{}` is not configurable", display_path(&p)),
         )
-        .with_help(help);
-        ctx.push(d);
+        .help(help);
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::semantic::apply_fixes;
+    use crate::rules::apply_fixes;
 
     #[test]
     fn removes_deprecated_tensorboard_fields() {

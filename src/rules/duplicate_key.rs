@@ -17,7 +17,23 @@ declare_rule! {
     pub static DUPLICATE_KEY = {
         code: "Y002",
         name: "duplicate-key",
+        family: Yaml,
         severity: Error,
         summary: "A mapping key appears more than once",
     };
+}
+
+use super::{Cx, Sink};
+use crate::yaml::YamlIssue;
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    for (file, _, doc) in cx.documents() {
+        for issue in &doc.issues {
+            if let YamlIssue::DuplicateKey { at, first, key } = issue {
+                out.at(file, *at, format!("duplicate key `{key}`"))
+                    .label(file, *first, format!("`{key}` first defined here"))
+                    .help("Determined's CLI (ruamel.yaml) rejects duplicate keys; keep one of them");
+            }
+        }
+    }
 }

@@ -18,7 +18,32 @@ declare_rule! {
     pub static ENV_OVERRIDES_DEFAULT = {
         code: "E103",
         name: "env-overrides-default",
+        family: Environment,
         severity: Info,
         summary: "The experiment overrides one of stagec's environment defaults",
     };
+}
+
+use super::{Cx, Sink};
+use crate::envvars;
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let (Some(config), Some(settings)) = (cx.config(), cx.settings()) else {
+        return;
+    };
+    for e in &settings.environment_variables {
+        if !matches!(e.variant.as_deref(), None | Some("cuda")) {
+            continue;
+        }
+        if let Some((_, ours, why)) = envvars::DEFAULTS.iter().find(|(k, v, _)| *k == e.name && *v != e.value) {
+            out.at(
+                config.file,
+                config.value_span(&e.path),
+                format!(
+                    "`{}={}` replaces stagec's default `{}={ours}` ({why}); the experiment's value is kept",
+                    e.name, e.value, e.name
+                ),
+            );
+        }
+    }
 }

@@ -24,6 +24,7 @@ declare_rule! {
     pub static GRID_COUNT_MISSING = {
         code: "C206",
         name: "grid-count-missing",
+        family: Determined,
         severity: Error,
         summary: "A grid-searched range hyperparameter has no `count`",
     };
@@ -31,14 +32,14 @@ declare_rule! {
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::Diagnostic;
-use crate::semantic::{is_set, path, Ctx};
+use crate::rules::{is_set, path, Cx, Sink};
 use crate::yaml::display_path;
 
 /// The `count` a fix proposes.
 const PROPOSED_COUNT: &str = "5";
 
-pub(crate) fn check(ctx: &mut Ctx<'_>) {
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(ctx) = cx.config() else { return };
     if ctx.get(&["searcher", "name"]).and_then(Json::as_str) != Some("grid") {
         return;
     }
@@ -50,31 +51,30 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
         if is_set(map.get("count")) {
             continue;
         }
-        let mut d = Diagnostic::new(
-            &GRID_COUNT_MISSING,
-            ctx.file,
-            ctx.head_span(&hp),
-            format!("`{}` ({kind}) needs a `count` under grid search", display_path(&hp)),
-        )
-        .with_label(ctx.file, grid_name, "grid search selected here")
-        .with_help(format!(
-            "add `count: N` to try N evenly spaced values between `minval` and `maxval`{}",
-            if kind == "log" {
-                " (spaced evenly in the exponent)"
-            } else {
-                ""
-            }
-        ));
-        if let Some(edit) = ctx.append_entry_edit(&hp, "count", PROPOSED_COUNT) {
-            d = d.with_fix(format!("Add `count: {PROPOSED_COUNT}`"), vec![edit]);
+        let d = out
+            .at(
+                ctx.file,
+                ctx.head_span(&hp),
+                format!("`{}` ({kind}) needs a `count` under grid search", display_path(&hp)),
+            )
+            .label(ctx.file, grid_name, "grid search selected here")
+            .help(format!(
+                "add `count: N` to try N evenly spaced values between `minval` and `maxval`{}",
+                if kind == "log" {
+                    " (spaced evenly in the exponent)"
+                } else {
+                    ""
+                }
+            ));
+        if let Some(edit) = crate::edit::insert_entry(ctx.file, ctx.text, ctx.tree, &hp, "count", PROPOSED_COUNT) {
+            d.fix(format!("Add `count: {PROPOSED_COUNT}`"), vec![edit]);
         }
-        ctx.push(d);
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::semantic::apply_fixes;
+    use crate::rules::apply_fixes;
 
     const HEAD: &str = "name: g\nentrypoint: python3 train.py\nsearcher:\n  name: grid\n  metric: loss\ncheckpoint_storage:\n  type: shared_fs\n  host_path: /mnt/c\n";
 

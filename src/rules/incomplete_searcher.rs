@@ -42,6 +42,7 @@ declare_rule! {
     pub static INCOMPLETE_SEARCHER = {
         code: "C209",
         name: "incomplete-searcher",
+        family: Determined,
         severity: Warning,
         summary: "The searcher lacks a key Determined requires",
     };
@@ -49,8 +50,7 @@ declare_rule! {
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::Diagnostic;
-use crate::semantic::{is_set, path, Ctx};
+use crate::rules::{is_set, path, Config, Cx, Sink};
 use crate::source::Span;
 
 /// Keys each searcher needs besides `name` and `metric`; `None` for names
@@ -67,7 +67,8 @@ fn required(name: &str) -> Option<&'static [&'static str]> {
     })
 }
 
-pub(crate) fn check(ctx: &mut Ctx<'_>) {
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(ctx) = cx.config() else { return };
     let searcher = match ctx.get(&["searcher"]) {
         Some(Json::Object(s)) => s,
         Some(Json::Null) | None => {
@@ -75,9 +76,8 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
                 Some(_) => ctx.key_span(&path(&["searcher"])),
                 None => Span::at(0),
             };
-            let d = Diagnostic::new(&INCOMPLETE_SEARCHER, ctx.file, span, "the experiment has no `searcher`")
-                .with_help("add one, e.g. `searcher: {name: single, metric: validation_loss}`; Determined does not take the searcher from the cluster's defaults");
-            ctx.push(d);
+            out.at(ctx.file, span, "the experiment has no `searcher`")
+                .help("add one, e.g. `searcher: {name: single, metric: validation_loss}`; Determined does not take the searcher from the cluster's defaults");
             return;
         }
         // Another type: the schema reports it.
@@ -107,7 +107,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
             .collect();
         if is_set(searcher.get("max_length")) {
             if !time.is_empty() {
-                legacy_length_warning(ctx, name.unwrap_or_default(), searcher);
+                legacy_length_warning(&ctx, out, name.unwrap_or_default(), searcher);
             }
         } else {
             missing.extend(time);
@@ -123,16 +123,14 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
     };
     let mut help: Vec<String> = missing.iter().filter_map(|k| explain(k, searcher)).collect();
     help.dedup();
-    let mut d = Diagnostic::new(
-        &INCOMPLETE_SEARCHER,
+    let d = out.at(
         ctx.file,
         ctx.key_span(&path(&["searcher"])),
         format!("{what} is missing {listed}"),
     );
     if !help.is_empty() {
-        d = d.with_help(help.join("\n"));
+        d.help(help.join("\n"));
     }
-    ctx.push(d);
 }
 
 /// "`a`", "`a` and `b`", "`a`, `b` and `c`".
@@ -147,19 +145,15 @@ fn list(keys: &[&str]) -> String {
 
 /// An ASHA searcher that gives its length only as the deprecated
 /// `max_length`: accepted by the v0 schema, rejected by recent Determined.
-fn legacy_length_warning(ctx: &mut Ctx<'_>, name: &str, searcher: &serde_json::Map<String, Json>) {
+fn legacy_length_warning(ctx: &Config<'_>, out: &mut Sink<'_>, name: &str, searcher: &serde_json::Map<String, Json>) {
     let help = explain("max_time", searcher).unwrap_or_default();
-    let d = Diagnostic::new(
-        &INCOMPLETE_SEARCHER,
-        ctx.file,
-        ctx.key_span(&path(&["searcher", "max_length"])),
+    out.at(ctx.file, ctx.key_span(&path(&["searcher", "max_length"])),
         format!(
             "`searcher.max_length` is deprecated: recent Determined releases require `time_metric` and `max_time` for the `{name}` searcher"
         ),
     )
-    .with_severity(crate::diagnostic::Severity::Warning)
-    .with_help(help);
-    ctx.push(d);
+    .severity(crate::diagnostic::Severity::Warning)
+    .help(help);
 }
 
 fn explain(key: &str, searcher: &serde_json::Map<String, Json>) -> Option<String> {

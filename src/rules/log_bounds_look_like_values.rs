@@ -28,6 +28,7 @@ declare_rule! {
     pub static LOG_BOUNDS_LOOK_LIKE_VALUES = {
         code: "C211",
         name: "log-bounds-look-like-values",
+        family: Determined,
         severity: Warning,
         summary: "A `log` hyperparameter's bounds look like values, not exponents",
     };
@@ -35,11 +36,13 @@ declare_rule! {
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::{Diagnostic, Edit};
-use crate::semantic::{join, show, Ctx};
+use crate::diagnostic::Edit;
+use crate::rules::text::show;
+use crate::rules::{join, Config, Cx, Sink};
 use crate::yaml::display_path;
 
-pub(crate) fn check(ctx: &mut Ctx<'_>) {
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(ctx) = cx.config() else { return };
     for (hp, map) in ctx.typed_hyperparameters(false) {
         if map.get("type").and_then(Json::as_str) != Some("log") {
             continue;
@@ -62,19 +65,16 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
         }
         let min_path = join(&hp, "minval");
         let max_path = join(&hp, "maxval");
-        let (Some(min_text), Some(max_text)) = (written(ctx, &hp, "minval"), written(ctx, &hp, "maxval")) else {
+        let (Some(min_text), Some(max_text)) = (written(&ctx, &hp, "minval"), written(&ctx, &hp, "maxval")) else {
             continue;
         };
         let base_text = if assumed {
             "10".to_string()
         } else {
-            written(ctx, &hp, "base").unwrap_or_default()
+            written(&ctx, &hp, "base").unwrap_or_default()
         };
         let (emin, emax) = (fmt_exponent(exponent(min, base)), fmt_exponent(exponent(max, base)));
-        let mut d = Diagnostic::new(
-            &LOG_BOUNDS_LOOK_LIKE_VALUES,
-            ctx.file,
-            ctx.value_span(&min_path),
+        let d = out.at(ctx.file, ctx.value_span(&min_path),
             format!(
                 "`{}` samples {base_text}^x for x from {min_text} to {max_text}, i.e. values from {} to {}: `minval` and `maxval` are exponents",
                 display_path(&hp),
@@ -82,13 +82,13 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
                 fmt_value(base.powf(max)),
             ),
         )
-        .with_label(ctx.file, ctx.value_span(&max_path), "also an exponent")
-        .with_help(format!(
+        .label(ctx.file, ctx.value_span(&max_path), "also an exponent")
+        .help(format!(
             "to sample values from {min_text} to {max_text}, give their base-{base_text} logarithms: `minval: {emin}`, `maxval: {emax}`{}",
             if assumed { " (assuming `base: 10`)" } else { "" }
         ));
         if let (Some(a), Some(b)) = (ctx.own_scalar_span(&min_path), ctx.own_scalar_span(&max_path)) {
-            d = d.with_fix(
+            d.fix(
                 format!("Use exponents: `minval: {emin}`, `maxval: {emax}`"),
                 vec![
                     Edit {
@@ -104,13 +104,12 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
                 ],
             );
         }
-        ctx.push(d);
     }
 }
 
 /// A number as the file writes it (`1e-5`), or as JSON when it is reached
 /// through an alias.
-fn written(ctx: &Ctx<'_>, hp: &[crate::yaml::PathSeg], key: &str) -> Option<String> {
+fn written(ctx: &Config<'_>, hp: &[crate::yaml::PathSeg], key: &str) -> Option<String> {
     let p = join(hp, key);
     match ctx.own_scalar_span(&p).and_then(|s| ctx.text.get(s.start..s.end)) {
         Some(t) => Some(t.to_string()),
@@ -190,7 +189,7 @@ mod tests {
     #[test]
     fn fix_replaces_both_bounds() {
         let text = "hyperparameters:\n  lr:\n    type: log\n    base: 10\n    minval: 1e-5\n    maxval: 1e-2 # lr\n";
-        let (out, diags) = crate::semantic::apply_fixes(text, "C211");
+        let (out, diags) = crate::rules::apply_fixes(text, "C211");
         assert_eq!(
             out,
             "hyperparameters:\n  lr:\n    type: log\n    base: 10\n    minval: -5\n    maxval: -2 # lr\n"

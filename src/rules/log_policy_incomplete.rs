@@ -18,6 +18,7 @@ declare_rule! {
     pub static LOG_POLICY_INCOMPLETE = {
         code: "C207",
         name: "log-policy-incomplete",
+        family: Determined,
         severity: Error,
         summary: "A log policy has neither a `name` nor both `pattern` and `action`",
     };
@@ -25,11 +26,11 @@ declare_rule! {
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::Diagnostic;
-use crate::semantic::Ctx;
+use crate::rules::{Cx, Sink};
 use crate::yaml::PathSeg;
 
-pub(crate) fn check(ctx: &mut Ctx<'_>) {
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(ctx) = cx.config() else { return };
     let Some(Json::Array(policies)) = ctx.get(&["log_policies"]) else {
         return;
     };
@@ -49,13 +50,11 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
         } else {
             "add a `name` and the `pattern` to match; a policy with only a `name` disables the default policy of that name"
         };
-        let d = Diagnostic::new(
-            &LOG_POLICY_INCOMPLETE,
+        out.at(
             ctx.file,
             ctx.head_span(&item),
             format!("`log_policies[{i}]` needs a `name`, or both `pattern` and `action`"),
         )
-        .with_help(help);
-        ctx.push(d);
+        .help(help);
     }
 }

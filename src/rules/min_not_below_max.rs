@@ -22,6 +22,7 @@ declare_rule! {
     pub static MIN_NOT_BELOW_MAX = {
         code: "C201",
         name: "min-not-below-max",
+        family: Determined,
         severity: Error,
         summary: "A range's lower bound is not below its upper bound",
     };
@@ -31,11 +32,12 @@ use std::cmp::Ordering;
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::{Diagnostic, Edit};
-use crate::semantic::{join, path, Ctx};
+use crate::diagnostic::Edit;
+use crate::rules::{join, path, Cx, Sink};
 use crate::yaml::display_path;
 
-pub(crate) fn check(ctx: &mut Ctx<'_>) {
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(ctx) = cx.config() else { return };
     for (hp, map) in ctx.typed_hyperparameters(false) {
         if !matches!(map.get("type").and_then(Json::as_str), Some("int" | "double" | "log")) {
             continue;
@@ -49,24 +51,24 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
         }
         let min_path = join(&hp, "minval");
         let max_path = join(&hp, "maxval");
-        let mut d = Diagnostic::new(
-            &MIN_NOT_BELOW_MAX,
-            ctx.file,
-            ctx.value_span(&max_path),
-            format!(
-                "`{}` ({max}) must be greater than `minval` ({min})",
-                display_path(&max_path)
-            ),
-        )
-        .with_label(ctx.file, ctx.value_span(&min_path), "the lower bound");
+        let d = out
+            .at(
+                ctx.file,
+                ctx.value_span(&max_path),
+                format!(
+                    "`{}` ({max}) must be greater than `minval` ({min})",
+                    display_path(&max_path)
+                ),
+            )
+            .label(ctx.file, ctx.value_span(&min_path), "the lower bound");
         if order == Ordering::Equal {
-            d = d.with_help(format!("for a fixed value write `{{type: const, val: {min}}}`"));
+            d.help(format!("for a fixed value write `{{type: const, val: {min}}}`"));
         } else {
-            d = d.with_help("the bounds are the wrong way round: `minval` is the smallest value sampled");
+            d.help("the bounds are the wrong way round: `minval` is the smallest value sampled");
             if let (Some(a), Some(b)) = (ctx.own_scalar_span(&min_path), ctx.own_scalar_span(&max_path)) {
                 let (ta, tb) = (ctx.text.get(a.start..a.end), ctx.text.get(b.start..b.end));
                 if let (Some(ta), Some(tb)) = (ta, tb) {
-                    d = d.with_fix(
+                    d.fix(
                         "Swap `minval` and `maxval`",
                         vec![
                             Edit {
@@ -84,7 +86,6 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
                 }
             }
         }
-        ctx.push(d);
     }
 
     let (Some(begin), Some(end)) = (
@@ -94,19 +95,17 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
         return;
     };
     if compare(begin, end) == Some(Ordering::Greater) {
-        let d = Diagnostic::new(
-            &MIN_NOT_BELOW_MAX,
+        out.at(
             ctx.file,
             ctx.value_span(&path(&["profiling", "end_after_batch"])),
             format!("`profiling.end_after_batch` ({end}) must not be less than `begin_on_batch` ({begin})"),
         )
-        .with_label(
+        .label(
             ctx.file,
             ctx.value_span(&path(&["profiling", "begin_on_batch"])),
             "profiling starts here",
         )
-        .with_help("the profiler runs from batch `begin_on_batch` through batch `end_after_batch`");
-        ctx.push(d);
+        .help("the profiler runs from batch `begin_on_batch` through batch `end_after_batch`");
     }
 }
 
@@ -127,7 +126,7 @@ fn compare(a: &Json, b: &Json) -> Option<Ordering> {
 
 #[cfg(test)]
 mod tests {
-    use crate::semantic::apply_fixes;
+    use crate::rules::apply_fixes;
 
     #[test]
     fn swaps_reversed_bounds() {

@@ -17,6 +17,7 @@ declare_rule! {
     pub static MISSING_KEY = {
         code: "C103",
         name: "missing-key",
+        family: Schema,
         severity: Error,
         summary: "A required key is missing",
     };
@@ -37,5 +38,44 @@ pub fn proposed_value(name: &str, schema: Option<&serde_json::Value>) -> Option<
         // A `log` hyperparameter's values are base^x; 10 is the common base.
         "base" => Some("10".into()),
         _ => None,
+    }
+}
+
+use super::text::backticked;
+use super::{Cx, Sink};
+use crate::edit;
+use crate::schema::FindingKind;
+use crate::yaml::display_path;
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    for (file, _, doc) in cx.documents() {
+        for f in &doc.findings {
+            let FindingKind::MissingKey {
+                key,
+                choices,
+                description,
+                schema,
+            } = &f.kind
+            else {
+                continue;
+            };
+            let owner = if f.path.is_empty() {
+                "the experiment".to_string()
+            } else {
+                format!("`{}`", display_path(&f.path))
+            };
+            let d = out.at(file, f.span, format!("{owner} is missing required key `{key}`"));
+            if let Some(choices) = choices {
+                d.help(format!("set `{key}` to one of {}", backticked(choices)));
+            } else if let Some(desc) = description {
+                d.help(format!("`{key}`: {desc}"));
+            }
+            let text = cx.text(file);
+            let insert = proposed_value(key, schema.as_ref())
+                .and_then(|value| edit::insert_entry(file, text, &doc.tree, &f.path, key, &value));
+            if let Some(e) = insert {
+                d.fix(format!("Add `{key}`"), vec![e]);
+            }
+        }
     }
 }

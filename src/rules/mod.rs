@@ -1,21 +1,62 @@
-//! The rule registry: one file per rule, each with a stable code and the
-//! documentation `stagec explain CODE` prints.
+//! The rules: one file per rule, holding everything about it — the
+//! documentation `stagec explain CODE` prints (the doc comment above its
+//! declaration), its check, its messages and its fix. [`RULES`] is the one
+//! registration table; a test keeps it complete, without duplicates and in
+//! code order.
 //!
-//! A rule file declares its [`Rule`] with [`declare_rule!`]; the doc comment
-//! written above the declaration *is* the explanation, so the text a user
-//! reads and the text a maintainer reads are the same lines. Rules whose
-//! check is a semantic pass over the experiment (rather than a phase such as
-//! parsing) also define `pub(crate) fn check(ctx: &mut Ctx)`.
+//! Rules read the plain facts the phases produced (a [`Compiled`] without
+//! diagnostics) through a [`Cx`] and report through a [`Sink`], which stamps
+//! every diagnostic with the rule's code: a rule can only speak for itself.
+//! Only rules create diagnostics (a test keeps other modules from calling
+//! `Diagnostic::new`).
 
-use crate::diagnostic::Severity;
+use std::collections::HashSet;
 
-/// A diagnostic's rule: its identity and its documentation.
+use serde_json::Value as Json;
+
+use crate::compile::{Compiled, Options, Role, Unit};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::document::Document;
+use crate::pipeline::Pipeline;
+use crate::schema::value_span;
+use crate::settings::Settings;
+use crate::source::{FileId, Loc, Span};
+use crate::stages::StageDecl;
+use crate::yaml::{Located, PathSeg, Tree, Value};
+
+pub(crate) mod text;
+
+/// The family a rule belongs to: what it is about, not its code's letter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Family {
+    /// The YAML text itself (`Y…`).
+    Yaml,
+    /// The experiment schema: keys, types, values (`C1…`).
+    Schema,
+    /// Determined's constraints beyond JSON Schema (`C2…`).
+    Determined,
+    /// Stage declarations and the pipeline's shape (`P1…`).
+    Stages,
+    /// Devices and dtypes of stages (`P2…`).
+    Devices,
+    /// Hardware inventories and supply (`P3…`).
+    Hardware,
+    /// Environment variables (`E…`).
+    Environment,
+    /// `${VAR}` references (`V…`).
+    Variables,
+    /// stagec's HPP extension (`H…`).
+    Hpp,
+}
+
+/// A rule's identity and documentation.
 #[derive(Debug)]
 pub struct Rule {
     /// Stable code, e.g. `Y002`. Never reused.
     pub code: &'static str,
     /// Kebab-case name, e.g. `duplicate-key`.
     pub name: &'static str,
+    pub family: Family,
     /// Default severity.
     pub severity: Severity,
     /// One line: what the rule reports.
@@ -31,6 +72,7 @@ macro_rules! declare_rule {
         pub static $id:ident = {
             code: $code:literal,
             name: $name:literal,
+            family: $family:ident,
             severity: $severity:ident,
             summary: $summary:literal $(,)?
         };
@@ -39,10 +81,27 @@ macro_rules! declare_rule {
         pub static $id: $crate::rules::Rule = $crate::rules::Rule {
             code: $code,
             name: $name,
+            family: $crate::rules::Family::$family,
             severity: $crate::diagnostic::Severity::$severity,
             summary: $summary,
             explanation: concat!($($doc, "\n"),*),
         };
+    };
+}
+
+/// A rule and its check.
+pub struct Registered {
+    pub rule: &'static Rule,
+    pub check: fn(&Cx<'_>, &mut Sink<'_>),
+}
+
+/// Registers `module::STATIC` with `module::check`.
+macro_rules! register {
+    ($module:ident :: $rule:ident) => {
+        Registered {
+            rule: &$module::$rule,
+            check: $module::check,
+        }
     };
 }
 
@@ -109,7 +168,7 @@ pub mod invalid_env_value;
 pub mod unset_variable;
 pub mod variable_syntax;
 
-// Semantic rules: Determined's constraints beyond JSON Schema.
+// Determined's constraints beyond JSON Schema.
 pub mod azure_credentials;
 pub mod container_path_dot;
 pub mod default_checkpoint_storage;
@@ -122,87 +181,86 @@ pub mod min_not_below_max;
 pub mod prefix_parent_dir;
 pub mod storage_path_outside_host_path;
 
-// Semantic rules of the HPP extension.
+// The HPP extension.
 pub mod unknown_dtype;
 pub mod virtual_stages_without_interleaved;
 
+/// Every rule with its check, in code order: the one registration.
+pub static RULES: &[Registered] = &[
+    register!(unknown_key::UNKNOWN_KEY),
+    register!(wrong_type::WRONG_TYPE),
+    register!(missing_key::MISSING_KEY),
+    register!(invalid_value::INVALID_VALUE),
+    register!(out_of_range::OUT_OF_RANGE),
+    register!(bad_format::BAD_FORMAT),
+    register!(unknown_variant::UNKNOWN_VARIANT),
+    register!(schema_violation::SCHEMA_VIOLATION),
+    register!(min_not_below_max::MIN_NOT_BELOW_MAX),
+    register!(storage_path_outside_host_path::STORAGE_PATH_OUTSIDE_HOST_PATH),
+    register!(prefix_parent_dir::PREFIX_PARENT_DIR),
+    register!(azure_credentials::AZURE_CREDENTIALS),
+    register!(container_path_dot::CONTAINER_PATH_DOT),
+    register!(grid_count_missing::GRID_COUNT_MISSING),
+    register!(log_policy_incomplete::LOG_POLICY_INCOMPLETE),
+    register!(disallowed_property::DISALLOWED_PROPERTY),
+    register!(incomplete_searcher::INCOMPLETE_SEARCHER),
+    register!(default_checkpoint_storage::DEFAULT_CHECKPOINT_STORAGE),
+    register!(log_bounds_look_like_values::LOG_BOUNDS_LOOK_LIKE_VALUES),
+    register!(invalid_env_value::INVALID_ENV_VALUE),
+    register!(deprecated_env_name::DEPRECATED_ENV_NAME),
+    register!(env_overrides_default::ENV_OVERRIDES_DEFAULT),
+    register!(virtual_stages_without_interleaved::VIRTUAL_STAGES_WITHOUT_INTERLEAVED),
+    register!(unknown_dtype::UNKNOWN_DTYPE),
+    register!(invalid_param_count::INVALID_PARAM_COUNT),
+    register!(python_syntax::PYTHON_SYNTAX),
+    register!(stage_decorator_arguments::STAGE_DECORATOR_ARGUMENTS),
+    register!(no_stage_declarations::NO_STAGE_DECLARATIONS),
+    register!(duplicate_stage_id::DUPLICATE_STAGE_ID),
+    register!(stage_id_gap::STAGE_ID_GAP),
+    register!(pipeline_degree_mismatch::PIPELINE_DEGREE_MISMATCH),
+    register!(stage_graph_cycle::STAGE_GRAPH_CYCLE),
+    register!(unknown_stage_input::UNKNOWN_STAGE_INPUT),
+    register!(stage_not_reaching_output::STAGE_NOT_REACHING_OUTPUT),
+    register!(gpus_for_unknown_stage::GPUS_FOR_UNKNOWN_STAGE),
+    register!(slots_not_multiple_of_stages::SLOTS_NOT_MULTIPLE_OF_STAGES),
+    register!(batch_not_divisible::BATCH_NOT_DIVISIBLE),
+    register!(too_few_micro_batches::TOO_FEW_MICRO_BATCHES),
+    register!(pipeline_bubble::PIPELINE_BUBBLE),
+    register!(stage_without_device::STAGE_WITHOUT_DEVICE),
+    register!(unknown_gpu::UNKNOWN_GPU),
+    register!(device_mismatch::DEVICE_MISMATCH),
+    register!(unknown_stage_dtype::UNKNOWN_STAGE_DTYPE),
+    register!(dtype_unsupported_on_device::DTYPE_UNSUPPORTED_ON_DEVICE),
+    register!(narrowing_stage_cast::NARROWING_STAGE_CAST),
+    register!(inventory_format::INVENTORY_FORMAT),
+    register!(inventory_unknown_gpu::INVENTORY_UNKNOWN_GPU),
+    register!(availability_not_checked::AVAILABILITY_NOT_CHECKED),
+    register!(gpu_shortfall::GPU_SHORTFALL),
+    register!(unsatisfiable_request::UNSATISFIABLE_REQUEST),
+    register!(stage_memory::STAGE_MEMORY),
+    register!(probe_found_no_gpu::PROBE_FOUND_NO_GPU),
+    register!(variable_syntax::VARIABLE_SYNTAX),
+    register!(unset_variable::UNSET_VARIABLE),
+    register!(yaml_syntax::YAML_SYNTAX),
+    register!(duplicate_key::DUPLICATE_KEY),
+    register!(alias_budget::ALIAS_BUDGET),
+    register!(nesting_depth::NESTING_DEPTH),
+    register!(file_too_large::FILE_TOO_LARGE),
+    register!(invalid_utf8::INVALID_UTF8),
+    register!(multiple_documents::MULTIPLE_DOCUMENTS),
+    register!(root_not_mapping::ROOT_NOT_MAPPING),
+    register!(unsupported_tag::UNSUPPORTED_TAG),
+    register!(complex_key::COMPLEX_KEY),
+];
+
 /// Every rule, in code order.
-pub fn all() -> Vec<&'static Rule> {
-    let mut rules: Vec<&'static Rule> = vec![
-        &yaml_syntax::YAML_SYNTAX,
-        &duplicate_key::DUPLICATE_KEY,
-        &alias_budget::ALIAS_BUDGET,
-        &nesting_depth::NESTING_DEPTH,
-        &file_too_large::FILE_TOO_LARGE,
-        &invalid_utf8::INVALID_UTF8,
-        &multiple_documents::MULTIPLE_DOCUMENTS,
-        &root_not_mapping::ROOT_NOT_MAPPING,
-        &unsupported_tag::UNSUPPORTED_TAG,
-        &complex_key::COMPLEX_KEY,
-        &unknown_key::UNKNOWN_KEY,
-        &wrong_type::WRONG_TYPE,
-        &missing_key::MISSING_KEY,
-        &invalid_value::INVALID_VALUE,
-        &out_of_range::OUT_OF_RANGE,
-        &bad_format::BAD_FORMAT,
-        &unknown_variant::UNKNOWN_VARIANT,
-        &schema_violation::SCHEMA_VIOLATION,
-        &invalid_param_count::INVALID_PARAM_COUNT,
-        &python_syntax::PYTHON_SYNTAX,
-        &stage_decorator_arguments::STAGE_DECORATOR_ARGUMENTS,
-        &no_stage_declarations::NO_STAGE_DECLARATIONS,
-        &duplicate_stage_id::DUPLICATE_STAGE_ID,
-        &stage_id_gap::STAGE_ID_GAP,
-        &pipeline_degree_mismatch::PIPELINE_DEGREE_MISMATCH,
-        &stage_graph_cycle::STAGE_GRAPH_CYCLE,
-        &unknown_stage_input::UNKNOWN_STAGE_INPUT,
-        &stage_not_reaching_output::STAGE_NOT_REACHING_OUTPUT,
-        &gpus_for_unknown_stage::GPUS_FOR_UNKNOWN_STAGE,
-        &slots_not_multiple_of_stages::SLOTS_NOT_MULTIPLE_OF_STAGES,
-        &batch_not_divisible::BATCH_NOT_DIVISIBLE,
-        &too_few_micro_batches::TOO_FEW_MICRO_BATCHES,
-        &pipeline_bubble::PIPELINE_BUBBLE,
-        &stage_without_device::STAGE_WITHOUT_DEVICE,
-        &unknown_gpu::UNKNOWN_GPU,
-        &device_mismatch::DEVICE_MISMATCH,
-        &unknown_stage_dtype::UNKNOWN_STAGE_DTYPE,
-        &dtype_unsupported_on_device::DTYPE_UNSUPPORTED_ON_DEVICE,
-        &narrowing_stage_cast::NARROWING_STAGE_CAST,
-        &inventory_format::INVENTORY_FORMAT,
-        &inventory_unknown_gpu::INVENTORY_UNKNOWN_GPU,
-        &availability_not_checked::AVAILABILITY_NOT_CHECKED,
-        &gpu_shortfall::GPU_SHORTFALL,
-        &unsatisfiable_request::UNSATISFIABLE_REQUEST,
-        &stage_memory::STAGE_MEMORY,
-        &probe_found_no_gpu::PROBE_FOUND_NO_GPU,
-        &invalid_env_value::INVALID_ENV_VALUE,
-        &deprecated_env_name::DEPRECATED_ENV_NAME,
-        &env_overrides_default::ENV_OVERRIDES_DEFAULT,
-        &variable_syntax::VARIABLE_SYNTAX,
-        &unset_variable::UNSET_VARIABLE,
-        &min_not_below_max::MIN_NOT_BELOW_MAX,
-        &storage_path_outside_host_path::STORAGE_PATH_OUTSIDE_HOST_PATH,
-        &prefix_parent_dir::PREFIX_PARENT_DIR,
-        &azure_credentials::AZURE_CREDENTIALS,
-        &container_path_dot::CONTAINER_PATH_DOT,
-        &grid_count_missing::GRID_COUNT_MISSING,
-        &log_policy_incomplete::LOG_POLICY_INCOMPLETE,
-        &disallowed_property::DISALLOWED_PROPERTY,
-        &incomplete_searcher::INCOMPLETE_SEARCHER,
-        &default_checkpoint_storage::DEFAULT_CHECKPOINT_STORAGE,
-        &log_bounds_look_like_values::LOG_BOUNDS_LOOK_LIKE_VALUES,
-        &virtual_stages_without_interleaved::VIRTUAL_STAGES_WITHOUT_INTERLEAVED,
-        &unknown_dtype::UNKNOWN_DTYPE,
-    ];
-    rules.sort_by_key(|r| r.code);
-    rules
+pub fn all() -> impl Iterator<Item = &'static Rule> {
+    RULES.iter().map(|r| r.rule)
 }
 
 /// Looks a rule up by code (case-insensitive) or by name.
 pub fn lookup(code_or_name: &str) -> Option<&'static Rule> {
-    all()
-        .into_iter()
-        .find(|r| r.code.eq_ignore_ascii_case(code_or_name) || r.name == code_or_name)
+    all().find(|r| r.code.eq_ignore_ascii_case(code_or_name) || r.name == code_or_name)
 }
 
 /// The explanation with the one leading space of each doc line removed.
@@ -213,4 +271,263 @@ pub fn explanation_text(rule: &Rule) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Runs every rule over a compilation's facts.
+pub fn run(compiled: &Compiled, options: &Options<'_>) -> Vec<Diagnostic> {
+    let cx = Cx { compiled, options };
+    let mut out = Vec::new();
+    let mut from_yaml: Vec<bool> = Vec::new();
+    for r in RULES {
+        let mut sink = Sink {
+            rule: r.rule,
+            out: &mut out,
+        };
+        (r.check)(&cx, &mut sink);
+        from_yaml.resize(out.len(), r.rule.family == Family::Yaml);
+    }
+    // A value the YAML layer already rejected (a bad tag, a duplicate key)
+    // is not reported again by the rules of other families.
+    let rejected: HashSet<(FileId, Span)> = out
+        .iter()
+        .zip(&from_yaml)
+        .filter(|(_, yaml)| **yaml)
+        .map(|(d, _)| (d.file, d.span))
+        .collect();
+    if !rejected.is_empty() {
+        let mut flags = from_yaml.into_iter();
+        out.retain(|d| flags.next().unwrap_or(false) || !rejected.contains(&(d.file, d.span)));
+    }
+    out
+}
+
+/// Where a rule reports: every diagnostic carries the rule's code and
+/// default severity.
+pub struct Sink<'o> {
+    rule: &'static Rule,
+    out: &'o mut Vec<Diagnostic>,
+}
+
+impl Sink<'_> {
+    /// Reports `message` at `span` of `file`.
+    pub fn at(&mut self, file: FileId, span: Span, message: impl Into<String>) -> &mut Diagnostic {
+        self.out.push(Diagnostic::new(self.rule, file, span, message));
+        let last = self.out.len() - 1;
+        &mut self.out[last]
+    }
+
+    /// Reports `message` at `loc`.
+    pub fn at_loc(&mut self, loc: Loc, message: impl Into<String>) -> &mut Diagnostic {
+        self.at(loc.file, loc.span, message)
+    }
+}
+
+/// What a rule sees: the compilation's facts and the options.
+pub struct Cx<'a> {
+    pub compiled: &'a Compiled,
+    pub options: &'a Options<'a>,
+}
+
+impl<'a> Cx<'a> {
+    /// Every input file with its facts.
+    pub fn units(&self) -> impl Iterator<Item = (FileId, &'a Unit)> + 'a {
+        self.compiled
+            .units
+            .iter()
+            .enumerate()
+            .map(|(i, u)| (FileId(i as u32), u))
+    }
+
+    /// Every YAML document (config, `stages.yaml`, YAML/JSON inventory).
+    pub fn documents(&self) -> impl Iterator<Item = (FileId, Role, &'a Document)> + 'a {
+        self.units()
+            .filter_map(|(id, u)| u.yaml.as_ref().map(|d| (id, u.role, d)))
+    }
+
+    /// The text of a file.
+    pub fn text(&self, file: FileId) -> &'a str {
+        self.compiled.text(file)
+    }
+
+    /// The experiment config, when it parsed into a mapping.
+    pub fn config(&self) -> Option<Config<'a>> {
+        let file = self.compiled.config;
+        let doc = self.compiled.config_document()?;
+        Some(Config {
+            file,
+            text: self.text(file),
+            tree: &doc.tree,
+            json: doc.json.as_ref()?,
+        })
+    }
+
+    /// The config's typed settings.
+    pub fn settings(&self) -> Option<&'a Settings> {
+        self.compiled.settings.as_ref()
+    }
+
+    /// The resolved pipeline.
+    pub fn pipeline(&self) -> Option<&'a Pipeline> {
+        self.compiled.pipeline.as_ref()
+    }
+
+    /// Every stage declaration.
+    pub fn decls(&self) -> &'a [StageDecl] {
+        &self.compiled.decls
+    }
+}
+
+/// The experiment config as rules read it: its text, tree and JSON.
+#[derive(Clone, Copy)]
+pub struct Config<'a> {
+    pub file: FileId,
+    pub text: &'a str,
+    pub tree: &'a Tree,
+    pub json: &'a Json,
+}
+
+impl<'a> Config<'a> {
+    /// The JSON value at `path`.
+    pub fn get(&self, path: &[&str]) -> Option<&'a Json> {
+        let mut v: &'a Json = self.json;
+        for k in path {
+            v = v.get(*k)?;
+        }
+        Some(v)
+    }
+
+    /// The JSON value at a path of keys and list indices.
+    pub fn get_at(&self, path: &[PathSeg]) -> Option<&'a Json> {
+        crate::schema::json_at(self.json, path)
+    }
+
+    /// Span of the value at `path` (its key when the value is empty).
+    pub fn value_span(&self, path: &[PathSeg]) -> Span {
+        value_span(self.tree, path)
+    }
+
+    /// The location of the value at `path`.
+    pub fn loc(&self, path: &[PathSeg]) -> Loc {
+        Loc {
+            file: self.file,
+            span: self.value_span(path),
+        }
+    }
+
+    /// Span of the key naming the value at `path`.
+    pub fn key_span(&self, path: &[PathSeg]) -> Span {
+        match self.tree.locate(path).and_then(|l| l.key) {
+            Some(k) => self.tree.span(k),
+            None => self.value_span(path),
+        }
+    }
+
+    /// Span of the key naming the value at `path`; for a list item (which
+    /// has no key), the span of its first key, or of the item itself.
+    pub fn head_span(&self, path: &[PathSeg]) -> Span {
+        match self.tree.locate(path) {
+            Some(Located { key: Some(k), .. }) => self.tree.span(k),
+            Some(Located { node, key: None }) => match self.tree.entries(node).first() {
+                Some(e) => self.tree.span(e.key),
+                None => self.value_span(path),
+            },
+            None => self.value_span(path),
+        }
+    }
+
+    /// Span of the scalar at `path` when it is written out in place (see
+    /// [`crate::edit::own_node`]), for fixes that replace it.
+    pub fn own_scalar_span(&self, path: &[PathSeg]) -> Option<Span> {
+        let loc = crate::edit::own_node(self.tree, path)?;
+        let node = self.tree.node(loc.node);
+        match node.value {
+            Value::Map(_) | Value::Seq(_) | Value::Alias(_) => None,
+            _ if node.span.is_empty() => None,
+            _ => Some(node.span),
+        }
+    }
+
+    /// Every typed hyperparameter (a mapping with a `type` key) under
+    /// `hyperparameters`, with its path, following nested mappings (such as
+    /// `hpp_config`) and, when `through_lists`, lists too. The values of
+    /// typed hyperparameters (`val`, `vals`) are not searched.
+    pub fn typed_hyperparameters(&self, through_lists: bool) -> Vec<(Vec<PathSeg>, &'a serde_json::Map<String, Json>)> {
+        fn walk<'j>(
+            v: &'j Json,
+            path: &mut Vec<PathSeg>,
+            through_lists: bool,
+            out: &mut Vec<(Vec<PathSeg>, &'j serde_json::Map<String, Json>)>,
+        ) {
+            if path.len() > 64 {
+                return;
+            }
+            match v {
+                Json::Object(map) if map.contains_key("type") => out.push((path.clone(), map)),
+                Json::Object(map) => {
+                    for (k, child) in map {
+                        path.push(PathSeg::Key(k.clone()));
+                        walk(child, path, through_lists, out);
+                        path.pop();
+                    }
+                }
+                Json::Array(items) if through_lists => {
+                    for (i, child) in items.iter().enumerate() {
+                        path.push(PathSeg::Index(i));
+                        walk(child, path, through_lists, out);
+                        path.pop();
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        if let Some(Json::Object(hps)) = self.json.get("hyperparameters") {
+            let mut path = vec![PathSeg::Key("hyperparameters".into())];
+            for (k, v) in hps {
+                path.push(PathSeg::Key(k.clone()));
+                walk(v, &mut path, through_lists, &mut out);
+                path.pop();
+            }
+        }
+        out
+    }
+}
+
+/// Builds a path from a prefix and one more key.
+pub fn join(base: &[PathSeg], key: &str) -> Vec<PathSeg> {
+    let mut p = base.to_vec();
+    p.push(PathSeg::Key(key.to_string()));
+    p
+}
+
+/// Builds a path from string keys.
+pub fn path(keys: &[&str]) -> Vec<PathSeg> {
+    keys.iter().map(|k| PathSeg::Key((*k).to_string())).collect()
+}
+
+/// Whether a JSON value is present and not null (Determined's
+/// `eventuallyRequired` treats null as unset).
+pub fn is_set(v: Option<&Json>) -> bool {
+    v.is_some_and(|v| !v.is_null())
+}
+
+/// Test support: compiles `text` as a config on its own and applies the
+/// fixes of the diagnostics with `code`, returning the fixed text and all
+/// diagnostics.
+#[cfg(test)]
+pub(crate) fn apply_fixes(text: &str, code: &str) -> (String, Vec<Diagnostic>) {
+    let compiled = crate::compile::check_experiment("test.yaml", text.as_bytes(), &Options::default());
+    let mut edits: Vec<&crate::diagnostic::Edit> = compiled
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == code)
+        .filter_map(|d| d.fix.as_ref())
+        .flat_map(|f| f.edits.iter())
+        .collect();
+    edits.sort_by_key(|e| std::cmp::Reverse((e.span.start, e.span.end)));
+    let mut out = text.to_string();
+    for e in edits {
+        out.replace_range(e.span.start..e.span.end, &e.replacement);
+    }
+    (out, compiled.diagnostics.clone())
 }

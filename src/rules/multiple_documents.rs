@@ -16,7 +16,26 @@ declare_rule! {
     pub static MULTIPLE_DOCUMENTS = {
         code: "Y007",
         name: "multiple-documents",
+        family: Yaml,
         severity: Error,
         summary: "The file contains more than one YAML document",
     };
+}
+
+use super::{Cx, Sink};
+use crate::yaml::YamlIssue;
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    for (file, _, doc) in cx.documents() {
+        for issue in &doc.issues {
+            if let YamlIssue::SecondDocument { at } = issue {
+                out.at(
+                    file,
+                    *at,
+                    "a second YAML document starts here; an experiment config is one document",
+                )
+                .help("remove the `---` separator and everything after it, or move it to its own file");
+            }
+        }
+    }
 }

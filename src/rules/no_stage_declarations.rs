@@ -15,7 +15,33 @@ declare_rule! {
     pub static NO_STAGE_DECLARATIONS = {
         code: "P110",
         name: "no-stage-declarations",
+        family: Stages,
         severity: Warning,
         summary: "The experiment configures a pipeline but no stage declarations were found",
     };
+}
+
+use super::{path, Cx, Sink};
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let (Some(searched), Some(config), Some(settings)) = (&cx.compiled.searched, cx.config(), cx.settings()) else {
+        return;
+    };
+    let configures_pipeline = settings.has_hpp_config || !settings.stage_gpus.is_empty();
+    if !cx.decls().is_empty() || !configures_pipeline {
+        return;
+    }
+    let at = if settings.has_hpp_config {
+        path(&["hyperparameters", "hpp_config"])
+    } else {
+        path(&["resources", "custom"])
+    };
+    out.at(
+        config.file,
+        config.key_span(&at),
+        format!("the experiment configures a pipeline, but no stage declarations were found in {searched}"),
+    )
+    .help(
+        "decorate the model's stage classes with `@stage_decorator(stage_id=…, device=…, dtype=…)`, add a `stages.yaml`, or point stagec at them with `--context DIR` / `--model FILE`",
+    );
 }

@@ -19,6 +19,7 @@ declare_rule! {
     pub static PREFIX_PARENT_DIR = {
         code: "C203",
         name: "prefix-parent-dir",
+        family: Determined,
         severity: Error,
         summary: "An S3/GCS storage `prefix` contains a `..` path component",
     };
@@ -26,10 +27,10 @@ declare_rule! {
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::Diagnostic;
-use crate::semantic::{path, Ctx};
+use crate::rules::{path, Cx, Sink};
 
-pub(crate) fn check(ctx: &mut Ctx<'_>) {
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(ctx) = cx.config() else { return };
     for section in ["checkpoint_storage", "tensorboard_storage"] {
         if !matches!(ctx.get(&[section, "type"]).and_then(Json::as_str), Some("s3" | "gcs")) {
             continue;
@@ -40,14 +41,10 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
         if !has_parent_component(prefix) {
             continue;
         }
-        let d = Diagnostic::new(
-            &PREFIX_PARENT_DIR,
-            ctx.file,
-            ctx.value_span(&path(&[section, "prefix"])),
+        out.at(ctx.file, ctx.value_span(&path(&[section, "prefix"])),
             format!("`{section}.prefix` (`{prefix}`) cannot contain a `..` path component"),
         )
-        .with_help("the prefix is a folder inside the bucket; name it without `..` (Determined: \"prefix cannot contain /../\")");
-        ctx.push(d);
+        .help("the prefix is a folder inside the bucket; name it without `..` (Determined: \"prefix cannot contain /../\")");
     }
 }
 

@@ -13,7 +13,27 @@ declare_rule! {
     pub static PROBE_FOUND_NO_GPU = {
         code: "P307",
         name: "probe-found-no-gpu",
+        family: Hardware,
         severity: Warning,
         summary: "The local GPU probe found no GPU",
     };
+}
+
+use super::{Cx, Sink};
+use crate::source::Span;
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some((file, report)) = &cx.compiled.probe else {
+        return;
+    };
+    if !report.devices.is_empty() {
+        return;
+    }
+    let reason = report.reason.as_deref().unwrap_or("no CUDA device");
+    out.at(
+        *file,
+        Span::at(0),
+        format!("the local GPU probe found no GPU: {reason}"),
+    )
+    .help("run where the NVIDIA driver and GPUs are, or check against a cluster with `--inventory FILE`");
 }

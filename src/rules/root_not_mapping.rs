@@ -13,7 +13,30 @@ declare_rule! {
     pub static ROOT_NOT_MAPPING = {
         code: "Y008",
         name: "root-not-mapping",
+        family: Yaml,
         severity: Error,
         summary: "The document is not a mapping",
     };
+}
+
+use super::{Cx, Sink};
+use crate::compile::Role;
+use crate::yaml::YamlIssue;
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    for (file, role, doc) in cx.documents() {
+        for issue in &doc.issues {
+            if let YamlIssue::RootNotMapping { at, found } = issue {
+                let message = match found {
+                    Some(found) => format!("the document is {found}, not a mapping"),
+                    None => "the document is empty".to_string(),
+                };
+                let help = match role {
+                    Role::Stages => "a `stages.yaml` maps `stages` to a list of stages, each with `id`, `name`, `device` and `dtype`",
+                    _ => "an experiment config maps keys such as `name`, `entrypoint` and `searcher` to values",
+                };
+                out.at(file, *at, message).help(help);
+            }
+        }
+    }
 }

@@ -17,7 +17,23 @@ declare_rule! {
     pub static STAGE_DECORATOR_ARGUMENTS = {
         code: "P103",
         name: "stage-decorator-arguments",
+        family: Stages,
         severity: Error,
         summary: "A stage decorator's arguments cannot be read",
     };
+}
+
+use super::{Cx, Sink};
+use crate::source::Span;
+use crate::stages::python::PyProblemKind;
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    for (file, unit) in cx.units() {
+        let Some(model) = &unit.python else { continue };
+        for p in &model.problems {
+            if !matches!(p.kind, PyProblemKind::ParserUnavailable) {
+                out.at(file, Span::new(p.span.start, p.span.end), p.message.clone());
+            }
+        }
+    }
 }

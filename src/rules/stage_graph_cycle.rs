@@ -16,7 +16,19 @@ declare_rule! {
     pub static STAGE_GRAPH_CYCLE = {
         code: "P114",
         name: "stage-graph-cycle",
+        family: Stages,
         severity: Error,
         summary: "Stage inputs form a cycle",
     };
+}
+
+use super::{Cx, Sink};
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(pipeline) = cx.pipeline() else { return };
+    for (ids, closing) in &pipeline.facts.cycles {
+        let shown = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(" → ");
+        out.at_loc(*closing, format!("stage inputs form a cycle: {shown}"))
+            .help("a stage can only take input from stages that run before it");
+    }
 }

@@ -17,7 +17,26 @@ declare_rule! {
     pub static STAGE_NOT_REACHING_OUTPUT = {
         code: "P116",
         name: "stage-not-reaching-output",
+        family: Stages,
         severity: Error,
         summary: "A stage does not lead to the last stage",
     };
+}
+
+use super::{Cx, Sink};
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(pipeline) = cx.pipeline() else { return };
+    let Some(last) = pipeline.facts.last else { return };
+    for &i in &pipeline.facts.dead_ends {
+        let Some(d) = cx.decls().get(i) else { continue };
+        out.at_loc(
+            d.name.loc,
+            format!(
+                "stage {} (`{}`) does not lead to the last stage ({last}): its output is never used",
+                d.id.value, d.name.value
+            ),
+        )
+        .help(format!("add {} to the `inputs` of a later stage", d.id.value));
+    }
 }

@@ -26,6 +26,7 @@ declare_rule! {
     pub static STORAGE_PATH_OUTSIDE_HOST_PATH = {
         code: "C202",
         name: "storage-path-outside-host-path",
+        family: Determined,
         severity: Error,
         summary: "A shared_fs `storage_path` is not inside `host_path`",
     };
@@ -33,10 +34,10 @@ declare_rule! {
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::Diagnostic;
-use crate::semantic::{path, Ctx};
+use crate::rules::{path, Cx, Sink};
 
-pub(crate) fn check(ctx: &mut Ctx<'_>) {
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(ctx) = cx.config() else { return };
     for section in ["checkpoint_storage", "tensorboard_storage"] {
         if ctx.get(&[section, "type"]).and_then(Json::as_str) != Some("shared_fs") {
             continue;
@@ -55,15 +56,11 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
         } else {
             "a relative `storage_path` is taken inside `host_path` and may not climb out of it with `..`".to_string()
         };
-        let d = Diagnostic::new(
-            &STORAGE_PATH_OUTSIDE_HOST_PATH,
-            ctx.file,
-            ctx.value_span(&storage_path),
+        out.at(ctx.file, ctx.value_span(&storage_path),
             format!("`{section}.storage_path` (`{storage}`) must be a relative directory or a subdirectory of `host_path` (`{host}`)"),
         )
-        .with_label(ctx.file, ctx.value_span(&path(&[section, "host_path"])), "the directory mounted into the container")
-        .with_help(help);
-        ctx.push(d);
+        .label(ctx.file, ctx.value_span(&path(&[section, "host_path"])), "the directory mounted into the container")
+        .help(help);
     }
 }
 

@@ -21,6 +21,7 @@ declare_rule! {
     pub static UNKNOWN_DTYPE = {
         code: "H102",
         name: "unknown-dtype",
+        family: Hpp,
         severity: Error,
         summary: "`hpp_config.default_dtype` names an unknown dtype",
     };
@@ -28,11 +29,12 @@ declare_rule! {
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::{Diagnostic, Edit};
-use crate::semantic::{path, Ctx};
+use crate::diagnostic::Edit;
+use crate::rules::{path, Cx, Sink};
 use crate::yaml::PathSeg;
 
-pub(crate) fn check(ctx: &mut Ctx<'_>) {
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(ctx) = cx.config() else { return };
     let base = path(&["hyperparameters", "hpp_config", "default_dtype"]);
     let Some(v) = ctx.get_at(&base) else { return };
     let mut names: Vec<(Vec<PathSeg>, String)> = Vec::new();
@@ -67,8 +69,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
         }
         let span = ctx.value_span(&p);
         let suggestions = crate::dtype::suggest(&name);
-        let mut d = Diagnostic::new(
-            &UNKNOWN_DTYPE,
+        let d = out.at(
             ctx.file,
             span,
             format!("`{}` names an unknown dtype `{name}`", crate::yaml::display_path(&p)),
@@ -80,7 +81,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
                     .map(|s| format!("`{s}`"))
                     .collect::<Vec<_>>()
                     .join(", ");
-                d = d.with_help(format!("did you mean {listed}?"));
+                d.help(format!("did you mean {listed}?"));
                 // A fix only when the suggestion is unambiguous.
                 if let (Some(own), 1) = (ctx.own_scalar_span(&p), suggestions.len()) {
                     let written = ctx.text.get(own.start..own.end).unwrap_or("");
@@ -88,7 +89,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
                         Some(q @ ('"' | '\'')) => format!("{q}{best}{q}"),
                         _ => (*best).to_string(),
                     };
-                    d = d.with_fix(
+                    d.fix(
                         format!("Replace with `{best}`"),
                         vec![Edit {
                             file: ctx.file,
@@ -99,10 +100,9 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
                 }
             }
             None => {
-                d = d.with_help("known dtypes include `fp32`, `tf32`, `bf16`, `fp16`, `fp8_e4m3fn` and `fp8_e5m2`, or PyTorch names such as `torch.bfloat16`");
+                d.help("known dtypes include `fp32`, `tf32`, `bf16`, `fp16`, `fp8_e4m3fn` and `fp8_e5m2`, or PyTorch names such as `torch.bfloat16`");
             }
         }
-        ctx.push(d);
     }
 }
 
@@ -117,7 +117,7 @@ fn matches_name_pattern(s: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::semantic::apply_fixes;
+    use crate::rules::apply_fixes;
 
     #[test]
     fn fixes_an_unambiguous_name_keeping_quotes() {

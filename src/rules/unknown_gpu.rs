@@ -17,7 +17,29 @@ declare_rule! {
     pub static UNKNOWN_GPU = {
         code: "P202",
         name: "unknown-gpu",
+        family: Devices,
         severity: Error,
         summary: "A GPU type is not in the catalog",
     };
+}
+
+use super::text::did_you_mean;
+use super::{Cx, Sink};
+use crate::edit;
+use crate::hardware::catalog::{self, Resolution};
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(pipeline) = cx.pipeline() else { return };
+    for name in &pipeline.facts.unknown_gpus {
+        let suggestions = match catalog::resolve(&name.value) {
+            Resolution::Unknown { suggestions } => suggestions,
+            _ => Vec::new(),
+        };
+        let d = out.at_loc(name.loc, format!("unknown GPU type `{}`", name.value));
+        if let (Some(best), Some(help)) = (suggestions.first(), did_you_mean(&suggestions)) {
+            let text = cx.text(name.loc.file);
+            let fix = edit::replace_string(name.loc.file, text, name.loc.span, &name.value, best);
+            d.help(help).fix(format!("Replace with `{best}`"), vec![fix]);
+        }
+    }
 }

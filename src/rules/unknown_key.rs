@@ -21,93 +21,120 @@ declare_rule! {
     pub static UNKNOWN_KEY = {
         code: "C101",
         name: "unknown-key",
+        family: Schema,
         severity: Error,
         summary: "A key is not part of the experiment config schema",
     };
 }
 
-use crate::diagnostic::{Diagnostic, Edit};
+use super::text::backticked;
+use super::{Cx, Sink};
+use crate::diagnostic::Edit;
+use crate::edit;
+use crate::schema::FindingKind;
 use crate::source::{FileId, Span};
+use crate::suggest::nearest;
 use crate::yaml::{PathSeg, Tree, Value};
 
-/// Builds the diagnostic for `key`, unknown in the mapping at `path`.
-/// `allowed` are the keys valid there and not yet present.
-pub fn diagnose(
-    file: FileId,
-    text: &str,
-    tree: &Tree,
-    path: &[PathSeg],
-    key: &str,
-    span: Span,
-    allowed: &[&str],
-) -> Diagnostic {
-    let place = if path.is_empty() {
-        "at the top level".to_string()
-    } else {
-        format!("in `{}`", crate::yaml::display_path(path))
-    };
-    let d = Diagnostic::new(&UNKNOWN_KEY, file, span, format!("unknown key `{key}` {place}"));
-    if let Some(d2) = known_confusion(d.clone(), file, text, tree, path, key, span) {
-        return d2;
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    for (file, _, doc) in cx.documents() {
+        for f in &doc.findings {
+            let FindingKind::UnknownKey { key, allowed } = &f.kind else {
+                continue;
+            };
+            let place = if f.path.is_empty() {
+                "at the top level".to_string()
+            } else {
+                format!("in `{}`", crate::yaml::display_path(&f.path))
+            };
+            let advice =
+                known_confusion(file, cx.text(file), &doc.tree, &f.path, key, f.span).or_else(|| {
+                    match nearest(key, allowed.iter().map(String::as_str)) {
+                        Some(best) => Some(Advice {
+                            help: format!("did you mean `{best}`?"),
+                            fix: Some((
+                                format!("Rename to `{best}`"),
+                                vec![edit::replace(file, f.span, best)],
+                                false,
+                            )),
+                        }),
+                        None if !allowed.is_empty() && allowed.len() <= 12 => Some(Advice {
+                            help: format!("known keys here: {}", backticked(allowed)),
+                            fix: None,
+                        }),
+                        None => None,
+                    }
+                });
+            let d = out.at(file, f.span, format!("unknown key `{key}` {place}"));
+            if let Some(advice) = advice {
+                d.help(advice.help);
+                match advice.fix {
+                    Some((title, edits, false)) => {
+                        d.fix(title, edits);
+                    }
+                    Some((title, edits, true)) => {
+                        d.unsafe_fix(title, edits);
+                    }
+                    None => {}
+                }
+            }
+        }
     }
-    match crate::schema::nearest(key, allowed.iter().copied()) {
-        Some(best) => d.with_help(format!("did you mean `{best}`?")).with_fix(
-            format!("Rename to `{best}`"),
-            vec![Edit {
-                file,
-                span,
-                replacement: best.to_string(),
-            }],
-        ),
-        None if !allowed.is_empty() && allowed.len() <= 12 => d.with_help(format!(
-            "known keys here: {}",
-            allowed.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
-        )),
-        None => d,
+}
+
+/// Help for an unknown key, and a fix (title, edits, whether it needs review).
+struct Advice {
+    help: String,
+    fix: Option<(String, Vec<Edit>, bool)>,
+}
+
+impl Advice {
+    fn help(help: impl Into<String>) -> Option<Advice> {
+        Some(Advice {
+            help: help.into(),
+            fix: None,
+        })
     }
 }
 
 /// Mistakes seen in the wild, with the shape Determined expects.
-fn known_confusion(
-    d: Diagnostic,
-    file: FileId,
-    text: &str,
-    tree: &Tree,
-    path: &[PathSeg],
-    key: &str,
-    span: Span,
-) -> Option<Diagnostic> {
+fn known_confusion(file: FileId, text: &str, tree: &Tree, path: &[PathSeg], key: &str, span: Span) -> Option<Advice> {
     let at_root = path.is_empty();
     let in_storage = matches!(path, [PathSeg::Key(k)] if k == "checkpoint_storage" || k == "tensorboard_storage");
     match key {
-        "checkpoints" | "checkpoint" | "checkpointing" | "checkpoint_config" if at_root => Some(checkpoints_shape(d, file, text, tree, key, span)),
-        "storage_type" if in_storage => Some(d.with_help("Determined selects the storage backend with `type`").with_fix(
-            "Rename to `type`",
-            vec![Edit { file, span, replacement: "type".into() }],
-        )),
-        "config" if in_storage => Some(d.with_help(
+        "checkpoints" | "checkpoint" | "checkpointing" | "checkpoint_config" if at_root => {
+            Some(checkpoints_shape(file, text, tree, key, span))
+        }
+        "storage_type" if in_storage => Some(Advice {
+            help: "Determined selects the storage backend with `type`".into(),
+            fix: Some(("Rename to `type`".into(), vec![edit::replace(file, span, "type")], false)),
+        }),
+        "config" if in_storage => Advice::help(
             "Determined takes the storage settings (`bucket`, `access_key`, ...) directly under `checkpoint_storage`, not nested in `config`",
-        )),
-        "PREPEND_PATH" | "PATH" | "LD_LIBRARY_PATH" if matches!(path, [PathSeg::Key(k)] if k == "environment") => Some(d.with_help(
-            "Determined sets environment variables through `environment.environment_variables`, e.g. `environment_variables: [\"PATH=/usr/local/nvidia/bin:$PATH\"]`",
-        )),
-        "nccl_timeout_seconds" | "nccl_timeout" => Some(d.with_help(
-            "Determined has no NCCL timeout setting; the collective timeout is `init_process_group(timeout=...)` in the training code (NCCL's default is 10 minutes)",
-        )),
-        "slots" | "gpus" | "num_gpus" if at_root || matches!(path, [PathSeg::Key(k)] if k == "resources") => Some(
-            d.with_help("the number of GPUs per trial is `resources.slots_per_trial`"),
         ),
+        "PREPEND_PATH" | "PATH" | "LD_LIBRARY_PATH" if matches!(path, [PathSeg::Key(k)] if k == "environment") => Advice::help(
+            "Determined sets environment variables through `environment.environment_variables`, e.g. `environment_variables: [\"PATH=/usr/local/nvidia/bin:$PATH\"]`",
+        ),
+        "nccl_timeout_seconds" | "nccl_timeout" => Advice::help(
+            "Determined has no NCCL timeout setting; the collective timeout is `init_process_group(timeout=...)` in the training code (NCCL's default is 10 minutes)",
+        ),
+        "slots" | "gpus" | "num_gpus" if at_root || matches!(path, [PathSeg::Key(k)] if k == "resources") => {
+            Advice::help("the number of GPUs per trial is `resources.slots_per_trial`")
+        }
         _ => None,
     }
 }
 
-/// The field notes write `checkpoints: {storage_type: s3, config: {bucket: ...}}`.
-/// Determined expects `checkpoint_storage: {type: s3, bucket: ...}`: show
-/// that shape, built from the user's own values, and offer it as a fix.
-fn checkpoints_shape(d: Diagnostic, file: FileId, text: &str, tree: &Tree, key: &str, span: Span) -> Diagnostic {
-    let generic = "Determined expects:\ncheckpoint_storage:\n  type: s3            # or shared_fs, gcs, azure, directory\n  bucket: my-bucket\n  access_key: ${S3_ACCESS_KEY}\n  secret_key: ${S3_SECRET_KEY}";
+/// `checkpoints: {storage_type: s3, config: {bucket: ...}}` is not
+/// Determined's; it expects `checkpoint_storage: {type: s3, bucket: ...}`:
+/// show that shape, built from the user's own values, and offer it as a fix.
+fn checkpoints_shape(file: FileId, text: &str, tree: &Tree, key: &str, span: Span) -> Advice {
+    let generic = Advice {
+        help: "Determined expects:\ncheckpoint_storage:\n  type: s3            # or shared_fs, gcs, azure, directory\n  bucket: my-bucket\n  access_key: ${S3_ACCESS_KEY}\n  secret_key: ${S3_SECRET_KEY}".into(),
+        fix: None,
+    };
     let Some(loc) = tree.locate(&[PathSeg::Key(key.to_string())]) else {
-        return d.with_help(generic);
+        return generic;
     };
     let mut lines: Vec<(String, String)> = Vec::new();
     let mut ok = true;
@@ -131,14 +158,10 @@ fn checkpoints_shape(d: Diagnostic, file: FileId, text: &str, tree: &Tree, key: 
         }
     }
     if !ok || lines.is_empty() || !lines.iter().any(|(k, _)| k == "type") {
-        return d.with_help(generic);
+        return generic;
     }
     // Keep `type` first, as Determined's docs write it.
     lines.sort_by_key(|(k, _)| k != "type");
-    let line_start = text.get(..span.start).and_then(|t| t.rfind('\n')).map_or(0, |i| i + 1);
-    let indent = " ".repeat(text.get(line_start..span.start).map_or(0, |t| t.chars().count()));
-    let body: Vec<String> = lines.iter().map(|(k, v)| format!("{indent}  {k}: {v}")).collect();
-    let replacement = format!("checkpoint_storage:\n{}", body.join("\n"));
     let shown = format!(
         "checkpoint_storage:\n{}",
         lines
@@ -147,16 +170,14 @@ fn checkpoints_shape(d: Diagnostic, file: FileId, text: &str, tree: &Tree, key: 
             .collect::<Vec<_>>()
             .join("\n")
     );
+    let block: Vec<String> = std::iter::once("checkpoint_storage:".to_string())
+        .chain(lines.iter().map(|(k, v)| format!("  {k}: {v}")))
+        .collect();
     let end = tree.span(loc.node).end.max(span.end);
-    d.with_help(format!(
-        "Determined expects the storage type in `type` and its settings beside it:\n{shown}"
-    ))
-    .with_fix(
-        "Rewrite as `checkpoint_storage`",
-        vec![Edit {
-            file,
-            span: Span::new(span.start, end),
-            replacement,
-        }],
-    )
+    let fix = edit::rewrite_block(file, text, Span::new(span.start, end), &block)
+        .map(|e| ("Rewrite as `checkpoint_storage`".to_string(), vec![e], true));
+    Advice {
+        help: format!("Determined expects the storage type in `type` and its settings beside it:\n{shown}"),
+        fix,
+    }
 }

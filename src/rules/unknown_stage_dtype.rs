@@ -15,7 +15,22 @@ declare_rule! {
     pub static UNKNOWN_STAGE_DTYPE = {
         code: "P204",
         name: "unknown-stage-dtype",
+        family: Devices,
         severity: Error,
         summary: "A stage's dtype is not a known dtype",
     };
+}
+
+use super::text::did_you_mean;
+use super::{Cx, Sink};
+use crate::dtype;
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(pipeline) = cx.pipeline() else { return };
+    for (id, text) in &pipeline.facts.unknown_dtypes {
+        let d = out.at_loc(text.loc, format!("unknown dtype `{}` for stage {id}", text.value));
+        if let Some(help) = did_you_mean(&dtype::suggest(&text.value)) {
+            d.help(help);
+        }
+    }
 }

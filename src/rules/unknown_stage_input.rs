@@ -14,7 +14,23 @@ declare_rule! {
     pub static UNKNOWN_STAGE_INPUT = {
         code: "P115",
         name: "unknown-stage-input",
+        family: Stages,
         severity: Error,
         summary: "A stage's inputs name a stage that does not exist",
     };
+}
+
+use super::{Cx, Sink};
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(pipeline) = cx.pipeline() else { return };
+    for (id, input) in &pipeline.facts.bad_inputs {
+        let why = if input.value == *id {
+            "itself".to_string()
+        } else {
+            format!("stage {}, which is not declared", input.value)
+        };
+        out.at_loc(input.loc, format!("stage {id} takes input from {why}"))
+            .help(format!("inputs name declared stages other than {id}"));
+    }
 }

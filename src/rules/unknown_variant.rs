@@ -17,7 +17,40 @@ declare_rule! {
     pub static UNKNOWN_VARIANT = {
         code: "C107",
         name: "unknown-variant",
+        family: Schema,
         severity: Error,
         summary: "A tagged section names a variant that does not exist",
     };
+}
+
+use super::text::{backticked, plain, subject};
+use super::{Cx, Sink};
+use crate::edit;
+use crate::schema::FindingKind;
+use crate::suggest::nearest;
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    for (file, _, doc) in cx.documents() {
+        for f in &doc.findings {
+            let FindingKind::UnknownVariant { found, names } = &f.kind else {
+                continue;
+            };
+            let found = plain(found);
+            let d = out.at(
+                file,
+                f.span,
+                format!(
+                    "unknown {} `{found}`: expected one of {}",
+                    subject(&f.path),
+                    backticked(names)
+                ),
+            );
+            if let Some(best) = nearest(&found, names.iter().map(String::as_str)) {
+                d.help(format!("did you mean `{best}`?")).fix(
+                    format!("Replace with `{best}`"),
+                    vec![edit::replace(file, f.span, best)],
+                );
+            }
+        }
+    }
 }

@@ -16,7 +16,39 @@ declare_rule! {
     pub static UNSET_VARIABLE = {
         code: "V302",
         name: "unset-variable",
+        family: Variables,
         severity: Warning,
         summary: "A referenced environment variable is not set",
     };
+}
+
+use super::{Cx, Sink};
+use crate::diagnostic::Severity;
+use crate::vars::{self, VarSite};
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(config) = cx.config() else { return };
+    for site in vars::sites(config.tree, config.text) {
+        let VarSite::Reference { span, reference: r } = site else {
+            continue;
+        };
+        if r.default.is_some() || (cx.options.env)(&r.name).is_some() {
+            continue;
+        }
+        let severity = if cx.options.require_variables {
+            Severity::Error
+        } else {
+            Severity::Warning
+        };
+        out.at(
+            config.file,
+            span,
+            format!("environment variable `{}` is not set", r.name),
+        )
+        .help(format!(
+            "set `{}` where the experiment is submitted, or give a default: `${{{}:-value}}`",
+            r.name, r.name
+        ))
+        .severity(severity);
+    }
 }

@@ -16,7 +16,30 @@ declare_rule! {
     pub static UNSUPPORTED_TAG = {
         code: "Y009",
         name: "unsupported-tag",
+        family: Yaml,
         severity: Error,
         summary: "An explicit YAML tag is unknown or does not fit its value",
     };
+}
+
+use super::{Cx, Sink};
+use crate::yaml::YamlIssue;
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    for (file, _, doc) in cx.documents() {
+        for issue in &doc.issues {
+            match issue {
+                YamlIssue::UnsupportedTag { at, tag } => {
+                    out.at(file, *at, format!("unsupported tag `{tag}`")).help(
+                        "Determined's CLI loads configs with ruamel.yaml's safe loader, which accepts only the YAML core tags",
+                    );
+                }
+                YamlIssue::TagMismatch { at, value, tag } => {
+                    out.at(file, *at, format!("`{value}` is not a valid `!!{tag}`"))
+                        .help("remove the tag or fix the value");
+                }
+                _ => {}
+            }
+        }
+    }
 }

@@ -19,7 +19,29 @@ declare_rule! {
     pub static VARIABLE_SYNTAX = {
         code: "V301",
         name: "variable-syntax",
+        family: Variables,
         severity: Error,
         summary: "A `${VAR}` reference is malformed",
     };
+}
+
+use super::{Cx, Sink};
+use crate::vars::{self, Malformed, VarSite};
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(config) = cx.config() else { return };
+    for site in vars::sites(config.tree, config.text) {
+        let VarSite::Malformed { span, problem } = site else {
+            continue;
+        };
+        let message = match problem {
+            Malformed::Unclosed => "`${` is never closed with `}`".to_string(),
+            Malformed::EmptyName => "empty variable name in `${}`".to_string(),
+            Malformed::InvalidName(name) => {
+                format!("`{name}` is not a valid variable name (letters, digits and `_`, not starting with a digit)")
+            }
+        };
+        out.at(config.file, span, message)
+            .help("write `${NAME}` or `${NAME:-default}`; `$${` is a literal `${`");
+    }
 }

@@ -32,6 +32,7 @@ declare_rule! {
     pub static VIRTUAL_STAGES_WITHOUT_INTERLEAVED = {
         code: "H101",
         name: "virtual-stages-without-interleaved",
+        family: Hpp,
         severity: Warning,
         summary: "`virtual_stages` has no effect with this pipeline schedule",
     };
@@ -39,12 +40,12 @@ declare_rule! {
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::Diagnostic;
-use crate::semantic::{is_set, path, Ctx};
+use crate::rules::{is_set, path, Cx, Sink};
 
 const HPP: [&str; 2] = ["hyperparameters", "hpp_config"];
 
-pub(crate) fn check(ctx: &mut Ctx<'_>) {
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(ctx) = cx.config() else { return };
     let vs = ctx.get(&[HPP[0], HPP[1], "virtual_stages"]);
     if !is_set(vs) {
         return;
@@ -68,17 +69,13 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
             (true, [one]) => format!("`{one}`"),
             (true, many) => many.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(" or "),
         };
-        let mut d = Diagnostic::new(
-            &VIRTUAL_STAGES_WITHOUT_INTERLEAVED,
-            ctx.file,
-            ctx.key_span(&vs_path),
+        let d = out.at(ctx.file, ctx.key_span(&vs_path),
             format!("`hyperparameters.hpp_config.virtual_stages` has no effect: `schedule` is {shown}, and only `interleaved` uses virtual stages"),
         )
-        .with_help("set `schedule: interleaved`, or remove `virtual_stages`");
+        .help("set `schedule: interleaved`, or remove `virtual_stages`");
         if schedule.is_some_and(|s| !s.is_null()) {
-            d = d.with_label(ctx.file, ctx.value_span(&schedule_path), "the schedule");
+            d.label(ctx.file, ctx.value_span(&schedule_path), "the schedule");
         }
-        ctx.push(d);
         return;
     }
     let always_interleaved = schedules.iter().all(|s| *s == "interleaved");
@@ -94,15 +91,11 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
         _ => chunk_counts.is_some_and(|c| !c.is_empty() && c.iter().all(|&n| n < 2)),
     };
     if always_interleaved && only_one {
-        let d = Diagnostic::new(
-            &VIRTUAL_STAGES_WITHOUT_INTERLEAVED,
-            ctx.file,
-            ctx.value_span(&vs_path),
+        out.at(ctx.file, ctx.value_span(&vs_path),
             "`hyperparameters.hpp_config.virtual_stages` is 1: the interleaved schedule with one chunk per device is plain 1F1B",
         )
-        .with_label(ctx.file, ctx.value_span(&schedule_path), "the schedule")
-        .with_help("use `virtual_stages: 2` or more to interleave, or `schedule: 1f1b`");
-        ctx.push(d);
+        .label(ctx.file, ctx.value_span(&schedule_path), "the schedule")
+        .help("use `virtual_stages: 2` or more to interleave, or `schedule: 1f1b`");
     }
 }
 

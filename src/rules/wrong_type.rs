@@ -16,7 +16,51 @@ declare_rule! {
     pub static WRONG_TYPE = {
         code: "C102",
         name: "wrong-type",
+        family: Schema,
         severity: Error,
         summary: "A value has the wrong type",
     };
+}
+
+use super::text::{describe, holds_secret, json_kind, json_type_phrase, subject};
+use super::{Cx, Sink};
+use crate::edit;
+use crate::schema::FindingKind;
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    for (file, _, doc) in cx.documents() {
+        for f in &doc.findings {
+            let FindingKind::WrongType { expected, found } = &f.kind else {
+                continue;
+            };
+            let mut names: Vec<&str> = expected
+                .iter()
+                .map(|t| json_type_phrase(t))
+                .filter(|t| *t != "null")
+                .collect();
+            names.dedup();
+            if names.is_empty() {
+                names.push("null");
+            }
+            let shown = match found {
+                Some(v) if holds_secret(&f.path) => json_kind(v).to_string(),
+                Some(v) => describe(v),
+                None => "nothing".into(),
+            };
+            let d = out.at(
+                file,
+                f.span,
+                format!("{} expects {}, found {shown}", subject(&f.path), names.join(" or ")),
+            );
+            // A number in quotes: offer to unquote it.
+            let raw = doc.tree.locate(&f.path).and_then(|l| doc.tree.as_str(l.node));
+            if let Some(s) = raw {
+                let numeric = names.iter().any(|n| n.contains("integer") || n.contains("number"));
+                if numeric && s.trim().parse::<f64>().is_ok() {
+                    d.help("remove the quotes: a quoted number is a string in YAML")
+                        .fix("Remove the quotes", vec![edit::replace(file, f.span, s.trim())]);
+                }
+            }
+        }
+    }
 }

@@ -2,12 +2,9 @@
 
 use std::collections::BTreeSet;
 
-use super::python::{Arg, PyModel, PyProblemKind};
+use super::python::{Arg, PyModel};
 use super::{DeclSource, StageDecl};
-use crate::diagnostic::Diagnostic;
-use crate::rules::{python_syntax::PYTHON_SYNTAX, stage_decorator_arguments::STAGE_DECORATOR_ARGUMENTS};
-use crate::source::{FileId, Span};
-use crate::source::{Loc, Located};
+use crate::source::{FileId, Loc, Located, Span};
 
 fn loc(file: FileId, r: &std::ops::Range<usize>) -> Loc {
     Loc {
@@ -23,33 +20,9 @@ fn located<T: Clone>(file: FileId, arg: &Arg<T>) -> Located<T> {
     }
 }
 
-/// The declarations in one model file, and its syntax and decorator
-/// problems as diagnostics.
-pub fn stage_decls(file: FileId, model: &PyModel) -> (Vec<StageDecl>, Vec<Diagnostic>) {
-    let mut diags = Vec::new();
-    for e in &model.syntax_errors {
-        diags.push(
-            Diagnostic::new(
-                &PYTHON_SYNTAX,
-                file,
-                Span::new(e.span.start, e.span.end),
-                format!("Python syntax error: {}", e.message),
-            )
-            .with_help("the trial would fail when it imports this file; stagec still reads the declarations it can"),
-        );
-    }
-    for p in &model.problems {
-        if matches!(p.kind, PyProblemKind::ParserUnavailable) {
-            diags.push(Diagnostic::new(&PYTHON_SYNTAX, file, Span::at(0), p.message.clone()));
-            continue;
-        }
-        diags.push(Diagnostic::new(
-            &STAGE_DECORATOR_ARGUMENTS,
-            file,
-            Span::new(p.span.start, p.span.end),
-            p.message.clone(),
-        ));
-    }
+/// The declarations in one model file. Its syntax errors and decorator
+/// problems stay in the [`PyModel`] for the rules (`P102`, `P103`).
+pub fn stage_decls(file: FileId, model: &PyModel) -> Vec<StageDecl> {
     let mut decls: Vec<StageDecl> = Vec::new();
     for class in &model.stage_classes {
         let Some(id) = &class.stage_id else { continue };
@@ -122,7 +95,7 @@ pub fn stage_decls(file: FileId, model: &PyModel) -> (Vec<StageDecl>, Vec<Diagno
             decls.push(done);
         }
     }
-    (decls, diags)
+    decls
 }
 
 #[cfg(test)]
@@ -132,8 +105,9 @@ mod tests {
     #[test]
     fn field_notes_model_has_an_implicit_third_stage() {
         let text = include_str!("../../examples/hpp-seed/model.py");
-        let (decls, diags) = stage_decls(FileId(1), &super::super::python::read_model(text));
-        assert!(diags.is_empty(), "{diags:?}");
+        let model = super::super::python::read_model(text);
+        assert!(model.syntax_errors.is_empty() && model.problems.is_empty(), "{model:?}");
+        let decls = stage_decls(FileId(1), &model);
         let summary: Vec<(i64, &str, DeclSource)> = decls
             .iter()
             .map(|d| (d.id.value, d.name.value.as_str(), d.source))

@@ -1,7 +1,7 @@
 //! Reader for `stages.yaml`: pipeline stages declared in a YAML file next to
 //! the model rather than with `@stage_decorator`.
 //!
-//! The file goes the way an experiment config does (see [`crate::check`]):
+//! The file goes the way an experiment config does (see [`Document`]):
 //! text → spanned YAML tree → JSON → the generated `stages.schema.json`
 //! (errors mapped back to spans) → one [`StageDecl`] per valid entry, every
 //! span taken from the tree. Device and dtype names are kept as written; the
@@ -15,13 +15,10 @@ use jsonschema::ValidationError;
 use serde_json::Value as Json;
 
 use super::{DeclSource, StageDecl};
-use crate::diagnostic::{sort_and_dedup, Diagnostic};
-use crate::rules::{invalid_param_count::INVALID_PARAM_COUNT, schema_violation::SCHEMA_VIOLATION};
-use crate::schema::{self, SchemaIndex};
-use crate::source::{FileId, SourceFile, Span};
-use crate::source::{Loc, Located};
-use crate::yaml::{self, Budgets, NodeId, PathSeg, Tree, Value};
-use crate::{check, suppress};
+use crate::document::Document;
+use crate::schema::SchemaIndex;
+use crate::source::{FileId, Loc, Located, Span};
+use crate::yaml::{self, Budgets, NodeId, PathSeg, Tree, Value, YamlIssue};
 
 /// The committed `stages.yaml` schema.
 pub const STAGES_SCHEMA: &str = include_str!("../../schemas/stages.schema.json");
@@ -38,78 +35,130 @@ pub fn stages_index() -> &'static SchemaIndex {
     INDEX.get_or_init(|| SchemaIndex::new(serde_json::from_str(STAGES_SCHEMA).unwrap_or(Json::Null)))
 }
 
-/// What a `stages.yaml` maps, for a document that is not a mapping.
-const ROOT_HELP: &str =
-    "a `stages.yaml` maps `stages` to a list of stages, each with `id`, `name`, `device` and `dtype`";
-
-/// How to write a parameter count, for P101's help.
-const PARAMS_HELP: &str = "write an integer, or a number with a `K`, `M`, `B` or `T` suffix such as `86M` or `1.3B`";
-
-/// Reads a `stages.yaml`: the stages of its valid entries, in file order,
-/// and every diagnostic (YAML, schema, P101), sorted, with
-/// `# stagec: ignore[...]` comments applied. An entry with an error is left
-/// out; the diagnostics say why.
-pub fn read_stages_yaml(file: FileId, text: &str, budgets: &Budgets) -> (Vec<StageDecl>, Vec<Diagnostic>) {
-    let (tree, mut diags) = yaml::parse(text, file, budgets);
-    let stages = analyze(file, text, &tree, budgets, &mut diags);
-    suppress::apply(file, &SourceFile::new("stages.yaml", text), &mut diags);
-    sort_and_dedup(&mut diags);
-    (stages, diags)
+/// What reading a `stages.yaml` found beyond its YAML and schema problems.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StagesIssue {
+    /// `stages[entry].params` is not a parameter count.
+    Params {
+        entry: usize,
+        at: Span,
+        problem: ParamsProblem,
+    },
+    /// A value the schema accepted but this reader cannot use (it should
+    /// not happen; a stage is never dropped silently).
+    Unreadable {
+        entry: usize,
+        key: String,
+        expected: &'static str,
+        found: &'static str,
+        at: Span,
+    },
+    /// A required key the schema let through (likewise).
+    Missing { entry: usize, key: &'static str, at: Span },
 }
 
-fn analyze(file: FileId, text: &str, tree: &Tree, budgets: &Budgets, diags: &mut Vec<Diagnostic>) -> Vec<StageDecl> {
-    let Some(json) = check::document_json(file, tree, budgets, ROOT_HELP, diags) else {
-        return Vec::new();
-    };
-    let yaml_spans: Vec<Span> = diags
-        .iter()
-        .filter(|d| d.code.starts_with('Y'))
-        .map(|d| d.span)
-        .collect();
+impl StagesIssue {
+    pub fn span(&self) -> Span {
+        match self {
+            StagesIssue::Params { at, .. } | StagesIssue::Unreadable { at, .. } | StagesIssue::Missing { at, .. } => {
+                *at
+            }
+        }
+    }
+}
 
+/// Why a `params` value is not a parameter count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParamsProblem {
+    Negative,
+    TooLarge,
+    NotWhole,
+    /// A lower-case suffix (`86m`): the upper-case one.
+    LowercaseSuffix(char),
+    /// Digits in quotes without a suffix.
+    QuotedNumber,
+    EmptyString,
+    /// Text that is neither a number nor a number with a suffix.
+    NotACount,
+    /// A value of another type (its type name: "a boolean", "a list").
+    WrongType(&'static str),
+}
+
+/// A `stages.yaml` read: its document, the stages of its valid entries in
+/// file order, and what else is wrong.
+#[derive(Clone, Debug)]
+pub struct StagesRead {
+    pub document: Document,
+    pub decls: Vec<StageDecl>,
+    pub issues: Vec<StagesIssue>,
+}
+
+/// Reads a `stages.yaml`. An entry with a schema error (other than on
+/// `params`, which costs the stage only its count) is left out; the
+/// document's findings say why.
+pub fn read(file: FileId, text: &str, budgets: &Budgets) -> StagesRead {
+    let mut document = Document::parse(text, budgets);
+    let mut issues = Vec::new();
+    if !document.gate(budgets) {
+        return StagesRead {
+            document,
+            decls: Vec::new(),
+            issues,
+        };
+    }
     // Which entries have errors, and the errors on `params`, which P101
     // reports with a message about parameter counts.
     let mut bad: BTreeSet<usize> = BTreeSet::new();
     let mut params_reported: BTreeSet<usize> = BTreeSet::new();
-    let mut others: Vec<ValidationError<'_>> = Vec::new();
-    for err in StagesValidator::iter_errors(&json) {
-        let (entry, at_params) = entry_of(&err);
-        if let Some(i) = entry {
-            // A bad `params` costs the stage only its parameter count: the
-            // stage itself stays, so the graph does not report it missing.
-            if !at_params {
-                bad.insert(i);
-            }
-            if at_params {
+    let findings = match &document.json {
+        Some(json) => {
+            let tree = &document.tree;
+            let errors = StagesValidator::iter_errors(json).filter(|err| {
+                let (entry, at_params) = entry_of(err);
+                let Some(i) = entry else { return true };
+                // A bad `params` costs the stage only its parameter count:
+                // the stage itself stays, so the graph does not report it missing.
+                if !at_params {
+                    bad.insert(i);
+                    return true;
+                }
                 if params_reported.contains(&i) {
-                    continue;
+                    return false;
                 }
-                if let Some(d) = params_diagnostic(file, text, tree, i) {
-                    params_reported.insert(i);
-                    diags.push(d);
-                    continue;
+                match params_issue(tree, i) {
+                    Some(issue) => {
+                        params_reported.insert(i);
+                        issues.push(issue);
+                        false
+                    }
+                    None => true,
                 }
-            }
+            });
+            document.map(stages_index, errors)
         }
-        others.push(err);
-    }
-    schema::map_errors(file, text, tree, &json, stages_index, others.into_iter(), diags);
-    let stages = build_stages(file, text, tree, &bad, &params_reported, diags);
+        None => Vec::new(),
+    };
+    document.findings = findings;
+    let decls = build_stages(file, &document.tree, &bad, &params_reported, &mut issues);
     // A value the YAML layer already rejected (a bad tag) is not reported
-    // again by the schema or P101.
-    diags.retain(|d| d.code.starts_with('Y') || !yaml_spans.contains(&d.span));
-    stages
+    // again.
+    let yaml_spans: Vec<Span> = document.issues.iter().map(YamlIssue::span).collect();
+    issues.retain(|i| !yaml_spans.contains(&i.span()));
+    StagesRead {
+        document,
+        decls,
+        issues,
+    }
 }
 
 /// One stage per entry without schema errors (other than on `params`), in
 /// file order.
 fn build_stages(
     file: FileId,
-    text: &str,
     tree: &Tree,
     bad: &BTreeSet<usize>,
     params_reported: &BTreeSet<usize>,
-    diags: &mut Vec<Diagnostic>,
+    issues: &mut Vec<StagesIssue>,
 ) -> Vec<StageDecl> {
     let Some(list) = tree.locate(&[PathSeg::Key("stages".into())]) else {
         return Vec::new();
@@ -118,7 +167,7 @@ fn build_stages(
         Value::Seq(items) => items.clone(),
         _ => return Vec::new(),
     };
-    let reader = Reader { file, text, tree };
+    let reader = Reader { file, tree };
     let mut stages = Vec::new();
     for (i, entry) in entries.into_iter().enumerate() {
         if bad.contains(&i) {
@@ -126,16 +175,16 @@ fn build_stages(
             // `20000000T`) is still worth reporting with the entry's other
             // errors.
             if !params_reported.contains(&i) {
-                diags.extend(params_diagnostic(file, text, tree, i));
+                issues.extend(params_issue(tree, i));
             }
             continue;
         }
         match reader.stage(i, entry) {
             Ok(stage) => stages.push(stage),
-            Err(d) => diags.push(*d),
+            Err(issue) => issues.push(*issue),
         }
         if !params_reported.contains(&i) {
-            diags.extend(params_diagnostic(file, text, tree, i));
+            issues.extend(params_issue(tree, i));
         }
     }
     stages
@@ -154,117 +203,90 @@ fn entry_of(err: &ValidationError<'_>) -> (Option<usize>, bool) {
     }
 }
 
-/// P101 for `stages[i].params`, when the value is indeed not a parameter
-/// count.
-fn params_diagnostic(file: FileId, text: &str, tree: &Tree, i: usize) -> Option<Diagnostic> {
+/// The P101 issue of `stages[i].params`, when the value is indeed not a
+/// parameter count.
+fn params_issue(tree: &Tree, i: usize) -> Option<StagesIssue> {
     let path = [
         PathSeg::Key("stages".into()),
         PathSeg::Index(i),
         PathSeg::Key("params".into()),
     ];
     let node = tree.locate(&path)?.node;
-    let reason = parse_params(tree.value(node), written(text, tree, node)).err()?;
-    Some(params_error(file, tree.span(node), i, &reason))
-}
-
-fn params_error(file: FileId, span: Span, i: usize, reason: &str) -> Diagnostic {
-    Diagnostic::new(
-        &INVALID_PARAM_COUNT,
-        file,
-        span,
-        format!("`stages[{i}].params` is not a parameter count: {reason}"),
-    )
-    .with_help(PARAMS_HELP)
-}
-
-/// The text of a node as written (a string keeps its quotes).
-fn written<'t>(text: &'t str, tree: &Tree, node: NodeId) -> &'t str {
-    let span = tree.span(node);
-    text.get(span.start..span.end).unwrap_or("")
+    let problem = parse_params(tree.value(node)).err()?;
+    Some(StagesIssue::Params {
+        entry: i,
+        at: tree.span(node),
+        problem,
+    })
 }
 
 /// A parameter count from its YAML value: a non-negative integer (an
 /// integral float such as `8.6e7` too), or a string such as `86M`, `1.3B`,
-/// `2K`. `shown` is the value as written, for the error message.
-pub fn parse_params(value: &Value, shown: &str) -> Result<u64, String> {
+/// `2K`.
+pub fn parse_params(value: &Value) -> Result<u64, ParamsProblem> {
     match value {
-        Value::Int(n) => u64::try_from(*n).map_err(|_| format!("`{shown}` is negative")),
+        Value::Int(n) => u64::try_from(*n).map_err(|_| ParamsProblem::Negative),
         Value::BigInt(s) => match s.parse::<u64>() {
             Ok(n) => Ok(n),
-            Err(_) if s.starts_with('-') => Err(format!("`{shown}` is negative")),
-            Err(_) => Err(format!("`{shown}` is larger than {}", u64::MAX)),
+            Err(_) if s.starts_with('-') => Err(ParamsProblem::Negative),
+            Err(_) => Err(ParamsProblem::TooLarge),
         },
-        Value::Float(f) if *f < 0.0 => Err(format!("`{shown}` is negative")),
-        Value::Float(f) if !f.is_finite() || f.fract() != 0.0 => {
-            Err(format!("`{shown}` is not a whole number of parameters"))
-        }
+        Value::Float(f) if *f < 0.0 => Err(ParamsProblem::Negative),
+        Value::Float(f) if !f.is_finite() || f.fract() != 0.0 => Err(ParamsProblem::NotWhole),
         // 2^64 is exactly representable; anything at or above it overflows.
-        Value::Float(f) if *f >= 18_446_744_073_709_551_616.0 => Err(format!("`{shown}` is larger than {}", u64::MAX)),
+        Value::Float(f) if *f >= 18_446_744_073_709_551_616.0 => Err(ParamsProblem::TooLarge),
         Value::Float(f) => Ok(*f as u64),
-        Value::Str(s) => parse_param_text(s, shown),
-        other => Err(format!(
-            "expected an integer or a string such as `86M`, found {}",
-            yaml::type_name(other)
-        )),
+        Value::Str(s) => parse_param_text(s),
+        other => Err(ParamsProblem::WrongType(yaml::type_name(other))),
     }
 }
 
 /// `86M` → 86 000 000, `1.3B` → 1 300 000 000, `2K` → 2 000, exactly.
-fn parse_param_text(s: &str, shown: &str) -> Result<u64, String> {
-    let generic = || format!("`{shown}` is neither an integer nor a number with a `K`, `M`, `B` or `T` suffix");
+fn parse_param_text(s: &str) -> Result<u64, ParamsProblem> {
     if s.starts_with('-') {
-        return Err(format!("`{shown}` is negative"));
+        return Err(ParamsProblem::Negative);
     }
     let Some(last) = s.chars().last() else {
-        return Err("the value is an empty string".into());
+        return Err(ParamsProblem::EmptyString);
     };
     let zeros: usize = match last {
         'K' => 3,
         'M' => 6,
         'B' => 9,
         'T' => 12,
-        'k' | 'm' | 'b' | 't' => {
-            return Err(format!(
-                "`{shown}`: write the suffix in uppercase, `{}`",
-                last.to_ascii_uppercase()
-            ))
-        }
+        'k' | 'm' | 'b' | 't' => return Err(ParamsProblem::LowercaseSuffix(last.to_ascii_uppercase())),
         c if c.is_ascii_digit() && s.bytes().all(|b| b.is_ascii_digit()) => {
-            return Err(format!(
-                "`{shown}` is a quoted number: remove the quotes, or add a suffix"
-            ));
+            return Err(ParamsProblem::QuotedNumber);
         }
-        _ => return Err(generic()),
+        _ => return Err(ParamsProblem::NotACount),
     };
     let number = &s[..s.len() - last.len_utf8()];
     let (whole, frac) = number.split_once('.').unwrap_or((number, ""));
     let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
     if !digits(whole) || (number.contains('.') && !digits(frac)) {
-        return Err(generic());
+        return Err(ParamsProblem::NotACount);
     }
     // The fraction's digits beyond the suffix's zeros must be zeros.
     let (kept, dropped) = frac.split_at(frac.len().min(zeros));
     if dropped.bytes().any(|b| b != b'0') {
-        return Err(format!("`{shown}` is not a whole number of parameters"));
+        return Err(ParamsProblem::NotWhole);
     }
-    let too_large = || format!("`{shown}` is larger than {}", u64::MAX);
     let scale = |n: usize| 10u64.checked_pow(u32::try_from(n).unwrap_or(u32::MAX));
-    let whole: u64 = whole.parse().map_err(|_| too_large())?;
+    let whole: u64 = whole.parse().map_err(|_| ParamsProblem::TooLarge)?;
     let kept_value: u64 = if kept.is_empty() {
         0
     } else {
-        kept.parse().map_err(|_| too_large())?
+        kept.parse().map_err(|_| ParamsProblem::TooLarge)?
     };
     whole
-        .checked_mul(scale(zeros).ok_or_else(too_large)?)
+        .checked_mul(scale(zeros).ok_or(ParamsProblem::TooLarge)?)
         .and_then(|w| w.checked_add(kept_value.checked_mul(scale(zeros - kept.len())?)?))
-        .ok_or_else(too_large)
+        .ok_or(ParamsProblem::TooLarge)
 }
 
 /// Builds stages from entries the schema accepted.
 struct Reader<'a> {
     file: FileId,
-    text: &'a str,
     tree: &'a Tree,
 }
 
@@ -282,32 +304,28 @@ impl Reader<'_> {
         (!matches!(self.tree.value(node), Value::Null)).then_some(node)
     }
 
-    /// A diagnostic for a value the schema accepted but this reader cannot
-    /// use; it should not happen, but a stage is never dropped silently.
-    fn unreadable(&self, node: NodeId, i: usize, key: &str, expected: &str) -> Box<Diagnostic> {
-        Box::new(Diagnostic::new(
-            &SCHEMA_VIOLATION,
-            self.file,
-            self.tree.span(node),
-            format!(
-                "`stages[{i}].{key}` expects {expected}, found {}",
-                yaml::type_name(self.tree.value(node))
-            ),
-        ))
-    }
-
-    fn required(&self, entry: NodeId, i: usize, key: &str) -> Result<NodeId, Box<Diagnostic>> {
-        self.field(entry, key).ok_or_else(|| {
-            Box::new(Diagnostic::new(
-                &SCHEMA_VIOLATION,
-                self.file,
-                self.tree.span(entry),
-                format!("`stages[{i}]` is missing required key `{key}`"),
-            ))
+    /// A value the schema accepted but this reader cannot use.
+    fn unreadable(&self, node: NodeId, i: usize, key: &str, expected: &'static str) -> Box<StagesIssue> {
+        Box::new(StagesIssue::Unreadable {
+            entry: i,
+            key: key.to_string(),
+            expected,
+            found: yaml::type_name(self.tree.value(node)),
+            at: self.tree.span(node),
         })
     }
 
-    fn int(&self, node: NodeId, i: usize, key: &str) -> Result<Located<i64>, Box<Diagnostic>> {
+    fn required(&self, entry: NodeId, i: usize, key: &'static str) -> Result<NodeId, Box<StagesIssue>> {
+        self.field(entry, key).ok_or_else(|| {
+            Box::new(StagesIssue::Missing {
+                entry: i,
+                key,
+                at: self.tree.span(entry),
+            })
+        })
+    }
+
+    fn int(&self, node: NodeId, i: usize, key: &str) -> Result<Located<i64>, Box<StagesIssue>> {
         let value = match self.tree.value(node) {
             Value::Int(n) if *n >= 0 => Some(*n),
             Value::Float(f) if f.fract() == 0.0 && *f >= 0.0 && *f < 9.0e18 => Some(*f as i64),
@@ -322,7 +340,7 @@ impl Reader<'_> {
         }
     }
 
-    fn string(&self, node: NodeId, i: usize, key: &str) -> Result<Located<String>, Box<Diagnostic>> {
+    fn string(&self, node: NodeId, i: usize, key: &str) -> Result<Located<String>, Box<StagesIssue>> {
         match self.tree.as_str(node) {
             Some(s) => Ok(Located {
                 value: s.to_string(),
@@ -332,7 +350,7 @@ impl Reader<'_> {
         }
     }
 
-    fn stage(&self, i: usize, entry: NodeId) -> Result<StageDecl, Box<Diagnostic>> {
+    fn stage(&self, i: usize, entry: NodeId) -> Result<StageDecl, Box<StagesIssue>> {
         let id = self.int(self.required(entry, i, "id")?, i, "id")?;
         let name = self.string(self.required(entry, i, "name")?, i, "name")?;
         let device = self.string(self.required(entry, i, "device")?, i, "device")?;
@@ -370,7 +388,7 @@ impl Reader<'_> {
         // the stage then keeps no count.
         let params = self
             .field(entry, "params")
-            .and_then(|node| parse_params(self.tree.value(node), written(self.text, self.tree, node)).ok());
+            .and_then(|node| parse_params(self.tree.value(node)).ok());
         let flops_per_sample = match self.field(entry, "flops_per_sample") {
             None => None,
             Some(node) => match self.tree.value(node) {
@@ -398,10 +416,35 @@ impl Reader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostic::Diagnostic;
     use crate::source::LineIndex;
 
+    /// Reads `text` as the `stages.yaml` of a project whose config does not
+    /// parse (so the pipeline's rules stay out of it): the stages and the
+    /// diagnostics of the file, as a user sees them.
     fn read(text: &str) -> (Vec<StageDecl>, Vec<Diagnostic>) {
-        read_stages_yaml(FileId(0), text, &Budgets::default())
+        read_with(text, &Budgets::default())
+    }
+
+    fn read_with(text: &str, budgets: &Budgets) -> (Vec<StageDecl>, Vec<Diagnostic>) {
+        let project = crate::project::Project {
+            models: Some(vec![crate::project::Input {
+                name: "stages.yaml".into(),
+                bytes: text.as_bytes().to_vec(),
+            }]),
+            ..crate::project::Project::config_only("const.yaml", "")
+        };
+        let options = crate::compile::Options {
+            budgets: *budgets,
+            ..Default::default()
+        };
+        let compiled = crate::compile::compile(&project, &options);
+        let diags = compiled
+            .diagnostics
+            .into_iter()
+            .filter(|d| d.file == FileId(1))
+            .collect();
+        (compiled.decls, diags)
     }
 
     /// `(code, 1-based line)` of every diagnostic.
@@ -417,8 +460,8 @@ mod tests {
         &text[loc.span.start..loc.span.end]
     }
 
-    fn params_of(value: &str) -> Result<u64, String> {
-        parse_params(&yaml::resolve_plain(value), value)
+    fn params_of(value: &str) -> Result<u64, ParamsProblem> {
+        parse_params(&yaml::resolve_plain(value))
     }
 
     const FULL: &str = "\
@@ -546,28 +589,23 @@ stages:
         assert_eq!(params_of("18446744073709551615"), Ok(u64::MAX));
         assert_eq!(params_of("18446744T"), Ok(18_446_744_000_000_000_000));
 
-        let err = |v: &str| params_of(v).err().unwrap_or_default();
-        assert!(err("-5").contains("negative"));
-        assert!(err("-1.5B").contains("negative"));
-        assert!(err("18446744073709551616").contains("larger than"));
-        assert!(err("18446745T").contains("larger than"));
-        assert!(err("99999999999999999999999T").contains("larger than"));
-        assert!(err("1.2345K").contains("not a whole number"));
-        assert!(err("1.5").contains("not a whole number"));
-        assert!(err("86m").contains("uppercase"));
-        assert!(err("86 million").contains("neither an integer"));
-        assert!(err("M").contains("neither an integer"));
-        assert!(err("1.M").contains("neither an integer"));
-        assert!(err("1e9B").contains("neither an integer"));
-        assert!(err("true").contains("found a boolean"));
-        assert!(parse_params(&Value::Str("86000000".into()), "'86000000'")
-            .err()
-            .unwrap_or_default()
-            .contains("quoted number"));
-        assert!(parse_params(&Value::Str(String::new()), "''")
-            .err()
-            .unwrap_or_default()
-            .contains("empty"));
+        use ParamsProblem::*;
+        let err = |v: &str| params_of(v).err();
+        assert_eq!(err("-5"), Some(Negative));
+        assert_eq!(err("-1.5B"), Some(Negative));
+        assert_eq!(err("18446744073709551616"), Some(TooLarge));
+        assert_eq!(err("18446745T"), Some(TooLarge));
+        assert_eq!(err("99999999999999999999999T"), Some(TooLarge));
+        assert_eq!(err("1.2345K"), Some(NotWhole));
+        assert_eq!(err("1.5"), Some(NotWhole));
+        assert_eq!(err("86m"), Some(LowercaseSuffix('M')));
+        assert_eq!(err("86 million"), Some(NotACount));
+        assert_eq!(err("M"), Some(NotACount));
+        assert_eq!(err("1.M"), Some(NotACount));
+        assert_eq!(err("1e9B"), Some(NotACount));
+        assert_eq!(err("true"), Some(WrongType("a boolean")));
+        assert_eq!(parse_params(&Value::Str("86000000".into())).err(), Some(QuotedNumber));
+        assert_eq!(parse_params(&Value::Str(String::new())).err(), Some(EmptyString));
     }
 
     #[test]
@@ -636,9 +674,9 @@ stages:
             (crate::rules::missing_key::MISSING_KEY.code, 10),
             (crate::rules::wrong_type::WRONG_TYPE.code, 16),
             (crate::rules::wrong_type::WRONG_TYPE.code, 17),
-            (INVALID_PARAM_COUNT.code, 22),
+            (crate::rules::invalid_param_count::INVALID_PARAM_COUNT.code, 22),
             (crate::rules::out_of_range::OUT_OF_RANGE.code, 27),
-            (INVALID_PARAM_COUNT.code, 28),
+            (crate::rules::invalid_param_count::INVALID_PARAM_COUNT.code, 28),
         ];
         assert_eq!(found, expected, "{diags:#?}");
         assert!(diags[5].message.contains("`-5` is negative"), "{}", diags[5].message);

@@ -3,14 +3,16 @@
 //! string, `<<` merges mappings.
 //!
 //! [`parse`] never fails: it returns whatever tree it could build and the
-//! diagnostics found on the way. Aliases are kept as references (never
+//! problems found on the way, as plain [`YamlIssue`]s. Aliases are kept as references (never
 //! copied), so a document's memory is bounded by its text; expansion happens
 //! only in [`Tree::to_json`], after [`Tree::expanded_size`] has checked the
 //! budget.
 
+mod issue;
 mod parse;
 mod scalar;
 
+pub use issue::YamlIssue;
 pub use parse::{parse, Budgets};
 pub use scalar::resolve_plain;
 

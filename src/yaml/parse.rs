@@ -5,14 +5,9 @@ use std::collections::HashMap;
 use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
 
 use super::scalar::{resolve_float, resolve_int, resolve_non_string, resolve_plain};
+use super::YamlIssue;
 use super::{scalar_text, Entry, NodeId, Tree, TreeBuilder, Value};
-use crate::diagnostic::Diagnostic;
-use crate::rules::{
-    alias_budget::ALIAS_BUDGET, complex_key::COMPLEX_KEY, duplicate_key::DUPLICATE_KEY,
-    multiple_documents::MULTIPLE_DOCUMENTS, nesting_depth::NESTING_DEPTH, unsupported_tag::UNSUPPORTED_TAG,
-    yaml_syntax::YAML_SYNTAX,
-};
-use crate::source::{FileId, Span};
+use crate::source::Span;
 
 /// Limits that keep hostile input from costing unbounded time or memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,26 +79,24 @@ struct Frame {
 
 struct Builder<'a> {
     text: &'a str,
-    file: FileId,
     tree: TreeBuilder,
     stack: Vec<Frame>,
     anchors: HashMap<usize, NodeId>,
     root: Option<NodeId>,
-    diags: Vec<Diagnostic>,
+    issues: Vec<YamlIssue>,
 }
 
 /// Parses one YAML document. Never fails: returns the tree it could build
 /// (possibly partial, possibly without a root) and the problems found.
-pub fn parse(text: &str, file: FileId, budgets: &Budgets) -> (Tree, Vec<Diagnostic>) {
+pub fn parse(text: &str, budgets: &Budgets) -> (Tree, Vec<YamlIssue>) {
     let offsets = Offsets::new(text);
     let mut b = Builder {
         text,
-        file,
         tree: TreeBuilder { nodes: Vec::new() },
         stack: Vec::new(),
         anchors: HashMap::new(),
         root: None,
-        diags: Vec::new(),
+        issues: Vec::new(),
     };
     let mut parser = Parser::new_from_str(text);
     let mut documents = 0usize;
@@ -126,31 +119,25 @@ pub fn parse(text: &str, file: FileId, budgets: &Budgets) -> (Tree, Vec<Diagnost
                 let at = offsets.byte(err.marker().index());
                 if err.info().contains("recursion limit") {
                     // The scanner's own nesting guard fired before ours.
-                    b.diags.push(
-                        Diagnostic::new(
-                            &NESTING_DEPTH,
-                            file,
-                            Span::at(at),
-                            "nesting too deep; stagec stops reading here",
-                        )
-                        .with_help("experiment configs nest a handful of levels; is this file generated?"),
-                    );
+                    b.issues.push(YamlIssue::TooDeep {
+                        at: Span::at(at),
+                        limit: None,
+                    });
                     break;
                 }
-                let mut diag = Diagnostic::new(&YAML_SYNTAX, file, Span::at(at), syntax_message(err.info()));
-                if let Some(open) = b.stack.iter().rev().find(|f| f.flow) {
+                let open = b.stack.iter().rev().find(|f| f.flow).map(|open| {
                     let bracket = if matches!(open.kind, FrameKind::Map { .. }) {
-                        "{"
+                        '{'
                     } else {
-                        "["
+                        '['
                     };
-                    diag = diag.with_label(
-                        file,
-                        Span::new(open.start, open.start + 1),
-                        format!("inside the `{bracket}` opened here"),
-                    );
-                }
-                b.diags.push(diag);
+                    (Span::new(open.start, open.start + 1), bracket)
+                });
+                b.issues.push(YamlIssue::Syntax {
+                    at: Span::at(at),
+                    message: err.info().trim().to_string(),
+                    open,
+                });
                 break;
             }
         };
@@ -161,15 +148,7 @@ pub fn parse(text: &str, file: FileId, budgets: &Budgets) -> (Tree, Vec<Diagnost
             Event::DocumentStart(_) => {
                 documents += 1;
                 if documents > 1 {
-                    b.diags.push(
-                        Diagnostic::new(
-                            &MULTIPLE_DOCUMENTS,
-                            file,
-                            span,
-                            "a second YAML document starts here; an experiment config is one document",
-                        )
-                        .with_help("remove the `---` separator and everything after it, or move it to its own file"),
-                    );
+                    b.issues.push(YamlIssue::SecondDocument { at: span });
                     break;
                 }
             }
@@ -179,18 +158,10 @@ pub fn parse(text: &str, file: FileId, budgets: &Budgets) -> (Tree, Vec<Diagnost
                     continue;
                 }
                 if b.stack.len() >= budgets.max_depth {
-                    b.diags.push(
-                        Diagnostic::new(
-                            &NESTING_DEPTH,
-                            file,
-                            Span::new(span.start, span.start + 1),
-                            format!(
-                                "nesting deeper than {} levels; stagec stops reading here",
-                                budgets.max_depth
-                            ),
-                        )
-                        .with_help("experiment configs nest a handful of levels; is this file generated?"),
-                    );
+                    b.issues.push(YamlIssue::TooDeep {
+                        at: Span::new(span.start, span.start + 1),
+                        limit: Some(budgets.max_depth),
+                    });
                     skipping = 1;
                     skip_start = span.start;
                     continue;
@@ -241,15 +212,7 @@ pub fn parse(text: &str, file: FileId, budgets: &Budgets) -> (Tree, Vec<Diagnost
                 let value = match b.anchors.get(&anchor) {
                     Some(&target) => Value::Alias(target),
                     None => {
-                        b.diags.push(
-                            Diagnostic::new(
-                                &ALIAS_BUDGET,
-                                file,
-                                span,
-                                "this alias refers to the collection that contains it",
-                            )
-                            .with_help("a recursive structure cannot be converted to JSON; copy the values instead"),
-                        );
+                        b.issues.push(YamlIssue::RecursiveAlias { at: span });
                         Value::Null
                     }
                 };
@@ -265,8 +228,8 @@ pub fn parse(text: &str, file: FileId, budgets: &Budgets) -> (Tree, Vec<Diagnost
         }
     }
     let root = b.root;
-    let diags = b.diags;
-    (b.tree.finish(root), diags)
+    let issues = b.issues;
+    (b.tree.finish(root), issues)
 }
 
 impl Builder<'_> {
@@ -275,7 +238,7 @@ impl Builder<'_> {
             let expected = if is_map { "map" } else { "seq" };
             let fits = is_non_specific(tag) || (is_core(tag) && tag.suffix == expected);
             if !fits {
-                self.diags.push(unsupported_tag(self.file, span, tag));
+                self.issues.push(unsupported_tag(span, tag));
             }
         }
         let flow = matches!(self.text.as_bytes().get(span.start), Some(b'[' | b'{'));
@@ -315,10 +278,7 @@ impl Builder<'_> {
                     let key_span = node.map(|n| n.span).unwrap_or_default();
                     match resolved {
                         Some(Value::Seq(_) | Value::Map(_)) => {
-                            self.diags.push(
-                                Diagnostic::new(&COMPLEX_KEY, self.file, key_span, "a mapping key must be a scalar")
-                                    .with_help("configs become JSON, whose object keys are strings"),
-                            );
+                            self.issues.push(YamlIssue::ComplexKey { at: key_span });
                         }
                         Some(_) => {}
                         None => {}
@@ -374,11 +334,11 @@ impl Builder<'_> {
                     .unwrap_or_default()
             };
             let (first_span, key_span) = (span_of(first), span_of(second));
-            self.diags.push(
-                Diagnostic::new(&DUPLICATE_KEY, self.file, key_span, format!("duplicate key `{text}`"))
-                    .with_label(self.file, first_span, format!("`{text}` first defined here"))
-                    .with_help("Determined's CLI (ruamel.yaml) rejects duplicate keys; keep one of them"),
-            );
+            self.issues.push(YamlIssue::DuplicateKey {
+                at: key_span,
+                first: first_span,
+                key: text,
+            });
         }
     }
 
@@ -429,7 +389,7 @@ impl Builder<'_> {
             return Value::Str(value.to_string());
         }
         if !is_core(tag) {
-            self.diags.push(unsupported_tag(self.file, span, tag));
+            self.issues.push(unsupported_tag(span, tag));
             return Value::Str(value.to_string());
         }
         let converted = match tag.suffix.as_str() {
@@ -453,15 +413,11 @@ impl Builder<'_> {
         match converted {
             Some(v) => v,
             None => {
-                self.diags.push(
-                    Diagnostic::new(
-                        &UNSUPPORTED_TAG,
-                        self.file,
-                        span,
-                        format!("`{value}` is not a valid `!!{}`", tag.suffix),
-                    )
-                    .with_help("remove the tag or fix the value"),
-                );
+                self.issues.push(YamlIssue::TagMismatch {
+                    at: span,
+                    value: value.to_string(),
+                    tag: tag.suffix.clone(),
+                });
                 Value::Str(value.to_string())
             }
         }
@@ -476,23 +432,13 @@ fn is_non_specific(tag: &Tag) -> bool {
     tag.handle == "!" && tag.suffix.is_empty()
 }
 
-fn unsupported_tag(file: FileId, span: Span, tag: &Tag) -> Diagnostic {
+fn unsupported_tag(span: Span, tag: &Tag) -> YamlIssue {
     let shown = if tag.handle == "tag:yaml.org,2002:" {
         format!("!!{}", tag.suffix)
     } else {
         format!("{}{}", tag.handle, tag.suffix)
     };
-    Diagnostic::new(&UNSUPPORTED_TAG, file, span, format!("unsupported tag `{shown}`")).with_help(
-        "Determined's CLI loads configs with ruamel.yaml's safe loader, which accepts only the YAML core tags",
-    )
-}
-
-fn syntax_message(info: &str) -> String {
-    let info = info.trim();
-    let info = info
-        .strip_prefix("while parsing ")
-        .map_or(info.to_string(), |rest| format!("while parsing {rest}"));
-    format!("invalid YAML: {info}")
+    YamlIssue::UnsupportedTag { at: span, tag: shown }
 }
 
 /// The exact text of a scalar token. The scanner's end marker for quoted

@@ -4,8 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+use stagec::project::{ContextScan, Disk, Project, SourceSpec};
 use stagec::render::{self, human::Style, Report, Summary};
-use stagec::{check_experiment, Checked, Options};
+use stagec::{check_experiment, Compiled, Options};
 
 /// Variables that count as set in tests: a fixed environment, so snapshots
 /// do not depend on the machine.
@@ -14,7 +15,7 @@ pub fn test_env(name: &str) -> Option<String> {
 }
 
 /// Checks `bytes` under `name` with the test environment.
-pub fn check(name: &str, bytes: &[u8]) -> Checked {
+pub fn check(name: &str, bytes: &[u8]) -> Compiled {
     let opts = Options {
         env: &test_env,
         ..Options::default()
@@ -23,7 +24,7 @@ pub fn check(name: &str, bytes: &[u8]) -> Checked {
 }
 
 /// Human (plain, fixed width) and JSON renderings of one check.
-pub fn render(checked: &Checked) -> String {
+pub fn render(checked: &Compiled) -> String {
     let reports = [Report {
         sources: &checked.sources,
         diagnostics: &checked.diagnostics,
@@ -60,51 +61,40 @@ pub fn shared_dir() -> Option<PathBuf> {
     }
 }
 
-/// Checks a project folder the way `stagec check DIR/const.yaml` does: the
-/// config, its model sources (`*.py`, `stages.yaml`) and an optional
-/// `inventory.*`.
-pub fn check_project_dir(dir: &Path) -> Checked {
-    let read = |p: &Path| stagec::project::Input {
-        name: display_name(p),
-        bytes: std::fs::read(p).unwrap_or_default(),
-    };
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).collect())
-        .unwrap_or_default();
-    entries.sort();
-    let name = |p: &PathBuf| {
-        p.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    };
-    let models = entries
-        .iter()
+/// Checks a project folder the way `stagec check DIR/const.yaml` does (the
+/// same discovery of model sources), with the folder's `inventory.*` as
+/// `--inventory`. Paths are relative to the package, as a user in the
+/// checkout would type them.
+pub fn check_project_dir(dir: &Path) -> Compiled {
+    let relative = PathBuf::from(display_name(dir));
+    let inventory = std::fs::read_dir(dir)
+        .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
         .filter(|p| {
-            let n = name(p);
-            n.ends_with(".py") || n == "stages.yaml" || n == "stages.yml"
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("inventory."))
         })
-        .map(|p| read(p))
-        .collect();
-    let inventory = entries
-        .iter()
-        .find(|p| name(p).starts_with("inventory."))
-        .map(|p| read(p));
-    let project = stagec::project::Project {
-        config: read(&dir.join("const.yaml")),
-        models,
+        .min()
+        .map(|p| relative.join(p.file_name().unwrap_or_default()));
+    let spec = SourceSpec {
         inventory,
-        probe: None,
-        searched: format!("`{}`", display_name(dir)),
+        ..SourceSpec::default()
     };
+    let scan = ContextScan::new(&relative);
+    assert!(scan.problems.is_empty(), "{:?}", scan.problems);
+    let (project, problems): (Project, Vec<String>) =
+        Project::discover(&relative.join("const.yaml"), &spec, Some(&scan), &Disk).unwrap_or_else(|e| panic!("{e}"));
+    assert!(problems.is_empty(), "{problems:?}");
     let opts = Options {
         env: &test_env,
         ..Options::default()
     };
-    stagec::project::check_project(&project, &opts)
+    stagec::compile(&project, &opts)
 }
 
 /// Error codes of a check, sorted.
-pub fn error_codes(checked: &Checked) -> Vec<&'static str> {
+pub fn error_codes(checked: &Compiled) -> Vec<&'static str> {
     let mut codes: Vec<&'static str> = checked
         .diagnostics
         .iter()

@@ -1,0 +1,297 @@
+//! The front door: a [`Project`] in, one [`Compiled`] out — every file's
+//! parse, the typed settings, the stage declarations, the resolved pipeline
+//! with its GPU allocation, and the diagnostics. The CLI, the plan, the
+//! language server and the tests all call [`compile`]; none reaches past it.
+//!
+//! Phases, each a plain-data boundary, data flowing one way:
+//! bytes → text ([`decode`]) → YAML documents and Python models (never
+//! fail: trees plus issues) → schema findings ([`Document`]) → typed
+//! [`Settings`] and [`StageDecl`]s → the [`Pipeline`] → rules (every
+//! diagnostic, worded in its rule's file) → suppression and sorting, once.
+
+use serde_json::Value as Json;
+
+use crate::diagnostic::{sort_and_dedup, Diagnostic, Severity};
+use crate::document::Document;
+use crate::hardware::inventory::{self, Inventory, InventoryIssue};
+use crate::hardware::probe::ProbeReport;
+use crate::pipeline::{self, Pipeline};
+use crate::project::{is_stages_yaml, Input, Project};
+use crate::schema;
+use crate::settings::Settings;
+use crate::source::{decode, DecodeIssue, FileId, SourceFile, SourceMap};
+use crate::spec::ExperimentConfig;
+use crate::stages::python::{self, PyModel};
+use crate::stages::stages_yaml::{self, StagesIssue};
+use crate::stages::{from_python, StageDecl};
+use crate::yaml::{Budgets, Tree};
+use crate::{rules, suppress};
+
+/// How the environment is seen: `${VAR}` lookups. The core never reads the
+/// process environment itself.
+pub type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// Settings of one compilation.
+pub struct Options<'a> {
+    pub env: EnvLookup<'a>,
+    pub budgets: Budgets,
+    /// Whether every `${VAR}` must be set: `stagec plan` resolves them, so an
+    /// unset one is an error there and only a warning in `check`.
+    pub require_variables: bool,
+}
+
+impl Default for Options<'_> {
+    fn default() -> Self {
+        Options {
+            env: &|_| None,
+            budgets: Budgets::default(),
+            require_variables: false,
+        }
+    }
+}
+
+/// What an input file is to the compilation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// The experiment config.
+    Config,
+    /// A Python model source.
+    Model,
+    /// A `stages.yaml`.
+    Stages,
+    /// A cluster inventory.
+    Inventory,
+    /// The probed host's report.
+    Probe,
+}
+
+/// One input file and what the phases found in it.
+#[derive(Clone, Debug)]
+pub struct Unit {
+    pub role: Role,
+    /// Why the bytes are not usable text (too large, binary, not UTF-8);
+    /// such a file is read no further.
+    pub decode: Option<DecodeIssue>,
+    /// The YAML document (config, `stages.yaml`, a YAML or JSON inventory).
+    pub yaml: Option<Document>,
+    /// The Python model.
+    pub python: Option<PyModel>,
+    /// What `stages.yaml` entries got wrong beyond their schema.
+    pub stages: Vec<StagesIssue>,
+    /// What the inventory reader found wrong.
+    pub inventory: Vec<InventoryIssue>,
+}
+
+impl Unit {
+    fn new(role: Role, decode: Option<DecodeIssue>) -> Unit {
+        Unit {
+            role,
+            decode,
+            yaml: None,
+            python: None,
+            stages: Vec::new(),
+            inventory: Vec::new(),
+        }
+    }
+}
+
+/// Everything one compilation produced.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    pub sources: SourceMap,
+    /// One unit per file of `sources`, by [`FileId`].
+    pub units: Vec<Unit>,
+    /// The experiment config's file.
+    pub config: FileId,
+    /// The config's settings, typed: present when the config parsed into a
+    /// mapping.
+    pub settings: Option<Settings>,
+    /// Stage declarations from every model source, in file order.
+    pub decls: Vec<StageDecl>,
+    /// Where the declarations were looked for; `None` when they were not
+    /// (a config checked on its own).
+    pub searched: Option<String>,
+    /// The inventory stages are checked against (read or probed).
+    pub inventory: Option<Inventory>,
+    /// The probe's report and the file registered for it.
+    pub probe: Option<(FileId, ProbeReport)>,
+    /// The resolved pipeline, when there are stage declarations.
+    pub pipeline: Option<Pipeline>,
+    /// Every diagnostic, suppressions applied, sorted by file and position.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Compiled {
+    /// The unit of a file.
+    pub fn unit(&self, file: FileId) -> Option<&Unit> {
+        self.units.get(file.0 as usize)
+    }
+
+    /// The text of a file ("" for an unknown id).
+    pub fn text(&self, file: FileId) -> &str {
+        self.sources.get(file).map_or("", |f| f.text.as_str())
+    }
+
+    /// The experiment config's YAML document, when it was text.
+    pub fn config_document(&self) -> Option<&Document> {
+        self.unit(self.config)?.yaml.as_ref()
+    }
+
+    /// The config's spanned tree.
+    pub fn config_tree(&self) -> Option<&Tree> {
+        self.config_document().map(|d| &d.tree)
+    }
+
+    /// The config as JSON, when it parsed into a mapping within budget.
+    pub fn config_json(&self) -> Option<&Json> {
+        self.config_document()?.json.as_ref()
+    }
+
+    /// The YAML document of any file.
+    pub fn document(&self, file: FileId) -> Option<&Document> {
+        self.unit(file)?.yaml.as_ref()
+    }
+
+    /// The typed experiment, when the config has no errors. Deserialised on
+    /// demand: checking alone does not need it.
+    pub fn typed(&self) -> Option<ExperimentConfig> {
+        if self.error_count() > 0 {
+            return None;
+        }
+        serde_json::from_value(self.config_json()?.clone()).ok()
+    }
+
+    pub fn error_count(&self) -> usize {
+        self.count(Severity::Error)
+    }
+
+    pub fn warning_count(&self) -> usize {
+        self.count(Severity::Warning)
+    }
+
+    fn count(&self, severity: Severity) -> usize {
+        self.diagnostics.iter().filter(|d| d.severity == severity).count()
+    }
+}
+
+/// Compiles a project: every phase, then every rule, then suppressions and
+/// sorting.
+pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
+    let budgets = &options.budgets;
+    let mut sources = SourceMap::new();
+    let mut units = Vec::new();
+    let mut add = |input: &Input, role: Role| -> FileId {
+        let (text, problem) = decode(&input.bytes, budgets.max_bytes);
+        units.push(Unit::new(role, problem));
+        sources.add(SourceFile::new(input.name.clone(), text))
+    };
+
+    let config = add(&project.config, Role::Config);
+    let models: Vec<FileId> = project
+        .models
+        .iter()
+        .flatten()
+        .map(|m| {
+            add(
+                m,
+                if is_stages_yaml(&m.name) {
+                    Role::Stages
+                } else {
+                    Role::Model
+                },
+            )
+        })
+        .collect();
+    let inventory_file = project.inventory.as_ref().map(|i| add(i, Role::Inventory));
+    let probe = project.probe.as_ref().map(|report| {
+        let id = sources.add(SourceFile::new("<probe>", report.to_json()));
+        units.push(Unit::new(Role::Probe, None));
+        (id, report.clone())
+    });
+
+    let readable = |units: &[Unit], id: FileId| units.get(id.0 as usize).is_some_and(|u| u.decode.is_none());
+    let text_of = |sources: &SourceMap, id: FileId| sources.get(id).map_or("", |f| f.text.as_str()).to_string();
+
+    // The experiment config: YAML, the gate, the schema, typed settings.
+    let mut settings = None;
+    if readable(&units, config) {
+        let mut doc = Document::parse(&text_of(&sources, config), budgets);
+        if doc.gate(budgets) {
+            if let Some(json) = &doc.json {
+                let findings = doc.map(schema::experiment, schema::experiment_errors(json));
+                settings = Some(Settings::read(json));
+                doc.findings = findings;
+            }
+        }
+        units[config.0 as usize].yaml = Some(doc);
+    }
+
+    // Model sources: declarations from Python and `stages.yaml`.
+    let mut decls: Vec<StageDecl> = Vec::new();
+    for &id in &models {
+        if !readable(&units, id) {
+            continue;
+        }
+        let text = text_of(&sources, id);
+        let unit = &mut units[id.0 as usize];
+        if unit.role == Role::Stages {
+            let read = stages_yaml::read(id, &text, budgets);
+            decls.extend(read.decls);
+            unit.yaml = Some(read.document);
+            unit.stages = read.issues;
+        } else {
+            let model = python::read_model(&text);
+            decls.extend(from_python::stage_decls(id, &model));
+            unit.python = Some(model);
+        }
+    }
+
+    // The inventory, read or probed.
+    let mut inventory = None;
+    if let Some(id) = inventory_file.filter(|&id| readable(&units, id)) {
+        let read = inventory::read(id, &text_of(&sources, id), budgets);
+        let unit = &mut units[id.0 as usize];
+        unit.yaml = read.document;
+        unit.inventory = read.issues;
+        inventory = read.inventory;
+    }
+    if let Some((id, report)) = &probe {
+        inventory = Some(report.to_inventory_in(*id));
+    }
+
+    // The pipeline, when declarations were looked for.
+    let searched = project.models.as_ref().map(|_| project.searched.clone());
+    let pipeline = match (&settings, &searched) {
+        (Some(settings), Some(_)) => {
+            let tree = units[config.0 as usize].yaml.as_ref().map(|d| &d.tree);
+            tree.and_then(|tree| pipeline::resolve(config, tree, settings, &decls, inventory.as_ref()))
+        }
+        _ => None,
+    };
+
+    let mut compiled = Compiled {
+        sources,
+        units,
+        config,
+        settings,
+        decls,
+        searched,
+        inventory,
+        probe,
+        pipeline,
+        diagnostics: Vec::new(),
+    };
+    let mut diagnostics = rules::run(&compiled, options);
+    for (id, source) in compiled.sources.iter() {
+        suppress::apply(id, source, &mut diagnostics);
+    }
+    sort_and_dedup(&mut diagnostics);
+    compiled.diagnostics = diagnostics;
+    compiled
+}
+
+/// Checks one experiment config on its own (no stage declarations looked
+/// for), given as bytes under the name the user gave it.
+pub fn check_experiment(name: &str, bytes: &[u8], options: &Options<'_>) -> Compiled {
+    compile(&Project::config_only(name, bytes), options)
+}

@@ -1,0 +1,106 @@
+//! The schema-document phase, shared by every YAML input that has a schema
+//! (the experiment config, `stages.yaml`, stagec's inventory YAML): text →
+//! spanned tree and YAML issues → the gate (a mapping, within the alias
+//! budget) → JSON → schema findings. Plain data in and out; the rules word
+//! what it found.
+
+use jsonschema::ValidationError;
+use serde_json::Value as Json;
+
+use crate::schema::{self, SchemaFinding, SchemaIndex};
+use crate::source::Span;
+use crate::yaml::{self, Budgets, Tree, Value, YamlIssue};
+
+/// A parsed YAML document and what each phase found in it.
+#[derive(Clone, Debug, Default)]
+pub struct Document {
+    pub tree: Tree,
+    /// Problems of the text (syntax, duplicates, tags, budgets, a root that
+    /// is not a mapping).
+    pub issues: Vec<YamlIssue>,
+    /// The document as JSON, aliases and merges expanded: present when it
+    /// parsed whole into a mapping within budget.
+    pub json: Option<Json>,
+    /// Schema violations, located.
+    pub findings: Vec<SchemaFinding>,
+}
+
+impl Document {
+    /// Parses `text` (never fails; see [`yaml::parse`]).
+    pub fn parse(text: &str, budgets: &Budgets) -> Document {
+        let (tree, issues) = yaml::parse(text, budgets);
+        Document {
+            tree,
+            issues,
+            json: None,
+            findings: Vec::new(),
+        }
+    }
+
+    /// Whether reading stopped early (a syntax error, nesting too deep).
+    pub fn truncated(&self) -> bool {
+        self.issues.iter().any(YamlIssue::truncates)
+    }
+
+    /// The gate between a parsed document and its schema: sets [`Self::json`]
+    /// when the document parsed whole, is a mapping, and its aliases expand
+    /// within the node budget; otherwise records why not (unless the reason,
+    /// a truncated parse, is already recorded).
+    pub fn gate(&mut self, budgets: &Budgets) -> bool {
+        if self.truncated() {
+            return false;
+        }
+        let root = match self.tree.root() {
+            Some(root) if matches!(self.tree.value(root), Value::Map(_)) => root,
+            Some(root) => {
+                let found = yaml::type_name(self.tree.value(root));
+                self.issues.push(YamlIssue::RootNotMapping {
+                    at: self.tree.span(root),
+                    found: Some(found),
+                });
+                return false;
+            }
+            None => {
+                self.issues.push(YamlIssue::RootNotMapping {
+                    at: Span::at(0),
+                    found: None,
+                });
+                return false;
+            }
+        };
+        if !self.within_alias_budget(budgets) {
+            return false;
+        }
+        self.json = self.tree.to_json(root, budgets.max_nodes);
+        self.json.is_some()
+    }
+
+    /// Whether the tree's aliases expand within the node budget; if not,
+    /// records it at the largest alias.
+    pub fn within_alias_budget(&mut self, budgets: &Budgets) -> bool {
+        let max = budgets.max_nodes;
+        if self.tree.expanded_size(max) <= max {
+            return true;
+        }
+        let at = self.tree.largest_alias(max).map_or(Span::at(0), |a| self.tree.span(a));
+        self.issues.push(YamlIssue::AliasBudget { at, max });
+        false
+    }
+
+    /// Maps a validator's errors for [`Self::json`] to findings (the caller
+    /// adds them to [`Self::findings`]). A value the YAML layer already
+    /// rejected (a bad tag) is not reported again.
+    pub fn map<'e>(
+        &self,
+        index: fn() -> &'static SchemaIndex,
+        errors: impl Iterator<Item = ValidationError<'e>>,
+    ) -> Vec<SchemaFinding> {
+        let Some(json) = &self.json else {
+            return Vec::new();
+        };
+        let mut found = schema::findings(&self.tree, json, index, errors);
+        let yaml_spans: Vec<Span> = self.issues.iter().map(YamlIssue::span).collect();
+        found.retain(|f| !yaml_spans.contains(&f.span));
+        found
+    }
+}
