@@ -24,22 +24,35 @@ declare_rule! {
 
 use super::{Cx, Sink};
 use crate::source::Span;
-use crate::stages::python::PyProblemKind;
+use crate::stages::python::{PyProblemKind, SyntaxErrorKind};
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     for (file, unit) in cx.units() {
         let Some(model) = &unit.python else { continue };
         for e in &model.syntax_errors {
+            let what = match &e.kind {
+                SyntaxErrorKind::Unclosed(bracket) => format!("unclosed `{bracket}`"),
+                SyntaxErrorKind::Missing(kind) if kind.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+                    format!("missing {}", kind.trim_start_matches('_'))
+                }
+                SyntaxErrorKind::Missing(token) => format!("missing `{token}`"),
+                SyntaxErrorKind::Invalid(near) if near.is_empty() => "invalid syntax".to_string(),
+                SyntaxErrorKind::Invalid(near) => format!("invalid syntax near `{near}`"),
+            };
             out.at(
                 file,
                 Span::new(e.span.start, e.span.end),
-                format!("Python syntax error: {}", e.message),
+                format!("Python syntax error: {what}"),
             )
             .help("the trial would fail when it imports this file; stagec still reads the declarations it can");
         }
         for p in &model.problems {
-            if matches!(p.kind, PyProblemKind::ParserUnavailable) {
-                out.at(file, Span::at(0), p.message.clone());
+            if let PyProblemKind::ParserUnavailable(why) = &p.kind {
+                let message = match why {
+                    Some(why) => format!("cannot load the Python grammar: {why}"),
+                    None => "the Python parser gave up on this file".to_string(),
+                };
+                out.at(file, Span::at(0), message);
             }
         }
     }

@@ -25,15 +25,59 @@ declare_rule! {
 
 use super::{Cx, Sink};
 use crate::source::Span;
-use crate::stages::python::PyProblemKind;
+use crate::stages::python::{NotLiteral, PyProblemKind, StageParam, STAGE_DECORATOR};
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     for (file, unit) in cx.units() {
         let Some(model) = &unit.python else { continue };
         for p in &model.problems {
-            if !matches!(p.kind, PyProblemKind::ParserUnavailable) {
-                out.at(file, Span::new(p.span.start, p.span.end), p.message.clone());
-            }
+            let message = match &p.kind {
+                PyProblemKind::ParserUnavailable(_) => continue,
+                PyProblemKind::DecoratorNotCalled => format!(
+                    "`@{STAGE_DECORATOR}` must be called with arguments: `@{STAGE_DECORATOR}(stage_id=…, device=\"…\", dtype=…)`"
+                ),
+                PyProblemKind::DuplicateDecorator => {
+                    "a class may carry only one stage decorator; only the first is used".to_string()
+                }
+                PyProblemKind::GeneratorArguments => {
+                    "stage decorator arguments must be literals, not a generator expression".to_string()
+                }
+                PyProblemKind::Unpacked(arg) => format!(
+                    "`{arg}` cannot be read statically; pass stage_id, device and dtype as literal arguments"
+                ),
+                PyProblemKind::UnknownKeyword(key) => {
+                    format!("unknown stage decorator argument `{key}`; expected `stage_id`, `device` or `dtype`")
+                }
+                PyProblemKind::TooManyPositional => {
+                    "the stage decorator takes at most 3 positional arguments (stage_id, device, dtype)".to_string()
+                }
+                PyProblemKind::PositionalAfterKeyword => "positional argument follows keyword argument".to_string(),
+                PyProblemKind::DuplicateArgument(param) => format!("`{}` is given more than once", param.name()),
+                PyProblemKind::MissingArgument(param) => format!("stage decorator is missing `{}`", param.name()),
+                PyProblemKind::InvalidValue(param, why) => invalid_value(*param, why),
+                PyProblemKind::StageIdOutOfRange(value) => {
+                    format!("`stage_id` {value} does not fit in a 64-bit integer")
+                }
+            };
+            out.at(file, Span::new(p.span.start, p.span.end), message);
+        }
+    }
+}
+
+fn invalid_value(param: StageParam, why: &NotLiteral) -> String {
+    let why = match why {
+        NotLiteral::Found(excerpt) => format!("found `{excerpt}`"),
+        NotLiteral::Incomplete => "found an incomplete expression".to_string(),
+        NotLiteral::FString => "f-strings are not allowed".to_string(),
+        NotLiteral::Bytes => "bytes literals are not allowed".to_string(),
+        NotLiteral::IncompleteString => "the string is incomplete".to_string(),
+        NotLiteral::Unterminated => "the string is not terminated".to_string(),
+    };
+    match param {
+        StageParam::StageId => format!("`stage_id` must be an integer literal, {why}"),
+        StageParam::Device => format!("`device` must be a plain string literal like \"a100\"; {why}"),
+        StageParam::Dtype => {
+            format!("`dtype` must be a dtype name like `torch.float16` or a string literal like \"bf16\"; {why}")
         }
     }
 }

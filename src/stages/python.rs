@@ -131,10 +131,20 @@ pub struct NestedCall {
 /// A syntax error found by the parser.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PySyntaxError {
-    /// Human-readable description, e.g. ``unclosed `(` `` or ``missing `)` ``.
-    pub message: String,
+    pub kind: SyntaxErrorKind,
     /// Where the error is; zero-width for a missing token.
     pub span: Range<usize>,
+}
+
+/// What a syntax error is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SyntaxErrorKind {
+    /// A bracket (`(`, `[`, `{`) that is never closed.
+    Unclosed(String),
+    /// A token the grammar expected here (a node kind: `)`, `identifier`).
+    Missing(String),
+    /// Text the grammar could not place (a one-line excerpt; may be empty).
+    Invalid(String),
 }
 
 /// A problem with a stage declaration.
@@ -142,8 +152,6 @@ pub struct PySyntaxError {
 pub struct PyProblem {
     /// What kind of problem this is.
     pub kind: PyProblemKind,
-    /// Human-readable description.
-    pub message: String,
     /// The offending source text.
     pub span: Range<usize>,
 }
@@ -188,20 +196,23 @@ impl StageParam {
     }
 }
 
-/// Kinds of [`PyProblem`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Kinds of [`PyProblem`], with what a message needs. Excerpts of source
+/// text are one line, at most 40 characters.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PyProblemKind {
-    /// The Python grammar could not be loaded or the parser gave up; nothing
-    /// was read.
-    ParserUnavailable,
+    /// The Python grammar could not be loaded (the reason), or the parser
+    /// gave up (`None`); nothing was read.
+    ParserUnavailable(Option<String>),
     /// `@stage_decorator` used without a call (no argument list).
     DecoratorNotCalled,
     /// A class carries more than one stage decorator; only the first is used.
     DuplicateDecorator,
-    /// `*args`, `**kwargs` or a generator expression as decorator arguments.
-    UnsupportedArguments,
+    /// A generator expression as the decorator's arguments.
+    GeneratorArguments,
+    /// `*args` or `**kwargs` among the decorator's arguments (the excerpt).
+    Unpacked(String),
     /// A keyword other than `stage_id`, `device` or `dtype`.
-    UnknownKeyword,
+    UnknownKeyword(String),
     /// More than three positional arguments.
     TooManyPositional,
     /// A positional argument after a keyword argument.
@@ -212,9 +223,27 @@ pub enum PyProblemKind {
     MissingArgument(StageParam),
     /// The parameter's value is not of the accepted literal form
     /// (non-literal `stage_id`, f-string `device`, call as `dtype`, …).
-    InvalidValue(StageParam),
-    /// `stage_id` is an integer literal that does not fit in an `i64`.
-    StageIdOutOfRange,
+    InvalidValue(StageParam, NotLiteral),
+    /// `stage_id` is an integer literal that does not fit in an `i64` (the
+    /// excerpt).
+    StageIdOutOfRange(String),
+}
+
+/// Why a decorator argument is not a literal stagec can read.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum NotLiteral {
+    /// Another expression (its excerpt).
+    Found(String),
+    /// An expression cut short.
+    Incomplete,
+    /// An f-string.
+    FString,
+    /// A bytes literal.
+    Bytes,
+    /// A string without its opening quote read.
+    IncompleteString,
+    /// A string that is not terminated.
+    Unterminated,
 }
 
 /// Reads pipeline-stage declarations from Python source text.
@@ -227,16 +256,14 @@ pub fn read_model(text: &str) -> PyModel {
     let mut parser = Parser::new();
     if let Err(err) = parser.set_language(&tree_sitter_python::LANGUAGE.into()) {
         model.problems.push(PyProblem {
-            kind: PyProblemKind::ParserUnavailable,
-            message: format!("cannot load the Python grammar: {err}"),
+            kind: PyProblemKind::ParserUnavailable(Some(err.to_string())),
             span: 0..0,
         });
         return model;
     }
     let Some(main) = parser.parse(text, None) else {
         model.problems.push(PyProblem {
-            kind: PyProblemKind::ParserUnavailable,
-            message: "the Python parser gave up on this file".to_string(),
+            kind: PyProblemKind::ParserUnavailable(None),
             span: 0..0,
         });
         return model;
@@ -459,14 +486,8 @@ fn syntax_errors(root: Node<'_>, text: &str) -> Vec<PySyntaxError> {
             errors.push(describe_error(node, text));
             false
         } else if node.is_missing() {
-            let kind = node.kind();
-            let message = if kind.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                format!("missing {}", kind.trim_start_matches('_'))
-            } else {
-                format!("missing `{kind}`")
-            };
             errors.push(PySyntaxError {
-                message,
+                kind: SyntaxErrorKind::Missing(node.kind().to_string()),
                 span: node.byte_range(),
             });
             false
@@ -502,18 +523,12 @@ fn describe_error(node: Node<'_>, text: &str) -> PySyntaxError {
     });
     if let Some(first) = open.first() {
         return PySyntaxError {
-            message: format!("unclosed `{}`", first.kind()),
+            kind: SyntaxErrorKind::Unclosed(first.kind().to_string()),
             span: first.byte_range(),
         };
     }
-    let snippet = excerpt(slice(text, node));
-    let message = if snippet.is_empty() {
-        "invalid syntax".to_string()
-    } else {
-        format!("invalid syntax near `{snippet}`")
-    };
     PySyntaxError {
-        message,
+        kind: SyntaxErrorKind::Invalid(excerpt(slice(text, node))),
         span: node.byte_range(),
     }
 }
@@ -627,8 +642,8 @@ impl<'s> Reader<'s> {
         slice(self.text, node)
     }
 
-    fn problem(&mut self, kind: PyProblemKind, message: String, span: Range<usize>) {
-        self.problems.push(PyProblem { kind, message, span });
+    fn problem(&mut self, kind: PyProblemKind, span: Range<usize>) {
+        self.problems.push(PyProblem { kind, span });
     }
 
     /// Records decorator and module aliases introduced by an import.
@@ -706,11 +721,7 @@ impl<'s> Reader<'s> {
         }
         let (&(decorator, call), rest) = found.split_first()?;
         for (dup, _) in rest {
-            self.problem(
-                PyProblemKind::DuplicateDecorator,
-                "a class may carry only one stage decorator; only the first is used".to_string(),
-                dup.byte_range(),
-            );
+            self.problem(PyProblemKind::DuplicateDecorator, dup.byte_range());
         }
 
         let name = class.child_by_field_name("name");
@@ -739,14 +750,7 @@ impl<'s> Reader<'s> {
         };
         match call {
             Some(call) => self.read_args(call, &mut stage),
-            None => self.problem(
-                PyProblemKind::DecoratorNotCalled,
-                format!(
-                    "`@{STAGE_DECORATOR}` must be called with arguments: \
-                     `@{STAGE_DECORATOR}(stage_id=…, device=\"…\", dtype=…)`"
-                ),
-                decorator.byte_range(),
-            ),
+            None => self.problem(PyProblemKind::DecoratorNotCalled, decorator.byte_range()),
         }
         Some(stage)
     }
@@ -756,11 +760,7 @@ impl<'s> Reader<'s> {
             return;
         };
         if args.kind() != "argument_list" {
-            self.problem(
-                PyProblemKind::UnsupportedArguments,
-                "stage decorator arguments must be literals, not a generator expression".to_string(),
-                args.byte_range(),
-            );
+            self.problem(PyProblemKind::GeneratorArguments, args.byte_range());
             return;
         }
         let mut supplied = [false; 3];
@@ -772,15 +772,7 @@ impl<'s> Reader<'s> {
                 "ERROR" => {}
                 "list_splat" | "dictionary_splat" => {
                     unpacked = true;
-                    self.problem(
-                        PyProblemKind::UnsupportedArguments,
-                        format!(
-                            "`{}` cannot be read statically; pass stage_id, device and dtype \
-                             as literal arguments",
-                            excerpt(self.slice(arg))
-                        ),
-                        arg.byte_range(),
-                    );
+                    self.problem(PyProblemKind::Unpacked(excerpt(self.slice(arg))), arg.byte_range());
                 }
                 "keyword_argument" => {
                     after_keyword = true;
@@ -790,43 +782,22 @@ impl<'s> Reader<'s> {
                     };
                     let key_text = self.slice(key);
                     let Some(param) = StageParam::from_name(key_text) else {
-                        self.problem(
-                            PyProblemKind::UnknownKeyword,
-                            format!(
-                                "unknown stage decorator argument `{key_text}`; \
-                                 expected `stage_id`, `device` or `dtype`"
-                            ),
-                            key.byte_range(),
-                        );
+                        self.problem(PyProblemKind::UnknownKeyword(excerpt(key_text)), key.byte_range());
                         continue;
                     };
                     if std::mem::replace(&mut supplied[param.index()], true) {
-                        self.problem(
-                            PyProblemKind::DuplicateArgument(param),
-                            format!("`{}` is given more than once", param.name()),
-                            arg.byte_range(),
-                        );
+                        self.problem(PyProblemKind::DuplicateArgument(param), arg.byte_range());
                         continue;
                     }
                     self.read_value(param, value, Some(key.byte_range()), stage);
                 }
                 _ => {
                     if after_keyword {
-                        self.problem(
-                            PyProblemKind::PositionalAfterKeyword,
-                            "positional argument follows keyword argument".to_string(),
-                            arg.byte_range(),
-                        );
+                        self.problem(PyProblemKind::PositionalAfterKeyword, arg.byte_range());
                         continue;
                     }
                     let Some(&param) = StageParam::ALL.get(positional) else {
-                        self.problem(
-                            PyProblemKind::TooManyPositional,
-                            "the stage decorator takes at most 3 positional arguments \
-                             (stage_id, device, dtype)"
-                                .to_string(),
-                            arg.byte_range(),
-                        );
+                        self.problem(PyProblemKind::TooManyPositional, arg.byte_range());
                         continue;
                     };
                     positional += 1;
@@ -838,11 +809,7 @@ impl<'s> Reader<'s> {
         if !unpacked {
             for param in StageParam::ALL {
                 if !supplied[param.index()] {
-                    self.problem(
-                        PyProblemKind::MissingArgument(param),
-                        format!("stage decorator is missing `{}`", param.name()),
-                        args.byte_range(),
-                    );
+                    self.problem(PyProblemKind::MissingArgument(param), args.byte_range());
                 }
             }
         }
@@ -861,7 +828,6 @@ impl<'s> Reader<'s> {
             span: span.clone(),
             keyword_span: keyword_span.clone(),
         };
-        let invalid = PyProblemKind::InvalidValue(param);
         let result = match param {
             StageParam::StageId => self.int_literal(value).map(|v| {
                 stage.stage_id = Some(Arg {
@@ -875,37 +841,23 @@ impl<'s> Reader<'s> {
                     stage.device = Some(arg(v));
                     Ok(())
                 }
-                Err(why) => Err((
-                    invalid,
-                    format!("`device` must be a plain string literal like \"a100\"; {why}"),
-                )),
+                Err(why) => Err(PyProblemKind::InvalidValue(param, why)),
             },
             StageParam::Dtype => match self.dtype_value(value) {
                 Ok(v) => {
                     stage.dtype = Some(arg(v));
                     Ok(())
                 }
-                Err(why) => Err((
-                    invalid,
-                    format!(
-                        "`dtype` must be a dtype name like `torch.float16` or a string \
-                         literal like \"bf16\"; {why}"
-                    ),
-                )),
+                Err(why) => Err(PyProblemKind::InvalidValue(param, why)),
             },
         };
-        if let Err((kind, message)) = result {
-            self.problem(kind, message, span);
+        if let Err(kind) = result {
+            self.problem(kind, span);
         }
     }
 
-    fn int_literal(&self, value: Node<'_>) -> Result<i64, (PyProblemKind, String)> {
-        let bad = |what: &str| {
-            Err((
-                PyProblemKind::InvalidValue(StageParam::StageId),
-                format!("`stage_id` must be an integer literal, found {what}"),
-            ))
-        };
+    fn int_literal(&self, value: Node<'_>) -> Result<i64, PyProblemKind> {
+        let bad = |why: NotLiteral| Err(PyProblemKind::InvalidValue(StageParam::StageId, why));
         let mut node = unparen(value);
         let mut negative = false;
         while node.kind() == "unary_operator" {
@@ -913,15 +865,15 @@ impl<'s> Reader<'s> {
             match op {
                 Some("-") => negative = !negative,
                 Some("+") => {}
-                _ => return bad(&format!("`{}`", excerpt(self.slice(value)))),
+                _ => return bad(NotLiteral::Found(excerpt(self.slice(value)))),
             }
             match node.child_by_field_name("argument") {
                 Some(arg) => node = unparen(arg),
-                None => return bad("an incomplete expression"),
+                None => return bad(NotLiteral::Incomplete),
             }
         }
         if node.kind() != "integer" {
-            return bad(&format!("`{}`", excerpt(self.slice(value))));
+            return bad(NotLiteral::Found(excerpt(self.slice(value))));
         }
         let digits: String = self.slice(node).chars().filter(|&c| c != '_').collect();
         let lower = digits.to_ascii_lowercase();
@@ -934,15 +886,7 @@ impl<'s> Reader<'s> {
         } else {
             (10, lower.as_str())
         };
-        let out_of_range = || {
-            Err((
-                PyProblemKind::StageIdOutOfRange,
-                format!(
-                    "`stage_id` {} does not fit in a 64-bit integer",
-                    excerpt(self.slice(value))
-                ),
-            ))
-        };
+        let out_of_range = || Err(PyProblemKind::StageIdOutOfRange(excerpt(self.slice(value))));
         match i128::from_str_radix(body, radix) {
             Ok(v) => {
                 let v = if negative { -v } else { v };
@@ -952,12 +896,12 @@ impl<'s> Reader<'s> {
                 }
             }
             Err(e) if matches!(e.kind(), std::num::IntErrorKind::PosOverflow) => out_of_range(),
-            Err(_) => bad(&format!("`{}`", excerpt(self.slice(value)))),
+            Err(_) => bad(NotLiteral::Found(excerpt(self.slice(value)))),
         }
     }
 
     /// A plain string literal (or implicit concatenation of plain literals).
-    fn string_literal(&self, value: Node<'_>) -> Result<String, String> {
+    fn string_literal(&self, value: Node<'_>) -> Result<String, NotLiteral> {
         let node = unparen(value);
         match node.kind() {
             "string" => self.single_string(node),
@@ -968,13 +912,13 @@ impl<'s> Reader<'s> {
                 }
                 Ok(out)
             }
-            _ => Err(format!("found `{}`", excerpt(self.slice(value)))),
+            _ => Err(NotLiteral::Found(excerpt(self.slice(value)))),
         }
     }
 
-    fn single_string(&self, node: Node<'_>) -> Result<String, String> {
+    fn single_string(&self, node: Node<'_>) -> Result<String, NotLiteral> {
         if node.kind() != "string" {
-            return Err(format!("found `{}`", excerpt(self.slice(node))));
+            return Err(NotLiteral::Found(excerpt(self.slice(node))));
         }
         let mut start = None;
         let mut end = None;
@@ -982,12 +926,12 @@ impl<'s> Reader<'s> {
             match child.kind() {
                 "string_start" => start = Some(child),
                 "string_end" if !child.is_missing() => end = Some(child),
-                "interpolation" => return Err("f-strings are not allowed".to_string()),
+                "interpolation" => return Err(NotLiteral::FString),
                 _ => {}
             }
         }
         let Some(start) = start else {
-            return Err("the string is incomplete".to_string());
+            return Err(NotLiteral::IncompleteString);
         };
         let prefix: String = self
             .slice(start)
@@ -996,13 +940,13 @@ impl<'s> Reader<'s> {
             .map(|c| c.to_ascii_lowercase())
             .collect();
         if prefix.contains('f') || prefix.contains('t') {
-            return Err("f-strings are not allowed".to_string());
+            return Err(NotLiteral::FString);
         }
         if prefix.contains('b') {
-            return Err("bytes literals are not allowed".to_string());
+            return Err(NotLiteral::Bytes);
         }
         let Some(end) = end else {
-            return Err("the string is not terminated".to_string());
+            return Err(NotLiteral::Unterminated);
         };
         let raw = self.text.get(start.end_byte()..end.start_byte()).unwrap_or("");
         Ok(if prefix.contains('r') {
@@ -1012,14 +956,14 @@ impl<'s> Reader<'s> {
         })
     }
 
-    fn dtype_value(&self, value: Node<'_>) -> Result<String, String> {
+    fn dtype_value(&self, value: Node<'_>) -> Result<String, NotLiteral> {
         let node = unparen(value);
         match node.kind() {
             "string" | "concatenated_string" => self.string_literal(node),
             "identifier" | "attribute" => {
-                dotted_path(node, self.text).ok_or_else(|| format!("found `{}`", excerpt(self.slice(value))))
+                dotted_path(node, self.text).ok_or_else(|| NotLiteral::Found(excerpt(self.slice(value))))
             }
-            _ => Err(format!("found `{}`", excerpt(self.slice(value)))),
+            _ => Err(NotLiteral::Found(excerpt(self.slice(value)))),
         }
     }
 
@@ -1289,8 +1233,37 @@ class HybridModel(nn.Module):
         &text[span.clone()]
     }
 
+    /// Problem kinds with their excerpts and reasons left out, to compare
+    /// shapes (see `shapes` below for the wording's data).
     fn kinds(model: &PyModel) -> Vec<PyProblemKind> {
-        model.problems.iter().map(|p| p.kind).collect()
+        model
+            .problems
+            .iter()
+            .map(|p| match &p.kind {
+                PyProblemKind::InvalidValue(param, _) => invalid(*param),
+                PyProblemKind::StageIdOutOfRange(_) => out_of_range(),
+                PyProblemKind::UnknownKeyword(_) => unknown_keyword(),
+                PyProblemKind::Unpacked(_) => unpacked(),
+                PyProblemKind::ParserUnavailable(_) => PyProblemKind::ParserUnavailable(None),
+                k => k.clone(),
+            })
+            .collect()
+    }
+
+    fn invalid(param: StageParam) -> PyProblemKind {
+        PyProblemKind::InvalidValue(param, NotLiteral::Incomplete)
+    }
+
+    fn out_of_range() -> PyProblemKind {
+        PyProblemKind::StageIdOutOfRange(String::new())
+    }
+
+    fn unknown_keyword() -> PyProblemKind {
+        PyProblemKind::UnknownKeyword(String::new())
+    }
+
+    fn unpacked() -> PyProblemKind {
+        PyProblemKind::Unpacked(String::new())
     }
 
     #[test]
@@ -1435,7 +1408,7 @@ class Root(nn.Module):
         let err = &m.syntax_errors[0];
         let paren = src.find("foo(").unwrap() + 3;
         assert_eq!(err.span, paren..paren + 1, "{err:?}");
-        assert_eq!(err.message, "unclosed `(`");
+        assert_eq!(err.kind, SyntaxErrorKind::Unclosed("(".into()));
         // The earlier class is read from the main parse, the later ones by
         // re-parsing after the error.
         let names: Vec<_> = m.stage_classes.iter().map(|s| s.class_name.as_str()).collect();
@@ -1462,7 +1435,7 @@ class Root(nn.Module):
     fn non_literal_stage_id() {
         let src = "N = 3\n@stage_decorator(stage_id=N + 1, device=\"a100\", dtype=torch.float16)\nclass A: pass\n";
         let m = read_model(src);
-        assert_eq!(kinds(&m), vec![PyProblemKind::InvalidValue(StageParam::StageId)]);
+        assert_eq!(kinds(&m), vec![invalid(StageParam::StageId)]);
         assert_eq!(at(src, &m.problems[0].span), "N + 1");
         let s = &m.stage_classes[0];
         assert!(s.stage_id.is_none());
@@ -1487,23 +1460,23 @@ class Root(nn.Module):
             assert_eq!(at(&src, &id.span), lit);
         }
         let m = read_model("@stage_decorator(99999999999999999999, 'a', bf16)\nclass A: pass\n");
-        assert_eq!(kinds(&m), vec![PyProblemKind::StageIdOutOfRange]);
+        assert_eq!(kinds(&m), vec![out_of_range()]);
         let m = read_model("@stage_decorator(1.0, 'a', bf16)\nclass A: pass\n");
-        assert_eq!(kinds(&m), vec![PyProblemKind::InvalidValue(StageParam::StageId)]);
+        assert_eq!(kinds(&m), vec![invalid(StageParam::StageId)]);
         let m = read_model("@stage_decorator(True, 'a', bf16)\nclass A: pass\n");
-        assert_eq!(kinds(&m), vec![PyProblemKind::InvalidValue(StageParam::StageId)]);
+        assert_eq!(kinds(&m), vec![invalid(StageParam::StageId)]);
     }
 
     #[test]
     fn device_and_dtype_forms() {
         let m = read_model("@stage_decorator(0, f\"cuda{i}\", bf16)\nclass A: pass\n");
-        assert_eq!(kinds(&m), vec![PyProblemKind::InvalidValue(StageParam::Device)]);
+        assert_eq!(kinds(&m), vec![invalid(StageParam::Device)]);
         let m = read_model("@stage_decorator(0, f\"cuda\", bf16)\nclass A: pass\n");
-        assert_eq!(kinds(&m), vec![PyProblemKind::InvalidValue(StageParam::Device)]);
+        assert_eq!(kinds(&m), vec![invalid(StageParam::Device)]);
         let m = read_model("@stage_decorator(0, DEVICE, bf16)\nclass A: pass\n");
-        assert_eq!(kinds(&m), vec![PyProblemKind::InvalidValue(StageParam::Device)]);
+        assert_eq!(kinds(&m), vec![invalid(StageParam::Device)]);
         let m = read_model("@stage_decorator(0, b'a100', bf16)\nclass A: pass\n");
-        assert_eq!(kinds(&m), vec![PyProblemKind::InvalidValue(StageParam::Device)]);
+        assert_eq!(kinds(&m), vec![invalid(StageParam::Device)]);
         let m = read_model("@stage_decorator(0, r'a\\100', bf16)\nclass A: pass\n");
         assert_eq!(m.stage_classes[0].device.as_ref().unwrap().value, "a\\100");
         let m = read_model("@stage_decorator(0, 'a\\x31' \"00\", bf16)\nclass A: pass\n");
@@ -1511,7 +1484,7 @@ class Root(nn.Module):
         assert_eq!(m.stage_classes[0].device.as_ref().unwrap().value, "a100");
         let m = read_model("@stage_decorator(0, '''h100''', getattr(torch, 'x'))\nclass A: pass\n");
         assert_eq!(m.stage_classes[0].device.as_ref().unwrap().value, "h100");
-        assert_eq!(kinds(&m), vec![PyProblemKind::InvalidValue(StageParam::Dtype)]);
+        assert_eq!(kinds(&m), vec![invalid(StageParam::Dtype)]);
     }
 
     #[test]
@@ -1524,8 +1497,8 @@ class Root(nn.Module):
                 // Reported at the argument list, which starts first.
                 PyProblemKind::MissingArgument(StageParam::Device),
                 PyProblemKind::DuplicateArgument(StageParam::StageId),
-                PyProblemKind::UnknownKeyword,
-                PyProblemKind::UnknownKeyword,
+                unknown_keyword(),
+                unknown_keyword(),
             ]
         );
         assert!(at(src, &m.problems[0].span).starts_with("(stage_id=0"));
@@ -1543,7 +1516,12 @@ class Root(nn.Module):
         assert_eq!(kinds(&m), vec![PyProblemKind::DecoratorNotCalled]);
         assert_eq!(m.stage_classes.len(), 1);
         let m = read_model("@stage_decorator(**cfg)\nclass A: pass\n");
-        assert_eq!(kinds(&m), vec![PyProblemKind::UnsupportedArguments]);
+        assert_eq!(
+            m.problems.iter().map(|p| p.kind.clone()).collect::<Vec<_>>(),
+            vec![PyProblemKind::Unpacked("**cfg".into())]
+        );
+        let m = read_model("@stage_decorator(x for x in y)\nclass A: pass\n");
+        assert_eq!(kinds(&m), vec![PyProblemKind::GeneratorArguments]);
         let m = read_model("@stage_decorator()\nclass A: pass\n");
         assert_eq!(kinds(&m), StageParam::ALL.map(PyProblemKind::MissingArgument).to_vec());
     }
@@ -1675,7 +1653,7 @@ class Big(torch.nn.Module):
         let m = read_model(&src);
         let names: Vec<_> = m.stage_classes.iter().map(|s| s.class_name.as_str()).collect();
         assert_eq!(names, vec!["A", "B"]);
-        assert_eq!(m.syntax_errors[0].message, "unclosed `[`");
+        assert_eq!(m.syntax_errors[0].kind, SyntaxErrorKind::Unclosed("[".into()));
     }
 
     #[test]
