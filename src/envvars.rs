@@ -10,7 +10,8 @@ use serde_json::Value as Json;
 
 use crate::yaml::PathSeg;
 
-/// stagec's defaults, which the field notes insist every rank has.
+/// stagec's defaults, which every rank gets: the settings that make ranks
+/// and reruns agree.
 pub const DEFAULTS: &[(&str, &str, &str)] = &[
     (
         "CUBLAS_WORKSPACE_CONFIG",

@@ -19,6 +19,7 @@ const EXPECTED: &[(&str, &[&str])] = &[
     ("field_notes_stage_gap", &["P112"]),
     ("fp8_on_a100", &["P205"]),
     ("gpus_for_missing_stage", &["P117"]),
+    ("inventory_not_an_inventory", &["P301"]),
     ("inventory_unknown_gpu", &[]),
     ("nodelist_enough", &[]),
     ("nodelist_too_few", &["P304"]),

@@ -683,7 +683,7 @@ pub fn satisfies(requested: &str, offered: &str) -> bool {
 
 /// The one answer to "do GPUs offered as `offered` serve a request for
 /// `requested`?", used wherever supply meets demand. Beyond [`satisfies`], GPUs labelled only with their
-/// family (the field notes' `gpu.type=a100`) serve any request of that family:
+/// family (an operator's `gpu.type=a100`) serve any request of that family:
 /// the label cannot say which variant the node has, and such clusters are
 /// labelled that way precisely to match these requests. Label nodes with GPU
 /// Feature Discovery for variant-exact matching.

@@ -19,12 +19,15 @@ declare_rule! {
 }
 
 use super::{path, Cx, Sink};
+use crate::compile::Role;
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let (Some(_), Some(config)) = (cx.pipeline(), cx.config()) else {
         return;
     };
-    if cx.compiled.inventory.is_some() {
+    // An inventory that was given but could not be read is its own error.
+    let given = cx.compiled.inventory.is_some() || cx.units().any(|(_, u)| u.role == Role::Inventory);
+    if given {
         return;
     }
     out.at(

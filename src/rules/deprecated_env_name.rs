@@ -6,7 +6,8 @@ declare_rule! {
     ///
     /// ## Why
     /// The old names still work with a deprecation warning today and will stop
-    /// working; the field notes use the old `NCCL_ASYNC_ERROR_HANDLING=1`.
+    /// working; configs written for PyTorch 2.1 and earlier still carry
+    /// `NCCL_ASYNC_ERROR_HANDLING=1`.
     ///
     /// ## Example
     /// ```yaml

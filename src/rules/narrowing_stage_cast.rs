@@ -6,7 +6,8 @@ declare_rule! {
     ///
     /// ## Why
     /// Values beyond the narrower range become inf or NaN (e4m3fn has no inf:
-    /// they turn into NaN), the field notes' "loss suddenly inf". Scale the
+    /// they turn into NaN) and the loss turns inf or NaN some steps later,
+    /// far from the cause. Scale the
     /// activations into range before the boundary, or sanitise with
     /// `torch.nan_to_num` after the cast.
     ///

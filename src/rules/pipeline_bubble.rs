@@ -5,8 +5,7 @@ declare_rule! {
     /// it warns and names the micro-batch count that brings it under.
     ///
     /// ## Why
-    /// The field notes measured a 22% bubble; at that rate a fifth of every GPU's
-    /// time is spent waiting. More micro-batches (a smaller `micro_batch_size` or a
+    /// At a 22% bubble a fifth of every GPU's time is spent waiting. More micro-batches (a smaller `micro_batch_size` or a
     /// larger `global_batch_size`) shrink it.
     ///
     /// ## Example

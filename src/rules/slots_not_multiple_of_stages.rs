@@ -5,8 +5,8 @@ declare_rule! {
     /// error lists the valid slot counts nearby and offers the nearest as a fix.
     ///
     /// ## Why
-    /// Every data-parallel replica needs one GPU per stage. The field notes' 8
-    /// slots for 3 stages leave 2 GPUs idle, or worse, make the launcher build
+    /// Every data-parallel replica needs one GPU per stage. 8 slots for 3
+    /// stages leave 2 GPUs idle, or worse, make the launcher build
     /// uneven pipeline groups.
     ///
     /// ## Example

@@ -5,7 +5,8 @@ declare_rule! {
     ///
     /// ## Why
     /// An undecorated submodule after the last decorated stage forms its own
-    /// stage (the field notes' `classifier`); without `stage_<N>_gpus` nothing
+    /// stage (a classifier head after the last decorated block, say); without
+    /// `stage_<N>_gpus` nothing
     /// says where it runs.
     ///
     /// ## Example
