@@ -19,7 +19,7 @@ use crate::pipeline::{self, Pipeline};
 use crate::project::{is_stages_yaml, Input, Project};
 use crate::schema;
 use crate::settings::Settings;
-use crate::source::{decode, DecodeIssue, FileId, SourceFile, SourceMap};
+use crate::source::{decode, DecodeIssue, FileId, SourceFile, SourceMap, Span};
 use crate::spec::ExperimentConfig;
 use crate::stages::python::{self, PyModel};
 use crate::stages::stages_yaml::{self, StagesIssue};
@@ -80,6 +80,8 @@ pub struct Unit {
     pub stages: Vec<StagesIssue>,
     /// What the inventory reader found wrong.
     pub inventory: Vec<InventoryIssue>,
+    /// Where credential values are written (YAML documents): output masks them.
+    pub secrets: Vec<Span>,
 }
 
 impl Unit {
@@ -91,6 +93,7 @@ impl Unit {
             python: None,
             stages: Vec::new(),
             inventory: Vec::new(),
+            secrets: Vec::new(),
         }
     }
 }
@@ -268,6 +271,12 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
         }
         _ => None,
     };
+
+    for (i, unit) in units.iter_mut().enumerate() {
+        if let (Some(doc), Some(file)) = (&unit.yaml, sources.get(FileId(i as u32))) {
+            unit.secrets = crate::secrets::spans(&doc.tree, &file.text);
+        }
+    }
 
     let mut compiled = Compiled {
         sources,

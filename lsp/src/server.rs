@@ -643,21 +643,22 @@ impl Server {
 
     fn symbols(&self, uri: &lsp::Uri) -> Option<lsp::DocumentSymbolResponse> {
         let (file, kind, _) = self.doc_file(uri)?;
+        // The document as its compilation read it (credential values masked
+        // from the facts it computed); a `stages.yaml` with no config beside
+        // it is read here.
         let symbols = match kind {
-            DocumentKind::Experiment => match self.analysis_of(uri).and_then(|a| a.compiled.config_tree()) {
-                Some(tree) => ide::outline(tree),
-                None => return None,
-            },
-            DocumentKind::StagesYaml => {
-                // The stages file as the compilation of its context read it;
-                // on its own (no config beside it), read it here.
-                let compiled = self
-                    .analyses
-                    .values()
-                    .find_map(|a| a.file_of(uri).and_then(|f| a.compiled.document(f)));
+            DocumentKind::Experiment | DocumentKind::StagesYaml => {
+                let compiled = self.analyses.values().find_map(|a| {
+                    let f = a.file_of(uri)?;
+                    Some((a.compiled.document(f)?, a.compiled.unit(f)?.secrets.as_slice()))
+                });
                 match compiled {
-                    Some(doc) => ide::outline(&doc.tree),
-                    None => ide::outline(&stagec::document::Document::parse(&file.text, &Default::default()).tree),
+                    Some((doc, secrets)) => ide::outline(&doc.tree, secrets),
+                    None if kind == DocumentKind::StagesYaml => {
+                        let tree = stagec::document::Document::parse(&file.text, &Default::default()).tree;
+                        ide::outline(&tree, &stagec::secrets::spans(&tree, &file.text))
+                    }
+                    None => return None,
                 }
             }
             _ => return None,

@@ -234,13 +234,7 @@ pub(crate) fn context_dir(config_path: &Path, context: Option<&Path>) -> PathBuf
 
 /// Renders the diagnostics of `results` to stdout in `format`.
 pub(crate) fn print_diagnostics(results: &[stagec::Compiled], format: Format) -> Summary {
-    let reports: Vec<Report<'_>> = results
-        .iter()
-        .map(|c| Report {
-            sources: &c.sources,
-            diagnostics: &c.diagnostics,
-        })
-        .collect();
+    let reports: Vec<Report<'_>> = results.iter().map(Report::of).collect();
     let summary = Summary::of(&reports, results.len());
     let text = match format {
         Format::Human => {

@@ -35,8 +35,13 @@ pub fn render(reports: &[Report<'_>], summary: Summary, style: Style) -> String 
         .with_links(false);
     let mut out = String::new();
     for r in reports {
+        let mut shown: Vec<Option<String>> = vec![None; r.sources.len()];
         for d in r.diagnostics {
-            render_one(&handler, r.sources, d, &mut out);
+            let Some(slot) = shown.get_mut(d.file.0 as usize) else {
+                continue;
+            };
+            let text = slot.get_or_insert_with(|| r.shown_text(d.file).unwrap_or_default());
+            render_one(&handler, r.sources, text, d, &mut out);
         }
     }
     out.push_str(&summary_line(summary));
@@ -53,7 +58,8 @@ fn summary_line(s: Summary) -> String {
     )
 }
 
-fn render_one(handler: &GraphicalReportHandler, sources: &SourceMap, d: &Diagnostic, out: &mut String) {
+/// Renders one diagnostic; `shown` is its file's text as it may be shown.
+fn render_one(handler: &GraphicalReportHandler, sources: &SourceMap, shown: &str, d: &Diagnostic, out: &mut String) {
     let Some(file) = sources.get(d.file) else { return };
     let severity = match d.severity {
         Severity::Error => miette::Severity::Error,
@@ -96,7 +102,7 @@ fn render_one(handler: &GraphicalReportHandler, sources: &SourceMap, d: &Diagnos
         md = md.with_help(help);
     }
     let name = file.name.clone();
-    let report = miette::Report::new(md).with_source_code(NamedSource::new(name.clone(), redact(&file.text)));
+    let report = miette::Report::new(md).with_source_code(NamedSource::new(name.clone(), shown.to_string()));
     let mut buf = String::new();
     if handler.render_report(&mut buf, report.as_ref()).is_ok() {
         out.push_str(&buf);
@@ -118,69 +124,4 @@ fn clamp(span: crate::source::Span, len: usize) -> miette::SourceSpan {
     let start = span.start.min(len);
     let end = span.end.clamp(start, len);
     (start, end - start).into()
-}
-
-/// The source as snippets may show it: the values of credential-like keys
-/// (`secret_key: …`, `- WANDB_API_KEY=…`) replaced by `*`, byte for byte, so
-/// every span still lands where it did. References (`${VAR}`) stay.
-pub fn redact(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
-        out.push_str(&redact_line(line));
-    }
-    out
-}
-
-fn redact_line(line: &str) -> String {
-    let body = line
-        .trim_start()
-        .trim_start_matches("- ")
-        .trim_start_matches(['"', '\'']);
-    let offset = line.len() - body.len();
-    let Some(sep) = body.find([':', '=']) else {
-        return line.to_string();
-    };
-    let key = body[..sep].trim().trim_end_matches(['"', '\'']);
-    if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
-        return line.to_string();
-    }
-    if !crate::secrets::is_credential_name(key) {
-        return line.to_string();
-    }
-    let value_start = offset + sep + 1;
-    let rest = &line[value_start..];
-    let value = rest.trim_start();
-    let start = value_start + (rest.len() - value.len());
-    // Up to a comment or the line end.
-    let end_rel = value.find(" #").unwrap_or(value.trim_end_matches(['\n', '\r']).len());
-    let end = start + end_rel.min(value.len());
-    let shown = &line[start..end];
-    if shown.is_empty() || shown.trim_matches(['"', '\'']).starts_with("${") {
-        return line.to_string();
-    }
-    let mut redacted = String::with_capacity(line.len());
-    redacted.push_str(&line[..start]);
-    redacted.extend(std::iter::repeat_n('*', end - start));
-    redacted.push_str(&line[end..]);
-    redacted
-}
-
-#[cfg(test)]
-mod tests {
-    use super::redact;
-
-    #[test]
-    fn credentials_are_masked_byte_for_byte() {
-        let text = "checkpoint_storage:\n  secret_key: hunter2 # old\n  access_key: ${KEY}\n  bucket: b\nenvironment_variables:\n  - WANDB_API_KEY=abc123\n  - \"HF_TOKEN=秘密\"\n";
-        let out = redact(text);
-        assert_eq!(out.len(), text.len());
-        assert!(
-            !out.contains("hunter2") && !out.contains("abc123") && !out.contains("秘密"),
-            "{out}"
-        );
-        assert!(
-            out.contains("${KEY}") && out.contains("bucket: b") && out.contains("# old"),
-            "{out}"
-        );
-    }
 }

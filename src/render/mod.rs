@@ -6,13 +6,34 @@ pub mod human;
 pub mod json;
 pub mod sarif;
 
+use crate::compile::Compiled;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::source::SourceMap;
+use crate::source::{FileId, SourceMap, Span};
 
-/// Diagnostics of one checked input together with its sources.
+/// Diagnostics of one compilation together with its sources.
 pub struct Report<'a> {
     pub sources: &'a SourceMap,
     pub diagnostics: &'a [Diagnostic],
+    /// Where credential values are written, by file: snippets mask them.
+    pub secrets: Vec<&'a [Span]>,
+}
+
+impl<'a> Report<'a> {
+    /// The report of a compilation.
+    pub fn of(compiled: &'a Compiled) -> Report<'a> {
+        Report {
+            sources: &compiled.sources,
+            diagnostics: &compiled.diagnostics,
+            secrets: compiled.units.iter().map(|u| u.secrets.as_slice()).collect(),
+        }
+    }
+
+    /// The text of `file` as output may show it: credential values masked.
+    pub fn shown_text(&self, file: FileId) -> Option<String> {
+        let text = &self.sources.get(file)?.text;
+        let spans = self.secrets.get(file.0 as usize).copied().unwrap_or(&[]);
+        Some(crate::secrets::mask(text, spans))
+    }
 }
 
 /// Counts over all reports.

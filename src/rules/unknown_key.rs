@@ -162,11 +162,20 @@ fn checkpoints_shape(file: FileId, text: &str, tree: &Tree, key: &str, span: Spa
     }
     // Keep `type` first, as Determined's docs write it.
     lines.sort_by_key(|(k, _)| k != "type");
+    // A credential written out is never copied into a message, nor into a
+    // fix that JSON and SARIF output would carry.
+    let literal_secret = |k: &str, v: &str| {
+        crate::secrets::looks_like_credential(k) && !v.trim_matches(['"', '\'']).trim_start().starts_with("${")
+    };
+    let has_secret = lines.iter().any(|(k, v)| literal_secret(k, v));
     let shown = format!(
         "checkpoint_storage:\n{}",
         lines
             .iter()
-            .map(|(k, v)| format!("  {k}: {v}"))
+            .map(|(k, v)| {
+                let v = if literal_secret(k, v) { "…" } else { v.as_str() };
+                format!("  {k}: {v}")
+            })
             .collect::<Vec<_>>()
             .join("\n")
     );
@@ -174,10 +183,15 @@ fn checkpoints_shape(file: FileId, text: &str, tree: &Tree, key: &str, span: Spa
         .chain(lines.iter().map(|(k, v)| format!("  {k}: {v}")))
         .collect();
     let end = tree.span(loc.node).end.max(span.end);
-    let fix = edit::rewrite_block(file, text, Span::new(span.start, end), &block)
+    let fix = (!has_secret)
+        .then(|| edit::rewrite_block(file, text, Span::new(span.start, end), &block))
+        .flatten()
         .map(|e| ("Rewrite as `checkpoint_storage`".to_string(), vec![e], true));
-    Advice {
-        help: format!("Determined expects the storage type in `type` and its settings beside it:\n{shown}"),
-        fix,
+    let mut help = format!("Determined expects the storage type in `type` and its settings beside it:\n{shown}");
+    if has_secret {
+        help.push_str(
+            "\ncredentials written out in the config are stored with the experiment: reference them instead, e.g. `secret_key: ${S3_SECRET_KEY}`",
+        );
     }
+    Advice { help, fix }
 }

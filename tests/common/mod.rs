@@ -25,10 +25,7 @@ pub fn check(name: &str, bytes: &[u8]) -> Compiled {
 
 /// Human (plain, fixed width) and JSON renderings of one check.
 pub fn render(checked: &Compiled) -> String {
-    let reports = [Report {
-        sources: &checked.sources,
-        diagnostics: &checked.diagnostics,
-    }];
+    let reports = [Report::of(checked)];
     let summary = Summary::of(&reports, 1);
     let human = render::human::render(&reports, summary, Style::PLAIN);
     let json = render::json::render(&reports, summary);
