@@ -203,10 +203,6 @@ impl LineIndex {
         LineIndex { starts }
     }
 
-    pub fn line_count(&self) -> usize {
-        self.starts.len()
-    }
-
     /// 0-based line of a byte offset.
     pub fn line_of(&self, offset: usize) -> usize {
         match self.starts.binary_search(&offset) {

@@ -25,7 +25,9 @@ fn embedded_schema_is_the_generated_one() {
 
 #[test]
 fn every_property_has_a_description() {
-    let schema: serde_json::Value = serde_json::from_str(stagec::schema::EXPERIMENT_SCHEMA).unwrap_or_default();
+    let schema: serde_json::Value =
+        serde_json::from_str(stagec::schema::EXPERIMENT_SCHEMA).expect("the committed experiment schema is JSON");
+    assert!(schema.get("properties").is_some(), "the schema has properties");
     let mut missing = Vec::new();
     walk(&schema, "#", &mut missing);
     assert!(missing.is_empty(), "properties without a description: {missing:#?}");

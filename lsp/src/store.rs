@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 use lsp_types::Uri;
 use stagec::ide::{classify, DocumentKind};
@@ -39,7 +38,6 @@ pub struct Doc {
 pub struct Store {
     pub docs: HashMap<Uri, Doc>,
     by_path: HashMap<PathBuf, Uri>,
-    disk: HashMap<PathBuf, (Option<SystemTime>, u64, Vec<u8>)>,
     scans: HashMap<PathBuf, ContextScan>,
     configs: HashMap<PathBuf, Vec<PathBuf>>,
 }
@@ -99,31 +97,6 @@ impl Store {
 
     pub fn doc_at(&self, path: &Path) -> Option<&Doc> {
         self.by_path.get(path).and_then(|u| self.docs.get(u))
-    }
-
-    /// The bytes of a file: the open buffer, else the disk (cached by
-    /// modification time), at most [`MAX_FILE`] + 1 bytes.
-    pub fn bytes(&mut self, path: &Path) -> Option<Vec<u8>> {
-        if let Some(doc) = self.doc_at(path) {
-            return Some(doc.text.as_bytes().to_vec());
-        }
-        let meta = std::fs::metadata(path).ok()?;
-        if !meta.is_file() {
-            return None;
-        }
-        let modified = meta.modified().ok();
-        if let Some((m, len, bytes)) = self.disk.get(path) {
-            if *m == modified && *len == meta.len() && modified.is_some() {
-                return Some(bytes.clone());
-            }
-        }
-        let bytes = read_limited(path, MAX_FILE)?;
-        if self.disk.len() > 512 {
-            self.disk.clear();
-        }
-        self.disk
-            .insert(path.to_path_buf(), (modified, meta.len(), bytes.clone()));
-        Some(bytes)
     }
 
     /// The scan of a context folder's model sources, made once until the

@@ -142,21 +142,21 @@ fn error_text(id: Value, code: i32, message: &str) -> String {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string()
 }
 
-/// Parses a frame's body into a message, or the error to answer it with
-/// (`None` when it deserves no answer: a malformed notification).
-pub fn parse_message(body: &[u8]) -> Result<Message, Option<String>> {
+/// Parses a frame's body into a message, or the JSON-RPC error to answer
+/// it with (with the request's id when it has a usable one).
+pub fn parse_message(body: &[u8]) -> Result<Message, String> {
     let value: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
-        Err(e) => return Err(Some(error_text(Value::Null, -32700, &format!("parse error: {e}")))),
+        Err(e) => return Err(error_text(Value::Null, -32700, &format!("parse error: {e}"))),
     };
     let id = value.get("id").cloned();
     match serde_json::from_value::<Message>(value) {
         Ok(m) => Ok(m),
         Err(e) => match id {
             Some(id) if id.is_number() || id.is_string() => {
-                Err(Some(error_text(id, -32600, &format!("invalid request: {e}"))))
+                Err(error_text(id, -32600, &format!("invalid request: {e}")))
             }
-            _ => Err(Some(error_text(Value::Null, -32600, &format!("invalid request: {e}")))),
+            _ => Err(error_text(Value::Null, -32600, &format!("invalid request: {e}"))),
         },
     }
 }
@@ -181,10 +181,9 @@ pub fn read_loop(input: &mut impl BufRead, to_server: &Sender<Message>, to_clien
                         return;
                     }
                 }
-                Err(Some(answer)) => {
+                Err(answer) => {
                     let _ = to_client.send(answer);
                 }
-                Err(None) => {}
             },
         }
     }

@@ -47,15 +47,20 @@ pub fn display_name(path: &Path) -> String {
         .replace('\\', "/")
 }
 
-/// `../shared` beside the checkout, if this clone has it.
+/// `../shared` beside the checkout, if this clone has it. Users' clones do
+/// not, and the tests that need it skip with a notice; where it must be
+/// there (CI sets `STAGEC_REQUIRE_SHARED`), its absence fails the test.
 pub fn shared_dir() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
     if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("notice: ../shared is absent; skipping this test (users' clones do not have it)");
-        None
+        return Some(dir);
     }
+    assert!(
+        std::env::var_os("STAGEC_REQUIRE_SHARED").is_none(),
+        "../shared is absent, but STAGEC_REQUIRE_SHARED says this run needs it"
+    );
+    eprintln!("notice: ../shared is absent; skipping this test (users' clones do not have it)");
+    None
 }
 
 /// Checks a project folder the way `stagec check DIR/const.yaml` does (the
