@@ -9,6 +9,8 @@
 //! [`Settings`] and [`StageDecl`]s → the [`Pipeline`] → rules (every
 //! diagnostic, worded in its rule's file) → suppression and sorting, once.
 
+use std::sync::OnceLock;
+
 use serde_json::Value as Json;
 
 use crate::diagnostic::{sort_and_dedup, Diagnostic, Severity};
@@ -80,8 +82,9 @@ pub struct Unit {
     pub stages: Vec<StagesIssue>,
     /// What the inventory reader found wrong.
     pub inventory: Vec<InventoryIssue>,
-    /// Where credential values are written (YAML documents): output masks them.
-    pub secrets: Vec<Span>,
+    /// Where credential values are written (YAML documents), computed when
+    /// output first needs them: see [`Compiled::secrets`].
+    secrets: OnceLock<Vec<Span>>,
 }
 
 impl Unit {
@@ -93,7 +96,7 @@ impl Unit {
             python: None,
             stages: Vec::new(),
             inventory: Vec::new(),
-            secrets: Vec::new(),
+            secrets: OnceLock::new(),
         }
     }
 }
@@ -148,6 +151,16 @@ impl Compiled {
     /// The config as JSON, when it parsed into a mapping within budget.
     pub fn config_json(&self) -> Option<&Json> {
         self.config_document()?.json.as_ref()
+    }
+
+    /// Where credential values are written in a file (a YAML document's;
+    /// none in other files): output masks them. Located once, on first use.
+    pub fn secrets(&self, file: FileId) -> &[Span] {
+        let Some(unit) = self.unit(file) else { return &[] };
+        unit.secrets.get_or_init(|| match &unit.yaml {
+            Some(doc) => crate::secrets::spans(&doc.tree, self.text(file)),
+            None => Vec::new(),
+        })
     }
 
     /// The YAML document of any file.
@@ -271,12 +284,6 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
         }
         _ => None,
     };
-
-    for (i, unit) in units.iter_mut().enumerate() {
-        if let (Some(doc), Some(file)) = (&unit.yaml, sources.get(FileId(i as u32))) {
-            unit.secrets = crate::secrets::spans(&doc.tree, &file.text);
-        }
-    }
 
     let mut compiled = Compiled {
         sources,

@@ -224,7 +224,9 @@ impl ContextScan {
             }
         }
         let ignore = detignore(dir, &mut scan.problems);
-        let root = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let ignored =
+            |relative: &Path, is_dir: bool| ignore.as_ref().is_some_and(|i| i.matched(relative, is_dir).is_ignore());
+        let mut root: Option<PathBuf> = None;
         let mut seen = 0usize;
         let mut stack = vec![(dir.to_path_buf(), 0usize)];
         'walk: while let Some((folder, depth)) = stack.pop() {
@@ -262,13 +264,17 @@ impl ContextScan {
                             name.as_str(),
                             "__pycache__" | "node_modules" | "venv" | "site-packages" | "target"
                         );
-                    if skip || depth + 1 > MAX_SCAN_DEPTH || ignore.matched(&relative, true).is_ignore() {
+                    if skip
+                        || depth + 1 > MAX_SCAN_DEPTH
+                        || ignored_by_default(&relative, &name)
+                        || ignored(&relative, true)
+                    {
                         continue;
                     }
                     stack.push((path, depth + 1));
                     continue;
                 }
-                if ignore.matched(&relative, false).is_ignore() {
+                if ignored(&relative, false) {
                     continue;
                 }
                 let stages = depth == 0 && (name == "stages.yaml" || name == "stages.yml");
@@ -278,8 +284,12 @@ impl ContextScan {
                 }
                 // A link is read only when it names a regular file inside the
                 // context; folder links are never followed (above).
-                if kind.is_symlink() && !links_inside(&path, &root) {
-                    continue;
+                if kind.is_symlink() {
+                    let root =
+                        root.get_or_insert_with(|| std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()));
+                    if !links_inside(&path, root) {
+                        continue;
+                    }
                 }
                 if !kind.is_file() && !kind.is_symlink() {
                     continue;
@@ -352,44 +362,39 @@ fn links_inside(path: &Path, root: &Path) -> bool {
     }
 }
 
-/// The context's `.detignore` with Determined's default patterns first.
-fn detignore(dir: &Path, problems: &mut Vec<String>) -> ignore::gitignore::Gitignore {
-    const DEFAULTS: [&str; 13] = [
-        "__pycache__/",
-        "*.py[co]",
-        "*$py.class",
-        "terraform",
-        "terraform_data",
-        "terraform.tfstate*",
-        "terraform.tfvars*",
-        ".terraform*",
-        ".git/",
-        ".vscode/",
-        ".idea/",
-        ".mypy_cache/",
-        "/shared_fs",
-    ];
-    let mut builder = ignore::gitignore::GitignoreBuilder::new(dir);
-    for pattern in DEFAULTS {
-        let _ = builder.add_line(None, pattern);
-    }
+/// Folders Determined's CLI leaves out of every upload (its default
+/// `.detignore` patterns that can name a folder holding Python sources; the
+/// others name files stagec never reads, or hidden folders it skips anyway).
+fn ignored_by_default(relative: &Path, name: &str) -> bool {
+    matches!(name, "terraform" | "terraform_data")
+        || name.starts_with(".terraform")
+        || (name == "shared_fs" && relative.parent() == Some(Path::new("")))
+}
+
+/// The context's `.detignore`, when it has one (gitignore syntax, as
+/// Determined reads it with `pathspec`).
+fn detignore(dir: &Path, problems: &mut Vec<String>) -> Option<ignore::gitignore::Gitignore> {
     let path = dir.join(".detignore");
-    match fsutil::read_regular(&path, MAX_DETIGNORE) {
-        Ok(FileLimit::Within(bytes)) => {
-            for line in String::from_utf8_lossy(&bytes).lines() {
-                let _ = builder.add_line(Some(path.clone()), line);
-            }
+    let bytes = match fsutil::read_regular(&path, MAX_DETIGNORE) {
+        Ok(FileLimit::Within(bytes)) => bytes,
+        Ok(FileLimit::Beyond) => {
+            problems.push(format!(
+                "{} is larger than {MAX_DETIGNORE} bytes; stagec does not read it",
+                path.display()
+            ));
+            return None;
         }
-        Ok(FileLimit::Beyond) => problems.push(format!(
-            "{} is larger than {MAX_DETIGNORE} bytes; stagec does not read it",
-            path.display()
-        )),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => problems.push(format!("cannot read {}: {e}", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => {
+            problems.push(format!("cannot read {}: {e}", path.display()));
+            return None;
+        }
+    };
+    let mut builder = ignore::gitignore::GitignoreBuilder::new(dir);
+    for line in String::from_utf8_lossy(&bytes).lines() {
+        let _ = builder.add_line(Some(path.clone()), line);
     }
-    builder
-        .build()
-        .unwrap_or_else(|_| ignore::gitignore::Gitignore::empty())
+    builder.build().ok()
 }
 
 #[cfg(test)]

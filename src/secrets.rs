@@ -41,15 +41,17 @@ pub fn looks_like_credential(name: &str) -> bool {
         return true;
     }
     let lower = name.to_ascii_lowercase();
-    lower
-        .split(['_', '-', '.'])
-        .filter(|part| part.len() >= 5 && part.len() <= 24)
-        .any(|part| {
-            WORDS.iter().any(|w| {
-                let limit = if w.len() >= 8 { 2 } else { 1 };
-                strsim::osa_distance(part, w) <= limit
-            })
+    lower.split(['_', '-', '.']).any(|part| {
+        WORDS.iter().any(|w| {
+            let limit = if w.len() >= 8 { 2 } else { 1 };
+            // Only words of about the same length, starting alike, can be
+            // that close: most keys are ruled out without a distance.
+            part.len().abs_diff(w.len()) <= limit
+                && part.len() >= 5
+                && part.as_bytes().first() == w.as_bytes().first()
+                && strsim::osa_distance(part, w) <= limit
         })
+    })
 }
 
 /// The byte spans of credential values in a YAML document, computed once

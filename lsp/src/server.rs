@@ -650,7 +650,7 @@ impl Server {
             DocumentKind::Experiment | DocumentKind::StagesYaml => {
                 let compiled = self.analyses.values().find_map(|a| {
                     let f = a.file_of(uri)?;
-                    Some((a.compiled.document(f)?, a.compiled.unit(f)?.secrets.as_slice()))
+                    Some((a.compiled.document(f)?, a.compiled.secrets(f)))
                 });
                 match compiled {
                     Some((doc, secrets)) => ide::outline(&doc.tree, secrets),

@@ -8,14 +8,14 @@ pub mod sarif;
 
 use crate::compile::Compiled;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::source::{FileId, SourceMap, Span};
+use crate::source::{FileId, SourceMap};
 
 /// Diagnostics of one compilation together with its sources.
 pub struct Report<'a> {
     pub sources: &'a SourceMap,
     pub diagnostics: &'a [Diagnostic],
-    /// Where credential values are written, by file: snippets mask them.
-    pub secrets: Vec<&'a [Span]>,
+    /// The compilation, for what output may show of its files.
+    pub compiled: &'a Compiled,
 }
 
 impl<'a> Report<'a> {
@@ -24,15 +24,14 @@ impl<'a> Report<'a> {
         Report {
             sources: &compiled.sources,
             diagnostics: &compiled.diagnostics,
-            secrets: compiled.units.iter().map(|u| u.secrets.as_slice()).collect(),
+            compiled,
         }
     }
 
     /// The text of `file` as output may show it: credential values masked.
     pub fn shown_text(&self, file: FileId) -> Option<String> {
         let text = &self.sources.get(file)?.text;
-        let spans = self.secrets.get(file.0 as usize).copied().unwrap_or(&[]);
-        Some(crate::secrets::mask(text, spans))
+        Some(crate::secrets::mask(text, self.compiled.secrets(file)))
     }
 }
 
