@@ -36,7 +36,6 @@ declare_rule! {
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::Edit;
 use crate::rules::text::show;
 use crate::rules::{join, Config, Cx, Sink};
 use crate::yaml::display_path;
@@ -91,16 +90,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             d.fix(
                 format!("Use exponents: `minval: {emin}`, `maxval: {emax}`"),
                 vec![
-                    Edit {
-                        file: ctx.file,
-                        span: a,
-                        replacement: emin.clone(),
-                    },
-                    Edit {
-                        file: ctx.file,
-                        span: b,
-                        replacement: emax.clone(),
-                    },
+                    crate::edit::replace(ctx.file, a, emin.clone()),
+                    crate::edit::replace(ctx.file, b, emax.clone()),
                 ],
             );
         }

@@ -32,7 +32,6 @@ use std::cmp::Ordering;
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::Edit;
 use crate::rules::{join, path, Cx, Sink};
 use crate::yaml::display_path;
 
@@ -71,16 +70,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                     d.fix(
                         "Swap `minval` and `maxval`",
                         vec![
-                            Edit {
-                                file: ctx.file,
-                                span: a,
-                                replacement: tb.to_string(),
-                            },
-                            Edit {
-                                file: ctx.file,
-                                span: b,
-                                replacement: ta.to_string(),
-                            },
+                            crate::edit::replace(ctx.file, a, tb.to_string()),
+                            crate::edit::replace(ctx.file, b, ta.to_string()),
                         ],
                     );
                 }

@@ -29,7 +29,6 @@ declare_rule! {
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::Edit;
 use crate::rules::{path, Cx, Sink};
 use crate::yaml::PathSeg;
 
@@ -84,18 +83,10 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 d.help(format!("did you mean {listed}?"));
                 // A fix only when the suggestion is unambiguous.
                 if let (Some(own), 1) = (ctx.own_scalar_span(&p), suggestions.len()) {
-                    let written = ctx.text.get(own.start..own.end).unwrap_or("");
-                    let replacement = match written.chars().next() {
-                        Some(q @ ('"' | '\'')) => format!("{q}{best}{q}"),
-                        _ => (*best).to_string(),
-                    };
+                    let value = ctx.get_at(&p).and_then(serde_json::Value::as_str).unwrap_or("");
                     d.fix(
                         format!("Replace with `{best}`"),
-                        vec![Edit {
-                            file: ctx.file,
-                            span: own,
-                            replacement,
-                        }],
+                        vec![crate::edit::replace_string(ctx.file, ctx.text, own, value, best)],
                     );
                 }
             }
