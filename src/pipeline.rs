@@ -5,7 +5,7 @@
 //! [`Facts`] the `P…` rules read (duplicated ids, gaps, bad inputs, cycles,
 //! unknown names, disagreements). Nothing here produces a diagnostic.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use petgraph::algo::{tarjan_scc, toposort};
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -16,12 +16,12 @@ use crate::dtype::{self, CastRisk, DType};
 use crate::hardware::allocate::{allocate, Allocation, Demand};
 use crate::hardware::catalog::{self, Resolution};
 use crate::hardware::inventory::Inventory;
-use crate::schema::value_span;
+use crate::schema::located_span;
 use crate::settings::Settings;
 use crate::source::{FileId, Loc, Located};
 use crate::spec::hyperparameters::PipelineSchedule;
 use crate::stages::{DeclSource, StageDecl};
-use crate::yaml::{PathSeg, Tree};
+use crate::yaml::{Entry, Located as At, NodeId, PathSeg, Tree, Value};
 
 /// Bubble share of step time above which a warning is due.
 pub const BUBBLE_LIMIT: f64 = 0.15;
@@ -240,28 +240,36 @@ pub fn resolve(
     let n = unique.len() as i64;
     let p = n.max(1);
 
-    // Where each `stage_<N>_gpus` is, and its entries, located.
-    let config_loc = |path: &[PathSeg]| Loc {
-        file: config,
-        span: value_span(tree, path),
-    };
+    // Where each `stage_<N>_gpus` is, and its entries, located: the
+    // `resources.custom` mapping is indexed once, so many stages cost no
+    // repeated lookups.
+    let custom: HashMap<String, Entry> = tree
+        .locate(&stage_gpus_path("")[..2])
+        .map(|l| tree.merged_entries(l.node).into_iter().collect())
+        .unwrap_or_default();
     let mut stage_gpus: BTreeMap<i64, Vec<Located<String>>> = BTreeMap::new();
     for (&k, g) in &settings.stage_gpus {
-        let path = stage_gpus_path(&g.key);
-        facts.stage_gpus.insert(k, config_loc(&path));
-        let items = g
+        let Some(entry) = custom.get(&g.key) else { continue };
+        let at = |node: NodeId, key: Option<NodeId>| Loc {
+            file: config,
+            span: located_span(tree, At { node, key }),
+        };
+        facts.stage_gpus.insert(k, at(entry.value, Some(entry.key)));
+        let items: &[NodeId] = match tree.value(entry.value) {
+            Value::Seq(items) => items,
+            _ => &[],
+        };
+        let listed = g
             .types
             .iter()
-            .map(|(i, t)| {
-                let mut item = path.clone();
-                item.push(PathSeg::Index(*i));
-                Located {
+            .filter_map(|(i, t)| {
+                items.get(*i).map(|&item| Located {
                     value: t.clone(),
-                    loc: config_loc(&item),
-                }
+                    loc: at(item, None),
+                })
             })
             .collect();
-        stage_gpus.insert(k, items);
+        stage_gpus.insert(k, listed);
     }
 
     // The graph.

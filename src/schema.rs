@@ -669,6 +669,18 @@ pub fn value_span(tree: &Tree, path: &[PathSeg]) -> Span {
     }
 }
 
+/// Span of a located node: its own, or its key's when the value is empty.
+pub fn located_span(tree: &Tree, at: crate::yaml::Located) -> Span {
+    let span = tree.span(at.node);
+    if !span.is_empty() {
+        return span;
+    }
+    match at.key {
+        Some(k) => tree.span(k),
+        None => span,
+    }
+}
+
 /// A collection's first line, so a whole-mapping error does not underline
 /// the entire document.
 fn first_line_span(tree: &Tree, node: crate::yaml::NodeId) -> Span {

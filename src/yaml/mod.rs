@@ -172,33 +172,57 @@ impl Tree {
 
     /// Entries of a mapping with `<<` merges applied (explicit keys win,
     /// earlier merge sources win over later ones), in document order.
+    /// Linear in the entries (with merge sources) and their keys.
     pub fn merged_entries(&self, id: NodeId) -> Vec<(String, Entry)> {
         let mut out: Vec<(String, Entry)> = Vec::new();
-        self.collect_merged(id, &mut out, 0);
+        let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        self.collect_merged(id, &mut out, &mut index, 0);
         out
     }
 
-    fn collect_merged(&self, id: NodeId, out: &mut Vec<(String, Entry)>, depth: usize) {
+    fn collect_merged(
+        &self,
+        id: NodeId,
+        out: &mut Vec<(String, Entry)>,
+        index: &mut std::collections::HashMap<String, usize>,
+        depth: usize,
+    ) {
         if depth > 32 {
             return;
         }
         let entries = self.entries(id);
         let mut merges = Vec::new();
+        let mut own: Vec<(String, Entry)> = Vec::new();
+        let mut own_index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         for e in entries {
-            let k = self.key_text(e.key);
             // Non-scalar keys are reported by the parser and have no JSON form.
             if matches!(self.value(e.key), Value::Seq(_) | Value::Map(_)) {
                 continue;
             }
-            if k == MERGE_KEY && matches!(self.node(e.key).value, Value::Str(_)) {
+            if self.is_merge_key(e.key) {
                 merges.push(e.value);
                 continue;
             }
-            if let Some(slot) = out.iter_mut().find(|(name, _)| *name == k) {
-                // Explicit keys override merged ones.
-                slot.1 = e.clone();
-            } else {
-                out.push((k, e.clone()));
+            let k = self.key_text(e.key);
+            match own_index.get(&k) {
+                // A repeated key: the later entry wins, in the first one's place.
+                Some(&i) => {
+                    if let Some(slot) = own.get_mut(i) {
+                        slot.1 = e.clone();
+                    }
+                }
+                None => {
+                    own_index.insert(k.clone(), own.len());
+                    own.push((k, e.clone()));
+                }
+            }
+        }
+        // Explicit keys override what merges bring, and what is already
+        // collected (by an enclosing mapping) overrides both.
+        for (k, e) in own {
+            if !index.contains_key(&k) {
+                index.insert(k.clone(), out.len());
+                out.push((k, e));
             }
         }
         for m in merges {
@@ -207,26 +231,58 @@ impl Tree {
                 _ => vec![m],
             };
             for src in sources {
-                let mut merged = Vec::new();
-                self.collect_merged(src, &mut merged, depth + 1);
-                for (k, e) in merged {
-                    if !out.iter().any(|(name, _)| *name == k) {
-                        out.push((k, e));
-                    }
-                }
+                self.collect_merged(src, out, index, depth + 1);
             }
         }
     }
 
-    /// Looks a key up in a mapping (merges included).
+    /// Whether a mapping key is the merge key `<<`.
+    fn is_merge_key(&self, key: NodeId) -> bool {
+        matches!(&self.node(key).value, Value::Str(k) if k == MERGE_KEY)
+    }
+
+    /// Whether a key node's text is `text`, without allocating for strings.
+    fn key_is(&self, key: NodeId, text: &str) -> bool {
+        match self.value(key) {
+            Value::Str(s) => s == text,
+            Value::Seq(_) | Value::Map(_) => false,
+            other => scalar_text(other) == text,
+        }
+    }
+
+    /// Looks a key up in a mapping (merges included): the last entry written
+    /// with that key, else the first merge source that has it.
     pub fn get(&self, map: NodeId, key: &str) -> Option<Located> {
-        self.merged_entries(map)
-            .into_iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, e)| Located {
+        self.get_in(map, key, 0)
+    }
+
+    fn get_in(&self, map: NodeId, key: &str, depth: usize) -> Option<Located> {
+        if depth > 32 {
+            return None;
+        }
+        let entries = self.entries(map);
+        let explicit = entries
+            .iter()
+            .rev()
+            .find(|e| !self.is_merge_key(e.key) && self.key_is(e.key, key));
+        if let Some(e) = explicit {
+            return Some(Located {
                 node: e.value,
                 key: Some(e.key),
-            })
+            });
+        }
+        for e in entries.iter().filter(|e| self.is_merge_key(e.key)) {
+            let sources: Vec<NodeId> = match self.value(e.value) {
+                Value::Seq(items) => items.clone(),
+                _ => vec![e.value],
+            };
+            for src in sources {
+                if let Some(found) = self.get_in(src, key, depth + 1) {
+                    return Some(found);
+                }
+            }
+        }
+        None
     }
 
     /// Walks a path from the root. Stops early with `None` if a step is
