@@ -91,10 +91,12 @@ fn whole_process(c: &mut Criterion) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A config, a `stages.yaml` of `n` stages (a chain with skip connections)
-/// and an inventory of `n` 8-GPU nodes, as one project: 8 replicas, so
-/// demand equals supply.
+/// A project of `n` stages in the shape large pipelines take: a config
+/// with `resources.custom.stage_<N>_gpus` for every stage, a `stages.yaml`
+/// of `n` stages (a chain with skip connections) and a Kubernetes NodeList
+/// of `n` 8-GPU nodes: 8 replicas, so demand equals supply.
 fn large_project(n: usize) -> stagec::project::Project {
+    let device = |i: usize| if i % 2 == 0 { "a100-80g" } else { "h100-80g" };
     let mut stages = String::from("stages:\n");
     for i in 0..n {
         let inputs = match i {
@@ -102,18 +104,25 @@ fn large_project(n: usize) -> stagec::project::Project {
             1 => "[0]".to_string(),
             _ => format!("[{}, {}]", i - 1, i - 2),
         };
-        let device = if i % 2 == 0 { "a100-80g" } else { "h100-80g" };
         stages.push_str(&format!(
-            "  - id: {i}\n    name: stage_{i}\n    device: {device}\n    dtype: bf16\n    inputs: {inputs}\n    params: 50M\n"
+            "  - id: {i}\n    name: stage_{i}\n    device: {}\n    dtype: bf16\n    inputs: {inputs}\n    params: 50M\n",
+            device(i)
         ));
     }
-    let mut inventory = String::from("nodes:\n");
-    for i in 0..n {
-        let gpu = if i % 2 == 0 { "a100-sxm4-80gb" } else { "h100-sxm5-80gb" };
-        inventory.push_str(&format!("  - name: node-{i}\n    gpus: {{type: {gpu}, count: 8}}\n"));
-    }
+    let items: Vec<String> = (0..n)
+        .map(|i| {
+            let product = if i % 2 == 0 { "NVIDIA-A100-SXM4-80GB" } else { "NVIDIA-H100-80GB-HBM3" };
+            format!(
+                r#"{{"kind": "Node", "metadata": {{"name": "node-{i}", "labels": {{"nvidia.com/gpu.product": "{product}", "nvidia.com/gpu.count": "8"}}}}, "status": {{"allocatable": {{"nvidia.com/gpu": "8"}}}}}}"#
+            )
+        })
+        .collect();
+    let inventory = format!(r#"{{"kind": "NodeList", "apiVersion": "v1", "items": [{}]}}"#, items.join(", "));
+    let custom: String = (0..n)
+        .map(|i| format!("    stage_{i}_gpus: [{}]\n", device(i)))
+        .collect();
     let config = format!(
-        "name: large\nentrypoint: python train.py\nresources:\n  slots_per_trial: {}\nsearcher:\n  name: single\n  metric: loss\n  max_length:\n    batches: 1\nhyperparameters:\n  global_batch_size: {}\n  hpp_config:\n    pipeline_parallel_degree: {n}\n    micro_batch_size: 1\ncheckpoint_storage:\n  type: shared_fs\n  host_path: /mnt\n",
+        "name: large\nentrypoint: python train.py\nresources:\n  slots_per_trial: {}\n  custom:\n{custom}searcher:\n  name: single\n  metric: loss\n  max_length:\n    batches: 1\nhyperparameters:\n  global_batch_size: {}\n  hpp_config:\n    pipeline_parallel_degree: {n}\n    micro_batch_size: 1\ncheckpoint_storage:\n  type: shared_fs\n  host_path: /mnt\n",
         n * 8,
         n * 8 * 4
     );
@@ -124,28 +133,51 @@ fn large_project(n: usize) -> stagec::project::Project {
     stagec::project::Project {
         config: input("const.yaml", config),
         models: Some(vec![input("stages.yaml", stages)]),
-        inventory: Some(input("inventory.yaml", inventory)),
+        inventory: Some(input("nodes.json", inventory)),
         probe: None,
         searched: "bench".into(),
     }
 }
 
-fn stage_graph(c: &mut Criterion) {
+/// Compile time against pipeline size, doubling from 250 to 4,000 stages
+/// (per-stage keys, `stages.yaml`, NodeList). After criterion's figures it
+/// prints each doubling's ratio of median times (target: at most 2.3×).
+fn scaling(c: &mut Criterion) {
     let opts = Options {
         env: &env,
         ..Options::default()
     };
-    let mut group = c.benchmark_group("stage_graph");
-    group.sample_size(20);
-    for n in [250, 500, 1000] {
+    let sizes = [250, 500, 1000, 2000, 4000];
+    let mut group = c.benchmark_group("scaling");
+    group.sample_size(10);
+    let mut medians = Vec::new();
+    for n in sizes {
         let project = large_project(n);
-        let checked = stagec::compile(&project, &opts);
-        assert_eq!(checked.error_count(), 0, "the synthetic project is valid");
-        group.bench_with_input(BenchmarkId::new("stages_and_nodes", n), &project, |b, project| {
+        let compiled = stagec::compile(&project, &opts);
+        assert_eq!(compiled.error_count(), 0, "the synthetic project is valid");
+        group.bench_with_input(BenchmarkId::new("stages_keys_nodes", n), &project, |b, project| {
             b.iter(|| stagec::compile(project, &opts))
         });
+        let mut times: Vec<Duration> = (0..7)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                let _ = stagec::compile(&project, &opts);
+                start.elapsed()
+            })
+            .collect();
+        times.sort();
+        medians.push((n, times[3]));
     }
     group.finish();
+    for pair in medians.windows(2) {
+        let ((a, ta), (b, tb)) = (pair[0], pair[1]);
+        println!(
+            "scaling: {a} -> {b} stages: {:.2?} -> {:.2?}, ratio {:.2}",
+            ta,
+            tb,
+            tb.as_secs_f64() / ta.as_secs_f64()
+        );
+    }
 }
 
 fn plan_vs_check(c: &mut Criterion) {
@@ -189,5 +221,5 @@ fn plan_vs_check(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, in_process, batch, whole_process, stage_graph, plan_vs_check);
+criterion_group!(benches, in_process, batch, whole_process, scaling, plan_vs_check);
 criterion_main!(benches);
