@@ -117,7 +117,10 @@ fn large_project(n: usize) -> stagec::project::Project {
             )
         })
         .collect();
-    let inventory = format!(r#"{{"kind": "NodeList", "apiVersion": "v1", "items": [{}]}}"#, items.join(", "));
+    let inventory = format!(
+        r#"{{"kind": "NodeList", "apiVersion": "v1", "items": [{}]}}"#,
+        items.join(", ")
+    );
     let custom: String = (0..n)
         .map(|i| format!("    stage_{i}_gpus: [{}]\n", device(i)))
         .collect();

@@ -9,7 +9,7 @@ use serde_json::Value as Json;
 
 use crate::schema::{self, SchemaFinding, SchemaIndex};
 use crate::source::Span;
-use crate::yaml::{self, Budgets, Tree, Value, YamlIssue};
+use crate::yaml::{self, Budgets, Size, Tree, Value, YamlIssue};
 
 /// A parsed YAML document and what each phase found in it.
 #[derive(Clone, Debug, Default)]
@@ -71,19 +71,33 @@ impl Document {
         if !self.within_alias_budget(budgets) {
             return false;
         }
-        self.json = self.tree.to_json(root, budgets.max_nodes);
+        let limit = self.tree.len().saturating_add(budgets.max_nodes);
+        self.json = self.tree.to_json(root, limit);
         self.json.is_some()
     }
 
-    /// Whether the tree's aliases expand within the node budget; if not,
-    /// records it at the largest alias.
+    /// Whether aliases and merges add at most the budget (in nodes and in
+    /// bytes) to what is written; if not, records it at the largest alias.
+    /// A document without aliases is within it by definition.
     pub fn within_alias_budget(&mut self, budgets: &Budgets) -> bool {
-        let max = budgets.max_nodes;
-        if self.tree.expanded_size(max) <= max {
+        if !self.tree.has_aliases() {
             return true;
         }
-        let at = self.tree.largest_alias(max).map_or(Span::at(0), |a| self.tree.span(a));
-        self.issues.push(YamlIssue::AliasBudget { at, max });
+        let written = self.tree.written();
+        let cap = Size {
+            nodes: written.nodes.saturating_add(budgets.max_nodes),
+            bytes: written.bytes.saturating_add(budgets.max_alias_bytes),
+        };
+        let expanded = self.tree.expanded(cap);
+        let (max, bytes) = if expanded.nodes > cap.nodes {
+            (budgets.max_nodes, false)
+        } else if expanded.bytes > cap.bytes {
+            (budgets.max_alias_bytes, true)
+        } else {
+            return true;
+        };
+        let at = self.tree.largest_alias(cap).map_or(Span::at(0), |a| self.tree.span(a));
+        self.issues.push(YamlIssue::AliasBudget { at, max, bytes });
         false
     }
 

@@ -68,6 +68,23 @@ fn alias_bomb_is_refused() {
     assert_eq!(codes(text.as_bytes()), ["Y003"]);
 }
 
+/// Few nodes, many bytes: a long string aliased many times is refused by
+/// the byte budget; the same document without aliases is just large.
+#[test]
+fn aliases_multiplying_bytes_are_refused() {
+    let long = "x".repeat(400 * 1024);
+    let refs = vec!["*s"; 50].join(", ");
+    let text = format!("name: x\ns: &s {long}\nhyperparameters:\n  many: [{refs}]\n");
+    let checked = common::check("aliased.yaml", text.as_bytes());
+    let budget: Vec<&stagec::Diagnostic> = checked.diagnostics.iter().filter(|d| d.code == "Y003").collect();
+    assert_eq!(budget.len(), 1, "{:?}", checked.diagnostics);
+    assert!(budget[0].message.contains("MiB"), "{}", budget[0].message);
+    // 100,000 nodes written out, no alias: no budget error.
+    let many: String = (0..50_000).map(|i| format!("  k{i}: {i}\n")).collect();
+    let text = format!("name: x\nhyperparameters:\n{many}");
+    assert!(!codes(text.as_bytes()).contains(&"Y003"));
+}
+
 #[test]
 fn recursive_alias_is_an_error() {
     assert!(codes(b"a: &a [1, *a]\n").contains(&"Y003"));

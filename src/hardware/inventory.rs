@@ -452,7 +452,7 @@ fn read_stagec(
     let text_start = |doc: &Document| doc.tree.span(root);
     let first_line = text_start(doc);
     let at_start = Span::new(0, first_line.start.min(first_line.end));
-    let Some(json) = doc.tree.to_json(root, budgets.max_nodes) else {
+    let Some(json) = doc.tree.to_json(root, doc.tree.len().saturating_add(budgets.max_nodes)) else {
         issues.push(InventoryIssue::NotAnInventory {
             at: at_start,
             why: NotAnInventory::TooDeep,

@@ -28,9 +28,9 @@ pub enum YamlIssue {
     UnsupportedTag { at: Span, tag: String },
     /// A core tag whose value does not fit it (`!!int abc`).
     TagMismatch { at: Span, value: String, tag: String },
-    /// Aliases expand the document beyond the node budget; `at` is the
-    /// largest alias.
-    AliasBudget { at: Span, max: usize },
+    /// Aliases and merges would add more than the budget to the document
+    /// (`nodes`, or `bytes` of scalars); `at` is the largest alias.
+    AliasBudget { at: Span, max: usize, bytes: bool },
     /// The document is not a mapping (`found`: its type; `None` when empty).
     RootNotMapping { at: Span, found: Option<&'static str> },
 }

@@ -5,7 +5,7 @@
 //! [`parse`] never fails: it returns whatever tree it could build and the
 //! problems found on the way, as plain [`YamlIssue`]s. Aliases are kept as references (never
 //! copied), so a document's memory is bounded by its text; expansion happens
-//! only in [`Tree::to_json`], after [`Tree::expanded_size`] has checked the
+//! only in [`Tree::to_json`], after [`Tree::expanded`] has checked the
 //! budget.
 
 mod issue;
@@ -83,6 +83,32 @@ pub fn display_path(path: &[PathSeg]) -> String {
         }
     }
     out
+}
+
+/// How large a (sub)document is: its nodes and the bytes of its scalars.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Size {
+    pub nodes: usize,
+    pub bytes: usize,
+}
+
+impl Size {
+    /// One node: a scalar's bytes (strings by length, other scalars a few).
+    fn of(v: &Value) -> Size {
+        let bytes = match v {
+            Value::Str(s) | Value::BigInt(s) => s.len(),
+            Value::Seq(_) | Value::Map(_) | Value::Alias(_) => 0,
+            _ => 8,
+        };
+        Size { nodes: 1, bytes }
+    }
+
+    fn add(self, other: Size) -> Size {
+        Size {
+            nodes: self.nodes.saturating_add(other.nodes),
+            bytes: self.bytes.saturating_add(other.bytes),
+        }
+    }
 }
 
 /// What a path resolved to: the node and, when it was reached through a
@@ -323,49 +349,72 @@ impl Tree {
         }
     }
 
-    /// How many nodes the document has once every alias and merge is
-    /// expanded, saturating just above `limit`. Linear in the tree's size.
-    pub fn expanded_size(&self, limit: usize) -> usize {
-        let sizes = self.expanded_sizes(limit);
-        self.root.and_then(|r| sizes.get(r.0 as usize).copied()).unwrap_or(0)
+    /// What the document amounts to once every alias and merge is expanded,
+    /// each count saturating just above `cap`. Linear in the tree's size.
+    pub fn expanded(&self, cap: Size) -> Size {
+        let sizes = self.expanded_sizes(cap);
+        self.root
+            .and_then(|r| sizes.get(r.0 as usize).copied())
+            .unwrap_or_default()
+    }
+
+    /// What the document amounts to as written: each node once.
+    pub fn written(&self) -> Size {
+        self.nodes
+            .iter()
+            .fold(Size::default(), |acc, n| acc.add(Size::of(&n.value)))
     }
 
     /// The alias whose expansion is largest: where to point a budget error.
-    pub fn largest_alias(&self, limit: usize) -> Option<NodeId> {
-        let sizes = self.expanded_sizes(limit);
+    pub fn largest_alias(&self, cap: Size) -> Option<NodeId> {
+        let sizes = self.expanded_sizes(cap);
         self.nodes
             .iter()
             .enumerate()
             .filter(|(_, n)| matches!(n.value, Value::Alias(_)))
-            .max_by_key(|(i, _)| (sizes.get(*i).copied().unwrap_or(0), usize::MAX - i))
+            .max_by_key(|(i, _)| {
+                let s = sizes.get(*i).copied().unwrap_or_default();
+                (s.bytes.max(s.nodes), usize::MAX - i)
+            })
             .map(|(i, _)| NodeId(i as u32))
+    }
+
+    /// Whether any alias or merge is written at all.
+    pub fn has_aliases(&self) -> bool {
+        self.nodes.iter().any(|n| matches!(n.value, Value::Alias(_)))
     }
 
     /// Expanded size of every node. The builder creates a collection only
     /// after its children and an alias only after its target, so one pass in
     /// id order sees every dependency first.
-    fn expanded_sizes(&self, limit: usize) -> Vec<usize> {
-        let cap = limit.saturating_add(1);
-        let mut size = vec![0usize; self.nodes.len()];
+    fn expanded_sizes(&self, cap: Size) -> Vec<Size> {
+        let cap = Size {
+            nodes: cap.nodes.saturating_add(1),
+            bytes: cap.bytes.saturating_add(1),
+        };
+        let mut size = vec![Size::default(); self.nodes.len()];
         for (i, node) in self.nodes.iter().enumerate() {
-            let of = |id: &NodeId| size.get(id.0 as usize).copied().unwrap_or(1);
+            let of = |id: &NodeId| size.get(id.0 as usize).copied().unwrap_or(Size { nodes: 1, bytes: 0 });
             let s = match &node.value {
                 Value::Alias(t) => of(t),
-                Value::Seq(items) => items.iter().fold(1usize, |acc, c| acc.saturating_add(of(c))),
-                Value::Map(entries) => entries.iter().fold(1usize, |acc, e| {
-                    acc.saturating_add(of(&e.key)).saturating_add(of(&e.value))
-                }),
-                _ => 1,
+                Value::Seq(items) => items.iter().fold(Size::of(&node.value), |acc, c| acc.add(of(c))),
+                Value::Map(entries) => entries
+                    .iter()
+                    .fold(Size::of(&node.value), |acc, e| acc.add(of(&e.key)).add(of(&e.value))),
+                v => Size::of(v),
             };
             if let Some(slot) = size.get_mut(i) {
-                *slot = s.min(cap);
+                *slot = Size {
+                    nodes: s.nodes.min(cap.nodes),
+                    bytes: s.bytes.min(cap.bytes),
+                };
             }
         }
         size
     }
 
     /// Converts to JSON with aliases and merges expanded. Callers check
-    /// [`Tree::expanded_size`] first; the conversion also stops at `limit`
+    /// [`Tree::expanded`] first; the conversion also stops at `limit`
     /// nodes and then returns `None`.
     pub fn to_json(&self, id: NodeId, limit: usize) -> Option<serde_json::Value> {
         let mut budget = limit;

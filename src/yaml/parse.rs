@@ -16,8 +16,11 @@ pub struct Budgets {
     pub max_bytes: usize,
     /// Deepest nesting of mappings and sequences.
     pub max_depth: usize,
-    /// Most nodes after expanding aliases and merges.
+    /// Most nodes aliases and merges may add to a document beyond what is
+    /// written (a document without aliases is bounded by `max_bytes`).
     pub max_nodes: usize,
+    /// Most bytes of scalars aliases and merges may add to a document.
+    pub max_alias_bytes: usize,
 }
 
 impl Default for Budgets {
@@ -26,6 +29,7 @@ impl Default for Budgets {
             max_bytes: 8 * 1024 * 1024,
             max_depth: 128,
             max_nodes: 100_000,
+            max_alias_bytes: 16 * 1024 * 1024,
         }
     }
 }
