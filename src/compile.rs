@@ -302,6 +302,7 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
         suppress::apply(id, source, &mut diagnostics);
     }
     sort_and_dedup(&mut diagnostics);
+    rules::cap_per_file(&mut diagnostics);
     compiled.diagnostics = diagnostics;
     compiled
 }

@@ -142,3 +142,24 @@ proptest! {
         let _ = common::render(&checked);
     }
 }
+
+/// 200,000 repeated keys: 200 of them listed, the rest counted in one note,
+/// and the JSON output stays small.
+#[test]
+fn diagnostics_are_capped_per_rule_and_file() {
+    let text: String = std::iter::once("name: x\n".to_string())
+        .chain((0..200_000).map(|i| format!("k{}: {i}\n", i % 2)))
+        .collect();
+    let checked = common::check("repeated.yaml", text.as_bytes());
+    let y002 = checked.diagnostics.iter().filter(|d| d.code == "Y002").count();
+    assert_eq!(y002, 200);
+    let notes: Vec<&stagec::Diagnostic> = checked.diagnostics.iter().filter(|d| d.code == "L001").collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].message.starts_with("199798 more Y002 diagnostics"),
+        "{}",
+        notes[0].message
+    );
+    assert_eq!(notes[0].severity, stagec::Severity::Error);
+    assert!(checked.diagnostics.len() <= 1_001);
+}

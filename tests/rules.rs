@@ -118,8 +118,11 @@ fn fired_codes() -> BTreeSet<&'static str> {
             }
         }
     }
-    // Built here: more bytes than the budget, and a probe that found no GPU.
+    // Built here: more bytes than the budget, more diagnostics than are
+    // listed, and a probe that found no GPU.
     add(&common::check("huge.yaml", &vec![b'#'; 9 * 1024 * 1024]));
+    let repeated: String = (0..300).map(|_| "a: 1\n").collect();
+    add(&common::check("repeated.yaml", repeated.as_bytes()));
     let probe = stagec::hardware::probe::load_recorded(include_str!("probes/no-driver.json")).expect("recording");
     let project = stagec::project::Project {
         probe: Some(probe),

@@ -10,7 +10,7 @@
 //! Only rules create diagnostics (a test keeps other modules from calling
 //! `Diagnostic::new`).
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value as Json;
 
@@ -47,6 +47,8 @@ pub enum Family {
     Variables,
     /// stagec's HPP extension (`H…`).
     Hpp,
+    /// What stagec's output can hold (`L…`).
+    Output,
 }
 
 /// A rule's identity and documentation.
@@ -183,6 +185,9 @@ pub mod storage_path_outside_host_path;
 
 // The HPP extension.
 pub mod unknown_dtype;
+
+// Limits of the output.
+pub mod diagnostics_capped;
 pub mod virtual_stages_without_interleaved;
 
 /// Every rule with its check, in code order: the one registration.
@@ -211,6 +216,7 @@ pub static RULES: &[Registered] = &[
     register!(env_overrides_default::ENV_OVERRIDES_DEFAULT),
     register!(virtual_stages_without_interleaved::VIRTUAL_STAGES_WITHOUT_INTERLEAVED),
     register!(unknown_dtype::UNKNOWN_DTYPE),
+    register!(diagnostics_capped::DIAGNOSTICS_CAPPED),
     register!(invalid_param_count::INVALID_PARAM_COUNT),
     register!(python_syntax::PYTHON_SYNTAX),
     register!(stage_decorator_arguments::STAGE_DECORATOR_ARGUMENTS),
@@ -273,17 +279,33 @@ pub fn explanation_text(rule: &Rule) -> String {
     out
 }
 
-/// Runs every rule over a compilation's facts.
+/// Runs every rule over a compilation's facts. A rule lists at most
+/// [`diagnostics_capped::PER_RULE`] diagnostics per file; what it leaves out
+/// is counted and noted.
 pub fn run(compiled: &Compiled, options: &Options<'_>) -> Vec<Diagnostic> {
     let cx = Cx { compiled, options };
     let mut out = Vec::new();
     let mut from_yaml: Vec<bool> = Vec::new();
+    let mut notes = Vec::new();
     for r in RULES {
         let mut sink = Sink {
             rule: r.rule,
             out: &mut out,
+            listed: HashMap::new(),
+            left_out: BTreeMap::new(),
+            scratch: Diagnostic::new(r.rule, FileId(0), Span::default(), ""),
         };
         (r.check)(&cx, &mut sink);
+        let left_out = std::mem::take(&mut sink.left_out);
+        for (file, n) in left_out {
+            let severity = out
+                .iter()
+                .filter(|d| d.code == r.rule.code && d.file == file)
+                .map(|d| d.severity)
+                .min()
+                .unwrap_or(r.rule.severity);
+            notes.push(diagnostics_capped::note(file, n, Some(r.rule.code), severity));
+        }
         from_yaml.resize(out.len(), r.rule.family == Family::Yaml);
     }
     // A value the YAML layer already rejected (a bad tag, a duplicate key)
@@ -298,7 +320,44 @@ pub fn run(compiled: &Compiled, options: &Options<'_>) -> Vec<Diagnostic> {
         let mut flags = from_yaml.into_iter();
         out.retain(|d| flags.next().unwrap_or(false) || !rejected.contains(&(d.file, d.span)));
     }
+    out.extend(notes);
     out
+}
+
+/// Keeps at most [`diagnostics_capped::PER_FILE`] of a file's (sorted)
+/// diagnostics, noting how many more there were.
+pub fn cap_per_file(diags: &mut Vec<Diagnostic>) {
+    let mut per_file: BTreeMap<FileId, usize> = BTreeMap::new();
+    for d in diags.iter() {
+        *per_file.entry(d.file).or_default() += 1;
+    }
+    if per_file.values().all(|n| *n <= diagnostics_capped::PER_FILE) {
+        return;
+    }
+    let mut seen: BTreeMap<FileId, usize> = BTreeMap::new();
+    let mut worst: BTreeMap<FileId, Severity> = BTreeMap::new();
+    diags.retain(|d| {
+        let n = seen.entry(d.file).or_default();
+        *n += 1;
+        let keep = *n <= diagnostics_capped::PER_FILE;
+        if keep {
+            let w = worst.entry(d.file).or_insert(Severity::Info);
+            *w = (*w).min(d.severity);
+        }
+        keep
+    });
+    for (file, n) in per_file {
+        if n > diagnostics_capped::PER_FILE {
+            let severity = worst.get(&file).copied().unwrap_or(Severity::Info);
+            diags.push(diagnostics_capped::note(
+                file,
+                n - diagnostics_capped::PER_FILE,
+                None,
+                severity,
+            ));
+        }
+    }
+    crate::diagnostic::sort_and_dedup(diags);
 }
 
 /// Where a rule reports: every diagnostic carries the rule's code and
@@ -306,11 +365,24 @@ pub fn run(compiled: &Compiled, options: &Options<'_>) -> Vec<Diagnostic> {
 pub struct Sink<'o> {
     rule: &'static Rule,
     out: &'o mut Vec<Diagnostic>,
+    /// Diagnostics listed per file.
+    listed: HashMap<FileId, usize>,
+    /// Diagnostics left out per file, beyond the cap.
+    left_out: BTreeMap<FileId, usize>,
+    /// Where a left-out diagnostic is built (and forgotten).
+    scratch: Diagnostic,
 }
 
 impl Sink<'_> {
     /// Reports `message` at `span` of `file`.
     pub fn at(&mut self, file: FileId, span: Span, message: impl Into<String>) -> &mut Diagnostic {
+        let listed = self.listed.entry(file).or_default();
+        if *listed >= diagnostics_capped::PER_RULE {
+            *self.left_out.entry(file).or_default() += 1;
+            self.scratch = Diagnostic::new(self.rule, file, span, "");
+            return &mut self.scratch;
+        }
+        *listed += 1;
         self.out.push(Diagnostic::new(self.rule, file, span, message));
         let last = self.out.len() - 1;
         &mut self.out[last]
@@ -530,4 +602,27 @@ pub(crate) fn apply_fixes(text: &str, code: &str) -> (String, Vec<Diagnostic>) {
         out.replace_range(e.span.start..e.span.end, &e.replacement);
     }
     (out, compiled.diagnostics.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_lists_at_most_its_cap_and_notes_the_rest() {
+        let mut diags: Vec<Diagnostic> = (0..1_500)
+            .map(|i| Diagnostic::new(&unknown_key::UNKNOWN_KEY, FileId(0), Span::at(i), "x"))
+            .chain((0..10).map(|i| Diagnostic::new(&unknown_key::UNKNOWN_KEY, FileId(1), Span::at(i), "y")))
+            .collect();
+        cap_per_file(&mut diags);
+        let in_file = |f: u32| diags.iter().filter(|d| d.file == FileId(f)).count();
+        assert_eq!(in_file(0), diagnostics_capped::PER_FILE + 1);
+        assert_eq!(in_file(1), 10);
+        let note = diags.iter().find(|d| d.code == "L001");
+        assert_eq!(
+            note.map(|d| d.message.as_str()),
+            Some("500 more diagnostics in this file are not shown")
+        );
+        assert_eq!(note.map(|d| d.severity), Some(Severity::Error));
+    }
 }
