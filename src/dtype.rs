@@ -564,6 +564,9 @@ pub fn all_names() -> Vec<&'static str> {
 /// best first. For `torch.<alias>` inputs such as `torch.fp16` the matching
 /// PyTorch spelling (`torch.float16`) comes first.
 pub fn suggest(s: &str) -> Vec<&'static str> {
+    if !crate::suggest::worth_suggesting(s) {
+        return Vec::new();
+    }
     let key = normalize(s);
     let mut out: Vec<&'static str> = Vec::new();
     if let Some(rest) = key.strip_prefix("torch.") {

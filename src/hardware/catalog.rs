@@ -511,7 +511,7 @@ impl Catalog {
     /// Closest index keys by (confusable-folded) Damerau–Levenshtein
     /// distance, at most one per distinct target set.
     fn suggest(&self, input: &str) -> Vec<String> {
-        if input.is_empty() {
+        if !crate::suggest::worth_suggesting(input) {
             return Vec::new();
         }
         let folded_input = fold(input);

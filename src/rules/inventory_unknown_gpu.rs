@@ -57,7 +57,10 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                     out.at(
                         file,
                         *at,
-                        format!("GPU type `{label}` ({source}) is not in stagec's GPU catalog"),
+                        format!(
+                            "GPU type `{}` ({source}) is not in stagec's GPU catalog",
+                            super::text::truncate(label)
+                        ),
                     )
                     .help(help);
                 }

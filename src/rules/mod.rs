@@ -383,7 +383,8 @@ impl Sink<'_> {
             return &mut self.scratch;
         }
         *listed += 1;
-        self.out.push(Diagnostic::new(self.rule, file, span, message));
+        self.out
+            .push(Diagnostic::new(self.rule, file, span, text::bounded(message.into())));
         let last = self.out.len() - 1;
         &mut self.out[last]
     }

@@ -153,3 +153,17 @@ pub fn show(v: &Json) -> String {
         other => other.to_string(),
     }
 }
+
+/// Longest message kept whole: a message that quotes a huge value written
+/// in the input is cut (at a character boundary) with an ellipsis.
+pub const MAX_MESSAGE: usize = 1024;
+
+/// `message`, cut to [`MAX_MESSAGE`] bytes.
+pub fn bounded(mut message: String) -> String {
+    if message.len() > MAX_MESSAGE {
+        let cut = crate::source::floor_char_boundary(&message, MAX_MESSAGE - 3);
+        message.truncate(cut);
+        message.push('…');
+    }
+    message
+}

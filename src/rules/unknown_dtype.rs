@@ -71,7 +71,11 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         let d = out.at(
             ctx.file,
             span,
-            format!("`{}` names an unknown dtype `{name}`", crate::yaml::display_path(&p)),
+            format!(
+                "`{}` names an unknown dtype `{}`",
+                crate::yaml::display_path(&p),
+                super::text::truncate(&name)
+            ),
         );
         match suggestions.first() {
             Some(best) => {

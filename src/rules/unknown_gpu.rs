@@ -35,7 +35,10 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             Resolution::Unknown { suggestions } => suggestions,
             _ => Vec::new(),
         };
-        let d = out.at_loc(name.loc, format!("unknown GPU type `{}`", name.value));
+        let d = out.at_loc(
+            name.loc,
+            format!("unknown GPU type `{}`", super::text::truncate(&name.value)),
+        );
         if let (Some(best), Some(help)) = (suggestions.first(), did_you_mean(&suggestions)) {
             let text = cx.text(name.loc.file);
             let fix = edit::replace_string(name.loc.file, text, name.loc.span, &name.value, best);

@@ -65,7 +65,11 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                         None => None,
                     }
                 });
-            let d = out.at(file, f.span, format!("unknown key `{key}` {place}"));
+            let d = out.at(
+                file,
+                f.span,
+                format!("unknown key `{}` {place}", super::text::truncate(key)),
+            );
             if let Some(advice) = advice {
                 d.help(advice.help);
                 match advice.fix {

@@ -28,7 +28,10 @@ use crate::dtype;
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(pipeline) = cx.pipeline() else { return };
     for (id, text) in &pipeline.facts.unknown_dtypes {
-        let d = out.at_loc(text.loc, format!("unknown dtype `{}` for stage {id}", text.value));
+        let d = out.at_loc(
+            text.loc,
+            format!("unknown dtype `{}` for stage {id}", super::text::truncate(&text.value)),
+        );
         if let Some(help) = did_you_mean(&dtype::suggest(&text.value)) {
             d.help(help);
         }
