@@ -112,6 +112,7 @@ pub mod alias_budget;
 pub mod complex_key;
 pub mod duplicate_key;
 pub mod file_too_large;
+pub mod integer_out_of_range;
 pub mod invalid_utf8;
 pub mod multiple_documents;
 pub mod nesting_depth;
@@ -257,6 +258,7 @@ pub static RULES: &[Registered] = &[
     register!(root_not_mapping::ROOT_NOT_MAPPING),
     register!(unsupported_tag::UNSUPPORTED_TAG),
     register!(complex_key::COMPLEX_KEY),
+    register!(integer_out_of_range::INTEGER_OUT_OF_RANGE),
 ];
 
 /// Every rule, in code order.

@@ -47,10 +47,14 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         .join(", ");
     let fixed = Settings::fixed(degree);
     let message = match fixed {
-        Some(p) => format!("`pipeline_parallel_degree` is {p}, but the model declares {n} stages ({stage_list})"),
+        Some(p) => format!(
+            "`pipeline_parallel_degree` is {p}, but the model declares {n} stage{} ({stage_list})",
+            super::text::plural(n as u64)
+        ),
         None => format!(
-            "`pipeline_parallel_degree` candidates {} differ from the {n} declared stages ({stage_list})",
-            numbers(&bad)
+            "`pipeline_parallel_degree` candidates {} differ from the {n} declared stage{} ({stage_list})",
+            numbers(&bad),
+            super::text::plural(n as u64)
         ),
     };
     let at = path(&["hyperparameters", "hpp_config", "pipeline_parallel_degree"]);

@@ -46,10 +46,14 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let present = config.tree.locate(&at).is_some();
     let message = if present {
         format!(
-            "`slots_per_trial: {slots}` does not fit {p} pipeline stages: it must be {p} × the data-parallel degree"
+            "`slots_per_trial: {slots}` does not fit {p} pipeline stage{}: it must be {p} × the data-parallel degree",
+            super::text::plural(p as u64)
         )
     } else {
-        format!("`slots_per_trial` defaults to {slots}, fewer than the {p} pipeline stages")
+        format!(
+            "`slots_per_trial` defaults to {slots}, fewer than the {p} pipeline stage{}",
+            super::text::plural(p as u64)
+        )
     };
     let (nearby, nearest) = valid_counts(slots, p);
     let d = out

@@ -60,7 +60,7 @@ pub fn stage_decls(file: FileId, model: &PyModel) -> Vec<StageDecl> {
                 continue;
             }
             let Some(k) = last else { continue };
-            let id = k + 1;
+            let Some(id) = k.checked_add(1) else { continue };
             if declared.contains(&id) {
                 continue;
             }
