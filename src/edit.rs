@@ -8,13 +8,27 @@ use crate::diagnostic::Edit;
 use crate::source::{FileId, Span};
 use crate::yaml::{Located, PathSeg, Tree, Value};
 
-/// The line ending the file uses (`\r\n` when any line has one).
+/// The line ending the file uses (`\r\n` when any line has one, `\r` in a
+/// file of carriage returns only).
 pub fn newline(text: &str) -> &'static str {
     if text.contains("\r\n") {
         "\r\n"
+    } else if text.contains('\r') && !text.contains('\n') {
+        "\r"
     } else {
         "\n"
     }
+}
+
+/// Where the line holding byte `at` starts.
+fn line_start(text: &str, at: usize) -> Option<usize> {
+    Some(text.get(..at)?.rfind(['\n', '\r']).map_or(0, |i| i + 1))
+}
+
+/// Where the line holding byte `at` ends (before its line break).
+fn line_end(text: &str, at: usize) -> Option<usize> {
+    let rest = text.get(at..)?;
+    Some(at + rest.find(['\n', '\r']).unwrap_or(rest.len()))
 }
 
 /// The node at `path` when every step of the path is written out in this
@@ -92,7 +106,7 @@ pub fn insert_entry(file: FileId, text: &str, tree: &Tree, path: &[PathSeg], key
         return Some(replace(file, Span::at(span.end - 1), replacement));
     }
     let first = tree.span(entries.first()?.key);
-    let line_start = text.get(..first.start)?.rfind('\n').map_or(0, |i| i + 1);
+    let line_start = line_start(text, first.start)?;
     let before = text.get(line_start..first.start)?;
     // Block style: only indentation, or the dash of a list item, before the first key.
     let trimmed = before.trim_start_matches(' ');
@@ -102,21 +116,15 @@ pub fn insert_entry(file: FileId, text: &str, tree: &Tree, path: &[PathSeg], key
     let indent = " ".repeat(before.chars().count());
     let last = entries.last()?;
     let end = tree.span(last.value).end.max(tree.span(last.key).end);
-    if end == 0 || text.get(end - 1..end)? == "\n" {
+    if end == 0 || matches!(text.get(end - 1..end)?, "\n" | "\r") {
         return None;
     }
     // Insert at the end of the last entry's line, after any comment.
-    let rest = text.get(end..)?;
-    let line_end = end + rest.find('\n').unwrap_or(rest.len());
-    let tail = text.get(end..line_end)?.trim();
+    let at = line_end(text, end)?;
+    let tail = text.get(end..at)?.trim();
     if !(tail.is_empty() || tail.starts_with('#')) {
         return None;
     }
-    let at = if text.get(line_end.saturating_sub(1)..line_end) == Some("\r") {
-        line_end - 1
-    } else {
-        line_end
-    };
     Some(replace(
         file,
         Span::at(at),
@@ -141,24 +149,33 @@ pub fn delete_entry(file: FileId, text: &str, tree: &Tree, path: &[PathSeg]) -> 
     }
     let value = tree.span(loc.node);
     let end = value.end.max(key.end);
-    let line_start = text.get(..key.start)?.rfind('\n').map_or(0, |i| i + 1);
+    let line_start = line_start(text, key.start)?;
     if !text.get(line_start..key.start)?.chars().all(|c| c == ' ') {
         return None;
     }
-    let rest = text.get(end..)?;
-    let newline = rest.find('\n')?;
-    let tail = rest.get(..newline)?.trim();
-    if !(tail.is_empty() || tail.starts_with('#')) || text.get(key.start..end)?.contains('\n') {
+    let line_end = line_end(text, end)?;
+    let tail = text.get(end..line_end)?.trim();
+    if !(tail.is_empty() || tail.starts_with('#')) || text.get(key.start..end)?.contains(['\n', '\r']) {
         return None;
     }
-    Some(replace(file, Span::new(line_start, end + newline + 1), String::new()))
+    // The line goes with its break (`\r\n`, `\n` or `\r`); a last line
+    // without one is left alone.
+    let after = text.get(line_end..)?;
+    let break_len = if after.starts_with("\r\n") {
+        2
+    } else if after.starts_with(['\n', '\r']) {
+        1
+    } else {
+        return None;
+    };
+    Some(replace(file, Span::new(line_start, line_end + break_len), String::new()))
 }
 
 /// Replaces the block from `span.start` (a key at the start of its line's
 /// indentation) to `span.end` with `lines`: the first line as written, the
 /// others indented like the key, joined with the file's line ending.
 pub fn rewrite_block(file: FileId, text: &str, span: Span, lines: &[String]) -> Option<Edit> {
-    let line_start = text.get(..span.start)?.rfind('\n').map_or(0, |i| i + 1);
+    let line_start = line_start(text, span.start)?;
     let prefix = text.get(line_start..span.start)?;
     if !prefix.chars().all(|c| c == ' ') {
         return None;

@@ -192,14 +192,17 @@ pub struct LineIndex {
 }
 
 impl LineIndex {
+    /// Lines end at `\n`, `\r\n` or a lone `\r` (YAML's and Python's line
+    /// breaks alike).
     pub fn new(text: &str) -> Self {
+        let bytes = text.as_bytes();
         let mut starts = vec![0];
-        starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|(_, b)| *b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
+        for (i, b) in bytes.iter().enumerate() {
+            let breaks = *b == b'\n' || (*b == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
+            if breaks {
+                starts.push(i + 1);
+            }
+        }
         LineIndex { starts }
     }
 
@@ -219,6 +222,8 @@ impl LineIndex {
     /// Byte range of 0-based `line`, without its line terminator.
     pub fn line_span(&self, text: &str, line: usize) -> Option<Span> {
         let start = *self.starts.get(line)?;
+        // The next line's start minus its break: `\n` (after an optional
+        // `\r`) or a lone `\r`.
         let mut end = self.starts.get(line + 1).map_or(text.len(), |next| next - 1);
         if end > start && text.as_bytes().get(end - 1) == Some(&b'\r') {
             end -= 1;
@@ -290,5 +295,17 @@ mod tests {
         let end = text.find('\n').unwrap_or(0);
         assert_eq!(idx.line_col_utf16(text, end), (0, 6));
         assert_eq!(idx.offset_of(text, 0, 3, false), "# 中".len());
+    }
+
+    #[test]
+    fn a_lone_carriage_return_ends_a_line() {
+        let text = "a: 1\rb: 2\r\nc: 3\nd";
+        let idx = LineIndex::new(text);
+        let d = text.find('d').unwrap_or(0);
+        assert_eq!(idx.line_col_chars(text, d), (3, 0));
+        let b = text.find('b').unwrap_or(0);
+        assert_eq!(idx.line_col_chars(text, b), (1, 0));
+        assert_eq!(idx.line_span(text, 0).map(|s| &text[s.start..s.end]), Some("a: 1"));
+        assert_eq!(idx.line_span(text, 1).map(|s| &text[s.start..s.end]), Some("b: 2"));
     }
 }

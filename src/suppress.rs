@@ -10,7 +10,9 @@ const MARKER: &str = "stagec: ignore[";
 /// Codes suppressed per 0-based line of a file.
 fn suppressions(file: &SourceFile) -> Vec<(usize, bool, Vec<String>)> {
     let mut out = Vec::new();
-    for (line_no, line) in file.text.lines().enumerate() {
+    let lines = (0..).map_while(|n| file.lines.line_span(&file.text, n).map(|span| (n, span)));
+    for (line_no, span) in lines {
+        let line = &file.text[span.start..span.end];
         let Some(at) = line.find(MARKER) else { continue };
         // It must sit in a comment: a `#` before it, at line start or after
         // white space.

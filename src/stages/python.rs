@@ -252,6 +252,15 @@ pub enum NotLiteral {
 /// [`PyModel::syntax_errors`] or [`PyModel::problems`].
 #[must_use]
 pub fn read_model(text: &str) -> PyModel {
+    // Python ends lines at a lone `\r` too; tree-sitter's grammar does not.
+    // Each lone `\r` becomes `\n`, byte for byte, so every span holds.
+    let normalized;
+    let text = if text.contains('\r') {
+        normalized = lone_cr_to_lf(text);
+        normalized.as_str()
+    } else {
+        text
+    };
     let mut model = PyModel::default();
     let mut parser = Parser::new();
     if let Err(err) = parser.set_language(&tree_sitter_python::LANGUAGE.into()) {
@@ -425,6 +434,20 @@ fn unparen(mut node: Node<'_>) -> Node<'_> {
 
 fn slice<'s>(text: &'s str, node: Node<'_>) -> &'s str {
     text.get(node.byte_range()).unwrap_or("")
+}
+
+/// `text` with each `\r` not followed by `\n` replaced by `\n`.
+fn lone_cr_to_lf(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    for (i, c) in text.char_indices() {
+        if c == '\r' && bytes.get(i + 1) != Some(&b'\n') {
+            out.push('\n');
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A short, single-line excerpt of `s` for messages.
@@ -1676,5 +1699,14 @@ class Big(torch.nn.Module):
         assert_eq!(root.class_name, "Root");
         assert_eq!(root.members.len(), 2_000);
         assert_eq!(root.members[1_999].stage_class, Some(1_999));
+    }
+
+    #[test]
+    fn carriage_returns_end_lines_too() {
+        let lf = "import torch\nfrom determined.hpp import stage_decorator\n\n@stage_decorator(stage_id=0, device=\"a100\", dtype=torch.bfloat16)\nclass A(nn.Module):\n    pass\n";
+        let cr = lf.replace('\n', "\r");
+        let (a, b) = (read_model(lf), read_model(&cr));
+        assert!(b.syntax_errors.is_empty(), "{:?}", b.syntax_errors);
+        assert_eq!(a.stage_classes, b.stage_classes);
     }
 }
