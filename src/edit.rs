@@ -168,7 +168,11 @@ pub fn delete_entry(file: FileId, text: &str, tree: &Tree, path: &[PathSeg]) -> 
     } else {
         return None;
     };
-    Some(replace(file, Span::new(line_start, line_end + break_len), String::new()))
+    Some(replace(
+        file,
+        Span::new(line_start, line_end + break_len),
+        String::new(),
+    ))
 }
 
 /// Replaces the block from `span.start` (a key at the start of its line's

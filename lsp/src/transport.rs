@@ -83,41 +83,115 @@ fn write_frame(out: &mut impl Write, text: &str) -> io::Result<()> {
 /// What reading one frame gave.
 pub enum Frame {
     Body(Vec<u8>),
-    /// A frame that could not be read as one (bad header, too large).
+    /// A frame that could not be read as one (bad header, too large). The
+    /// next read resynchronises on the next `Content-Length` header.
     Malformed(String),
     Eof,
 }
 
+/// Longest header line kept; longer lines are scanned in pieces.
+const MAX_LINE: usize = 8192;
+
+/// The header every frame starts with, matched without regard to case.
+const CONTENT_LENGTH: &[u8] = b"content-length:";
+
+/// Where `Content-Length:` starts in `line`, if anywhere.
+fn find_content_length(line: &[u8]) -> Option<usize> {
+    line.windows(CONTENT_LENGTH.len())
+        .position(|w| w.eq_ignore_ascii_case(CONTENT_LENGTH))
+}
+
+/// Whether `line` looks like a header (`Name: value`, the name a token).
+fn is_header(line: &[u8]) -> bool {
+    match line.iter().position(|&b| b == b':') {
+        Some(0) | None => false,
+        Some(colon) => line[..colon]
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_".contains(b)),
+    }
+}
+
+/// Reads one line of at most [`MAX_LINE`] bytes (the newline included
+/// when it fits); an empty result means end of input.
+fn read_line(input: &mut impl BufRead) -> io::Result<Vec<u8>> {
+    let mut line = Vec::new();
+    input.by_ref().take(MAX_LINE as u64).read_until(b'\n', &mut line)?;
+    Ok(line)
+}
+
 /// Reads one `Content-Length`-framed body. Header lines may end in CRLF or
 /// LF; unknown headers are ignored.
+///
+/// Anything that is not a header before the next frame (the body of a
+/// frame whose header was unusable, stray bytes) is skipped up to the next
+/// `Content-Length:`, even one in the middle of a line, so one malformed
+/// frame costs that frame and no other. A length above [`MAX_BODY`] is
+/// refused without reading the body, which is then skipped the same way:
+/// a client cannot make the server swallow its later messages by lying
+/// about a length.
 pub fn read_frame(input: &mut impl BufRead) -> io::Result<Frame> {
     let mut length: Option<usize> = None;
     let mut bad_header: Option<String> = None;
     let mut saw_header = false;
+    // Bytes kept from a piece of an overlong line that did not hold the
+    // header, in case the header straddles two pieces.
+    let mut carry: Vec<u8> = Vec::new();
+    // Whether the last piece read ended without a newline.
+    let mut continued = false;
     loop {
-        let mut line = Vec::new();
-        let n = input.by_ref().take(8192).read_until(b'\n', &mut line)?;
-        if n == 0 {
+        let piece = read_line(input)?;
+        if piece.is_empty() {
             return Ok(Frame::Eof);
         }
-        let text = String::from_utf8_lossy(&line);
-        let text = text.trim_end_matches(['\r', '\n']);
+        let after_piece = std::mem::replace(&mut continued, !piece.ends_with(b"\n"));
+        if saw_header && after_piece {
+            // The rest of an overlong header line, already refused.
+            continue;
+        }
+        let mut line = std::mem::take(&mut carry);
+        line.extend_from_slice(&piece);
+        let mut text: &[u8] = &line;
+        while let [rest @ .., b'\r' | b'\n'] = text {
+            text = rest;
+        }
         if text.is_empty() {
             if saw_header {
                 break;
             }
             continue;
         }
+        if !saw_header {
+            // Before a frame's headers: skip anything up to a
+            // `Content-Length:`, even in the middle of a line; a line without
+            // one counts only if it is a header (another header may come
+            // first).
+            if let Some(at) = find_content_length(text) {
+                text = &text[at..];
+            } else if after_piece || !is_header(text) {
+                if continued {
+                    let keep = CONTENT_LENGTH.len() - 1;
+                    carry = text[text.len().saturating_sub(keep)..].to_vec();
+                }
+                continue;
+            }
+        }
+        if continued {
+            // An overlong header line: unusable, and its rest is skipped.
+            bad_header = Some("header line too long".into());
+            saw_header = true;
+            continue;
+        }
+        let text = String::from_utf8_lossy(text);
         saw_header = true;
         match text.split_once(':') {
             Some((name, value)) if name.trim().eq_ignore_ascii_case("content-length") => {
                 match value.trim().parse::<usize>() {
                     Ok(n) => length = Some(n),
-                    Err(_) => bad_header = Some(format!("bad Content-Length: {:?}", value.trim())),
+                    Err(_) => bad_header = Some(format!("bad Content-Length: {:?}", truncate(value.trim(), 40))),
                 }
             }
             Some(_) => {}
-            None => bad_header = Some(format!("malformed header line: {text:?}")),
+            None => bad_header = Some(format!("malformed header line: {:?}", truncate(&text, 40))),
         }
     }
     if let Some(why) = bad_header {
@@ -127,14 +201,24 @@ pub fn read_frame(input: &mut impl BufRead) -> io::Result<Frame> {
         return Ok(Frame::Malformed("no Content-Length header".into()));
     };
     if length > MAX_BODY {
-        io::copy(&mut input.by_ref().take(length as u64), &mut io::sink())?;
         return Ok(Frame::Malformed(format!(
-            "message of {length} bytes exceeds {MAX_BODY}"
+            "message of {length} bytes exceeds the limit of {MAX_BODY} bytes"
         )));
     }
-    let mut body = vec![0; length];
-    input.read_exact(&mut body)?;
+    let mut body = Vec::new();
+    input.by_ref().take(length as u64).read_to_end(&mut body)?;
+    if body.len() < length {
+        return Ok(Frame::Eof);
+    }
     Ok(Frame::Body(body))
+}
+
+/// At most `max` characters of `text`.
+fn truncate(text: &str, max: usize) -> &str {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => &text[..at],
+        None => text,
+    }
 }
 
 /// The JSON-RPC error answering a frame that is not a valid message.
@@ -211,5 +295,64 @@ mod tests {
         assert_eq!(errors.len(), 3, "{errors:?}");
         assert!(errors[0].contains("-32700"));
         assert!(errors[1].contains("\"id\":7"));
+    }
+
+    /// What the reader forwards and answers for `input`.
+    fn run(input: Vec<u8>) -> (Vec<Message>, Vec<String>) {
+        let (tx, rx) = unbounded();
+        let (etx, erx) = unbounded();
+        read_loop(&mut io::Cursor::new(input), &tx, &etx);
+        (rx.try_iter().collect(), erx.try_iter().collect())
+    }
+
+    fn frame(body: &str) -> String {
+        format!("Content-Length: {}\r\n\r\n{body}", body.len())
+    }
+
+    const REQUEST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"shutdown"}"#;
+    const BODY: &str = r#"{"jsonrpc":"2.0","id":9,"method":"initialize","params":{}}"#;
+
+    #[test]
+    fn resynchronises_after_an_unusable_length() {
+        for length in ["abc", "-5", "999999999999", "99999999999999999999999", ""] {
+            // The bad frame's body, then two good frames: both are read.
+            let input = format!("Content-Length: {length}\r\n\r\n{BODY}") + &frame(REQUEST) + &frame(REQUEST);
+            let (msgs, errors) = run(input.into_bytes());
+            assert_eq!(msgs.len(), 2, "after Content-Length {length:?}: {errors:?}");
+            assert_eq!(errors.len(), 1, "after Content-Length {length:?}: {errors:?}");
+        }
+    }
+
+    #[test]
+    fn resynchronises_after_stray_bytes() {
+        // Stray lines, a stray body ending in a newline, and a header in
+        // the middle of a line.
+        let input = "garbage\r\n\r\n{\"a\": 1}\n".to_string() + &frame(REQUEST) + "xx" + &frame(REQUEST);
+        let (msgs, _) = run(input.into_bytes());
+        assert_eq!(msgs.len(), 2);
+    }
+
+    #[test]
+    fn a_header_split_across_pieces_of_a_long_line_is_found() {
+        for pad in [MAX_LINE - 3, MAX_LINE - 7, MAX_LINE, 3 * MAX_LINE + 1] {
+            let input = "x".repeat(pad) + &frame(REQUEST);
+            let (msgs, _) = run(input.into_bytes());
+            assert_eq!(msgs.len(), 1, "pad {pad}");
+        }
+    }
+
+    #[test]
+    fn an_overlong_header_line_is_one_error() {
+        let input = format!("Content-Length: 5\r\nX-Long: {}\r\n\r\nhello", "y".repeat(3 * MAX_LINE)) + &frame(REQUEST);
+        let (msgs, errors) = run(input.into_bytes());
+        assert_eq!(msgs.len(), 1, "{errors:?}");
+        assert!(errors.iter().any(|e| e.contains("too long")), "{errors:?}");
+    }
+
+    #[test]
+    fn a_length_beyond_the_input_ends_the_stream() {
+        let input = "Content-Length: 100\r\n\r\n{}".to_string();
+        let (msgs, errors) = run(input.into_bytes());
+        assert!(msgs.is_empty() && errors.is_empty());
     }
 }
