@@ -231,7 +231,7 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
     // The experiment config: YAML, the gate, the schema, typed settings.
     let mut settings = None;
     if readable(&units, config) {
-        let mut doc = Document::parse(&text_of(&sources, config), budgets);
+        let mut doc = Document::parse(&text_of(&sources, config), budgets, crate::yaml::Schema::Master);
         if doc.gate(budgets) {
             if let Some(json) = &doc.json {
                 let findings = doc.map(schema::experiment, schema::experiment_errors(json));

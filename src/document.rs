@@ -9,7 +9,7 @@ use serde_json::Value as Json;
 
 use crate::schema::{self, SchemaFinding, SchemaIndex};
 use crate::source::Span;
-use crate::yaml::{self, Budgets, Size, Tree, Value, YamlIssue};
+use crate::yaml::{self, Budgets, Schema, Size, Tree, Value, YamlIssue};
 
 /// A parsed YAML document and what each phase found in it.
 #[derive(Clone, Debug, Default)]
@@ -26,9 +26,9 @@ pub struct Document {
 }
 
 impl Document {
-    /// Parses `text` (never fails; see [`yaml::parse`]).
-    pub fn parse(text: &str, budgets: &Budgets) -> Document {
-        let (tree, issues) = yaml::parse(text, budgets);
+    /// Parses `text` as `schema` reads it (never fails; see [`yaml::parse_with`]).
+    pub fn parse(text: &str, budgets: &Budgets, schema: Schema) -> Document {
+        let (tree, issues) = yaml::parse_with(text, budgets, schema);
         Document {
             tree,
             issues,
@@ -71,6 +71,15 @@ impl Document {
         if !self.within_alias_budget(budgets) {
             return false;
         }
+        if self.tree.schema() == Schema::Master {
+            for (key, merge, text) in self.tree.merge_overrides() {
+                self.issues.push(YamlIssue::MergeOverride {
+                    at: self.tree.span(key),
+                    merge: self.tree.span(merge),
+                    key: text,
+                });
+            }
+        }
         let limit = self.tree.len().saturating_add(budgets.max_nodes);
         self.json = self.tree.to_json(root, limit);
         self.json.is_some()
@@ -103,7 +112,7 @@ impl Document {
 
     /// Maps a validator's errors for [`Self::json`] to findings (the caller
     /// adds them to [`Self::findings`]). A value the YAML layer already
-    /// rejected (a bad tag) is not reported again.
+    /// rejected (a bad tag, NaN) is not reported again.
     pub fn map<'e>(
         &self,
         index: fn() -> &'static SchemaIndex,
@@ -113,7 +122,18 @@ impl Document {
             return Vec::new();
         };
         let mut found = schema::findings(&self.tree, json, index, errors);
-        let yaml_spans: Vec<Span> = self.issues.iter().map(YamlIssue::span).collect();
+        // Values whose YAML error already says what is wrong with them.
+        let yaml_spans: Vec<Span> = self
+            .issues
+            .iter()
+            .filter(|i| {
+                matches!(
+                    i,
+                    YamlIssue::UnsupportedTag { .. } | YamlIssue::TagMismatch { .. } | YamlIssue::NonFinite { .. }
+                )
+            })
+            .map(YamlIssue::span)
+            .collect();
         found.retain(|f| !yaml_spans.contains(&f.span));
         found
     }

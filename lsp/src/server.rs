@@ -655,7 +655,7 @@ impl Server {
                 match compiled {
                     Some((doc, secrets)) => ide::outline(&doc.tree, secrets),
                     None if kind == DocumentKind::StagesYaml => {
-                        let tree = stagec::document::Document::parse(&file.text, &Default::default()).tree;
+                        let tree = stagec::yaml::parse(&file.text, &Default::default()).0;
                         ide::outline(&tree, &stagec::secrets::spans(&tree, &file.text))
                     }
                     None => return None,

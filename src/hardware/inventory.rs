@@ -273,7 +273,7 @@ pub fn read(file: FileId, text: &str, budgets: &Budgets) -> InventoryRead {
         out.inventory = Some(inv);
         return out;
     }
-    let mut doc = Document::parse(text, budgets);
+    let mut doc = Document::parse(text, budgets, crate::yaml::Schema::Core);
     if doc.truncated() {
         out.issues.push(unrecognised(text, NotAnInventory::Unparsable));
         out.document = Some(doc);

@@ -114,11 +114,18 @@ pub mod duplicate_key;
 pub mod file_too_large;
 pub mod integer_out_of_range;
 pub mod invalid_utf8;
+pub mod merge_overrides_key;
+pub mod merge_value;
 pub mod multiple_documents;
 pub mod nesting_depth;
+pub mod non_finite_number;
 pub mod root_not_mapping;
+pub mod surrogate_escape;
+pub mod under_indented_quote;
 pub mod unsupported_tag;
+pub mod yaml11_scalar;
 pub mod yaml_syntax;
+pub mod yaml_version;
 
 // The experiment schema.
 pub mod bad_format;
@@ -259,6 +266,13 @@ pub static RULES: &[Registered] = &[
     register!(unsupported_tag::UNSUPPORTED_TAG),
     register!(complex_key::COMPLEX_KEY),
     register!(integer_out_of_range::INTEGER_OUT_OF_RANGE),
+    register!(yaml11_scalar::YAML11_SCALAR),
+    register!(merge_value::MERGE_VALUE),
+    register!(merge_overrides_key::MERGE_OVERRIDES_KEY),
+    register!(non_finite_number::NON_FINITE_NUMBER),
+    register!(yaml_version::YAML_VERSION),
+    register!(under_indented_quote::UNDER_INDENTED_QUOTE),
+    register!(surrogate_escape::SURROGATE_ESCAPE),
 ];
 
 /// Every rule, in code order.
@@ -311,11 +325,12 @@ pub fn run(compiled: &Compiled, options: &Options<'_>) -> Vec<Diagnostic> {
         from_yaml.resize(out.len(), r.rule.family == Family::Yaml);
     }
     // A value the YAML layer already rejected (a bad tag, a duplicate key)
-    // is not reported again by the rules of other families.
+    // is not reported again by the rules of other families; a YAML warning
+    // rejects nothing.
     let rejected: HashSet<(FileId, Span)> = out
         .iter()
         .zip(&from_yaml)
-        .filter(|(_, yaml)| **yaml)
+        .filter(|(d, yaml)| **yaml && d.severity == Severity::Error)
         .map(|(d, _)| (d.file, d.span))
         .collect();
     if !rejected.is_empty() {
@@ -566,6 +581,27 @@ impl<'a> Config<'a> {
         }
         out
     }
+}
+
+/// The JSON types the schema of a document's `role` names at `path` of
+/// `json` (`type` of every schema that applies there); `None` when the
+/// role has no schema or no schema there names a type.
+pub(crate) fn schema_types(role: Role, path: &[PathSeg], json: &Json) -> Option<Vec<String>> {
+    let index = match role {
+        Role::Config => crate::schema::experiment(),
+        Role::Stages => crate::stages::stages_yaml::stages_index(),
+        Role::Inventory => crate::hardware::inventory::inventory_index(),
+        _ => return None,
+    };
+    let mut types = Vec::new();
+    for schema in index.schemas_at(path, json) {
+        match schema.get("type") {
+            Some(Json::String(t)) => types.push(t.clone()),
+            Some(Json::Array(ts)) => types.extend(ts.iter().filter_map(|t| t.as_str().map(String::from))),
+            _ => {}
+        }
+    }
+    (!types.is_empty()).then_some(types)
 }
 
 /// Builds a path from a prefix and one more key.

@@ -97,7 +97,7 @@ pub struct StagesRead {
 /// `params`, which costs the stage only its count) is left out; the
 /// document's findings say why.
 pub fn read(file: FileId, text: &str, budgets: &Budgets) -> StagesRead {
-    let mut document = Document::parse(text, budgets);
+    let mut document = Document::parse(text, budgets, crate::yaml::Schema::Core);
     let mut issues = Vec::new();
     if !document.gate(budgets) {
         return StagesRead {

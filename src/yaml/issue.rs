@@ -1,6 +1,7 @@
 //! What the YAML layer found wrong, as plain data. The `Y…` rules turn
 //! these into diagnostics (their messages live in the rule files).
 
+use super::Value;
 use crate::source::Span;
 
 /// One problem with a YAML document's text.
@@ -33,6 +34,44 @@ pub enum YamlIssue {
     AliasBudget { at: Span, max: usize, bytes: bool },
     /// The document is not a mapping (`found`: its type; `None` when empty).
     RootNotMapping { at: Span, found: Option<&'static str> },
+    /// A plain scalar Determined's master (YAML 1.1) reads as `master` and
+    /// its CLI (YAML 1.2) as `cli`; `key` when it is a mapping key.
+    Yaml11 {
+        at: Span,
+        master: Value,
+        cli: Value,
+        key: bool,
+    },
+    /// A merge (`<<`) whose value is not a mapping or a list of mappings
+    /// (`found`: what it is). `alias_to_list`: an alias to a list, which
+    /// ruamel merges and the master refuses.
+    BadMerge {
+        at: Span,
+        found: &'static str,
+        alias_to_list: bool,
+    },
+    /// A key written before a merge that also sets it: the master takes the
+    /// merged value, ruamel this one. `merge` is the `<<` key.
+    MergeOverride { at: Span, merge: Span, key: String },
+    /// `.nan` or an infinity, which the master cannot turn into JSON.
+    NonFinite { at: Span, written: String },
+    /// A key the master cannot turn into a JSON key: null, or an integer
+    /// beyond 64 bits (`written`: as written).
+    UnsupportedKey { at: Span, written: String },
+    /// A `%YAML` directive a reader refuses: the master reads only 1.1,
+    /// the CLI only 1.x (`cli_refuses`).
+    Version {
+        at: Span,
+        version: String,
+        cli_refuses: bool,
+    },
+    /// A quoted scalar whose continuation lines are not indented past its
+    /// key: YAML 1.2 forbids it, both of Determined's readers accept it and
+    /// fold the lines. `at` is the first such line's indentation.
+    UnderIndented { at: Span, lines: usize },
+    /// A `\u` escape of a UTF-16 surrogate: `pair` is the character a
+    /// high/low pair stands for (`None`: a lone surrogate).
+    SurrogateEscape { at: Span, pair: Option<char> },
 }
 
 impl YamlIssue {
@@ -48,7 +87,50 @@ impl YamlIssue {
             | YamlIssue::UnsupportedTag { at, .. }
             | YamlIssue::TagMismatch { at, .. }
             | YamlIssue::AliasBudget { at, .. }
-            | YamlIssue::RootNotMapping { at, .. } => *at,
+            | YamlIssue::RootNotMapping { at, .. }
+            | YamlIssue::Yaml11 { at, .. }
+            | YamlIssue::BadMerge { at, .. }
+            | YamlIssue::MergeOverride { at, .. }
+            | YamlIssue::NonFinite { at, .. }
+            | YamlIssue::UnsupportedKey { at, .. }
+            | YamlIssue::Version { at, .. }
+            | YamlIssue::UnderIndented { at, .. }
+            | YamlIssue::SurrogateEscape { at, .. } => *at,
+        }
+    }
+
+    /// Moves every span through `f`.
+    pub(crate) fn map_spans(&mut self, f: impl Fn(Span) -> Span) {
+        match self {
+            YamlIssue::Syntax { at, open, .. } => {
+                *at = f(*at);
+                if let Some((span, _)) = open {
+                    *span = f(*span);
+                }
+            }
+            YamlIssue::DuplicateKey { at, first, .. } => {
+                *at = f(*at);
+                *first = f(*first);
+            }
+            YamlIssue::MergeOverride { at, merge, .. } => {
+                *at = f(*at);
+                *merge = f(*merge);
+            }
+            YamlIssue::TooDeep { at, .. }
+            | YamlIssue::SecondDocument { at }
+            | YamlIssue::RecursiveAlias { at }
+            | YamlIssue::ComplexKey { at }
+            | YamlIssue::UnsupportedTag { at, .. }
+            | YamlIssue::TagMismatch { at, .. }
+            | YamlIssue::AliasBudget { at, .. }
+            | YamlIssue::RootNotMapping { at, .. }
+            | YamlIssue::Yaml11 { at, .. }
+            | YamlIssue::BadMerge { at, .. }
+            | YamlIssue::NonFinite { at, .. }
+            | YamlIssue::UnsupportedKey { at, .. }
+            | YamlIssue::Version { at, .. }
+            | YamlIssue::UnderIndented { at, .. }
+            | YamlIssue::SurrogateEscape { at, .. } => *at = f(*at),
         }
     }
 

@@ -1,6 +1,13 @@
-//! A spanned YAML tree with YAML 1.2 semantics as Determined's CLI loads it
-//! (ruamel.yaml): duplicate keys are errors, `1e-5` is a float, `yes` is a
-//! string, `<<` merges mappings.
+//! A spanned YAML tree, read the way its reader reads it ([`Schema`]).
+//!
+//! An experiment config has two readers in Determined: the CLI loads it with
+//! ruamel.yaml (YAML 1.2) only as a gate (syntax, duplicate keys, tags, merge
+//! values) and sends the raw text on; the master converts it to JSON with
+//! yaml.v2 (YAML 1.1: `yes` is `true`, `0777` is 511) through ghodss/yaml
+//! (every number a 64-bit float). [`Schema::Master`] builds the tree as the
+//! master reads it and reports, as issues, what the gate refuses and every
+//! plain scalar the two read differently. stagec's own files and JSON use
+//! [`Schema::Core`], YAML 1.2 throughout.
 //!
 //! [`parse`] never fails: it returns whatever tree it could build and the
 //! problems found on the way, as plain [`YamlIssue`]s. Aliases are kept as references (never
@@ -13,8 +20,8 @@ mod parse;
 mod scalar;
 
 pub use issue::YamlIssue;
-pub use parse::{parse, Budgets};
-pub use scalar::resolve_plain;
+pub use parse::{parse, parse_with, Budgets};
+pub use scalar::{master_key_text, resolve_master, resolve_master_non_string, resolve_plain, same_reading};
 
 use crate::source::Span;
 
@@ -50,6 +57,22 @@ pub struct Node {
     /// The node's text: a scalar's token, a collection from its first to its
     /// last character, an alias's `*name`.
     pub span: Span,
+    /// A plain (unquoted, untagged) scalar, or one tagged `!!merge`: only
+    /// such a `<<` is a merge key.
+    pub plain: bool,
+}
+
+/// How a document is read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Schema {
+    /// YAML 1.2 core schema: ruamel.yaml's reading, used for stagec's own
+    /// files (`stages.yaml`, inventories) and JSON.
+    #[default]
+    Core,
+    /// An experiment config: the tree holds what Determined's master reads
+    /// (yaml.v2, YAML 1.1 scalars, a merge applied where it is written);
+    /// what the CLI's ruamel gate refuses is reported as issues.
+    Master,
 }
 
 /// A key in a path through the tree.
@@ -124,6 +147,7 @@ pub struct Located {
 pub struct Tree {
     nodes: Vec<Node>,
     root: Option<NodeId>,
+    schema: Schema,
 }
 
 /// Key text of the merge key.
@@ -132,6 +156,11 @@ const MERGE_KEY: &str = "<<";
 impl Tree {
     pub fn root(&self) -> Option<NodeId> {
         self.root
+    }
+
+    /// How the document was read.
+    pub fn schema(&self) -> Schema {
+        self.schema
     }
 
     pub fn node(&self, id: NodeId) -> &Node {
@@ -168,9 +197,14 @@ impl Tree {
         &self.node(self.resolve(id)).value
     }
 
-    /// The key text of a mapping key node.
+    /// The key text of a mapping key node: its JSON key (for the master,
+    /// ghodss's spelling: `on` is `true`).
     pub fn key_text(&self, key: NodeId) -> String {
-        scalar_text(self.value(key))
+        let value = self.value(key);
+        match self.schema {
+            Schema::Core => scalar_text(value),
+            Schema::Master => master_key_text(value).unwrap_or_else(|| scalar_text(value)),
+        }
     }
 
     pub fn as_str(&self, id: NodeId) -> Option<&str> {
@@ -196,14 +230,29 @@ impl Tree {
         }
     }
 
-    /// Entries of a mapping with `<<` merges applied (explicit keys win,
-    /// earlier merge sources win over later ones), in document order.
+    /// Entries of a mapping with `<<` merges applied, in document order.
     /// Linear in the entries (with merge sources) and their keys.
+    ///
+    /// [`Schema::Core`] (ruamel): explicit keys win over merged ones, and an
+    /// earlier merge source over a later one. [`Schema::Master`] (yaml.v2): a
+    /// merge is applied where it is written, so it overrides the keys before
+    /// it and the keys after it override it; within `<<: [a, b]`, `a` wins.
     pub fn merged_entries(&self, id: NodeId) -> Vec<(String, Entry)> {
         let mut out: Vec<(String, Entry)> = Vec::new();
         let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-        self.collect_merged(id, &mut out, &mut index, 0);
+        match self.schema {
+            Schema::Core => self.collect_merged(id, &mut out, &mut index, 0),
+            Schema::Master => self.collect_in_place(id, &mut out, &mut index, 0),
+        }
         out
+    }
+
+    /// The sources of a merge: the mapping, or the items of a list.
+    fn merge_sources(&self, value: NodeId) -> Vec<NodeId> {
+        match self.value(value) {
+            Value::Seq(items) => items.clone(),
+            _ => vec![value],
+        }
     }
 
     fn collect_merged(
@@ -252,19 +301,87 @@ impl Tree {
             }
         }
         for m in merges {
-            let sources: Vec<NodeId> = match self.value(m) {
-                Value::Seq(items) => items.clone(),
-                _ => vec![m],
-            };
-            for src in sources {
+            for src in self.merge_sources(m) {
                 self.collect_merged(src, out, index, depth + 1);
             }
         }
     }
 
-    /// Whether a mapping key is the merge key `<<`.
-    fn is_merge_key(&self, key: NodeId) -> bool {
-        matches!(&self.node(key).value, Value::Str(k) if k == MERGE_KEY)
+    /// yaml.v2's order: every entry and every merge in turn sets its keys,
+    /// the last to set a key wins (in the place the key first appeared).
+    fn collect_in_place(
+        &self,
+        id: NodeId,
+        out: &mut Vec<(String, Entry)>,
+        index: &mut std::collections::HashMap<String, usize>,
+        depth: usize,
+    ) {
+        if depth > 32 {
+            return;
+        }
+        for e in self.entries(id) {
+            if matches!(self.value(e.key), Value::Seq(_) | Value::Map(_)) {
+                continue;
+            }
+            if self.is_merge_key(e.key) {
+                // The first source is applied last, so it wins.
+                for src in self.merge_sources(e.value).into_iter().rev() {
+                    self.collect_in_place(src, out, index, depth + 1);
+                }
+                continue;
+            }
+            let k = self.key_text(e.key);
+            match index.get(&k) {
+                Some(&i) => {
+                    if let Some(slot) = out.get_mut(i) {
+                        slot.1 = e.clone();
+                    }
+                }
+                None => {
+                    index.insert(k.clone(), out.len());
+                    out.push((k, e.clone()));
+                }
+            }
+        }
+    }
+
+    /// Whether a mapping key is the merge key: a plain `<<` (a quoted
+    /// `"<<"` is an ordinary key to both of Determined's readers).
+    pub fn is_merge_key(&self, key: NodeId) -> bool {
+        let node = self.node(key);
+        node.plain && matches!(&node.value, Value::Str(k) if k == MERGE_KEY)
+    }
+
+    /// Keys written before a merge in the same mapping that the merge then
+    /// overrides as Determined's master reads it (ruamel keeps them): each as
+    /// (the key written, the merge key, the key's text). Linear in the
+    /// mappings' entries and their merge sources.
+    pub fn merge_overrides(&self) -> Vec<(NodeId, NodeId, String)> {
+        let mut found = Vec::new();
+        for node in &self.nodes {
+            let Value::Map(entries) = &node.value else { continue };
+            if !entries.iter().any(|e| self.is_merge_key(e.key)) {
+                continue;
+            }
+            let mut before: Vec<(String, NodeId)> = Vec::new();
+            for e in entries {
+                if self.is_merge_key(e.key) {
+                    let mut provided: std::collections::HashSet<String> = std::collections::HashSet::new();
+                    for src in self.merge_sources(e.value) {
+                        provided.extend(self.merged_entries(src).into_iter().map(|(k, _)| k));
+                    }
+                    for (k, key) in &before {
+                        if provided.contains(k) {
+                            found.push((*key, e.key, k.clone()));
+                        }
+                    }
+                    before.retain(|(k, _)| !provided.contains(k));
+                } else if !matches!(self.value(e.key), Value::Seq(_) | Value::Map(_)) {
+                    before.push((self.key_text(e.key), e.key));
+                }
+            }
+        }
+        found
     }
 
     /// Whether a key node's text is `text`, without allocating for strings.
@@ -287,28 +404,33 @@ impl Tree {
             return None;
         }
         let entries = self.entries(map);
-        let explicit = entries
-            .iter()
-            .rev()
-            .find(|e| !self.is_merge_key(e.key) && self.key_is(e.key, key));
-        if let Some(e) = explicit {
-            return Some(Located {
+        let in_merge = |e: &Entry| {
+            self.merge_sources(e.value)
+                .into_iter()
+                .find_map(|src| self.get_in(src, key, depth + 1))
+        };
+        let explicit = |e: &Entry| {
+            self.key_is(e.key, key).then_some(Located {
                 node: e.value,
                 key: Some(e.key),
-            });
-        }
-        for e in entries.iter().filter(|e| self.is_merge_key(e.key)) {
-            let sources: Vec<NodeId> = match self.value(e.value) {
-                Value::Seq(items) => items.clone(),
-                _ => vec![e.value],
-            };
-            for src in sources {
-                if let Some(found) = self.get_in(src, key, depth + 1) {
-                    return Some(found);
+            })
+        };
+        match self.schema {
+            Schema::Core => entries
+                .iter()
+                .rev()
+                .filter(|e| !self.is_merge_key(e.key))
+                .find_map(explicit)
+                .or_else(|| entries.iter().filter(|e| self.is_merge_key(e.key)).find_map(in_merge)),
+            // The last entry or merge to set the key wins.
+            Schema::Master => entries.iter().rev().find_map(|e| {
+                if self.is_merge_key(e.key) {
+                    in_merge(e)
+                } else {
+                    explicit(e)
                 }
-            }
+            }),
         }
-        None
     }
 
     /// Walks a path from the root. Stops early with `None` if a step is
@@ -431,7 +553,9 @@ impl Tree {
         Some(match &self.node(id).value {
             Value::Null => J::Null,
             Value::Bool(b) => J::Bool(*b),
+            Value::Int(i) if self.schema == Schema::Master => master_number(*i as f64),
             Value::Int(i) => J::from(*i),
+            Value::BigInt(s) if self.schema == Schema::Master => s.parse::<f64>().map_or(J::Null, master_number),
             Value::BigInt(s) => s
                 .parse::<u64>()
                 .map(J::from)
@@ -440,6 +564,7 @@ impl Tree {
                         .map(|f| serde_json::Number::from_f64(f).map_or(J::Null, J::Number))
                 })
                 .unwrap_or(J::Null),
+            Value::Float(f) if self.schema == Schema::Master && f.is_finite() => master_number(*f),
             Value::Float(f) => match serde_json::Number::from_f64(*f) {
                 Some(n) => J::Number(n),
                 // JSON has no infinities or NaN; keep the YAML spelling so a
@@ -456,9 +581,7 @@ impl Tree {
             }
             Value::Map(entries) => {
                 let mut out = serde_json::Map::new();
-                let has_merge = entries
-                    .iter()
-                    .any(|e| matches!(&self.node(e.key).value, Value::Str(k) if k == MERGE_KEY));
+                let has_merge = entries.iter().any(|e| self.is_merge_key(e.key));
                 if has_merge {
                     for (k, e) in self.merged_entries(id) {
                         let v = self.json_of(e.value, budget, depth + 1)?;
@@ -485,7 +608,22 @@ impl Tree {
 static NULL_NODE: Node = Node {
     value: Value::Null,
     span: Span { start: 0, end: 0 },
+    plain: false,
 };
+
+/// A number as the master's JSON has it: a 64-bit float, which Go's
+/// encoder writes as an integer when it is one below 1e21.
+fn master_number(f: f64) -> serde_json::Value {
+    if f.fract() == 0.0 && f.abs() < 1e21 {
+        if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) {
+            return serde_json::Value::from(f as i64);
+        }
+        if (0.0..1.844_674_407_370_955_2e19).contains(&f) {
+            return serde_json::Value::from(f as u64);
+        }
+    }
+    serde_json::Number::from_f64(f).map_or(serde_json::Value::Null, serde_json::Value::Number)
+}
 
 fn float_text(f: f64) -> String {
     if f.is_nan() {
@@ -538,14 +676,33 @@ pub(crate) struct TreeBuilder {
 
 impl TreeBuilder {
     pub fn push(&mut self, value: Value, span: Span) -> NodeId {
-        self.nodes.push(Node { value, span });
+        self.push_node(Node {
+            value,
+            span,
+            plain: false,
+        })
+    }
+
+    pub fn push_node(&mut self, node: Node) -> NodeId {
+        self.nodes.push(node);
         NodeId((self.nodes.len() - 1) as u32)
     }
 
-    pub fn finish(self, root: Option<NodeId>) -> Tree {
+    pub fn finish(self, root: Option<NodeId>, schema: Schema) -> Tree {
         Tree {
             nodes: self.nodes,
             root,
+            schema,
+        }
+    }
+}
+
+impl Tree {
+    /// Moves every span through `f` (from repaired text back to the text
+    /// as written).
+    pub(crate) fn map_spans(&mut self, f: impl Fn(Span) -> Span) {
+        for node in &mut self.nodes {
+            node.span = f(node.span);
         }
     }
 }

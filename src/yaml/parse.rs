@@ -1,13 +1,26 @@
 //! Builds the spanned [`Tree`] from saphyr-parser's event stream.
+//!
+//! Where saphyr is stricter than both of Determined's readers — a quoted
+//! scalar whose continuation lines are indented less than its key, `\u`
+//! escapes of UTF-16 surrogate pairs — the scalar is repaired in a copy of
+//! the text (indentation added, the pair written as one `\U` escape), the
+//! copy parsed, and every span mapped back to the text as written; the
+//! repair is reported as an issue.
 
 use std::collections::HashMap;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
 
-use super::scalar::{resolve_float, resolve_int, resolve_non_string, resolve_plain};
+use super::scalar::{
+    master_key_text, resolve_float, resolve_int, resolve_master, resolve_master_non_string, resolve_non_string,
+    resolve_plain, same_reading,
+};
 use super::YamlIssue;
-use super::{scalar_text, Entry, NodeId, Tree, TreeBuilder, Value};
+use super::{scalar_text, type_name, Entry, Node, NodeId, Schema, Tree, TreeBuilder, Value};
 use crate::source::Span;
+
+/// Most quoted scalars repaired in one document (each costs a parse).
+const MAX_REPAIRS: usize = 16;
 
 /// Limits that keep hostile input from costing unbounded time or memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,11 +101,303 @@ struct Builder<'a> {
     anchors: HashMap<usize, NodeId>,
     root: Option<NodeId>,
     issues: Vec<YamlIssue>,
+    schema: Schema,
+    /// A `%YAML 1.1` directive: the CLI reads YAML 1.1 too.
+    yaml11: bool,
+    /// The CLI's reading of plain scalars the master reads differently.
+    cli_values: HashMap<NodeId, Value>,
 }
 
-/// Parses one YAML document. Never fails: returns the tree it could build
+/// Parses one YAML document with the YAML 1.2 core schema
+/// ([`Schema::Core`]). Never fails: returns the tree it could build
 /// (possibly partial, possibly without a root) and the problems found.
 pub fn parse(text: &str, budgets: &Budgets) -> (Tree, Vec<YamlIssue>) {
+    parse_with(text, budgets, Schema::Core)
+}
+
+/// Parses one YAML document as `schema` reads it. Never fails.
+pub fn parse_with(text: &str, budgets: &Budgets, schema: Schema) -> (Tree, Vec<YamlIssue>) {
+    let mut issues = Vec::new();
+    let version = version_directive(text);
+    let yaml11 = version.as_ref().is_some_and(|(_, v)| v.parsed == Some((1, 1)));
+    if let Some((at, v)) = version {
+        let cli_refuses = !matches!(v.parsed, Some((1, _)));
+        let master_refuses = schema == Schema::Master && v.parsed != Some((1, 1));
+        if cli_refuses || master_refuses {
+            issues.push(YamlIssue::Version {
+                at,
+                version: v.written,
+                cli_refuses,
+            });
+        }
+    }
+    let mut repairs = Repairs::default();
+    loop {
+        let (repaired, table) = repairs.apply(text);
+        let (mut tree, mut found, repairable) = parse_once(&repaired, budgets, schema, yaml11);
+        if let Some(quote) = repairable {
+            let quote = to_original(&table, quote);
+            if repairs.quotes.len() < MAX_REPAIRS && repairs.add_quoted(text, quote, schema) {
+                continue;
+            }
+        }
+        if !table.is_empty() {
+            let map = |span: Span| Span::new(to_original(&table, span.start), to_original(&table, span.end));
+            tree.map_spans(map);
+            for issue in &mut found {
+                issue.map_spans(map);
+            }
+        }
+        issues.extend(repairs.issues);
+        issues.extend(found);
+        return (tree, issues);
+    }
+}
+
+/// A `%YAML` directive's version, as written and as numbers.
+struct Version {
+    written: String,
+    parsed: Option<(u32, u32)>,
+}
+
+/// The `%YAML` directive before the document, if any (directives are the
+/// lines starting with `%` before the first other content).
+fn version_directive(text: &str) -> Option<(Span, Version)> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let trimmed = line.trim_end_matches(['\r', '\n']);
+        if trimmed.trim().is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let Some(rest) = trimmed.strip_prefix("%YAML") else {
+            if trimmed.starts_with('%') {
+                continue;
+            }
+            return None;
+        };
+        let lead = rest.len() - rest.trim_start().len();
+        let token = rest.trim_start().split([' ', '\t', '#']).next().unwrap_or("");
+        let at = start + "%YAML".len() + lead;
+        let parsed = token
+            .split_once('.')
+            .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)));
+        return Some((
+            Span::new(at, at + token.len()),
+            Version {
+                written: token.to_string(),
+                parsed,
+            },
+        ));
+    }
+    None
+}
+
+/// Repairs to quoted scalars, in the original text's offsets.
+#[derive(Default)]
+struct Repairs {
+    /// (start, end, replacement): sorted, disjoint.
+    edits: Vec<(usize, usize, String)>,
+    /// The opening quotes of the scalars repaired.
+    quotes: Vec<usize>,
+    issues: Vec<YamlIssue>,
+}
+
+/// For each edit: (start, end) in the repaired text, (start, end) in the
+/// original.
+type OffsetTable = Vec<(usize, usize, usize, usize)>;
+
+impl Repairs {
+    /// The repaired text and the table mapping it back.
+    fn apply<'t>(&self, text: &'t str) -> (std::borrow::Cow<'t, str>, OffsetTable) {
+        if self.edits.is_empty() {
+            return (std::borrow::Cow::Borrowed(text), Vec::new());
+        }
+        let mut out = String::with_capacity(text.len() + 64);
+        let mut table = Vec::with_capacity(self.edits.len());
+        let mut at = 0;
+        for (start, end, replacement) in &self.edits {
+            out.push_str(text.get(at..*start).unwrap_or(""));
+            let rs = out.len();
+            out.push_str(replacement);
+            table.push((rs, out.len(), *start, *end));
+            at = *end;
+        }
+        out.push_str(text.get(at..).unwrap_or(""));
+        (std::borrow::Cow::Owned(out), table)
+    }
+
+    /// Repairs the quoted scalar opening at `quote`: indents continuation
+    /// lines that are not indented past its key, and rewrites `\u` escapes
+    /// of surrogates. Whether anything was repaired.
+    fn add_quoted(&mut self, text: &str, quote: usize, schema: Schema) -> bool {
+        let bytes = text.as_bytes();
+        let q = match bytes.get(quote) {
+            Some(&c @ (b'"' | b'\'')) => c,
+            _ => return false,
+        };
+        if self.quotes.contains(&quote) {
+            return false;
+        }
+        let line_start = text[..quote].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+        let key_col = key_column(&bytes[line_start..quote + 1]);
+        let mut edits: Vec<(usize, usize, String)> = Vec::new();
+        let mut issues = Vec::new();
+        let mut under = 0usize;
+        let mut first_under: Option<Span> = None;
+        let mut i = quote + 1;
+        let mut closed = false;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\\' if q == b'"' => {
+                    let (len, code) = escape_at(bytes, i);
+                    if let Some(code) = code.filter(|c| (0xD800..=0xDFFF).contains(c)) {
+                        // A high surrogate followed by a low one is a pair.
+                        let next = escape_at(bytes, i + len);
+                        let low = next
+                            .1
+                            .filter(|c| (0xDC00..=0xDFFF).contains(c) && (0xD800..=0xDBFF).contains(&code));
+                        let (end, pair) = match low {
+                            Some(low) => {
+                                let c = char::from_u32(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00));
+                                (i + len + next.0, c)
+                            }
+                            None => (i + len, None),
+                        };
+                        let replacement = match pair {
+                            Some(c) => format!("\\U{:08X}", c as u32),
+                            None => "\\uFFFD".to_string(),
+                        };
+                        if pair.is_none() || schema == Schema::Master {
+                            issues.push(YamlIssue::SurrogateEscape {
+                                at: Span::new(i, end),
+                                pair,
+                            });
+                        }
+                        edits.push((i, end, replacement));
+                        i = end;
+                    } else {
+                        i += len.max(1);
+                    }
+                }
+                c if c == q => {
+                    if q == b'\'' && bytes.get(i + 1) == Some(&b'\'') {
+                        i += 2;
+                        continue;
+                    }
+                    closed = true;
+                    break;
+                }
+                b'\n' | b'\r' => {
+                    i += if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+                        2
+                    } else {
+                        1
+                    };
+                    let start = i;
+                    while bytes.get(i) == Some(&b' ') {
+                        i += 1;
+                    }
+                    let indent = i - start;
+                    let blank = matches!(bytes.get(i), None | Some(b'\n' | b'\r' | b'\t'));
+                    // YAML 1.2 wants continuation lines indented past the key.
+                    if blank || indent > key_col {
+                        continue;
+                    }
+                    if indent == 0 && (bytes[i..].starts_with(b"---") || bytes[i..].starts_with(b"...")) {
+                        // A document marker ends the scalar for every reader.
+                        return false;
+                    }
+                    under += 1;
+                    if first_under.is_none() {
+                        let end = text[i..].find(['\n', '\r']).map_or(text.len(), |e| i + e);
+                        first_under = Some(Span::new(i, end.max(i + 1).min(text.len())));
+                    }
+                    edits.push((start, start, " ".repeat(key_col + 1 - indent)));
+                }
+                _ => i += 1,
+            }
+        }
+        if !closed || edits.is_empty() {
+            return false;
+        }
+        if let Some(at) = first_under {
+            issues.insert(0, YamlIssue::UnderIndented { at, lines: under });
+        }
+        self.quotes.push(quote);
+        self.issues.extend(issues);
+        self.edits.extend(edits);
+        self.edits.sort_by_key(|e| (e.0, e.1));
+        true
+    }
+}
+
+/// The column of the key a quoted scalar belongs to, from the bytes of its
+/// line up to the opening quote: the first thing that is not a `- ` of a
+/// sequence entry (the last entry's dash when the scalar is the entry).
+fn key_column(line: &[u8]) -> usize {
+    let mut i = 0;
+    while line.get(i) == Some(&b' ') {
+        i += 1;
+    }
+    let mut dash = i;
+    while line.get(i) == Some(&b'-') && matches!(line.get(i + 1), Some(b' ' | b'\t')) {
+        dash = i;
+        i += 1;
+        while matches!(line.get(i), Some(b' ' | b'\t')) {
+            i += 1;
+        }
+    }
+    if i + 1 == line.len() {
+        // The scalar itself: the entry's dash sets the indentation.
+        dash
+    } else {
+        i
+    }
+}
+
+/// The escape sequence at `i` (a backslash): its length and, for `\x`,
+/// `\u` and `\U`, the code it writes.
+fn escape_at(bytes: &[u8], i: usize) -> (usize, Option<u32>) {
+    if bytes.get(i) != Some(&b'\\') {
+        return (0, None);
+    }
+    let digits = match bytes.get(i + 1) {
+        Some(b'x') => 2,
+        Some(b'u') => 4,
+        Some(b'U') => 8,
+        Some(_) => return (2, None),
+        None => return (1, None),
+    };
+    let hex = bytes.get(i + 2..i + 2 + digits);
+    let code = hex
+        .and_then(|h| std::str::from_utf8(h).ok())
+        .and_then(|h| u32::from_str_radix(h, 16).ok());
+    match code {
+        Some(code) => (2 + digits, Some(code)),
+        None => (2, None),
+    }
+}
+
+/// An offset in the repaired text as an offset in the original.
+fn to_original(table: &OffsetTable, at: usize) -> usize {
+    let i = table.partition_point(|e| e.0 <= at);
+    match i.checked_sub(1).and_then(|i| table.get(i)) {
+        None => at,
+        Some(&(_, re, os, oe)) => {
+            if at < re {
+                os
+            } else {
+                at - re + oe
+            }
+        }
+    }
+}
+
+/// One parse of `text`; also the opening quote of a scalar the parse
+/// stopped at that [`Repairs`] may fix.
+fn parse_once(text: &str, budgets: &Budgets, schema: Schema, yaml11: bool) -> (Tree, Vec<YamlIssue>, Option<usize>) {
     let offsets = Offsets::new(text);
     let mut b = Builder {
         text,
@@ -101,7 +406,11 @@ pub fn parse(text: &str, budgets: &Budgets) -> (Tree, Vec<YamlIssue>) {
         anchors: HashMap::new(),
         root: None,
         issues: Vec::new(),
+        schema,
+        yaml11,
+        cli_values: HashMap::new(),
     };
+    let mut repairable = None;
     let mut parser = Parser::new_from_str(text);
     let mut documents = 0usize;
     // While > 0 we are inside a collection below the depth limit and only
@@ -137,6 +446,11 @@ pub fn parse(text: &str, budgets: &Budgets) -> (Tree, Vec<YamlIssue>) {
                     };
                     (Span::new(open.start, open.start + 1), bracket)
                 });
+                if err.info().contains("invalid indentation in quoted scalar")
+                    || err.info().contains("invalid Unicode character escape code")
+                {
+                    repairable = Some(at);
+                }
                 b.issues.push(YamlIssue::Syntax {
                     at: Span::at(at),
                     message: err.info().trim().to_string(),
@@ -194,8 +508,25 @@ pub fn parse(text: &str, budgets: &Budgets) -> (Tree, Vec<YamlIssue>) {
                 if skipping > 0 {
                     continue;
                 }
+                let is_key = b.at_key();
+                let plain = tag.is_none() && matches!(style, ScalarStyle::Plain);
+                let merge_tag = tag.as_deref().is_some_and(|t| is_core(t) && t.suffix == "merge");
+                let mut cli = None;
                 let v = match (&tag, style) {
                     // The common cases reuse the scanner's string.
+                    (None, ScalarStyle::Plain) if schema == Schema::Master => {
+                        let master = resolve_master_non_string(&value);
+                        let core = resolve_non_string(&value);
+                        let differs = match (&master, &core) {
+                            (None, None) => false,
+                            (Some(m), Some(c)) => !same_reading(m, c),
+                            _ => true,
+                        };
+                        if differs {
+                            cli = Some(core.unwrap_or_else(|| Value::Str(value.to_string())));
+                        }
+                        master.unwrap_or_else(|| Value::Str(value.into_owned()))
+                    }
                     (None, ScalarStyle::Plain) => {
                         resolve_non_string(&value).unwrap_or_else(|| Value::Str(value.into_owned()))
                     }
@@ -203,7 +534,26 @@ pub fn parse(text: &str, budgets: &Budgets) -> (Tree, Vec<YamlIssue>) {
                     _ => b.scalar_value(&value, style, tag.as_deref(), span),
                 };
                 let span = scalar_span(text, span, style);
-                let id = b.tree.push(v, span);
+                if schema == Schema::Master {
+                    b.master_checks(&v, span, is_key);
+                }
+                let id = b.tree.push_node(Node {
+                    value: v,
+                    span,
+                    plain: plain || merge_tag,
+                });
+                if let Some(cli) = cli {
+                    if !b.yaml11 {
+                        let master = b.tree.nodes.get(id.0 as usize).map_or(Value::Null, |n| n.value.clone());
+                        b.issues.push(YamlIssue::Yaml11 {
+                            at: span,
+                            master,
+                            cli: cli.clone(),
+                            key: is_key,
+                        });
+                    }
+                    b.cli_values.insert(id, cli);
+                }
                 if anchor > 0 {
                     b.anchors.insert(anchor, id);
                 }
@@ -233,10 +583,91 @@ pub fn parse(text: &str, budgets: &Budgets) -> (Tree, Vec<YamlIssue>) {
     }
     let root = b.root;
     let issues = b.issues;
-    (b.tree.finish(root), issues)
+    (b.tree.finish(root, schema), issues, repairable)
 }
 
 impl Builder<'_> {
+    /// Whether the next node is a mapping key.
+    fn at_key(&self) -> bool {
+        matches!(
+            self.stack.last(),
+            Some(Frame {
+                kind: FrameKind::Map { pending_key: None, .. },
+                ..
+            })
+        )
+    }
+
+    /// What the master refuses in a scalar: a value JSON cannot hold, a key
+    /// ghodss cannot write.
+    fn master_checks(&mut self, v: &Value, span: Span, is_key: bool) {
+        let written = || {
+            let text = self.text.get(span.start..span.end).unwrap_or("");
+            text.chars().take(64).collect::<String>()
+        };
+        if is_key {
+            if master_key_text(v).is_none() {
+                let written = written();
+                self.issues.push(YamlIssue::UnsupportedKey { at: span, written });
+            }
+        } else if matches!(v, Value::Float(f) if !f.is_finite()) {
+            let written = written();
+            self.issues.push(YamlIssue::NonFinite { at: span, written });
+        }
+    }
+
+    /// Reports merges whose value neither of Determined's readers can merge:
+    /// not a mapping or a list of mappings (for the master, an alias to a
+    /// list is not one either).
+    fn check_merges(&mut self, entries: &[Entry]) {
+        let nodes = &self.tree.nodes;
+        let node = |id: NodeId| nodes.get(id.0 as usize);
+        let resolved = |id: NodeId| match node(id).map(|n| &n.value) {
+            Some(Value::Alias(t)) => node(*t),
+            _ => node(id),
+        };
+        let mut bad = Vec::new();
+        for e in entries {
+            let is_merge = node(e.key).is_some_and(|k| k.plain && matches!(&k.value, Value::Str(s) if s == "<<"));
+            let Some(v) = node(e.value) else { continue };
+            if !is_merge {
+                continue;
+            }
+            let not_map = |id: NodeId| {
+                resolved(id).and_then(|n| match n.value {
+                    Value::Map(_) => None,
+                    ref other => Some((n.span, type_name(other))),
+                })
+            };
+            match (&v.value, resolved(e.value).map(|n| &n.value)) {
+                (_, Some(Value::Map(_))) => {}
+                (Value::Alias(_), Some(Value::Seq(_))) if self.schema == Schema::Master => {
+                    bad.push(YamlIssue::BadMerge {
+                        at: v.span,
+                        found: "a list",
+                        alias_to_list: true,
+                    });
+                }
+                (_, Some(Value::Seq(items))) => {
+                    if let Some((at, found)) = items.iter().find_map(|&i| not_map(i)) {
+                        let at = if matches!(v.value, Value::Alias(_)) { v.span } else { at };
+                        bad.push(YamlIssue::BadMerge {
+                            at,
+                            found,
+                            alias_to_list: false,
+                        });
+                    }
+                }
+                (_, other) => bad.push(YamlIssue::BadMerge {
+                    at: v.span,
+                    found: other.map_or("null", type_name),
+                    alias_to_list: false,
+                }),
+            }
+        }
+        self.issues.extend(bad);
+    }
+
     fn open(&mut self, is_map: bool, anchor: usize, tag: Option<&Tag>, span: Span) {
         if let Some(tag) = tag {
             let expected = if is_map { "map" } else { "seq" };
@@ -302,18 +733,31 @@ impl Builder<'_> {
             return;
         }
         let nodes = &self.tree.nodes;
+        // The CLI's reading of each key decides what repeats (ruamel is
+        // the gate that refuses repeated keys).
+        let cli_values = if self.yaml11 { None } else { Some(&self.cli_values) };
         let value_of = |id: NodeId| {
+            if let Some(v) = cli_values.and_then(|c| c.get(&id)) {
+                return Some(v);
+            }
             let v = nodes.get(id.0 as usize).map(|n| &n.value);
             match v {
                 Some(Value::Alias(t)) => nodes.get(t.0 as usize).map(|n| &n.value),
                 other => other,
             }
         };
+        let is_merge = |id: NodeId| {
+            nodes
+                .get(id.0 as usize)
+                .is_some_and(|n| n.plain && matches!(&n.value, Value::Str(s) if s == "<<"))
+        };
         let mut keys: Vec<(std::borrow::Cow<'_, str>, usize)> = entries
             .iter()
             .enumerate()
             .filter_map(|(i, e)| match value_of(e.key)? {
                 Value::Seq(_) | Value::Map(_) | Value::Alias(_) => None,
+                // A merge key repeats only another merge key.
+                Value::Str(s) if is_merge(e.key) => Some((std::borrow::Cow::Owned(format!("\0{s}")), i)),
                 Value::Str(s) => Some((std::borrow::Cow::Borrowed(s.as_str()), i)),
                 v => Some((std::borrow::Cow::Owned(scalar_text(v)), i)),
             })
@@ -341,7 +785,7 @@ impl Builder<'_> {
             self.issues.push(YamlIssue::DuplicateKey {
                 at: key_span,
                 first: first_span,
-                key: text,
+                key: text.trim_start_matches('\0').to_string(),
             });
         }
     }
@@ -365,6 +809,7 @@ impl Builder<'_> {
                     entries.push(Entry { key, value });
                 }
                 self.report_duplicates(&entries);
+                self.check_merges(&entries);
                 let last = entries.last().map(|e| e.value);
                 (Value::Map(entries), last)
             }
@@ -382,9 +827,13 @@ impl Builder<'_> {
     }
 
     fn scalar_value(&mut self, value: &str, style: ScalarStyle, tag: Option<&Tag>, span: Span) -> Value {
+        let resolve = |v: &str| match self.schema {
+            Schema::Core => resolve_plain(v),
+            Schema::Master => resolve_master(v),
+        };
         let Some(tag) = tag else {
             return if matches!(style, ScalarStyle::Plain) {
-                resolve_plain(value)
+                resolve(value)
             } else {
                 Value::Str(value.to_string())
             };
@@ -398,17 +847,25 @@ impl Builder<'_> {
         }
         let converted = match tag.suffix.as_str() {
             "str" => Some(Value::Str(value.to_string())),
-            "int" => resolve_int(value),
-            "float" => match resolve_plain(value) {
+            "merge" => Some(Value::Str(value.to_string())),
+            "int" => match self.schema {
+                Schema::Core => resolve_int(value),
+                Schema::Master => match resolve_master(value) {
+                    v @ (Value::Int(_) | Value::BigInt(_)) => Some(v),
+                    _ => None,
+                },
+            },
+            "float" => match resolve(value) {
                 Value::Float(f) => Some(Value::Float(f)),
                 Value::Int(i) => Some(Value::Float(i as f64)),
-                _ => resolve_float(value).map(Value::Float),
+                _ if self.schema == Schema::Core => resolve_float(value).map(Value::Float),
+                _ => None,
             },
-            "bool" => match resolve_plain(value) {
+            "bool" => match resolve(value) {
                 v @ Value::Bool(_) => Some(v),
                 _ => None,
             },
-            "null" => match resolve_plain(value) {
+            "null" => match resolve(value) {
                 Value::Null => Some(Value::Null),
                 _ => None,
             },
@@ -485,4 +942,231 @@ fn trim_trailing_space(text: &str, start: usize, mut end: usize) -> usize {
         end -= 1;
     }
     end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::PathSeg;
+
+    fn master(text: &str) -> (Tree, Vec<YamlIssue>) {
+        parse_with(text, &Budgets::default(), Schema::Master)
+    }
+
+    fn json(tree: &Tree) -> serde_json::Value {
+        tree.root()
+            .and_then(|r| tree.to_json(r, 10_000))
+            .unwrap_or(serde_json::Value::Null)
+    }
+
+    #[test]
+    fn under_indented_quoted_scalars_are_read_as_determined_folds_them() {
+        let text = "a:\n  b:\n    k: \"x,\ny\"\n    j: 1\n  c: 'p,\n  q'\n";
+        let (tree, issues) = master(text);
+        assert_eq!(
+            json(&tree),
+            serde_json::json!({"a": {"b": {"k": "x, y", "j": 1}, "c": "p, q"}})
+        );
+        let under: Vec<Span> = issues
+            .iter()
+            .filter_map(|i| match i {
+                YamlIssue::UnderIndented { at, .. } => Some(*at),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(under.len(), 2, "{issues:?}");
+        assert_eq!(&text[under[0].start..under[0].end], "y\"");
+        // Spans after a repair are the text's own.
+        let root = tree.root().unwrap();
+        let j = tree.locate(&[
+            PathSeg::Key("a".into()),
+            PathSeg::Key("b".into()),
+            PathSeg::Key("j".into()),
+        ]);
+        let j = j.unwrap();
+        assert_eq!(&text[tree.span(j.node).start..tree.span(j.node).end], "1");
+        assert_eq!(
+            &text[tree.span(j.key.unwrap()).start..tree.span(j.key.unwrap()).end],
+            "j"
+        );
+        assert_eq!(tree.span(root).start, 0);
+    }
+
+    #[test]
+    fn a_document_marker_inside_a_quoted_scalar_stays_an_error() {
+        let (_, issues) = master("a:\n  k: \"x,\n---\"\n");
+        assert!(
+            issues.iter().any(|i| matches!(i, YamlIssue::Syntax { .. })),
+            "{issues:?}"
+        );
+    }
+
+    #[test]
+    fn surrogate_pairs_are_characters_in_json_and_refused_by_the_master() {
+        let text = r#"{"label": "a\ud83d\ude00b", "x": "\uD83D\uDE00"}"#;
+        let (tree, issues) = parse(text, &Budgets::default());
+        assert!(issues.is_empty(), "{issues:?}");
+        assert_eq!(json(&tree), serde_json::json!({"label": "a😀b", "x": "😀"}));
+        let x = tree.locate(&[PathSeg::Key("x".into())]).unwrap();
+        assert_eq!(
+            &text[tree.span(x.node).start..tree.span(x.node).end],
+            r#""\uD83D\uDE00""#
+        );
+
+        let (_, issues) = master(text);
+        let pairs: Vec<_> = issues
+            .iter()
+            .filter_map(|i| match i {
+                YamlIssue::SurrogateEscape { at, pair } => Some((&text[at.start..at.end], *pair)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(pairs, [(r"\ud83d\ude00", Some('😀')), (r"\uD83D\uDE00", Some('😀'))]);
+
+        // A lone half is an error everywhere; an escaped backslash is not an escape.
+        let (_, issues) = parse(r#"{"a": "\ud83d", "b": "\\ud83d"}"#, &Budgets::default());
+        assert_eq!(
+            issues
+                .iter()
+                .filter(|i| matches!(i, YamlIssue::SurrogateEscape { pair: None, .. }))
+                .count(),
+            1,
+            "{issues:?}"
+        );
+    }
+
+    #[test]
+    fn the_master_reads_yaml_1_1_and_reports_what_yaml_1_2_reads_otherwise() {
+        let (tree, issues) = master("a: yes\nb: 0777\nc: \"yes\"\nd: true\non: 1\n");
+        assert_eq!(
+            json(&tree),
+            serde_json::json!({"a": true, "b": 511, "c": "yes", "d": true, "true": 1})
+        );
+        let ambiguous: Vec<bool> = issues
+            .iter()
+            .filter_map(|i| match i {
+                YamlIssue::Yaml11 { key, .. } => Some(*key),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ambiguous, [false, false, true]);
+        // With `%YAML 1.1` both readers agree.
+        let (_, issues) = master("%YAML 1.1\n---\na: yes\n");
+        assert!(issues.is_empty(), "{issues:?}");
+        // The CLI's reading decides what repeats: `on` and `true` are two keys to it.
+        let (_, issues) = master("on: 1\n\"true\": 2\n");
+        assert!(
+            !issues.iter().any(|i| matches!(i, YamlIssue::DuplicateKey { .. })),
+            "{issues:?}"
+        );
+        let (_, issues) = master("%YAML 1.1\n---\non: 1\ntrue: 2\n");
+        assert!(
+            issues.iter().any(|i| matches!(i, YamlIssue::DuplicateKey { .. })),
+            "{issues:?}"
+        );
+    }
+
+    #[test]
+    fn numbers_reach_the_master_as_64_bit_floats() {
+        let (tree, _) = master("a: 9007199254740993\nb: 1.0\nc: 1e3\nd: 1.5\n");
+        assert_eq!(
+            json(&tree),
+            serde_json::json!({"a": 9007199254740992i64, "b": 1, "c": 1000, "d": 1.5})
+        );
+    }
+
+    #[test]
+    fn only_a_plain_merge_key_merges() {
+        let text = "base: &b {x: 1, q: 2}\nquoted:\n  \"<<\": *b\nplain:\n  <<: *b\ntagged:\n  !!merge \"<<\": *b\n";
+        for schema in [Schema::Core, Schema::Master] {
+            let (tree, issues) = parse_with(text, &Budgets::default(), schema);
+            assert!(issues.is_empty(), "{issues:?}");
+            let j = json(&tree);
+            assert_eq!(j["quoted"], serde_json::json!({"<<": {"x": 1, "q": 2}}));
+            assert_eq!(j["plain"], serde_json::json!({"x": 1, "q": 2}));
+            assert_eq!(j["tagged"], serde_json::json!({"x": 1, "q": 2}));
+        }
+        // A quoted `<<` and a merge key are not duplicates; two merges are.
+        let (_, issues) = master("a: &a {x: 1}\nb:\n  \"<<\": 1\n  <<: *a\n");
+        assert!(issues.is_empty(), "{issues:?}");
+        let (_, issues) = master("a: &a {x: 1}\nb:\n  <<: *a\n  <<: *a\n");
+        assert!(
+            issues.iter().any(|i| matches!(i, YamlIssue::DuplicateKey { .. })),
+            "{issues:?}"
+        );
+    }
+
+    #[test]
+    fn merge_values_both_readers_refuse() {
+        for (text, bad) in [
+            ("a:\n  <<: 5\n", true),
+            ("a:\n  <<: foo\n", true),
+            ("a:\n  <<:\n", true),
+            ("a:\n  <<: [1, 2, \"x\"]\n", true),
+            ("m: &m {x: 1}\na:\n  <<: [*m, 2]\n", true),
+            ("m: &m {x: 1}\na:\n  <<: [*m, {y: 2}]\n", false),
+            ("a:\n  <<: []\n", false),
+        ] {
+            for schema in [Schema::Core, Schema::Master] {
+                let (_, issues) = parse_with(text, &Budgets::default(), schema);
+                let found = issues.iter().any(|i| matches!(i, YamlIssue::BadMerge { .. }));
+                assert_eq!(found, bad, "{text:?} {schema:?}: {issues:?}");
+            }
+        }
+        // An alias to a list of mappings: ruamel merges it, the master refuses it.
+        let text = "l: &l [{x: 1}]\na:\n  <<: *l\n";
+        let (_, core) = parse(text, &Budgets::default());
+        assert!(core.is_empty(), "{core:?}");
+        let (_, issues) = master(text);
+        assert!(
+            matches!(
+                issues.as_slice(),
+                [YamlIssue::BadMerge {
+                    alias_to_list: true,
+                    ..
+                }]
+            ),
+            "{issues:?}"
+        );
+    }
+
+    #[test]
+    fn a_merge_applies_where_it_is_written_on_the_master() {
+        let text = "b: &b {x: 1, q: 1}\nc: &c {q: 2, z: 2}\nm:\n  x: 9\n  <<: [*b, *c]\n  z: 9\n";
+        let (tree, _) = master(text);
+        assert_eq!(json(&tree)["m"], serde_json::json!({"x": 1, "q": 1, "z": 9}));
+        let m = tree.locate(&[PathSeg::Key("m".into())]).unwrap().node;
+        assert_eq!(
+            tree.get(m, "x").map(|l| tree.value(l.node).clone()),
+            Some(Value::Int(1))
+        );
+        let overrides: Vec<String> = tree.merge_overrides().into_iter().map(|(_, _, k)| k).collect();
+        assert_eq!(overrides, ["x"]);
+        let (tree, _) = parse(text, &Budgets::default());
+        assert_eq!(json(&tree)["m"], serde_json::json!({"x": 9, "q": 1, "z": 9}));
+    }
+
+    #[test]
+    fn version_directives() {
+        let version = |text: &str, schema| {
+            let (_, issues) = parse_with(text, &Budgets::default(), schema);
+            issues.into_iter().find_map(|i| match i {
+                YamlIssue::Version {
+                    version, cli_refuses, ..
+                } => Some((version, cli_refuses)),
+                _ => None,
+            })
+        };
+        assert_eq!(
+            version("%YAML 1.2\n---\na: 1\n", Schema::Master),
+            Some(("1.2".into(), false))
+        );
+        assert_eq!(version("%YAML 1.2\n---\na: 1\n", Schema::Core), None);
+        assert_eq!(
+            version("# c\n%YAML 9.9\n---\na: 1\n", Schema::Core),
+            Some(("9.9".into(), true))
+        );
+        assert_eq!(version("%YAML 1.1 # c\n---\na: 1\n", Schema::Master), None);
+        assert_eq!(version("a: 1\n%YAML 1.2\n", Schema::Master), None);
+    }
 }
