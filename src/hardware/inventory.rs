@@ -215,6 +215,10 @@ pub enum InventoryIssue {
     },
     /// A node advertising GPUs without a label naming their type.
     UnlabelledGpus { at: Span, node: String, count: u32 },
+    /// A GPU count that is not a whole number of GPUs (negative, beyond 32
+    /// bits, not a number): the node's GPUs are not counted. `what` names
+    /// the resource or label.
+    BadCount { at: Span, written: String, what: String },
 }
 
 /// Why a file is not an inventory.
@@ -237,6 +241,8 @@ pub enum NotAnInventory {
     OtherKind(String),
     /// A mapping with neither `nodes:` nor `kind: NodeList`.
     Unknown,
+    /// A NodeList or List whose `items` is not a list (its type).
+    ItemsNotAList(&'static str),
     /// Nested beyond the node budget.
     TooDeep,
     /// Valid against the schema but not readable (the reader's reason).
@@ -359,6 +365,14 @@ fn classify(tree: &Tree, text: &str) -> Shape {
         Some(Value::Seq(items)) => items.clone(),
         _ => Vec::new(),
     };
+    let items_type = child(tree, root, "items")
+        .map(|i| tree.value(i))
+        .filter(|v| !matches!(v, Value::Seq(_) | Value::Null))
+        .map(yaml::type_name);
+    match (kind.as_deref(), items_type) {
+        (Some("NodeList" | "List"), Some(found)) => return Shape::Other(NotAnInventory::ItemsNotAList(found)),
+        _ => {}
+    }
     match kind.as_deref() {
         Some("NodeList") => Shape::NodeList(items()),
         Some("Node") => Shape::NodeList(vec![root]),
@@ -654,16 +668,35 @@ mod nodelist {
         })
     }
 
-    /// The count a node advertises for an extended resource, and where.
-    fn resource(tree: &Tree, item: NodeId, name: &str) -> Option<(u32, NodeId)> {
-        ["allocatable", "capacity"].iter().find_map(|section| {
-            let n = child_path(tree, item, &["status", section, name])?;
-            Some((parse_u32(&scalar(tree, n)?)?, n))
-        })
+    /// The count a node advertises for an extended resource, and where; a
+    /// count written but not a whole number of GPUs is reported (and the
+    /// other section not consulted: the node's count is unknown).
+    fn resource(tree: &Tree, item: NodeId, name: &str, issues: &mut Vec<InventoryIssue>) -> Option<(u32, NodeId)> {
+        let n = ["allocatable", "capacity"]
+            .iter()
+            .find_map(|section| child_path(tree, item, &["status", section, name]))?;
+        count_at(tree, n, &format!("status: {name}"), issues).map(|c| (c, n))
     }
 
-    fn label_u32(labels: &Labels, key: &str) -> Option<u32> {
-        labels.get(key).and_then(|(v, _)| parse_u32(v))
+    /// The count written at `n`, or an issue saying why it is not one.
+    fn count_at(tree: &Tree, n: NodeId, what: &str, issues: &mut Vec<InventoryIssue>) -> Option<u32> {
+        let written = scalar(tree, n);
+        match written.as_deref().and_then(parse_u32) {
+            Some(c) => Some(c),
+            None => {
+                issues.push(InventoryIssue::BadCount {
+                    at: tree.span(n),
+                    written: written.unwrap_or_else(|| yaml::type_name(tree.value(n)).to_string()),
+                    what: what.to_string(),
+                });
+                None
+            }
+        }
+    }
+
+    fn label_u32(tree: &Tree, labels: &Labels, key: &str, issues: &mut Vec<InventoryIssue>) -> Option<u32> {
+        let (_, n) = labels.get(key)?;
+        count_at(tree, *n, &format!("label {key}"), issues)
     }
 
     fn gpus(
@@ -679,15 +712,16 @@ mod nodelist {
             span: tree.span(id),
         };
         let mut out = Vec::new();
-        let counted = resource(tree, item, RESOURCE_GPU);
+        let counted = resource(tree, item, RESOURCE_GPU, issues);
         let count = counted
             .map(|(c, _)| c)
-            .or_else(|| label_u32(labels, "nvidia.com/gpu.count"))
-            .or_else(|| label_u32(labels, "gpu.count"));
+            .or_else(|| label_u32(tree, labels, "nvidia.com/gpu.count", issues))
+            .or_else(|| label_u32(tree, labels, "gpu.count", issues));
         let memory = labels.get("nvidia.com/gpu.memory").and_then(|(v, _)| parse_u64(v));
+        let number = |key: &str| labels.get(key).and_then(|(v, _)| parse_u32(v));
         let cc = match (
-            label_u32(labels, "nvidia.com/gpu.compute.major"),
-            label_u32(labels, "nvidia.com/gpu.compute.minor"),
+            number("nvidia.com/gpu.compute.major"),
+            number("nvidia.com/gpu.compute.minor"),
         ) {
             (Some(major), Some(minor)) => Some((major, minor)),
             _ => None,
@@ -738,11 +772,11 @@ mod nodelist {
         for (key, (value, id)) in mig_products {
             let prefix = key.trim_end_matches(".product");
             let profile = prefix.trim_start_matches("nvidia.com/mig-");
-            let count = resource(tree, item, prefix)
+            let count = resource(tree, item, prefix, issues)
                 .map(|(c, _)| c)
-                .or_else(|| label_u32(labels, &format!("{prefix}.count")))
+                .or_else(|| label_u32(tree, labels, &format!("{prefix}.count"), issues))
                 .unwrap_or(0);
-            let memory = label_u32(labels, &format!("{prefix}.memory")).map(u64::from);
+            let memory = labels.get(&format!("{prefix}.memory")).and_then(|(v, _)| parse_u64(v));
             let label = if value.to_ascii_lowercase().contains("-mig-") {
                 value.clone()
             } else {

@@ -70,6 +70,11 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 .get(doc.tree.span(node).start..doc.tree.span(node).end)
                 .unwrap_or("");
             let shown = super::text::truncate(written);
+            if !wants_integer && role != Role::Config {
+                // Only the master rounds free-form numbers; another file's
+                // reader says what it makes of one (an inventory's count).
+                continue;
+            }
             if wants_integer {
                 out.at(file, doc.tree.span(node), format!("`{shown}` does not fit in a 64-bit integer"))
                     .help("Determined's master reads numbers as 64-bit values; write a number between -9223372036854775808 and 9223372036854775807");

@@ -6,6 +6,9 @@ declare_rule! {
     /// (`kubectl get nodes -o json`), or the CSV printed by
     /// `nvidia-smi --query-gpu=index,name,compute_cap,memory.total --format=csv`.
     ///
+    /// Also that what it reads as GPU counts are counts: a negative, huge or
+    /// non-numeric `nvidia.com/gpu` is an error, not zero GPUs.
+    ///
     /// ## Why
     /// Hardware availability is checked against the inventory; an inventory
     /// stagec cannot read must not pass as an empty cluster.
@@ -60,6 +63,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                             "a mapping with neither `nodes:` (stagec inventory) nor `kind: NodeList`".to_string()
                         }
                         NotAnInventory::TooDeep => "it is nested too deeply to read".to_string(),
+                        NotAnInventory::ItemsNotAList(found) => {
+                            format!("its `items` is {found}, not a list of Nodes")
+                        }
                         NotAnInventory::Unreadable(reason) => {
                             format!("it does not fit the inventory schema ({reason})")
                         }
@@ -78,6 +84,17 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                         format!("this line is not a GPU row of the nvidia-smi CSV (expected {fields} fields with a name)"),
                     )
                     .help("the line is left out; regenerate the file with `nvidia-smi --query-gpu=index,name,compute_cap,memory.total --format=csv`");
+                }
+                InventoryIssue::BadCount { at, written, what } => {
+                    let written = super::text::truncate(written);
+                    out.at(
+                        file,
+                        *at,
+                        format!("`{written}` ({what}) is not a number of GPUs: this node's GPUs are not counted"),
+                    )
+                    .help(
+                        "a GPU count is a whole number from 0 to 4294967295, as `kubectl get nodes -o json` writes it",
+                    );
                 }
                 _ => {}
             }
