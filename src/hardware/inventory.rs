@@ -369,9 +369,8 @@ fn classify(tree: &Tree, text: &str) -> Shape {
         .map(|i| tree.value(i))
         .filter(|v| !matches!(v, Value::Seq(_) | Value::Null))
         .map(yaml::type_name);
-    match (kind.as_deref(), items_type) {
-        (Some("NodeList" | "List"), Some(found)) => return Shape::Other(NotAnInventory::ItemsNotAList(found)),
-        _ => {}
+    if let (Some("NodeList" | "List"), Some(found)) = (kind.as_deref(), items_type) {
+        return Shape::Other(NotAnInventory::ItemsNotAList(found));
     }
     match kind.as_deref() {
         Some("NodeList") => Shape::NodeList(items()),
