@@ -127,10 +127,13 @@ impl Pipeline {
     /// stays on as few nodes as possible) and stage s's data-parallel group
     /// is `s, s + p, s + 2p, …`.
     pub fn ranks(&self, position: usize) -> Vec<u64> {
+        self.ranks_of(position).collect()
+    }
+
+    /// The ranks of the stage at `position`, lazily (a world can be large).
+    pub fn ranks_of(&self, position: usize) -> impl Iterator<Item = u64> {
         let p = self.degree.max(1);
-        (0..self.data_parallel.unwrap_or(0))
-            .map(|r| r * p + position as u64)
-            .collect()
+        (0..self.data_parallel.unwrap_or(0)).map(move |r| r.saturating_mul(p).saturating_add(position as u64))
     }
 }
 

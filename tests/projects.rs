@@ -36,6 +36,7 @@ const EXPECTED: &[(&str, &[&str])] = &[
     ("stages_yaml_bad_params", &["P101"]),
     ("stages_yaml_dead_end_and_memory", &["P116", "P306"]),
     ("too_few_micro_batches", &["P120"]),
+    ("too_many_ranks", &["L002"]),
     ("two_classes_one_stage", &["P111"]),
     ("unknown_names", &["P202", "P204"]),
     ("valid_three_stages", &[]),

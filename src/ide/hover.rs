@@ -207,11 +207,15 @@ pub fn stage_markdown(pipeline: &Pipeline, stage: &Stage) -> String {
     out.push_str(&format!("- dtype: {dtype}\n"));
     match pipeline.data_parallel {
         Some(d) => {
-            let ranks: Vec<String> = pipeline
-                .ranks(stage_position(pipeline, stage) - 1)
-                .iter()
-                .map(u64::to_string)
+            // At most eight ranks: a world can be millions.
+            let mut ranks: Vec<String> = pipeline
+                .ranks_of(stage_position(pipeline, stage) - 1)
+                .take(8)
+                .map(|r| r.to_string())
                 .collect();
+            if d > 8 {
+                ranks.push(format!("… ({} more)", d - 8));
+            }
             let p = pipeline.degree;
             out.push_str(&format!(
                 "- GPUs: {d} (one per data-parallel replica)\n- ranks: {} (rank = replica × {p} + stage position)\n",

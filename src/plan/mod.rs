@@ -362,6 +362,11 @@ pub fn build(compiled: &Compiled, inputs: &PlanInputs<'_>) -> Option<PlanFiles> 
     let pipeline = compiled.pipeline.clone().unwrap_or_else(|| single_stage(settings));
     let p = pipeline.degree.max(1);
     let dp = pipeline.data_parallel.unwrap_or(1).max(1);
+    // The plan lists every rank: never for a world L002 refuses, even when
+    // that rule is switched off.
+    if p.saturating_mul(dp) > crate::rules::too_many_ranks::MAX_WORLD {
+        return None;
+    }
     let gradient_normalization = settings.gradient_normalization;
     let clip_norm = settings.clip_norm;
 

@@ -196,6 +196,7 @@ pub mod unknown_dtype;
 
 // Limits of the output.
 pub mod diagnostics_capped;
+pub mod too_many_ranks;
 pub mod virtual_stages_without_interleaved;
 
 /// Every rule with its check, in code order: the one registration.
@@ -225,6 +226,7 @@ pub static RULES: &[Registered] = &[
     register!(virtual_stages_without_interleaved::VIRTUAL_STAGES_WITHOUT_INTERLEAVED),
     register!(unknown_dtype::UNKNOWN_DTYPE),
     register!(diagnostics_capped::DIAGNOSTICS_CAPPED),
+    register!(too_many_ranks::TOO_MANY_RANKS),
     register!(invalid_param_count::INVALID_PARAM_COUNT),
     register!(python_syntax::PYTHON_SYNTAX),
     register!(stage_decorator_arguments::STAGE_DECORATOR_ARGUMENTS),
