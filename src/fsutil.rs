@@ -1,7 +1,9 @@
 //! The file system edge shared by the CLI and the language server: bounded
-//! reads of regular files only, and atomic output (write a temporary file beside the target, flush it to disk, then
-//! rename it over the target, so readers never see half a file). The
-//! checking pipeline itself never touches the file system.
+//! reads of regular files only, and atomic output: one file written to a
+//! temporary beside its target, flushed, then renamed over it; a set of
+//! files written to a fresh directory swapped in for the old one (so
+//! readers never see half a file or a mixed set). The checking pipeline
+//! itself never touches the file system.
 
 use std::io::Write;
 use std::path::Path;
@@ -28,18 +30,77 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
-/// Writes several files into `dir` all-or-nothing: every file goes to a
-/// temporary beside its target first; only when all are written are they
-/// renamed into place. On failure no temporary is left behind. `private`
-/// files get mode 0600 (they may hold secrets).
-pub fn write_all_atomic(dir: &Path, files: &[(&str, &[u8], bool)]) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let mut temps = Vec::new();
+/// Replaces the directory `dir` with a new one holding exactly `files`,
+/// so that the set appears at once: readers see the previous set or the
+/// new one, never a mix (between the two renames of the swap `dir` is
+/// briefly absent). `private` files get mode 0600 (they may hold secrets).
+///
+/// - Concurrent runs are serialised by an exclusive lock on the parent
+///   directory (a lock file beside `dir` where directories cannot be
+///   locked), so the last to finish wins whole.
+/// - The new set is written and flushed in a sibling `.NAME.stagec-new-PID`
+///   directory first; the old one is renamed to `.NAME.stagec-old-PID` and
+///   removed after the swap. What a killed run left behind (siblings of
+///   these names) is removed by the next run, under the lock.
+/// - An existing `dir` is replaced only when it holds nothing but `files`
+///   (and the temporaries of older stagec versions): `--out ~` must not
+///   delete a home directory.
+pub fn replace_dir_atomic(dir: &Path, files: &[(&str, &[u8], bool)]) -> std::io::Result<()> {
+    use std::io::{Error, ErrorKind};
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| n != "." && n != "..")
+        .ok_or_else(|| Error::new(ErrorKind::InvalidInput, "the output directory needs a name"))?;
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent)?;
+    let _lock = lock_dir(&parent, &name)?;
+
+    // Leftovers of killed runs (nobody else holds the lock).
+    let new_prefix = format!(".{name}.stagec-new-");
+    let old_prefix = format!(".{name}.stagec-old-");
+    for entry in std::fs::read_dir(&parent)?.flatten() {
+        let entry_name = entry.file_name().to_string_lossy().into_owned();
+        if entry_name.starts_with(&new_prefix) || entry_name.starts_with(&old_prefix) {
+            remove_any(&entry.path())?;
+        }
+    }
+
+    match std::fs::symlink_metadata(dir) {
+        Ok(meta) if !meta.is_dir() => {
+            return Err(Error::new(
+                ErrorKind::AlreadyExists,
+                format!("{} exists and is not a directory", dir.display()),
+            ))
+        }
+        Ok(_) => {
+            let names: Vec<&str> = files.iter().map(|(n, _, _)| *n).collect();
+            for entry in std::fs::read_dir(dir)?.flatten() {
+                let entry_name = entry.file_name().to_string_lossy().into_owned();
+                if !names.contains(&entry_name.as_str()) && !is_old_temporary(&entry_name, &names) {
+                    return Err(Error::new(
+                        ErrorKind::AlreadyExists,
+                        format!(
+                            "{} holds `{entry_name}`, which is not part of a plan; stagec replaces only a directory of its own output",
+                            dir.display()
+                        ),
+                    ));
+                }
+            }
+        }
+        Err(e) if e.kind() == ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+
+    let pid = std::process::id();
+    let staged = parent.join(format!("{new_prefix}{pid}"));
     let result = (|| {
-        for (name, bytes, private) in files {
-            let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-            temps.push((tmp.clone(), dir.join(name)));
-            let mut f = std::fs::File::create(&tmp)?;
+        std::fs::create_dir(&staged)?;
+        for (file, bytes, private) in files {
+            let mut f = std::fs::File::create(staged.join(file))?;
             #[cfg(unix)]
             if *private {
                 use std::os::unix::fs::PermissionsExt;
@@ -50,17 +111,84 @@ pub fn write_all_atomic(dir: &Path, files: &[(&str, &[u8], bool)]) -> std::io::R
             f.write_all(bytes)?;
             f.sync_all()?;
         }
-        for (tmp, target) in &temps {
-            std::fs::rename(tmp, target)?;
+        sync_dir(&staged);
+        let old = parent.join(format!("{old_prefix}{pid}"));
+        let had_old = match std::fs::rename(dir, &old) {
+            Ok(()) => true,
+            Err(e) if e.kind() == ErrorKind::NotFound => false,
+            Err(e) => return Err(e),
+        };
+        if let Err(e) = std::fs::rename(&staged, dir) {
+            if had_old {
+                let _ = std::fs::rename(&old, dir);
+            }
+            return Err(e);
+        }
+        sync_dir(&parent);
+        if had_old {
+            // The new set is in place; failing to delete the old one only
+            // leaves a leftover the next run removes.
+            let _ = std::fs::remove_dir_all(&old);
         }
         Ok(())
     })();
     if result.is_err() {
-        for (tmp, _) in &temps {
-            let _ = std::fs::remove_file(tmp);
-        }
+        let _ = std::fs::remove_dir_all(&staged);
     }
     result
+}
+
+/// `.NAME.PID.tmp`, the temporaries earlier stagec versions wrote beside
+/// the plan's files.
+fn is_old_temporary(entry: &str, names: &[&str]) -> bool {
+    names.iter().any(|n| {
+        entry
+            .strip_prefix(&format!(".{n}."))
+            .and_then(|rest| rest.strip_suffix(".tmp"))
+            .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+    })
+}
+
+fn remove_any(path: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Flushes a directory's entries to disk, where the platform can.
+fn sync_dir(dir: &Path) {
+    #[cfg(unix)]
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+}
+
+/// An exclusive lock serialising replacements of `parent/name`, held until
+/// dropped: the parent directory itself where it can be locked (Unix),
+/// else a `.NAME.stagec-lock` file beside it.
+fn lock_dir(parent: &Path, name: &str) -> std::io::Result<std::fs::File> {
+    #[cfg(unix)]
+    {
+        let _ = name;
+        let d = std::fs::File::open(parent)?;
+        d.lock()?;
+        Ok(d)
+    }
+    #[cfg(not(unix))]
+    {
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(parent.join(format!(".{name}.stagec-lock")))?;
+        f.lock()?;
+        Ok(f)
+    }
 }
 
 /// What a bounded read found.

@@ -275,3 +275,146 @@ fn diff_reports_exactly_a_driver_change() {
     assert_eq!(run.status.code(), Some(0));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The names in a directory, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+const PLAN_FILES: [&str; 3] = ["determined.yaml", "stage_plan.env", "stage_plan.json"];
+
+#[test]
+fn a_new_plan_replaces_the_old_set_whole_and_removes_what_killed_runs_left() {
+    let base = temp("replace");
+    let out = base.join("stagec-plan");
+    std::fs::create_dir_all(&out).expect("dir");
+    // What an earlier, killed run left: a stale file inside, staging
+    // directories beside.
+    std::fs::write(out.join("stage_plan.json"), "stale").expect("write");
+    std::fs::write(out.join(".stage_plan.env.4242.tmp"), "half").expect("write");
+    std::fs::create_dir_all(base.join(".stagec-plan.stagec-new-4242")).expect("dir");
+    std::fs::write(base.join(".stagec-plan.stagec-new-4242/stage_plan.json"), "half").expect("write");
+    std::fs::create_dir_all(base.join(".stagec-plan.stagec-old-4243")).expect("dir");
+    let run = plan_to(&out, &[]);
+    assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(names(&out), PLAN_FILES);
+    assert_eq!(names(&base), ["stagec-plan"], "leftovers removed");
+    assert!(read_json(&out.join("stage_plan.json"))["stages"].is_array());
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+#[test]
+fn a_directory_holding_other_files_is_never_replaced() {
+    let base = temp("foreign");
+    std::fs::create_dir_all(&base).expect("dir");
+    std::fs::write(base.join("notes.txt"), "mine").expect("write");
+    let run = plan_to(&base, &[]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("notes.txt"));
+    assert_eq!(names(&base), ["notes.txt"]);
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+#[test]
+fn concurrent_plans_into_one_directory_leave_one_whole_set() {
+    let base = temp("concurrent");
+    std::fs::create_dir_all(&base).expect("dir");
+    // Two configs whose plans differ: each run's three files name its config.
+    let mut configs = Vec::new();
+    for (i, name) in ["alpha", "beta"].iter().enumerate() {
+        let text = std::fs::read_to_string("examples/hpp-seed-fixed/const.yaml").expect("read");
+        let text = text.replacen("name:", &format!("description: {name}\nname:"), 1);
+        let dir = base.join(format!("ctx{i}"));
+        std::fs::create_dir_all(&dir).expect("dir");
+        for f in std::fs::read_dir("examples/hpp-seed-fixed").expect("example").flatten() {
+            if f.file_name() != "const.yaml" && f.path().is_file() {
+                std::fs::copy(f.path(), dir.join(f.file_name())).expect("copy");
+            }
+        }
+        std::fs::write(dir.join("const.yaml"), text).expect("write");
+        configs.push((name.to_string(), dir.join("const.yaml")));
+    }
+    let out = base.join("stagec-plan");
+    let out_s = out.to_string_lossy().into_owned();
+    let children: Vec<_> = (0..8)
+        .map(|i| {
+            let config = configs[i % 2].1.to_string_lossy().into_owned();
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_stagec"));
+            cmd.args(["plan", &config, "--out", &out_s])
+                .env("NO_COLOR", "1")
+                .envs(SECRETS.iter().copied())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null());
+            cmd.spawn().expect("spawn")
+        })
+        .collect();
+    for mut child in children {
+        assert_eq!(child.wait().expect("wait").code(), Some(0));
+    }
+    assert_eq!(names(&out), PLAN_FILES);
+    assert_eq!(names(&base), ["ctx0", "ctx1", "stagec-plan"]);
+    let det = std::fs::read_to_string(out.join("determined.yaml")).expect("read");
+    let winner = if det.contains("alpha") { "alpha" } else { "beta" };
+    let plan = std::fs::read_to_string(out.join("stage_plan.json")).expect("read");
+    let digest_of = |name: &str| {
+        let config = &configs.iter().find(|(n, _)| n == name).expect("config").1;
+        stagec::plan::sha256_hex(&std::fs::read(config).expect("read"))
+    };
+    assert!(
+        plan.contains(&digest_of(winner)),
+        "the plan belongs to the same run as determined.yaml"
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+#[test]
+fn a_killed_plan_never_leaves_a_mixed_set() {
+    let base = temp("killed");
+    let out = base.join("stagec-plan");
+    let first = plan_to(&out, &[]);
+    assert_eq!(first.status.code(), Some(0));
+    let before: Vec<Vec<u8>> = PLAN_FILES
+        .iter()
+        .map(|f| std::fs::read(out.join(f)).expect("read"))
+        .collect();
+    // Kill runs at varying moments; after each the directory holds either
+    // the previous set or a whole new one (here identical), or is absent
+    // for the instant of the swap.
+    for delay_us in [0u64, 200, 500, 1000, 2000, 4000] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_stagec"))
+            .args([
+                "plan",
+                "examples/hpp-seed-fixed/const.yaml",
+                "--out",
+                &out.to_string_lossy(),
+            ])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .envs(SECRETS.iter().copied())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn");
+        std::thread::sleep(std::time::Duration::from_micros(delay_us));
+        let _ = child.kill();
+        let _ = child.wait();
+        if out.exists() {
+            assert_eq!(names(&out), PLAN_FILES, "after a kill at {delay_us} µs");
+            for (f, b) in PLAN_FILES.iter().zip(&before) {
+                assert_eq!(&std::fs::read(out.join(f)).expect("read"), b, "{f}");
+            }
+        }
+    }
+    // The next run cleans up after them.
+    let last = plan_to(&out, &[]);
+    assert_eq!(last.status.code(), Some(0));
+    assert_eq!(names(&base), ["stagec-plan"]);
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -124,7 +124,7 @@ pub(crate) fn run_plan(
         ("stage_plan.env", built.env_file.as_bytes(), false),
         ("determined.yaml", det_text.as_bytes(), resolve_secrets),
     ];
-    if let Err(e) = stagec::fsutil::write_all_atomic(&out_dir, &outputs) {
+    if let Err(e) = stagec::fsutil::replace_dir_atomic(&out_dir, &outputs) {
         eprintln!("stagec: cannot write the plan to {}: {e}", out_dir.display());
         return EXIT_USAGE;
     }
