@@ -96,7 +96,7 @@ fn whole_process(c: &mut Criterion) {
 /// of `n` stages (a chain with skip connections) and a Kubernetes NodeList
 /// of `n` 8-GPU nodes: 8 replicas, so demand equals supply.
 fn large_project(n: usize) -> stagec::project::Project {
-    let device = |i: usize| if i % 2 == 0 { "a100-80g" } else { "h100-80g" };
+    let device = |i: usize| if i.is_multiple_of(2) { "a100-80g" } else { "h100-80g" };
     let mut stages = String::from("stages:\n");
     for i in 0..n {
         let inputs = match i {
