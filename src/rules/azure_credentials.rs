@@ -7,10 +7,11 @@ declare_rule! {
     /// ## Why
     /// Determined connects to Azure Blob Storage either with a connection
     /// string (which carries its own key) or with an account URL plus an
-    /// optional credential; it rejects configs that give both or neither.
-    /// The cluster's default storage replaces `checkpoint_storage` only when
-    /// the section is absent, so an azure section in the experiment must be
-    /// complete on its own.
+    /// optional credential. Giving both is an error. Giving neither is a
+    /// warning: Determined checks this only after merging the workspace's and
+    /// the cluster's checkpoint storage into the experiment's, and an azure
+    /// storage configured there supplies the credentials — but a cluster
+    /// without one (the default) rejects the experiment at submission.
     ///
     /// ## Example
     /// ```yaml
@@ -68,11 +69,12 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         }
         (false, false) => {
             out.at(ctx.file, ctx.key_span(&path(&[S])),
-                "`checkpoint_storage` (azure) needs `connection_string` or `account_url`",
+                "`checkpoint_storage` (azure) sets neither `connection_string` nor `account_url`: Determined accepts it only if the workspace's or cluster's azure storage supplies one",
             )
             .help(
                 "add `connection_string: ${AZURE_STORAGE_CONNECTION_STRING}`, or `account_url: https://<account>.blob.core.windows.net` with an optional `credential`",
-            );
+            )
+            .severity(crate::diagnostic::Severity::Warning);
         }
         _ => {}
     }

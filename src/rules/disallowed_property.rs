@@ -13,7 +13,9 @@ declare_rule! {
     ///   `working_dir`, `ports`, `liveness_probe`, `readiness_probe`,
     ///   `startup_probe`, `lifecycle`, `termination_message_path`,
     ///   `termination_message_policy`, `image_pull_policy` or
-    ///   `security_context`.
+    ///   `security_context`. Determined's schema applies this to a container
+    ///   without `name` too (its condition on `name` holds when the key is
+    ///   missing), and refuses an entry that is not a mapping at all.
     ///
     /// The container fields are matched with the snake_case spellings that
     /// Determined's schema uses. A Kubernetes manifest spells them in
@@ -131,8 +133,34 @@ fn pod_spec(ctx: &Config<'_>, out: &mut Sink<'_>) {
     }
     if let Some(Json::Array(containers)) = pod.get("spec").and_then(|s| s.get("containers")) {
         for (i, c) in containers.iter().enumerate() {
-            let Json::Object(c) = c else { continue };
-            if c.get("name").and_then(Json::as_str) != Some("determined-container") {
+            let entry = vec![
+                PathSeg::Key("environment".into()),
+                PathSeg::Key("pod_spec".into()),
+                PathSeg::Key("spec".into()),
+                PathSeg::Key("containers".into()),
+                PathSeg::Index(i),
+            ];
+            let Json::Object(c) = c else {
+                let found = match c {
+                    Json::Null => "null",
+                    Json::Bool(_) => "a boolean",
+                    Json::Number(_) => "a number",
+                    Json::String(_) => "a string",
+                    _ => "a list",
+                };
+                out.at(
+                    ctx.file,
+                    ctx.value_span(&entry),
+                    format!(
+                        "`{}` must be a container (a mapping), not {found}",
+                        display_path(&entry)
+                    ),
+                )
+                .help("each entry of `containers` is a Kubernetes container: `{name: ..., ...}`");
+                continue;
+            };
+            let unnamed = !c.contains_key("name");
+            if !unnamed && c.get("name").and_then(Json::as_str) != Some("determined-container") {
                 continue;
             }
             for (field, advice) in CONTAINER_FIELDS {
@@ -145,10 +173,12 @@ fn pod_spec(ctx: &Config<'_>, out: &mut Sink<'_>) {
                         PathSeg::Index(i),
                         PathSeg::Key((*field).to_string()),
                     ];
-                    found.push((
-                        p,
-                        format!("Determined configures `determined-container` itself: {advice}"),
-                    ));
+                    let help = if unnamed {
+                        format!("a container without `name` is checked as `determined-container`, which Determined configures itself: {advice}; or name the container")
+                    } else {
+                        format!("Determined configures `determined-container` itself: {advice}")
+                    };
+                    found.push((p, help));
                 }
             }
         }

@@ -1,8 +1,17 @@
 declare_rule! {
     /// ## What it checks
-    /// With `searcher.name: grid`, that every `int`, `double` and `log`
-    /// hyperparameter has a `count`, at any depth of `hyperparameters`
-    /// (nested mappings and lists, and the HPP `hpp_config` fields included).
+    /// Where Determined applies its grid checks, that every `int`, `double`
+    /// and `log` hyperparameter has a `count`, at any depth of
+    /// `hyperparameters` (nested mappings and lists, and the HPP `hpp_config`
+    /// fields included), and that a hyperparameter inside a list has a
+    /// string `type`.
+    ///
+    /// Determined applies them with `searcher.name: grid` — and also when the
+    /// searcher has no name at all: its schema's condition
+    /// (`if: {properties: {searcher: {properties: {name: {const: grid}}}}}`)
+    /// holds when `searcher` is missing, null, empty or has no `name`. This
+    /// check runs before a template is merged in, so a searcher from a
+    /// template does not help.
     ///
     /// ## Why
     /// The grid searcher tries `count` evenly spaced values of each range;
@@ -38,28 +47,95 @@ use crate::yaml::display_path;
 /// The `count` a fix proposes.
 const PROPOSED_COUNT: &str = "5";
 
+/// Why Determined applies its grid checks to a config.
+enum Grid {
+    /// `searcher.name: grid`.
+    Named,
+    /// The searcher (where it is written) has no name.
+    Unnamed,
+    /// There is no searcher.
+    NoSearcher,
+}
+
+/// Whether the schema's grid condition holds, and why.
+fn grid(searcher: Option<&Json>) -> Option<Grid> {
+    match searcher {
+        None => Some(Grid::NoSearcher),
+        Some(Json::Object(s)) => match s.get("name") {
+            None => Some(Grid::Unnamed),
+            Some(name) if name.as_str() == Some("grid") => Some(Grid::Named),
+            Some(_) => None,
+        },
+        // `properties` says nothing about a value that is not a mapping.
+        Some(_) => Some(Grid::Unnamed),
+    }
+}
+
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(ctx) = cx.config() else { return };
-    if ctx.get(&["searcher", "name"]).and_then(Json::as_str) != Some("grid") {
+    let Some(why) = grid(ctx.get(&["searcher"])) else {
         return;
-    }
-    let grid_name = ctx.value_span(&path(&["searcher", "name"]));
+    };
+    let searcher = path(&["searcher"]);
+    let (label_span, label, because) = match why {
+        Grid::Named => (
+            ctx.value_span(&path(&["searcher", "name"])),
+            "grid search selected here",
+            "under grid search",
+        ),
+        Grid::Unnamed => (
+            ctx.key_span(&searcher),
+            "a searcher without `name`: Determined's grid checks apply",
+            "while `searcher` has no `name`",
+        ),
+        Grid::NoSearcher => (
+            ctx.key_span(&path(&["hyperparameters"])),
+            "no `searcher`: Determined's grid checks apply",
+            "while there is no `searcher`",
+        ),
+    };
+    let unnamed_help = match why {
+        Grid::Named => "",
+        _ => "; or set `searcher.name` in this file (Determined checks this before merging a template)",
+    };
     for (hp, map) in ctx.typed_hyperparameters(true) {
-        let Some(kind @ ("int" | "double" | "log")) = map.get("type").and_then(Json::as_str) else {
-            continue;
+        let in_list = hp.iter().any(|s| matches!(s, crate::yaml::PathSeg::Index(_)));
+        let kind = match map.get("type") {
+            Some(Json::String(kind)) => kind.as_str(),
+            // Outside lists the hyperparameter schema already refuses it.
+            Some(other) if in_list => {
+                let found = match other {
+                    Json::Null => "null",
+                    Json::Bool(_) => "a boolean",
+                    Json::Number(_) => "a number",
+                    Json::Array(_) => "a list",
+                    _ => "a mapping",
+                };
+                let mut type_path = hp.clone();
+                type_path.push(crate::yaml::PathSeg::Key("type".into()));
+                out.at(
+                    ctx.file,
+                    ctx.value_span(&type_path),
+                    format!("`{}` must be a string {because}, not {found}", display_path(&type_path)),
+                )
+                .label(ctx.file, label_span, label)
+                .help("write the hyperparameter's type: `const`, `categorical`, `int`, `double` or `log`");
+                continue;
+            }
+            _ => continue,
         };
-        if is_set(map.get("count")) {
+        if !matches!(kind, "int" | "double" | "log") || is_set(map.get("count")) {
             continue;
         }
         let d = out
             .at(
                 ctx.file,
                 ctx.head_span(&hp),
-                format!("`{}` ({kind}) needs a `count` under grid search", display_path(&hp)),
+                format!("`{}` ({kind}) needs a `count` {because}", display_path(&hp)),
             )
-            .label(ctx.file, grid_name, "grid search selected here")
+            .label(ctx.file, label_span, label)
             .help(format!(
-                "add `count: N` to try N evenly spaced values between `minval` and `maxval`{}",
+                "add `count: N` to try N evenly spaced values between `minval` and `maxval`{}{unnamed_help}",
                 if kind == "log" {
                     " (spaced evenly in the exponent)"
                 } else {

@@ -15,11 +15,11 @@ declare_rule! {
     /// A key set to `null` counts as missing. `max_length` is otherwise
     /// required by no searcher (Determined deprecated it). The ASHA
     /// searchers need to know how long a trial may train: Determined's v0
-    /// schema still accepts the legacy `max_length` for that, but recent
-    /// Determined releases reject new experiments without `time_metric` and
-    /// `max_time` ("the `adaptive_asha` searcher requires `max_time` and
-    /// `time_metric` to be set"). With only `max_length` the warning shows
-    /// the replacement.
+    /// schema still accepts the deprecated `max_length` for that, but recent
+    /// releases of the master refuse new experiments without `time_metric`
+    /// and `max_time` ("the `adaptive_asha` searcher requires `max_time` and
+    /// `time_metric` to be set"), after merging any template. With only
+    /// `max_length` the warning shows the replacement.
     ///
     /// These are warnings, not errors: Determined's own schema check
     /// accepts an incomplete config (its `eventuallyRequired` keys may come
@@ -149,7 +149,7 @@ fn legacy_length_warning(ctx: &Config<'_>, out: &mut Sink<'_>, name: &str, searc
     let help = explain("max_time", searcher).unwrap_or_default();
     out.at(ctx.file, ctx.key_span(&path(&["searcher", "max_length"])),
         format!(
-            "`searcher.max_length` is deprecated: recent Determined releases require `time_metric` and `max_time` for the `{name}` searcher"
+            "`searcher.max_length` is deprecated: Determined's master refuses the `{name}` searcher at submission unless `time_metric` and `max_time` are set (here or by a template)"
         ),
     )
     .severity(crate::diagnostic::Severity::Warning)

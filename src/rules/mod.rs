@@ -189,6 +189,7 @@ pub mod log_bounds_look_like_values;
 pub mod log_policy_incomplete;
 pub mod min_not_below_max;
 pub mod prefix_parent_dir;
+pub mod removed_searcher;
 pub mod storage_path_outside_host_path;
 
 // The HPP extension.
@@ -220,6 +221,7 @@ pub static RULES: &[Registered] = &[
     register!(incomplete_searcher::INCOMPLETE_SEARCHER),
     register!(default_checkpoint_storage::DEFAULT_CHECKPOINT_STORAGE),
     register!(log_bounds_look_like_values::LOG_BOUNDS_LOOK_LIKE_VALUES),
+    register!(removed_searcher::REMOVED_SEARCHER),
     register!(invalid_env_value::INVALID_ENV_VALUE),
     register!(deprecated_env_name::DEPRECATED_ENV_NAME),
     register!(env_overrides_default::ENV_OVERRIDES_DEFAULT),

@@ -10,11 +10,19 @@ declare_rule! {
     /// Determined mounts `host_path` into the trial container and writes
     /// checkpoints to `storage_path` inside it; it rejects a `storage_path`
     /// outside `host_path` ("storage_path must either be a relative directory
-    /// or a subdirectory of host_path"). Determined compares the cleaned
-    /// paths as strings, so it lets `/mnt/data2` pass for `host_path:
-    /// /mnt/data`; stagec compares whole path components and reports that
-    /// case too, because such a directory is not inside the mount and the
-    /// checkpoints would not reach the shared filesystem.
+    /// or a subdirectory of host_path"). Its check compares the cleaned paths
+    /// as strings, which stagec follows exactly for the error:
+    ///
+    /// - an absolute `storage_path` must start with the cleaned `host_path`
+    ///   as a string;
+    /// - a relative one must not start with `..` — which also refuses a
+    ///   child directory whose name starts with two dots, such as `..data`.
+    ///
+    /// Where Determined's string comparison accepts a path that is not
+    /// inside `host_path` component by component (`/mnt/data2` for
+    /// `host_path: /mnt/data`), stagec warns instead: Determined runs the
+    /// experiment, but that directory is not inside the mount and the
+    /// checkpoints do not reach the shared filesystem.
     ///
     /// ## Example
     /// ```yaml
@@ -47,10 +55,31 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         let (Some(storage), Some(host)) = (storage, host) else {
             continue;
         };
-        if is_inside(storage, host) {
+        let accepted = determined_accepts(storage, host);
+        if accepted && is_inside(storage, host) {
             continue;
         }
         let storage_path = path(&[section, "storage_path"]);
+        if accepted {
+            out.at(ctx.file, ctx.value_span(&storage_path),
+                format!("`{section}.storage_path` (`{storage}`) is not inside `host_path` (`{host}`): Determined accepts it because it compares the paths as strings"),
+            )
+            .label(ctx.file, ctx.value_span(&path(&[section, "host_path"])), "the directory mounted into the container")
+            .help("the directory is outside the mount, so checkpoints would not reach the shared filesystem; give a path under `host_path`, or one relative to it")
+            .severity(crate::diagnostic::Severity::Warning);
+            continue;
+        }
+        if !storage.starts_with('/') && is_inside(storage, host) {
+            out.at(ctx.file, ctx.value_span(&storage_path),
+                format!("`{section}.storage_path` (`{storage}`) starts with `..`: Determined refuses every relative `storage_path` that does"),
+            )
+            .help(format!(
+                "write it as an absolute path under `host_path` (`{}/{}`), or rename the directory",
+                host.trim_end_matches('/'),
+                clean(storage)
+            ));
+            continue;
+        }
         let help = if storage.starts_with('/') {
             format!("give `storage_path` relative to `host_path` (e.g. `storage_path: determined` for `{host}/determined`), or an absolute path under `{host}`")
         } else {
@@ -61,6 +90,18 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         )
         .label(ctx.file, ctx.value_span(&path(&[section, "host_path"])), "the directory mounted into the container")
         .help(help);
+    }
+}
+
+/// Determined's own check (its `a_is_subdir_of_b`): both paths cleaned, an
+/// absolute `storage` must start with `host` as a string, a relative one
+/// must not start with `..`.
+fn determined_accepts(storage: &str, host: &str) -> bool {
+    let storage = clean(storage);
+    if storage.starts_with('/') {
+        storage.starts_with(&clean(host))
+    } else {
+        !storage.starts_with("..")
     }
 }
 
@@ -132,6 +173,18 @@ mod tests {
         assert!(is_inside("..data", "/mnt/ckpt"));
         assert!(!is_inside("../other", "/mnt/ckpt"));
         assert!(!is_inside("a/../../other", "/mnt/ckpt"));
+    }
+
+    #[test]
+    fn determined_compares_cleaned_strings() {
+        assert!(determined_accepts("/mnt/ckptfoo", "/mnt/ckpt"));
+        assert!(determined_accepts("/database", "/data"));
+        assert!(determined_accepts("//data/x", "/data"));
+        assert!(!determined_accepts("..foo", "/"));
+        assert!(!determined_accepts("a/../../b", "/mnt"));
+        assert!(!determined_accepts("./..foo", "/"));
+        assert!(determined_accepts("/mnt/..foo", "/mnt"));
+        assert!(!determined_accepts("/scratch", "/mnt/ckpt"));
     }
 
     #[test]

@@ -4,7 +4,6 @@ use super::length::{Length, PositiveLength, SearcherLength};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 tag_enum!(
     /// Selects the `single` searcher.
@@ -284,8 +283,9 @@ pub struct AsyncHalvingSearcher {
     pub source_checkpoint_uuid: Option<String>,
 }
 
-/// The end-of-life `custom` searcher, driven by user code. Unknown keys are passed through.
+/// The end-of-life `custom` searcher, driven by user code. Besides its own keys it accepts those of the other searchers (Determined lists them for every searcher) and passes them to the custom search method; any other key is an error.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CustomSearcher {
     /// Must be `custom`.
     pub name: CustomName,
@@ -299,9 +299,51 @@ pub struct CustomSearcher {
     /// Unit of the training lengths the custom search method emits: `batches`, `records` or `epochs`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unit: Option<LengthUnit>,
-    /// Any further settings, passed to the custom search method unchanged.
-    #[serde(flatten)]
-    pub extra: BTreeMap<String, Value>,
+    /// Start every trial from the latest checkpoint of this trial ID.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_trial_id: Option<i64>,
+    /// Start every trial from the checkpoint with this UUID.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_checkpoint_uuid: Option<String>,
+    /// Another searcher's key, passed to the custom search method unchecked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bracket_rungs: Option<Value>,
+    /// Another searcher's key, passed to the custom search method unchecked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub divisor: Option<Value>,
+    /// Another searcher's key, passed to the custom search method unchecked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_concurrent_trials: Option<Value>,
+    /// Another searcher's key, passed to the custom search method unchecked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_length: Option<Value>,
+    /// Another searcher's key, passed to the custom search method unchecked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_rungs: Option<Value>,
+    /// Another searcher's key, passed to the custom search method unchecked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_time: Option<Value>,
+    /// Another searcher's key, passed to the custom search method unchecked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_metric: Option<Value>,
+    /// Another searcher's key, passed to the custom search method unchecked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_trials: Option<Value>,
+    /// Another searcher's key, passed to the custom search method unchecked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<Value>,
+    /// Another searcher's key, passed to the custom search method unchecked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub num_rungs: Option<Value>,
+    /// Another searcher's key, passed to the custom search method unchecked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_once: Option<Value>,
+    /// Another searcher's key, passed to the custom search method unchecked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<Value>,
+    /// Another searcher's key, passed to the custom search method unchecked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub train_stragglers: Option<Value>,
 }
 
 /// The end-of-life `adaptive` searcher, driven by a total training `budget`.
