@@ -57,7 +57,7 @@ pub enum SearcherConfig {
     /// Asynchronous successive halving (ASHA) on a fixed set of trials.
     AsyncHalving(AsyncHalvingSearcher),
     /// End-of-life: search driven by user code.
-    Custom(CustomSearcher),
+    Custom(Box<CustomSearcher>),
     /// End-of-life: adaptive search driven by a training budget.
     Adaptive(AdaptiveSearcher),
     /// End-of-life: simplified adaptive search.
