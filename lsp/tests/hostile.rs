@@ -476,3 +476,30 @@ bind_mounts:
     f.check("shutdown", c.shutdown());
     f.finish();
 }
+
+// ---------------------------------------------------------------------------
+// Fuzz findings of the transport (`fuzz/regressions/lsp_transport/`, see
+// `scripts/fuzz.sh`): the bytes as the whole of stdin; the server must end
+// by itself (0 or 1: an input without `shutdown` ends in 1), never by a
+// signal or the timeout.
+
+#[test]
+fn transport_fuzz_findings_end_cleanly() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions/lsp_transport");
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.is_file())
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    let mut f = Failures::default();
+    for file in files {
+        let data = std::fs::read(&file).expect("read finding");
+        let out = Run::new(env!("CARGO_BIN_EXE_stagec-lsp")).stdin(data).run();
+        f.check(file.display().to_string(), out.exit(&[0, 1]));
+    }
+    f.finish();
+}

@@ -71,6 +71,7 @@ pub struct Run {
     timeout: Duration,
     address_space: Option<u64>,
     as_nobody: bool,
+    stdin: Option<Vec<u8>>,
 }
 
 impl Run {
@@ -91,6 +92,7 @@ impl Run {
             timeout: TIMEOUT,
             address_space: Some(ADDRESS_SPACE),
             as_nobody: false,
+            stdin: None,
         }
     }
 
@@ -124,6 +126,12 @@ impl Run {
 
     pub fn timeout(mut self, timeout: Duration) -> Run {
         self.timeout = timeout;
+        self
+    }
+
+    /// Bytes for the child's stdin (closed after them); empty by default.
+    pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Run {
+        self.stdin = Some(bytes.into());
         self
     }
 
@@ -178,18 +186,30 @@ impl Run {
             .unwrap_or_else(|e| panic!("cannot start `{}`: {e}", self.label))
     }
 
-    /// Runs the child to completion (stdin empty), killing it with SIGKILL
-    /// when the timeout passes.
+    /// Runs the child to completion (stdin empty unless given), killing it
+    /// with SIGKILL when the timeout passes.
     pub fn run(mut self) -> Outcome {
         self.prepare();
         let start = Instant::now();
+        let stdin = if self.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        };
         let mut child = self
             .cmd
-            .stdin(Stdio::null())
+            .stdin(stdin)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start `{}`: {e}", self.label));
+        if let (Some(bytes), Some(mut pipe)) = (self.stdin.take(), child.stdin.take()) {
+            std::thread::spawn(move || {
+                use std::io::Write;
+                // The child may stop reading early; that is its business.
+                let _ = pipe.write_all(&bytes);
+            });
+        }
         let out = capture(child.stdout.take().expect("stdout"));
         let err = capture(child.stderr.take().expect("stderr"));
         let (status, max_rss_kib, timed_out) = wait(&mut child, self.timeout);
