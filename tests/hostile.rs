@@ -432,7 +432,9 @@ fn item06_many_configs_in_a_big_folder_finish() {
 #[test]
 fn item07_fifos_never_block() {
     let mut f = Failures::new();
-    for name in ["extra.py", "stages.yaml", ".detignore", "sub/deep.py"] {
+    // Each case in its own thread: a hang costs one timeout, not one each.
+    let names = vec!["extra.py", "stages.yaml", ".detignore", "sub/deep.py"];
+    let results = harness::parallel(names, |name| {
         let s = project("item07");
         if let Some((dir, _)) = name.rsplit_once('/') {
             s.mkdir(dir);
@@ -440,7 +442,10 @@ fn item07_fifos_never_block() {
         s.fifo(name);
         let out = check_json(&s.join("const.yaml"), &[]);
         // Skipped (0) or refused (2); never a hang.
-        f.check(format!("context FIFO {name}"), out.exit(&[0, 2]));
+        (format!("context FIFO {name}"), out.exit(&[0, 2]))
+    });
+    for (what, r) in results {
+        f.check(what, r);
     }
 
     let s = project("item07-args");
@@ -450,7 +455,7 @@ fn item07_fifos_never_block() {
     let config = config.to_string_lossy();
     let model = s.join("model.py");
     let model = model.to_string_lossy();
-    let cases: [(&str, Vec<&str>, &[i32]); 5] = [
+    let cases: Vec<(&str, Vec<&str>, &[i32])> = vec![
         ("config argument", vec!["check", &fifo], &[1, 2]),
         ("--model", vec!["check", &config, "--model", &fifo], &[0, 1, 2]),
         (
@@ -461,9 +466,12 @@ fn item07_fifos_never_block() {
         ("--context", vec!["check", &config, "--context", &fifo], &[2]),
         ("plan config", vec!["plan", &fifo, "--out", "out"], &[1, 2]),
     ];
-    for (what, args, allowed) in cases {
+    let results = harness::parallel(cases, |(what, args, allowed)| {
         let out = stagec().args(args).current_dir(&s.path).run();
-        f.check(format!("FIFO as {what}"), out.exit(allowed));
+        (format!("FIFO as {what}"), out.exit(allowed))
+    });
+    for (what, r) in results {
+        f.check(what, r);
     }
     f.finish();
 }

@@ -437,6 +437,16 @@ impl Failures {
     }
 }
 
+/// `f` over `items`, each in its own thread (cases that may hang until
+/// their timeout then cost one timeout, not one each), results in order.
+pub fn parallel<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
+    std::thread::scope(|scope| {
+        let f = &f;
+        let handles: Vec<_> = items.into_iter().map(|item| scope.spawn(move || f(item))).collect();
+        handles.into_iter().map(|h| h.join().expect("case thread")).collect()
+    })
+}
+
 static SCRATCH: AtomicUsize = AtomicUsize::new(0);
 
 /// A fresh directory under the system's temporary folder, removed on drop
