@@ -188,7 +188,13 @@ impl Run {
 
     /// Runs the child to completion (stdin empty unless given), killing it
     /// with SIGKILL when the timeout passes.
-    pub fn run(mut self) -> Outcome {
+    pub fn run(self) -> Outcome {
+        let label = self.label.clone();
+        self.try_run().unwrap_or_else(|e| panic!("cannot start `{label}`: {e}"))
+    }
+
+    /// [`Run::run`], or why the child could not be started.
+    pub fn try_run(mut self) -> std::io::Result<Outcome> {
         self.prepare();
         let start = Instant::now();
         let stdin = if self.stdin.is_some() {
@@ -201,8 +207,7 @@ impl Run {
             .stdin(stdin)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start `{}`: {e}", self.label));
+            .spawn()?;
         if let (Some(bytes), Some(mut pipe)) = (self.stdin.take(), child.stdin.take()) {
             std::thread::spawn(move || {
                 use std::io::Write;
@@ -213,7 +218,7 @@ impl Run {
         let out = capture(child.stdout.take().expect("stdout"));
         let err = capture(child.stderr.take().expect("stderr"));
         let (status, max_rss_kib, timed_out) = wait(&mut child, self.timeout);
-        Outcome {
+        Ok(Outcome {
             label: self.label,
             status,
             timed_out,
@@ -222,7 +227,7 @@ impl Run {
             max_rss_kib,
             stdout: out.join().unwrap_or_default(),
             stderr: err.join().unwrap_or_default(),
-        }
+        })
     }
 }
 
