@@ -40,6 +40,7 @@ extra_dirs_of() {
 dict_of() {
     case $1 in
         python_model) echo "$fuzz/dict/python.dict" ;;
+        project) echo "$fuzz/dict/project.dict" ;;
         lsp_transport) echo "$fuzz/dict/lsp.dict" ;;
         *) echo "$fuzz/dict/yaml.dict" ;;
     esac
@@ -108,31 +109,40 @@ run_target() {
             -artifact_prefix="$out/artifacts/$t/" -print_final_stats=1 \
             >"$out/$t.log" 2>&1
     ) || true
-    grep -E '^#[0-9]+' "$out/$t.log" | tail -1 || true
-    grep -E 'stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb' "$out/$t.log" || true
+    if ! grep -qE '^#[0-9]+' "$out/$t.log"; then
+        echo "$t did not run; the end of $out/$t.log:"
+        tail -5 "$out/$t.log"
+        return 1
+    fi
+    grep -E '^#[0-9]+' "$out/$t.log" | tail -1
 }
 
 minimize() {
-    local t f sum keep="${FUZZ_CORPUS_KB:-96}"
+    local t f sum keep="${FUZZ_CORPUS_KB:-64}" files="${FUZZ_CORPUS_FILES:-100}"
     for t in "$@"; do
         [[ -d $out/work/$t ]] || continue
         rm -rf "$out/merged/$t"
         mkdir -p "$out/merged/$t"
         "$bin/$t" -merge=1 -max_len=16384 -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb="${FUZZ_RSS_MB:-2048}" \
             "$out/merged/$t" "$fuzz/corpus/$t" "$out/work/$t" >"$out/$t.merge.log" 2>&1 || true
-        # Seeds (seed-*, hostile-*) stay by name; the rest is what the merge
-        # kept (named by its SHA-1), smallest first, up to FUZZ_CORPUS_KB.
+        # Seeds (seed-*, hostile-*) stay by name; of the rest (what the merge
+        # kept, named by its SHA-1) every k-th by size, so that at most
+        # FUZZ_CORPUS_FILES inputs of all sizes are kept, within FUZZ_CORPUS_KB.
         declare -A named=()
         for f in "$fuzz/corpus/$t"/seed-* "$fuzz/corpus/$t"/hostile-*; do
             [[ -f $f ]] && named[$(sha1sum <"$f" | cut -c1-40)]=1
         done
         find "$fuzz/corpus/$t" -type f ! -name 'seed-*' ! -name 'hostile-*' -delete
-        local budget=$((keep * 1024))
+        local n stride i=0 budget=$((keep * 1024)) size
+        n=$(find "$out/merged/$t" -type f | wc -l)
+        stride=$(((n + files - 1) / files))
+        ((stride > 0)) || stride=1
         while read -r size f; do
+            ((i++ % stride == 0)) || continue
             sum=$(basename "$f")
             [[ -n ${named[$sum]:-} ]] && continue
+            ((budget - size >= 0)) || continue
             ((budget -= size)) || true
-            ((budget >= 0)) || break
             cp "$f" "$fuzz/corpus/$t/$sum"
         done < <(find "$out/merged/$t" -type f -printf '%s %p\n' | sort -n)
         unset named
@@ -210,7 +220,7 @@ status=0
 echo "== replaying fuzz/regressions and fuzz/corpus"
 replay || status=1
 for t in "${targets[@]}"; do
-    run_target "$t" "$seconds"
+    run_target "$t" "$seconds" || status=1
     collect "$t" || status=1
 done
 exit $status
