@@ -1055,7 +1055,7 @@ fn pipeline(n: usize) -> (String, String) {
 
 #[test]
 fn item18_large_pipeline_finishes() {
-    let (config, stages) = pipeline(2_000);
+    let (config, stages) = pipeline(3_000);
     let s = Scratch::new("item18");
     s.write("const.yaml", &config);
     s.write("stages.yaml", &stages);
@@ -1066,7 +1066,7 @@ fn item18_large_pipeline_finishes() {
         .run();
     let mut f = Failures::new();
     f.check(
-        "2,000 stages",
+        "3,000 stages",
         out.exit(&[0]).and_then(|_| {
             let v = out.json()?;
             if v["summary"]["errors"] == 0 {

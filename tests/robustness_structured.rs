@@ -75,7 +75,7 @@ fn input(name: &str, text: String) -> Input {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     /// Anchors, aliases, `<<` merges of aliases, lists and scalars, quoted
     /// `"<<"`, directives, huge numbers, odd line endings.
@@ -97,7 +97,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     /// A config with a model (decorators with extreme arguments), maybe a
     /// `stages.yaml` and a NodeList, checked together: the stage graph, the
