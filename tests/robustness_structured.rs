@@ -16,8 +16,8 @@ mod hostile_gen;
 
 use hostile_gen::{eol, experiment_config, nodelist, python_model, stages_yaml, yaml_document, Eol};
 use proptest::prelude::*;
-use stagec::project::{check_project, Input, Project};
-use stagec::Checked;
+use stagec::compile::{compile, Compiled};
+use stagec::project::{Input, Project};
 
 fn limit_address_space() {
     #[cfg(target_os = "linux")]
@@ -45,7 +45,7 @@ fn limit_address_space() {
 
 /// Every diagnostic inside its own file, on character boundaries, with a
 /// message; every format renders.
-fn well_formed(checked: &Checked) -> Result<(), TestCaseError> {
+fn well_formed(checked: &Compiled) -> Result<(), TestCaseError> {
     for d in &checked.diagnostics {
         let text = &checked
             .sources
@@ -118,12 +118,12 @@ proptest! {
         }
         let project = Project {
             config: input("const.yaml", config_eol.apply(&config)),
-            models,
+            models: Some(models),
             inventory: inventory.map(|i| input("inventory.json", i)),
             probe: None,
             searched: "test".into(),
         };
-        let checked = check_project(&project, &stagec::Options::default());
+        let checked = compile(&project, &stagec::Options::default());
         well_formed(&checked)?;
     }
 
@@ -134,12 +134,12 @@ proptest! {
         limit_address_space();
         let project = Project {
             config: input("const.yaml", hostile_gen::VALID_CONFIG.to_string()),
-            models: vec![input("model.py", eol.apply(&model))],
+            models: Some(vec![input("model.py", eol.apply(&model))]),
             inventory: None,
             probe: None,
             searched: "test".into(),
         };
-        let checked = check_project(&project, &stagec::Options::default());
+        let checked = compile(&project, &stagec::Options::default());
         well_formed(&checked)?;
     }
 }

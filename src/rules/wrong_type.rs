@@ -42,10 +42,23 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             if names.is_empty() {
                 names.push("null");
             }
-            let shown = match found {
-                Some(v) if holds_secret(&f.path) => json_kind(v).to_string(),
-                Some(v) => describe(v),
-                None => "nothing".into(),
+            // A plain scalar YAML 1.2 reads as something else: say what it
+            // is to the master, and why.
+            let yaml11 = doc.issues.iter().find_map(|i| match i {
+                crate::yaml::YamlIssue::Yaml11 { at, cli, .. } if *at == f.span => Some(cli),
+                _ => None,
+            });
+            let shown = match (found, yaml11) {
+                (Some(v), _) if holds_secret(&f.path) => json_kind(v).to_string(),
+                (Some(v), Some(crate::yaml::Value::Float(x))) if x.is_infinite() => {
+                    format!(
+                        "{}, a number beyond 64-bit floats that Determined's master reads as text",
+                        describe_written(cx.text(file), f.span, v)
+                    )
+                }
+                (Some(v), Some(_)) => format!("{} (as Determined's master reads YAML 1.1)", describe(v)),
+                (Some(v), None) => describe(v),
+                (None, _) => "nothing".into(),
             };
             let d = out.at(
                 file,
@@ -62,5 +75,13 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 }
             }
         }
+    }
+}
+
+/// `` `1e400` `` as written, else the value described.
+fn describe_written(text: &str, span: crate::source::Span, v: &serde_json::Value) -> String {
+    match text.get(span.start..span.end) {
+        Some(w) if !w.is_empty() => format!("`{}`", super::text::truncate(w)),
+        _ => describe(v),
     }
 }
