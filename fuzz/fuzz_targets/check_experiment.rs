@@ -7,7 +7,7 @@ mod common;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let checked = stagec::check_experiment("fuzz.yaml", data, &stagec::Options::default());
-    common::assert_checked(&checked);
-    common::render_all(&checked);
+    let compiled = stagec::check_experiment("fuzz.yaml", data, &stagec::Options::default());
+    common::assert_checked(&compiled);
+    common::render_all(&compiled);
 });

@@ -1,8 +1,11 @@
 //! Invariants every target checks on what the library returns: diagnostics
-//! lie inside their text, on character boundaries, with a message.
+//! lie inside their text, on character boundaries, with a message; every
+//! format renders. Targets for one kind of file check it beside a valid
+//! config, through the same `compile` the CLI and the language server use.
 #![allow(dead_code)]
 
-use stagec::Diagnostic;
+use stagec::project::{Input, Project};
+use stagec::{Compiled, Diagnostic};
 
 /// Text from fuzz bytes: the parsers take `&str`, the CLI decodes first.
 pub fn text(data: &[u8]) -> Option<&str> {
@@ -11,37 +14,78 @@ pub fn text(data: &[u8]) -> Option<&str> {
 
 pub fn assert_spans(text: &str, diags: &[Diagnostic]) {
     for d in diags {
-        assert!(
-            d.span.start <= d.span.end && d.span.end <= text.len(),
-            "{d:?} outside {} bytes",
-            text.len()
-        );
-        assert!(
-            text.is_char_boundary(d.span.start) && text.is_char_boundary(d.span.end),
-            "{d:?} splits a character"
-        );
+        assert_span(text, d.span.start, d.span.end, &format!("{d:?}"));
         assert!(!d.message.is_empty(), "{d:?} has no message");
     }
 }
 
-/// Every diagnostic of a checked project inside its own file.
-pub fn assert_checked(checked: &stagec::Checked) {
-    for d in &checked.diagnostics {
-        let text = &checked.sources.get(d.file).expect("diagnostic's file").text;
+pub fn assert_span(text: &str, start: usize, end: usize, what: &str) {
+    assert!(start <= end && end <= text.len(), "{what} outside {} bytes", text.len());
+    assert!(
+        text.is_char_boundary(start) && text.is_char_boundary(end),
+        "{what} splits a character"
+    );
+}
+
+/// Every diagnostic of a compilation inside its own file.
+pub fn assert_checked(compiled: &Compiled) {
+    for d in &compiled.diagnostics {
+        let text = &compiled.sources.get(d.file).expect("diagnostic's file").text;
         assert_spans(text, std::slice::from_ref(d));
     }
 }
 
-/// Renders a check in every format (the renderers index the text too).
-pub fn render_all(checked: &stagec::Checked) {
+/// Renders a compilation in every format (the renderers index the text too).
+pub fn render_all(compiled: &Compiled) {
     use stagec::render::{self, human::Style, Report, Summary};
-    let reports = [Report {
-        sources: &checked.sources,
-        diagnostics: &checked.diagnostics,
-    }];
+    let reports = [Report::of(compiled)];
     let summary = Summary::of(&reports, 1);
     let _ = render::human::render(&reports, summary, Style::PLAIN);
     let _ = render::json::render(&reports, summary);
     let _ = render::github::render(&reports, summary);
     let _ = render::sarif::render(&reports);
+}
+
+/// A valid three-stage config, for targets that fuzz another file beside it.
+pub const CONFIG: &str = "\
+name: fuzz
+entrypoint: python train.py
+resources:
+  slots_per_trial: 6
+searcher:
+  name: single
+  metric: loss
+hyperparameters:
+  global_batch_size: 96
+  hpp_config:
+    pipeline_parallel_degree: 3
+    micro_batch_size: 2
+checkpoint_storage:
+  type: shared_fs
+  host_path: /mnt/checkpoints
+";
+
+pub fn input(name: &str, bytes: &[u8]) -> Input {
+    Input {
+        name: name.into(),
+        bytes: bytes.to_vec(),
+    }
+}
+
+/// A project of `config` with these model sources and inventory.
+pub fn project(config: &[u8], models: Vec<Input>, inventory: Option<Input>) -> Project {
+    Project {
+        config: input("const.yaml", config),
+        models: Some(models),
+        inventory,
+        probe: None,
+        searched: "fuzz".into(),
+    }
+}
+
+/// Compiles, checks every span, renders every format.
+pub fn check(project: &Project) {
+    let compiled = stagec::compile(project, &stagec::Options::default());
+    assert_checked(&compiled);
+    render_all(&compiled);
 }

@@ -1,14 +1,14 @@
-//! `stages.yaml`: `stagec::stages::stages_yaml::read_stages_yaml`.
+//! `stages.yaml` beside a valid config, checked whole.
 #![no_main]
 #[path = "common.rs"]
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use stagec::source::FileId;
-use stagec::yaml::Budgets;
 
 fuzz_target!(|data: &[u8]| {
-    let Some(text) = common::text(data) else { return };
-    let (_decls, diags) = stagec::stages::stages_yaml::read_stages_yaml(FileId(0), text, &Budgets::default());
-    common::assert_spans(text, &diags);
+    common::check(&common::project(
+        common::CONFIG.as_bytes(),
+        vec![common::input("stages.yaml", data)],
+        None,
+    ));
 });
