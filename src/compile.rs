@@ -40,6 +40,9 @@ pub struct Options<'a> {
     /// Whether every `${VAR}` must be set: `stagec plan` resolves them, so an
     /// unset one is an error there and only a warning in `check`.
     pub require_variables: bool,
+    /// The Determined release the experiment targets (its default image);
+    /// `None`: the newest release stagec knows.
+    pub determined: Option<&'a str>,
 }
 
 impl Default for Options<'_> {
@@ -48,6 +51,7 @@ impl Default for Options<'_> {
             env: &|_| None,
             budgets: Budgets::default(),
             require_variables: false,
+            determined: None,
         }
     }
 }
@@ -121,6 +125,8 @@ pub struct Compiled {
     pub inventory: Option<Inventory>,
     /// The probe's report and the file registered for it.
     pub probe: Option<(FileId, ProbeReport)>,
+    /// The image the GPU stages run in and what it provides.
+    pub runtime: Option<crate::runtime::Runtime>,
     /// The resolved pipeline, when there are stage declarations.
     pub pipeline: Option<Pipeline>,
     /// Every diagnostic, suppressions applied, sorted by file and position.
@@ -277,10 +283,17 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
 
     // The pipeline, when declarations were looked for.
     let searched = project.models.as_ref().map(|_| project.searched.clone());
+    let determined: &str = match options.determined {
+        Some(release) => release,
+        None => crate::runtime::image::latest_determined(),
+    };
+    let runtime = settings.as_ref().and_then(|s| crate::runtime::resolve(s, determined));
     let pipeline = match (&settings, &searched) {
         (Some(settings), Some(_)) => {
             let tree = units[config.0 as usize].yaml.as_ref().map(|d| &d.tree);
-            tree.and_then(|tree| pipeline::resolve(config, tree, settings, &decls, inventory.as_ref()))
+            tree.and_then(|tree| {
+                pipeline::resolve(config, tree, settings, &decls, inventory.as_ref(), runtime.as_ref())
+            })
         }
         _ => None,
     };
@@ -294,6 +307,7 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
         searched,
         inventory,
         probe,
+        runtime,
         pipeline,
         diagnostics: Vec::new(),
     };

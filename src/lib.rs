@@ -21,6 +21,7 @@ pub mod plan;
 pub mod project;
 pub mod render;
 pub mod rules;
+pub mod runtime;
 pub mod schema;
 pub mod schemas;
 pub mod secrets;

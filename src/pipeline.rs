@@ -23,6 +23,36 @@ use crate::spec::hyperparameters::PipelineSchedule;
 use crate::stages::{DeclSource, StageDecl};
 use crate::yaml::{Entry, Located as At, NodeId, PathSeg, Tree, Value};
 
+/// Why a node's GPUs cannot run the experiment's image: its driver is
+/// older than the image's CUDA needs (minor-version and forward
+/// compatibility considered). `None` where the driver or the image's
+/// CUDA is not known.
+pub fn driver_exclusion(
+    runtime: Option<&crate::runtime::Runtime>,
+    node: &crate::hardware::inventory::InvNode,
+    gpu: &crate::hardware::inventory::InvGpu,
+) -> Option<(String, Loc)> {
+    use crate::runtime::compat::{driver_verdict, DriverVerdict};
+    use crate::runtime::Version;
+    let facts = runtime?.facts.as_ref().ok()?;
+    let driver = node.driver.as_ref()?;
+    let version = Version::parse(&driver.value)?;
+    let g = gpu.gpu?;
+    let cc = Version::new(g.compute_capability.0, g.compute_capability.1);
+    match driver_verdict(facts, version, cc, catalog::is_datacenter(g)) {
+        DriverVerdict::TooOld { min } => Some((
+            format!(
+                "driver {} is older than {min}, which CUDA {} in `{}` needs",
+                driver.value,
+                facts.cuda.map(|c| c.major_minor().to_string()).unwrap_or_default(),
+                facts.reference
+            ),
+            driver.loc,
+        )),
+        _ => None,
+    }
+}
+
 /// Bubble share of step time above which a warning is due.
 pub const BUBBLE_LIMIT: f64 = 0.15;
 /// Most combinations of searched values checked one by one.
@@ -208,6 +238,7 @@ pub fn resolve(
     settings: &Settings,
     decls: &[StageDecl],
     inventory: Option<&Inventory>,
+    runtime: Option<&crate::runtime::Runtime>,
 ) -> Option<Pipeline> {
     if decls.is_empty() {
         return None;
@@ -333,7 +364,10 @@ pub fn resolve(
                     gpu_types: &s.gpu_types,
                 })
                 .collect();
-            Some(allocate(inv, &demands, dp))
+            let exclude = |node: &crate::hardware::inventory::InvNode, gpu: &crate::hardware::inventory::InvGpu| {
+                driver_exclusion(runtime, node, gpu)
+            };
+            Some(allocate(inv, &demands, dp, &exclude))
         }
         _ => None,
     };

@@ -56,6 +56,29 @@ pub struct Settings {
     pub environment_variables: Vec<EnvEntry>,
     /// `reproducibility.experiment_seed`.
     pub experiment_seed: Option<u64>,
+    /// `environment.image`, either form.
+    pub image: ImageSetting,
+    /// `hpp_config.image_provides`: what the image provides, as stated.
+    pub image_provides: Option<crate::runtime::image::Stated>,
+}
+
+/// `environment.image` as written.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum ImageSetting {
+    /// Not set (or null): Determined's default images.
+    #[default]
+    Absent,
+    /// One image for every container.
+    Single(String),
+    /// One per accelerator type; `cuda` holds the `cuda` member or its
+    /// legacy alias `gpu` (with the key used).
+    Map {
+        cuda: Option<(String, &'static str)>,
+        rocm: Option<String>,
+        cpu: Option<String>,
+    },
+    /// A value of another type (the schema reports it).
+    Invalid,
 }
 
 /// `resources.slots_per_trial` as far as the pipeline is concerned.
@@ -118,6 +141,15 @@ impl Settings {
             stage_gpus: stage_gpus(json.pointer("/resources/custom")),
             environment_variables: envvars::entries(json),
             experiment_seed: typed(json.pointer("/reproducibility/experiment_seed")),
+            image: image_setting(json.pointer("/environment/image")),
+            image_provides: hpp_field("image_provides")
+                .and_then(|v| typed::<crate::spec::hyperparameters::ImageProvides>(Some(v)))
+                .map(|p| crate::runtime::image::Stated {
+                    cuda: p.cuda.map(|v| v.0),
+                    torch: p.torch.map(|v| v.0),
+                    python: p.python.map(|v| v.0),
+                    arch_list: p.arch_list.map(|l| l.into_iter().map(|a| a.0).collect()),
+                }),
         }
     }
 
@@ -127,6 +159,23 @@ impl Settings {
             Some([v]) => Some(*v),
             _ => None,
         }
+    }
+}
+
+/// `environment.image`, either form.
+fn image_setting(v: Option<&Json>) -> ImageSetting {
+    let text = |k: &str, map: &serde_json::Map<String, Json>| map.get(k).and_then(Json::as_str).map(str::to_string);
+    match v {
+        None | Some(Json::Null) => ImageSetting::Absent,
+        Some(Json::String(s)) => ImageSetting::Single(s.clone()),
+        Some(Json::Object(map)) => ImageSetting::Map {
+            cuda: text("cuda", map)
+                .map(|s| (s, "cuda"))
+                .or_else(|| text("gpu", map).map(|s| (s, "gpu"))),
+            rocm: text("rocm", map),
+            cpu: text("cpu", map),
+        },
+        Some(_) => ImageSetting::Invalid,
     }
 }
 

@@ -19,6 +19,12 @@ const EXPECTED: &[(&str, &[&str])] = &[
     ("field_notes_stage_gap", &["P112"]),
     ("fp8_on_a100", &["P205"]),
     ("gpus_for_missing_stage", &["P117"]),
+    ("image_blackwell_cuda12_1", &["R103"]),
+    ("image_map_form", &[]),
+    ("image_ngc_old_drivers", &["P304"]),
+    ("image_provides_stated", &["R103", "R104"]),
+    ("image_rocm_on_nvidia", &["R106"]),
+    ("image_unknown", &[]),
     ("inventory_not_an_inventory", &["P301"]),
     ("inventory_unknown_gpu", &[]),
     ("nodelist_bad_counts", &["P301", "P301", "P301"]),
@@ -66,7 +72,13 @@ fn projects_report_exactly_the_expected_errors() {
 #[test]
 fn warning_scenarios_report_their_warning() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/projects");
-    for (dir, code) in [("no_stage_declarations", "P110"), ("inventory_unknown_gpu", "P302")] {
+    for (dir, code) in [
+        ("no_stage_declarations", "P110"),
+        ("inventory_unknown_gpu", "P302"),
+        ("image_ngc_old_drivers", "R105"),
+        ("image_unknown", "R101"),
+        ("valid_three_stages", "R102"),
+    ] {
         let checked = common::check_project_dir(&root.join(dir));
         assert!(
             checked.diagnostics.iter().any(|d| d.code == code),

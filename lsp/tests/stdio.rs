@@ -252,6 +252,14 @@ fn seed_example_end_to_end() {
     let text = std::fs::read_to_string(&config).expect("read const.yaml");
     let uri = uri_of(&config);
     let model_text = std::fs::read_to_string(dir.join("model.py")).expect("read model.py");
+    // 0-based lines of the config's keys the assertions look at.
+    let line_of = |prefix: &str| -> u64 {
+        text.lines()
+            .position(|l| l.starts_with(prefix))
+            .and_then(|i| u64::try_from(i).ok())
+            .expect("the line")
+    };
+    let (ck, lr, ak) = (line_of("checkpoints:"), line_of("  lr:"), line_of("    access_key:"));
 
     let mut c = Client::start(&[]);
     let init = c.initialize(json!({"textDocument": {"publishDiagnostics": {"codeDescriptionSupport": true}}}));
@@ -263,7 +271,7 @@ fn seed_example_end_to_end() {
     let diags = c.diagnostics(&uri);
     let c101 = find(&diags, "C101");
     assert_eq!(c101.len(), 1, "{diags:#?}");
-    assert_eq!(c101[0]["range"], range(39, 0, 39, 11));
+    assert_eq!(c101[0]["range"], range(ck, 0, ck, 11));
     assert_eq!(c101[0]["severity"], json!(1));
     assert_eq!(c101[0]["message"], json!("unknown key `checkpoints` at the top level"));
     assert_eq!(
@@ -272,10 +280,10 @@ fn seed_example_end_to_end() {
     );
     assert_eq!(c101[0]["source"], json!("stagec"));
     assert_eq!(find(&diags, "P118")[0]["range"], range(6, 19, 6, 20));
-    assert_eq!(find(&diags, "C103")[0]["range"], range(23, 2, 23, 4));
+    assert_eq!(find(&diags, "C103")[0]["range"], range(lr, 2, lr, 4));
     let v302 = find(&diags, "V302");
     assert_eq!(v302.len(), 2);
-    assert_eq!(v302[0]["range"], range(43, 16, 43, 32));
+    assert_eq!(v302[0]["range"], range(ak, 16, ak, 32));
     assert_eq!(v302[0]["severity"], json!(2));
     // model.py's diagnostic (P206) goes to model.py, which is not open.
     assert!(find(&diags, "P206").is_empty());
@@ -307,12 +315,12 @@ fn seed_example_end_to_end() {
     // Completion on `checkpoints`: offers `checkpoint_storage`.
     let items = c.request(
         "textDocument/completion",
-        json!({"textDocument": {"uri": uri}, "position": {"line": 39, "character": 5}}),
+        json!({"textDocument": {"uri": uri}, "position": {"line": ck, "character": 5}}),
     );
     let items = items.as_array().cloned().unwrap_or_default();
     let item = items.iter().find(|i| i["label"] == json!("checkpoint_storage"));
     assert!(item.is_some(), "{items:#?}");
-    assert_eq!(item.map(|i| i["textEdit"]["range"].clone()), Some(range(39, 0, 39, 5)));
+    assert_eq!(item.map(|i| i["textEdit"]["range"].clone()), Some(range(ck, 0, ck, 5)));
     assert!(
         !items.iter().any(|i| i["label"] == json!("name")),
         "`name` is already present"
@@ -321,7 +329,7 @@ fn seed_example_end_to_end() {
     // The quick fix for `checkpoints`.
     let actions = c.request(
         "textDocument/codeAction",
-        json!({"textDocument": {"uri": uri}, "range": range(39, 0, 39, 11), "context": {"diagnostics": [c101[0]]}}),
+        json!({"textDocument": {"uri": uri}, "range": range(ck, 0, ck, 11), "context": {"diagnostics": [c101[0]]}}),
     );
     let actions = actions.as_array().cloned().unwrap_or_default();
     let fix = actions
@@ -341,7 +349,7 @@ fn seed_example_end_to_end() {
     // And the one adding `base` to the `log` hyperparameter.
     let actions = c.request(
         "textDocument/codeAction",
-        json!({"textDocument": {"uri": uri}, "range": range(23, 2, 23, 4), "context": {"diagnostics": []}}),
+        json!({"textDocument": {"uri": uri}, "range": range(lr, 2, lr, 4), "context": {"diagnostics": []}}),
     );
     assert!(actions.to_string().contains("base: "), "{actions}");
 

@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 
 use crate::hardware::catalog;
-use crate::hardware::inventory::Inventory;
+use crate::hardware::inventory::{InvGpu, InvNode, Inventory};
+use crate::source::Loc;
 
 /// Schedulable GPUs of one type, as the inventory names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,6 +23,20 @@ pub struct Take {
     pub count: u32,
 }
 
+/// GPUs of a schedulable node that cannot run the experiment (its driver
+/// is too old for the image): not supply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Excluded {
+    pub node: String,
+    /// What the GPUs offer, as a pool label.
+    pub offered: String,
+    pub count: u32,
+    /// Why, for a message.
+    pub reason: String,
+    /// Where the inventory states the cause (the driver).
+    pub at: Loc,
+}
+
 /// Demand against supply: which pools each stage draws from.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Allocation {
@@ -30,26 +45,45 @@ pub struct Allocation {
     pub taken: BTreeMap<i64, Vec<Take>>,
     /// Stage id → GPUs still missing.
     pub missing: BTreeMap<i64, u32>,
+    /// GPUs left out of the pools, node by node.
+    pub excluded: Vec<Excluded>,
 }
 
+/// Why a node's GPUs cannot serve the experiment, if they cannot: the
+/// reason and where the inventory states its cause.
+pub type Exclude<'a> = &'a dyn Fn(&InvNode, &InvGpu) -> Option<(String, Loc)>;
+
 /// The inventory's schedulable, identified GPUs grouped by what they offer
-/// (a catalog id, with a MIG profile where there is one), in a stable order.
-pub fn pools(inv: &Inventory) -> Vec<Pool> {
+/// (a catalog id, with a MIG profile where there is one), in a stable order;
+/// and the GPUs `exclude` leaves out.
+pub fn pools(inv: &Inventory, exclude: Exclude<'_>) -> (Vec<Pool>, Vec<Excluded>) {
     let mut counts: BTreeMap<String, u32> = BTreeMap::new();
+    let mut excluded = Vec::new();
     for node in &inv.nodes {
         // GPUs stagec cannot identify were reported (P302) and count for nothing.
         for g in node.gpus.iter().filter(|g| g.is_known()) {
+            if let Some((reason, at)) = exclude(node, g) {
+                excluded.push(Excluded {
+                    node: node.name.clone(),
+                    offered: g.offered_name(),
+                    count: g.count,
+                    reason,
+                    at,
+                });
+                continue;
+            }
             *counts.entry(g.offered_name()).or_default() += g.count;
         }
     }
-    counts
+    let pools = counts
         .into_iter()
         .map(|(label, total)| Pool {
             label,
             total,
             available: total,
         })
-        .collect()
+        .collect();
+    (pools, excluded)
 }
 
 /// What one stage asks for: its id and its acceptable GPU types, in order
@@ -62,10 +96,13 @@ pub struct Demand<'a> {
 
 /// Allocates each stage's `dp` GPUs (one per data-parallel replica),
 /// stage by stage in id order, each from its acceptable types in order of
-/// preference; stages sharing a type share its supply.
-pub fn allocate(inv: &Inventory, demands: &[Demand<'_>], dp: i64) -> Allocation {
+/// preference; stages sharing a type share its supply. GPUs `exclude`
+/// rejects are not supply.
+pub fn allocate(inv: &Inventory, demands: &[Demand<'_>], dp: i64, exclude: Exclude<'_>) -> Allocation {
+    let (pools, excluded) = pools(inv, exclude);
     let mut alloc = Allocation {
-        pools: pools(inv),
+        pools,
+        excluded,
         ..Allocation::default()
     };
     let mut order: Vec<&Demand<'_>> = demands.iter().collect();

@@ -681,6 +681,12 @@ pub fn satisfies(requested: &str, offered: &str) -> bool {
     !offered.is_empty() && offered.iter().all(|o| allowed.iter().any(|a| std::ptr::eq(*a, *o)))
 }
 
+/// Whether a GPU is a data-center GPU (where CUDA forward compatibility
+/// works): not a GeForce or RTX workstation card.
+pub fn is_datacenter(gpu: &Gpu) -> bool {
+    !(gpu.family.starts_with("rtx") || gpu.name.contains("GeForce") || gpu.name.contains(" RTX "))
+}
+
 /// The one answer to "do GPUs offered as `offered` serve a request for
 /// `requested`?", used wherever supply meets demand. Beyond [`satisfies`], GPUs labelled only with their
 /// family (an operator's `gpu.type=a100`) serve any request of that family:

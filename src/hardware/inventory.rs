@@ -54,7 +54,7 @@ use std::sync::OnceLock;
 use crate::document::Document;
 use crate::hardware::catalog::{self, Gpu, Resolution};
 use crate::schema::{self, SchemaIndex};
-use crate::source::{FileId, Loc, Span};
+use crate::source::{FileId, Loc, Located, Span};
 use crate::spec::inventory::{GpuGroup, InventoryFile, NodeGpus};
 use crate::yaml::{self, Budgets, NodeId, PathSeg, Tree, Value};
 
@@ -133,6 +133,10 @@ pub struct InvNode {
     pub gpus: Vec<InvGpu>,
     /// Its labels (values as text).
     pub labels: BTreeMap<String, String>,
+    /// Its NVIDIA driver release and where the inventory gives it, when it
+    /// does (stagec's `driver`, GPU Feature Discovery's driver labels,
+    /// nvidia-smi's `driver_version`).
+    pub driver: Option<Located<String>>,
 }
 
 /// A node that is in the file but not available to trials.
@@ -540,11 +544,16 @@ fn read_stagec(
         }
         let name_loc = loc_at(&at(&[PathSeg::Key("name".into())]));
         if schedulable {
+            let driver = node.driver.clone().map(|value| Located {
+                value,
+                loc: loc_at(&at(&[PathSeg::Key("driver".into())])),
+            });
             inv.nodes.push(InvNode {
                 name: node.name.clone(),
                 loc: name_loc,
                 gpus,
                 labels,
+                driver,
             });
         } else {
             inv.skipped.push(SkippedNode {
@@ -615,16 +624,58 @@ mod nodelist {
                 }),
                 None => {
                     issues.extend(node_issues);
+                    let driver = driver(tree, &labels).map(|(value, at)| Located {
+                        value,
+                        loc: Loc {
+                            file,
+                            span: tree.span(at),
+                        },
+                    });
                     inv.nodes.push(InvNode {
                         name,
                         loc,
                         gpus,
                         labels: plain_labels,
+                        driver,
                     });
                 }
             }
         }
         inv
+    }
+
+    /// The driver release GPU Feature Discovery labels give: the `.full`
+    /// label, else major/minor/revision, of the current names
+    /// (`nvidia.com/cuda.driver-version.*`, device plugin 0.15+) or the
+    /// deprecated ones (`nvidia.com/cuda.driver.*`); and the label to point at.
+    /// Tegra nodes label `unknown`.
+    fn driver(_tree: &Tree, labels: &Labels) -> Option<(String, NodeId)> {
+        let valid = |v: &str| {
+            !v.is_empty()
+                && v.split('.')
+                    .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        };
+        if let Some((v, at)) = labels.get("nvidia.com/cuda.driver-version.full") {
+            if valid(v) {
+                return Some((v.clone(), *at));
+            }
+        }
+        for (prefix, rev) in [
+            ("nvidia.com/cuda.driver-version", "revision"),
+            ("nvidia.com/cuda.driver", "rev"),
+        ] {
+            let part = |k: &str| labels.get(&format!("{prefix}.{k}")).filter(|(v, _)| valid(v));
+            let Some((major, at)) = part("major") else { continue };
+            let mut text = major.clone();
+            if let Some((minor, _)) = part("minor") {
+                text = format!("{text}.{minor}");
+                if let Some((r, _)) = part(rev) {
+                    text = format!("{text}.{r}");
+                }
+            }
+            return Some((text, *at));
+        }
+        None
     }
 
     fn labels(tree: &Tree, item: NodeId) -> Labels {
@@ -814,6 +865,7 @@ mod csv {
         name: Option<usize>,
         compute_cap: Option<usize>,
         memory: Option<usize>,
+        driver: Option<usize>,
         width: usize,
     }
 
@@ -823,6 +875,14 @@ mod csv {
         name_span: Span,
         memory_mib: Option<u64>,
         cc: Option<(u32, u32)>,
+        /// `driver_version`, with its span.
+        driver: Option<(String, Span)>,
+    }
+
+    /// `550.54.15`: a driver release (three or more dotted numbers).
+    fn is_driver(s: &str) -> bool {
+        let parts: Vec<&str> = s.split('.').collect();
+        parts.len() >= 3 && parts.iter().all(|p| is_integer(p))
     }
 
     /// Non-empty lines with their byte offsets.
@@ -871,6 +931,7 @@ mod csv {
                 "name" | "gpu_name" => cols.name = Some(i),
                 "compute_cap" => cols.compute_cap = Some(i),
                 "memory.total" => cols.memory = Some(i),
+                "driver_version" => cols.driver = Some(i),
                 _ => {}
             }
         }
@@ -895,10 +956,13 @@ mod csv {
         let mut name: Option<&Field<'_>> = None;
         let mut memory_mib = None;
         let mut cc = None;
+        let mut driver = None;
         let mut numeric = false;
         for f in fields {
             let t = f.text;
-            if t.strip_suffix("MiB").is_some_and(|d| is_integer(d.trim())) {
+            if is_driver(t) {
+                driver = Some((t.to_string(), f.span));
+            } else if t.strip_suffix("MiB").is_some_and(|d| is_integer(d.trim())) {
                 memory_mib = memory(t);
                 numeric = true;
             } else if is_integer(t) {
@@ -923,6 +987,7 @@ mod csv {
             name_span: name.span,
             memory_mib,
             cc,
+            driver,
         })
     }
 
@@ -942,6 +1007,11 @@ mod csv {
                 .compute_cap
                 .and_then(|i| fields.get(i))
                 .and_then(|f| parse_cc(f.text)),
+            driver: cols
+                .driver
+                .and_then(|i| fields.get(i))
+                .filter(|f| is_driver(f.text) || is_integer(f.text))
+                .map(|f| (f.text.to_string(), f.span)),
         })
     }
 
@@ -978,6 +1048,11 @@ mod csv {
                 fields: cols.as_ref().map_or(0, |c| c.width),
             });
         }
+        // One host: the driver of its first row that gives one.
+        let driver = rows.iter().find_map(|r| r.driver.clone()).map(|(value, span)| Located {
+            value,
+            loc: Loc { file, span },
+        });
         // One entry per distinct (name, memory, compute capability).
         let mut groups: Vec<(Row, u32)> = Vec::new();
         for row in rows {
@@ -1016,6 +1091,7 @@ mod csv {
                 },
                 gpus,
                 labels: BTreeMap::new(),
+                driver,
             }],
             skipped: Vec::new(),
         })

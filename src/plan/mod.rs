@@ -473,7 +473,7 @@ pub fn build(compiled: &Compiled, inputs: &PlanInputs<'_>) -> Option<PlanFiles> 
     };
 
     let environment = environment(compiled, settings, inputs);
-    let hardware = hardware(&pipeline, inventory, inputs, dp);
+    let hardware = hardware(&pipeline, inventory, compiled.runtime.as_ref(), inputs, dp);
     let warnings = compiled
         .diagnostics
         .iter()
@@ -644,7 +644,13 @@ fn shown(name: &str, value: &str) -> String {
     }
 }
 
-fn hardware(pipeline: &Pipeline, inventory: Option<&Inventory>, inputs: &PlanInputs<'_>, dp: u64) -> PlanHardware {
+fn hardware(
+    pipeline: &Pipeline,
+    inventory: Option<&Inventory>,
+    runtime: Option<&crate::runtime::Runtime>,
+    inputs: &PlanInputs<'_>,
+    dp: u64,
+) -> PlanHardware {
     let mut demand: BTreeMap<String, u64> = BTreeMap::new();
     for s in &pipeline.stages {
         if !s.gpu_types.is_empty() {
@@ -653,7 +659,8 @@ fn hardware(pipeline: &Pipeline, inventory: Option<&Inventory>, inputs: &PlanInp
     }
     let supply: BTreeMap<String, u64> = inventory
         .map(|inv| {
-            crate::hardware::allocate::pools(inv)
+            crate::hardware::allocate::pools(inv, &|node, gpu| crate::pipeline::driver_exclusion(runtime, node, gpu))
+                .0
                 .into_iter()
                 .map(|p| (p.label, u64::from(p.total)))
                 .collect()

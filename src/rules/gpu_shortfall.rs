@@ -59,9 +59,21 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             let by: Vec<String> = others.iter().map(|(id, n)| format!("{n} to stage {id}")).collect();
             format!(", {used} of them already assigned ({})", by.join(", "))
         };
+        let excluded: Vec<&crate::hardware::allocate::Excluded> =
+            alloc.excluded.iter().filter(|e| serves(&e.offered)).collect();
+        let not_counted = if excluded.is_empty() {
+            String::new()
+        } else {
+            let n: u64 = excluded.iter().map(|e| u64::from(e.count)).sum();
+            let nodes: Vec<&str> = excluded.iter().map(|e| e.node.as_str()).collect();
+            format!(
+                " usable ({n} more on {} not counted: the driver is too old for the image)",
+                super::text::list_names(&nodes, 3)
+            )
+        };
         let types = s.gpu_types.join("`, `");
         let message = format!(
-            "stage {} needs {dp} GPU{} of type `{types}` (one per data-parallel replica); the inventory has {have}{shared}",
+            "stage {} needs {dp} GPU{} of type `{types}` (one per data-parallel replica); the inventory has {have}{not_counted}{shared}",
             s.id,
             if dp == 1 { "" } else { "s" }
         );
@@ -78,6 +90,14 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 s.id
             )
         };
-        out.at_loc(loc, message).help(help);
+        let d = out.at_loc(loc, message);
+        d.help(help);
+        if let Some(first) = excluded.first() {
+            d.label(
+                first.at.file,
+                first.at.span,
+                format!("node {}: {}", first.node, first.reason),
+            );
+        }
     }
 }

@@ -43,6 +43,8 @@ pub enum Family {
     Hardware,
     /// Environment variables (`E…`).
     Environment,
+    /// The container image, its CUDA and PyTorch, and node drivers (`R…`).
+    Runtime,
     /// `${VAR}` references (`V…`).
     Variables,
     /// stagec's HPP extension (`H…`).
@@ -170,9 +172,18 @@ pub mod stage_memory;
 pub mod unsatisfiable_request;
 
 // Environment variables.
+pub mod debug_switch;
 pub mod deprecated_env_name;
 pub mod env_overrides_default;
 pub mod invalid_env_value;
+
+// The image and drivers.
+pub mod default_image;
+pub mod driver_too_old;
+pub mod image_accelerator;
+pub mod image_lacks_dtype;
+pub mod image_lacks_gpu_code;
+pub mod image_unresolved;
 
 // `${VAR}` references.
 pub mod unset_variable;
@@ -225,6 +236,7 @@ pub static RULES: &[Registered] = &[
     register!(invalid_env_value::INVALID_ENV_VALUE),
     register!(deprecated_env_name::DEPRECATED_ENV_NAME),
     register!(env_overrides_default::ENV_OVERRIDES_DEFAULT),
+    register!(debug_switch::DEBUG_SWITCH),
     register!(virtual_stages_without_interleaved::VIRTUAL_STAGES_WITHOUT_INTERLEAVED),
     register!(unknown_dtype::UNKNOWN_DTYPE),
     register!(diagnostics_capped::DIAGNOSTICS_CAPPED),
@@ -257,6 +269,12 @@ pub static RULES: &[Registered] = &[
     register!(unsatisfiable_request::UNSATISFIABLE_REQUEST),
     register!(stage_memory::STAGE_MEMORY),
     register!(probe_found_no_gpu::PROBE_FOUND_NO_GPU),
+    register!(image_unresolved::IMAGE_UNRESOLVED),
+    register!(default_image::DEFAULT_IMAGE),
+    register!(image_lacks_gpu_code::IMAGE_LACKS_GPU_CODE),
+    register!(image_lacks_dtype::IMAGE_LACKS_DTYPE),
+    register!(driver_too_old::DRIVER_TOO_OLD),
+    register!(image_accelerator::IMAGE_ACCELERATOR),
     register!(variable_syntax::VARIABLE_SYNTAX),
     register!(unset_variable::UNSET_VARIABLE),
     register!(yaml_syntax::YAML_SYNTAX),
@@ -468,6 +486,85 @@ impl<'a> Cx<'a> {
     /// Every stage declaration.
     pub fn decls(&self) -> &'a [StageDecl] {
         &self.compiled.decls
+    }
+
+    /// The GPU stages' image, and where the config names it: the image's
+    /// value, or the start of the config when Determined's default is used.
+    pub fn image(&self) -> Option<(&'a crate::runtime::Runtime, Loc)> {
+        let runtime = self.compiled.runtime.as_ref()?;
+        let config = self.config()?;
+        let span = match &runtime.source {
+            crate::runtime::ImageSource::Config { path } => config.value_span(path),
+            crate::runtime::ImageSource::Default { .. } => Span::at(0),
+        };
+        Some((
+            runtime,
+            Loc {
+                file: config.file,
+                span,
+            },
+        ))
+    }
+
+    /// What the stages need of an image: their GPUs' architectures and the
+    /// PyTorch release their dtypes need.
+    pub fn image_needs(&self) -> crate::runtime::Needs {
+        let mut needs = crate::runtime::Needs::default();
+        for (stage, ccs) in self.stage_architectures() {
+            for (_, cc) in ccs {
+                if !needs.ccs.contains(&cc) {
+                    needs.ccs.push(cc);
+                }
+            }
+            if let Some(v) = stage.dtype.and_then(crate::runtime::compat::torch_for_dtype) {
+                needs.torch = needs.torch.max(Some(v));
+            }
+        }
+        needs
+    }
+
+    /// A `help` naming the smallest image change that gives the stages
+    /// what they need, and the fix that makes it.
+    pub fn image_suggestion(&self, runtime: &crate::runtime::Runtime) -> Option<(String, String)> {
+        let determined = match &runtime.source {
+            crate::runtime::ImageSource::Default { determined } => determined.clone(),
+            _ => crate::runtime::image::latest_determined().to_string(),
+        };
+        let image = crate::runtime::suggest(&runtime.reference, &self.image_needs(), &determined)?;
+        Some((
+            format!(
+                "use an image that has it, e.g. `{}` ({})",
+                image.reference,
+                image.summary()
+            ),
+            image.reference,
+        ))
+    }
+
+    /// Each stage with GPUs: the stage and the compute capabilities of its
+    /// acceptable GPU types, by type (types the catalog does not know left
+    /// out).
+    pub fn stage_architectures(&self) -> Vec<(&'a crate::pipeline::Stage, Vec<(String, crate::runtime::Version)>)> {
+        let Some(pipeline) = self.pipeline() else {
+            return Vec::new();
+        };
+        pipeline
+            .stages
+            .iter()
+            .filter(|s| !s.gpu_types.is_empty())
+            .map(|s| {
+                let mut ccs: Vec<(String, crate::runtime::Version)> = Vec::new();
+                for t in &s.gpu_types {
+                    for g in crate::hardware::catalog::resolve(t).variants() {
+                        let cc = crate::runtime::Version::new(g.compute_capability.0, g.compute_capability.1);
+                        if !ccs.iter().any(|(name, c)| name == t && *c == cc) {
+                            ccs.push((t.clone(), cc));
+                        }
+                    }
+                }
+                (s, ccs)
+            })
+            .collect()
     }
 }
 

@@ -37,6 +37,27 @@ pub fn did_you_mean<S: AsRef<str>>(suggestions: &[S]) -> Option<String> {
     Some(format!("did you mean {}?", quoted.join(" or ")))
 }
 
+/// "node `a`", "nodes `a` and `b`", "nodes `a`, `b`, `c` and 4 more": at
+/// most `max` names, each once, in order.
+pub fn list_names(names: &[&str], max: usize) -> String {
+    let mut unique: Vec<&str> = Vec::new();
+    for n in names {
+        if !unique.contains(n) {
+            unique.push(n);
+        }
+    }
+    let shown: Vec<String> = unique.iter().take(max).map(|n| format!("`{}`", truncate(n))).collect();
+    let rest = unique.len().saturating_sub(max);
+    let noun = if unique.len() == 1 { "node" } else { "nodes" };
+    let listed = match (shown.split_last(), rest) {
+        (None, _) => String::new(),
+        (Some((last, [])), 0) => last.clone(),
+        (Some((last, init)), 0) => format!("{} and {last}", init.join(", ")),
+        (Some(_), rest) => format!("{} and {rest} more", shown.join(", ")),
+    };
+    format!("{noun} {listed}")
+}
+
 /// "0, 1, 2 and 5 more": at most eight numbers.
 pub fn numbers(values: &[i64]) -> String {
     let shown: Vec<String> = values.iter().take(8).map(i64::to_string).collect();

@@ -198,7 +198,42 @@ pub struct HppConfig {
     /// Number of model chunks per device for the `interleaved` schedule, at least 1.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub virtual_stages: Option<HppInteger>,
+    /// What the experiment's container image provides, for an image stagec cannot resolve from its name (a private or custom image), e.g. `{cuda: "12.4", torch: "2.3"}`. The image checks then use these versions instead of the image's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image_provides: Option<ImageProvides>,
 }
+
+/// A version such as `12.4`, `2.3.1` or `3.10`.
+pub const VERSION_PATTERN: &str = r"^[0-9]+(\.[0-9]+){0,3}$";
+
+/// A compute capability a PyTorch build carries code for, `+PTX` when it also carries PTX, e.g. `8.0` or `9.0+PTX`.
+pub const ARCH_PATTERN: &str = r"^[0-9]+\.[0-9]+(\+PTX)?$";
+
+/// stagec extension: the versions inside the experiment's container image, stated where stagec cannot read them from the image's name.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImageProvides {
+    /// CUDA version the image's PyTorch is built for, e.g. `"12.4"` (`torch.version.cuda`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cuda: Option<VersionText>,
+    /// PyTorch version, e.g. `"2.3"` or `"2.3.1"` (`torch.__version__`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub torch: Option<VersionText>,
+    /// Python version, e.g. `"3.10"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub python: Option<VersionText>,
+    /// Compute capabilities the PyTorch build carries code for, as `torch.cuda.get_arch_list()` lists them but written as capabilities: `["8.0", "8.6", "9.0+PTX"]`. Without it only the CUDA version is checked against the GPUs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arch_list: Option<Vec<ArchText>>,
+}
+
+/// stagec extension: a version written as text, e.g. `"12.4"`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct VersionText(#[schemars(regex(pattern = VERSION_PATTERN))] pub String);
+
+/// stagec extension: a compute capability, e.g. `"9.0"` or `"9.0+PTX"`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ArchText(#[schemars(regex(pattern = ARCH_PATTERN))] pub String);
 
 /// stagec extension: scope over which gradient norms are computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

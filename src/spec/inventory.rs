@@ -55,6 +55,11 @@ pub struct NodeSpec {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(extend("default" = true))]
     pub schedulable: Option<bool>,
+
+    /// NVIDIA driver release installed on the node, e.g. `550.54.15` (`nvidia-smi --query-gpu=driver_version --format=csv,noheader`). Lets stagec check that the node's driver runs the experiment's image. Optional.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[0-9]+(\.[0-9]+){0,3}$"))]
+    pub driver: Option<String>,
 }
 
 /// The GPUs of a node: one group or several.

@@ -303,6 +303,9 @@ impl ProbeReport {
                 loc,
                 gpus,
                 labels: Default::default(),
+                // The probe reports the CUDA level its driver supports, not
+                // the driver release the compatibility tables need.
+                driver: None,
             }],
             skipped: Vec::new(),
         }
