@@ -418,3 +418,50 @@ fn a_killed_plan_never_leaves_a_mixed_set() {
     assert_eq!(names(&base), ["stagec-plan"]);
     let _ = std::fs::remove_dir_all(&base);
 }
+
+#[test]
+fn the_plan_records_the_image_and_diff_reports_its_drift() {
+    let dir = temp("image-diff");
+    let mk = |image: &str, name: &str| {
+        let project = dir.join(name);
+        std::fs::create_dir_all(&project).expect("dir");
+        let text = std::fs::read_to_string("examples/hpp-seed-fixed/const.yaml").expect("example");
+        let text = text.replace("image: determinedai/pytorch-ngc:0.38.1", &format!("image: {image}"));
+        std::fs::write(project.join("const.yaml"), text).expect("write");
+        for f in ["model.py", "train.py"] {
+            std::fs::copy(Path::new("examples/hpp-seed-fixed").join(f), project.join(f)).expect("copy");
+        }
+        let out = project.join("plan");
+        let run = plan_to_config(&project.join("const.yaml"), &out);
+        assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stdout));
+        out.join("stage_plan.json")
+    };
+    let a = mk("nvcr.io/nvidia/pytorch:24.03-py3", "a");
+    let b = mk("nvcr.io/nvidia/pytorch:24.05-py3", "b");
+    let plan = read_json(&a);
+    assert_eq!(plan["image"]["reference"], "nvcr.io/nvidia/pytorch:24.03-py3");
+    assert_eq!(plan["image"]["resolved_by"], "ngc");
+    assert_eq!(plan["image"]["cuda"], "12.4.0");
+    assert_eq!(plan["image"]["built_for_driver"], "550.54.14");
+    let run = stagec(&["diff", &a.to_string_lossy(), &b.to_string_lossy()], &[]);
+    assert_eq!(run.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&run.stdout).into_owned();
+    let image_lines: Vec<&str> = out.lines().filter(|l| l.starts_with("image.")).collect();
+    assert_eq!(
+        image_lines,
+        [
+            "image.reference: nvcr.io/nvidia/pytorch:24.03-py3 vs nvcr.io/nvidia/pytorch:24.05-py3",
+            "image.cuda: 12.4.0 vs 12.4.1",
+            "image.torch: 2.3.0 vs 2.4.0",
+        ],
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn plan_to_config(config: &Path, out: &Path) -> Output {
+    stagec(
+        &["plan", &config.to_string_lossy(), "--out", &out.to_string_lossy()],
+        SECRETS,
+    )
+}

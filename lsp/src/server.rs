@@ -545,7 +545,13 @@ impl Server {
                     .compiled
                     .config_json()
                     .or_else(|| self.store.docs.get(uri).and_then(|d| d.last_json.as_ref()));
-                let h = ide::hover_config(tree, json, a.compiled.pipeline.as_ref(), offset)?;
+                let h = ide::hover_config(
+                    tree,
+                    json,
+                    a.compiled.pipeline.as_ref(),
+                    a.compiled.runtime.as_ref(),
+                    offset,
+                )?;
                 Some(convert::hover(&h, &file, self.enc))
             }
             DocumentKind::Python | DocumentKind::StagesYaml => {

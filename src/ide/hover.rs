@@ -6,6 +6,8 @@ use serde_json::Value as Json;
 
 use crate::dtype::CastRisk;
 use crate::pipeline::{Pipeline, Stage};
+use crate::runtime::image::Resolution;
+use crate::runtime::{ImageSource, Runtime};
 use crate::schema::{experiment, SchemaIndex};
 use crate::source::Span;
 use crate::stages::DeclSource;
@@ -33,8 +35,15 @@ pub struct KeyDoc {
 
 /// Hover on an experiment config at `offset`. `json` is the document as
 /// JSON (it selects union branches, e.g. the searcher by its `name`);
-/// `pipeline` the resolved stages, when the project was checked.
-pub fn hover_config(tree: &Tree, json: Option<&Json>, pipeline: Option<&Pipeline>, offset: usize) -> Option<Hover> {
+/// `pipeline` the resolved stages, when the project was checked; `runtime`
+/// the resolved image.
+pub fn hover_config(
+    tree: &Tree,
+    json: Option<&Json>,
+    pipeline: Option<&Pipeline>,
+    runtime: Option<&Runtime>,
+    offset: usize,
+) -> Option<Hover> {
     let at = node_at(tree, offset)?;
     let key = at.key?;
     let span = if at.on_key { tree.span(key) } else { tree.span(at.node) };
@@ -50,9 +59,53 @@ pub fn hover_config(tree: &Tree, json: Option<&Json>, pipeline: Option<&Pipeline
             markdown.push_str("\n---\n\n");
         }
     }
+    if let Some(runtime) = runtime {
+        let image_path = matches!(&runtime.source, ImageSource::Config { path } if *path == at.path);
+        if image_path {
+            markdown.push_str(&image_markdown(runtime));
+            markdown.push_str("\n---\n\n");
+        }
+    }
     let doc = key_doc(experiment(), &at.path, json);
     markdown.push_str(&key_markdown(&at.path, &doc));
     Some(Hover { span, markdown })
+}
+
+/// The image as resolved: its versions, its PyTorch build, the driver it
+/// needs.
+pub fn image_markdown(runtime: &Runtime) -> String {
+    let mut out = format!("**Image** `{}`\n\n", runtime.reference);
+    let facts = match &runtime.facts {
+        Ok(facts) => facts,
+        Err(_) => {
+            out.push_str("- versions unknown to stagec: state them in `hyperparameters.hpp_config.image_provides`\n");
+            return out;
+        }
+    };
+    let how = match &facts.resolution {
+        Resolution::KnownTag => "a tag stagec's tables know".to_string(),
+        Resolution::Pattern { .. } => "read from the tag".to_string(),
+        Resolution::Ngc { release } => format!("NGC PyTorch {release}"),
+        Resolution::NgcBased { release } => format!("built on NGC PyTorch {release}"),
+        Resolution::Stated => "as `hpp_config.image_provides` states".to_string(),
+    };
+    out.push_str(&format!("- {} ({how})\n", facts.summary()));
+    if !facts.published {
+        out.push_str("- not a published tag\n");
+    }
+    if let Some(list) = &facts.arch_list {
+        out.push_str(&format!("- PyTorch built for: {} ({})\n", list.display(), list.build));
+    }
+    if let Some(driver) = facts.built_for_driver {
+        out.push_str(&format!("- built for driver {driver}\n"));
+    }
+    if let Some(min) = facts.cuda.and_then(crate::runtime::compat::min_driver) {
+        out.push_str(&format!(
+            "- needs driver {min} or later (CUDA {})\n",
+            facts.cuda.map(|c| c.major_minor().to_string()).unwrap_or_default()
+        ));
+    }
+    out
 }
 
 /// Hover on a stage declaration (a decorator, a `stages.yaml` entry):
@@ -279,12 +332,34 @@ mod tests {
         let text = "resources:\n  slots_per_trial: 8\nsearcher:\n  name: grid\n";
         let (tree, _) = crate::yaml::parse(text, &Default::default());
         let json = tree.root().and_then(|r| tree.to_json(r, 1000));
-        let h = hover_config(&tree, json.as_ref(), None, text.find("slots").unwrap_or(0));
+        let h = hover_config(&tree, json.as_ref(), None, None, text.find("slots").unwrap_or(0));
         let md = h.map(|h| h.markdown).unwrap_or_default();
         assert!(md.contains("Number of slots"), "{md}");
         assert!(md.contains("integer") && md.contains("Default: `1`"), "{md}");
-        let h = hover_config(&tree, json.as_ref(), None, text.find("name").unwrap_or(0));
+        let h = hover_config(&tree, json.as_ref(), None, None, text.find("name").unwrap_or(0));
         let md = h.map(|h| h.markdown).unwrap_or_default();
         assert!(md.contains("`adaptive_asha`") && md.contains("`random`"), "{md}");
+    }
+
+    #[test]
+    fn the_image_shows_what_it_provides() {
+        let text = "name: x\nentrypoint: python3 train.py\nenvironment:\n  image: determinedai/environments:py-3.9-pt-1.13-cu117\n";
+        let compiled = crate::check_experiment("c.yaml", text.as_bytes(), &Default::default());
+        let doc = compiled.config_document().unwrap_or_else(|| panic!("parsed"));
+        let offset = text.find("determinedai").unwrap_or(0) + 3;
+        let h = hover_config(&doc.tree, doc.json.as_ref(), None, compiled.runtime.as_ref(), offset)
+            .unwrap_or_else(|| panic!("a hover"));
+        assert!(
+            h.markdown.contains("CUDA 11.7, PyTorch 1.13, Python 3.9"),
+            "{}",
+            h.markdown
+        );
+        assert!(h.markdown.contains("sm_86"), "{}", h.markdown);
+        assert!(h.markdown.contains("not a published tag"), "{}", h.markdown);
+        assert!(h.markdown.contains("needs driver 515.43.04"), "{}", h.markdown);
+        // Elsewhere, no image section.
+        let h = hover_config(&doc.tree, doc.json.as_ref(), None, compiled.runtime.as_ref(), 1)
+            .unwrap_or_else(|| panic!("a hover"));
+        assert!(!h.markdown.contains("**Image**"));
     }
 }

@@ -106,6 +106,29 @@ pub fn diff(a: &StagePlan, b: &StagePlan) -> Vec<String> {
             cb.get(key).cloned(),
         );
     }
+    // The image and what it provides: a CUDA or PyTorch drift between two
+    // plans is found before a run, not after.
+    let image = |p: &StagePlan, f: fn(&super::PlanImage) -> Option<&String>| p.image.as_ref().and_then(f).map(value);
+    cmp(
+        "image.reference".into(),
+        image(a, |i| Some(&i.reference)),
+        image(b, |i| Some(&i.reference)),
+    );
+    cmp(
+        "image.cuda".into(),
+        image(a, |i| i.cuda.as_ref()),
+        image(b, |i| i.cuda.as_ref()),
+    );
+    cmp(
+        "image.torch".into(),
+        image(a, |i| i.torch.as_ref()),
+        image(b, |i| i.torch.as_ref()),
+    );
+    cmp(
+        "image.python".into(),
+        image(a, |i| i.python.as_ref()),
+        image(b, |i| i.python.as_ref()),
+    );
     let (va, vb) = (&a.environment.variables, &b.environment.variables);
     for key in va.keys().chain(vb.keys()).collect::<BTreeSet<_>>() {
         // Where the plan lies is not a difference in results.

@@ -52,6 +52,9 @@ pub struct StagePlan {
     pub boundaries: Vec<PlanBoundary>,
     pub process_groups: ProcessGroups,
     pub environment: PlanEnvironment,
+    /// The container image the GPU stages run in and what it provides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<PlanImage>,
     pub hardware: PlanHardware,
     /// Warnings that remained when the plan was made.
     pub warnings: Vec<PlanWarning>,
@@ -213,6 +216,90 @@ pub struct ProcessGroups {
     pub pipeline: Vec<Vec<u64>>,
     /// One data-parallel group per stage, in stage order.
     pub data_parallel: Vec<Vec<u64>>,
+}
+
+/// The GPU stages' container image, resolved.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlanImage {
+    /// The image as `environment.image` names it, or Determined's default.
+    pub reference: String,
+    /// Where the image comes from.
+    pub source: ImageOrigin,
+    /// For Determined's default image: the release whose default it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub determined: Option<String>,
+    /// How stagec knows what it provides: `known_tag`, `pattern`, `ngc`, `ngc_based`, `stated` (`hpp_config.image_provides`), or `unresolved`.
+    pub resolved_by: String,
+    /// CUDA version of its PyTorch build, e.g. `11.7`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cuda: Option<String>,
+    /// PyTorch version, e.g. `2.3.0`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torch: Option<String>,
+    /// Python version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub python: Option<String>,
+    /// Architectures its PyTorch build carries code for, as PyTorch lists them (`sm_80`, `compute_90` for PTX).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arch_list: Option<Vec<String>>,
+    /// The driver an NGC-based image was built for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub built_for_driver: Option<String>,
+}
+
+/// Where a plan's image comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[schemars(transform = crate::spec::const_variants_to_enum)]
+pub enum ImageOrigin {
+    /// Written in the config.
+    Config,
+    /// Determined's default image for a release.
+    Default,
+}
+
+/// The plan's record of the runtime image.
+fn plan_image(runtime: &crate::runtime::Runtime) -> PlanImage {
+    use crate::runtime::image::Resolution;
+    let (source, determined) = match &runtime.source {
+        crate::runtime::ImageSource::Config { .. } => (ImageOrigin::Config, None),
+        crate::runtime::ImageSource::Default { determined } => (ImageOrigin::Default, Some(determined.clone())),
+    };
+    let mut image = PlanImage {
+        reference: runtime.reference.clone(),
+        source,
+        determined,
+        resolved_by: "unresolved".into(),
+        cuda: None,
+        torch: None,
+        python: None,
+        arch_list: None,
+        built_for_driver: None,
+    };
+    if let Ok(facts) = &runtime.facts {
+        image.resolved_by = match &facts.resolution {
+            Resolution::KnownTag => "known_tag",
+            Resolution::Pattern { .. } => "pattern",
+            Resolution::Ngc { .. } => "ngc",
+            Resolution::NgcBased { .. } => "ngc_based",
+            Resolution::Stated => "stated",
+        }
+        .into();
+        // Major.minor.patch: NGC's fourth component is a build number.
+        image.cuda = facts.cuda.map(|v| {
+            let parts: Vec<String> = v.parts().iter().take(3).map(u32::to_string).collect();
+            parts.join(".")
+        });
+        image.torch = facts.torch.map(|v| v.to_string());
+        image.python = facts.python.map(|v| v.to_string());
+        image.arch_list = facts
+            .arch_list
+            .as_ref()
+            .map(|l| l.display().split(' ').map(str::to_string).collect());
+        image.built_for_driver = facts.built_for_driver.map(|v| v.to_string());
+    }
+    image
 }
 
 /// The environment of every rank.
@@ -490,6 +577,7 @@ pub fn build(compiled: &Compiled, inputs: &PlanInputs<'_>) -> Option<PlanFiles> 
         })
         .collect();
     let plan = StagePlan {
+        image: compiled.runtime.as_ref().map(plan_image),
         format_version: FORMAT_VERSION,
         stagec_version: env!("CARGO_PKG_VERSION").into(),
         inputs: inputs

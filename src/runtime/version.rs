@@ -13,6 +13,9 @@ const MAX_PARTS: usize = 4;
 pub struct Version {
     parts: [u32; MAX_PARTS],
     len: u8,
+    /// Digits of each component as written (`05` in `535.104.05`), for
+    /// display; comparisons ignore them.
+    widths: [u8; MAX_PARTS],
 }
 
 impl Version {
@@ -29,6 +32,7 @@ impl Version {
                 break;
             }
             v.parts[usize::from(v.len)] = n;
+            v.widths[usize::from(v.len)] = u8::try_from(digits.len()).unwrap_or(u8::MAX);
             v.len += 1;
             // `0a0+40ec` ends the number here.
             if digits.len() != part.len() {
@@ -43,6 +47,7 @@ impl Version {
         Version {
             parts: [major, minor, 0, 0],
             len: 2,
+            widths: [0; MAX_PARTS],
         }
     }
 
@@ -85,7 +90,12 @@ impl PartialOrd for Version {
 
 impl fmt::Display for Version {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let parts: Vec<String> = self.parts().iter().map(u32::to_string).collect();
+        let parts: Vec<String> = self
+            .parts()
+            .iter()
+            .zip(self.widths)
+            .map(|(p, w)| format!("{p:0width$}", width = usize::from(w)))
+            .collect();
         f.write_str(&parts.join("."))
     }
 }
@@ -116,5 +126,8 @@ mod tests {
         assert_eq!(v("12.4.1").major_minor(), v("12.4"));
         assert_eq!(v("99999999999999").parts(), [] as [u32; 0]);
         assert_eq!(v("1.13").to_string(), "1.13");
+        assert_eq!(v("535.104.05").to_string(), "535.104.05");
+        assert_eq!(v("12.4.0.041").to_string(), "12.4.0.041");
+        assert_eq!(v("535.104.05"), v("535.104.5"));
     }
 }
