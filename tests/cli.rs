@@ -354,3 +354,36 @@ fn credential_values_never_appear_in_any_form() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn determined_release_picks_the_default_image() {
+    // Determined 0.30's default image (CUDA 11.3, PyTorch 1.12) has no H100 code.
+    let out = stagec(&[
+        "check",
+        "--format",
+        "json",
+        "--determined",
+        "0.30.0",
+        "tests/projects/valid_three_stages/const.yaml",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    let codes: Vec<&str> = doc["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    assert!(codes.contains(&"R103") && codes.contains(&"R102"), "{codes:?}");
+    // The newest release's default (CUDA 12.4, PyTorch 2.3) runs it.
+    let out = stagec(&["check", "tests/projects/valid_three_stages/const.yaml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    // A release stagec has no default image for is a usage error.
+    let out = stagec(&[
+        "check",
+        "--determined",
+        "9.9.9",
+        "tests/projects/valid_three_stages/const.yaml",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -10,6 +10,7 @@ use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 pub(crate) fn run_check(files: &[PathBuf], sources: &SourceArgs, format: Format, deny_warnings: bool) -> u8 {
     let options = Options {
         env: &env_lookup,
+        determined: sources.determined.as_deref(),
         ..Options::default()
     };
     let mut loader = match Loader::new(sources) {

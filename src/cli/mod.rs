@@ -115,6 +115,21 @@ pub struct SourceArgs {
     /// With `--probe`: replay a recorded probe instead of probing.
     #[arg(long, value_name = "FILE", requires = "probe")]
     pub probe_recording: Option<PathBuf>,
+    /// The Determined release the cluster runs (e.g. `0.38.1`): its default image applies
+    /// where the config sets none. Default: the newest release stagec knows.
+    #[arg(long, value_name = "VERSION", value_parser = parse_determined)]
+    pub determined: Option<String>,
+}
+
+/// A Determined release whose default image stagec knows.
+fn parse_determined(text: &str) -> Result<String, String> {
+    match stagec::runtime::image::default_image(text) {
+        Some(_) => Ok(text.to_string()),
+        None => Err(format!(
+            "stagec knows Determined's default images for releases 0.15.0 to {}",
+            stagec::runtime::image::latest_determined()
+        )),
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -42,6 +42,7 @@ pub(crate) fn run_plan(
     let options = Options {
         env: &cli::env_lookup,
         require_variables: true,
+        determined: sources.determined.as_deref(),
         ..Options::default()
     };
     let mut loader = match cli::Loader::new(sources) {

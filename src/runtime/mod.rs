@@ -80,7 +80,16 @@ pub fn resolve(settings: &Settings, determined: &str) -> Option<Runtime> {
     };
     let (facts, stated) = match &settings.image_provides {
         Some(s) => (Ok(image::stated(&reference, s)), true),
-        None => (image::resolve(&reference), false),
+        None => {
+            // A default known only up to its release suffix (a commit):
+            // the grammar reads it with any suffix.
+            let readable = reference.replace("<suffix>", "0000000");
+            let mut facts = image::resolve(&readable);
+            if let Ok(f) = &mut facts {
+                f.reference = reference.clone();
+            }
+            (facts, false)
+        }
     };
     Some(Runtime {
         reference,
