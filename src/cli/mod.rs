@@ -13,6 +13,7 @@ use stagec::{project, rules};
 mod check_cmd;
 mod plan;
 mod probe;
+mod rank;
 
 /// Exit status: no errors.
 pub const EXIT_OK: u8 = 0;
@@ -77,6 +78,36 @@ pub enum Command {
     },
     /// Compare two plans: one line per difference that changes results.
     Diff { plan_a: PathBuf, plan_b: PathBuf },
+    /// Print a rank's environment as `export` lines: its stage, replica, seed and dtype, and
+    /// the plan's variables. For an entrypoint: `eval "$(stagec env --plan P)" && exec …`.
+    Env {
+        /// The plan (`stage_plan.json`).
+        #[arg(long, value_name = "FILE", env = "STAGEC_PLAN")]
+        plan: PathBuf,
+        /// The global rank (default: `RANK`).
+        #[arg(long)]
+        rank: Option<u64>,
+        /// Base seed of `STAGEC_SEED` (default: the plan's `reproducibility.experiment_seed`).
+        #[arg(long)]
+        seed: Option<u64>,
+    },
+    /// Check, on a rank, that the local GPU is the one the plan assigns to its stage: GPU
+    /// type, memory, the stage dtype's compute capability, the driver against the image.
+    /// Exits 0 with one line, or 1 saying which rank, stage, expected and found.
+    Verify {
+        /// The plan (`stage_plan.json`).
+        #[arg(long, value_name = "FILE", env = "STAGEC_PLAN")]
+        plan: PathBuf,
+        /// The global rank (default: `RANK`).
+        #[arg(long)]
+        rank: Option<u64>,
+        /// The rank's device among the visible ones (default: `LOCAL_RANK`, else 0).
+        #[arg(long)]
+        device: Option<usize>,
+        /// Replay a recorded probe instead of probing.
+        #[arg(long, value_name = "FILE")]
+        probe_recording: Option<PathBuf>,
+    },
     /// List every rule with its code and summary.
     Rules,
     /// Explain a rule: what it checks, why, and an example.
@@ -171,6 +202,13 @@ pub fn main() -> ExitCode {
         } => plan::run_plan(&file, &sources, out.as_deref(), resolve_secrets, format),
         Command::Probe { format, recording } => probe::run_probe(format, recording.as_deref()),
         Command::Diff { plan_a, plan_b } => plan::run_diff(&plan_a, &plan_b),
+        Command::Env { plan, rank, seed } => rank::run_env(&plan, rank, seed),
+        Command::Verify {
+            plan,
+            rank,
+            device,
+            probe_recording,
+        } => rank::run_verify(&plan, rank, device, probe_recording.as_deref()),
         Command::Rules => run_rules(),
         Command::Explain { code } => run_explain(&code),
         Command::Schema { out, stdout } => run_schema(&out, stdout),

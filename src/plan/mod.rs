@@ -8,6 +8,7 @@
 
 pub mod determined;
 pub mod diff;
+pub mod rank;
 pub mod yaml_out;
 
 use std::collections::BTreeMap;
@@ -95,6 +96,9 @@ pub struct PlanExperiment {
     pub name: Option<String>,
     /// `entrypoint` from the config: a command string or an argument list.
     pub entrypoint: Option<Json>,
+    /// `reproducibility.experiment_seed`, when set: the base of every rank's seed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
 }
 
 /// Pipeline-level settings.
@@ -592,6 +596,7 @@ pub fn build(compiled: &Compiled, inputs: &PlanInputs<'_>) -> Option<PlanFiles> 
         experiment: PlanExperiment {
             name: settings.name.clone(),
             entrypoint: settings.entrypoint.as_ref().and_then(|e| serde_json::to_value(e).ok()),
+            seed: settings.experiment_seed,
         },
         pipeline: PlanPipeline {
             degree: p,

@@ -1,0 +1,124 @@
+//! `stagec env` and `stagec verify`: one rank of a plan, in the launcher.
+
+use std::path::Path;
+
+use stagec::plan::rank;
+use stagec::plan::StagePlan;
+
+use super::{probe, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+
+/// Largest plan file read.
+const MAX_PLAN: usize = 64 * 1024 * 1024;
+
+/// The plan at `path`.
+fn load_plan(path: &Path) -> Result<StagePlan, String> {
+    let bytes =
+        stagec::fsutil::read_limited(path, MAX_PLAN).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_slice(&bytes).map_err(|e| format!("{} is not a stage plan: {e}", path.display()))
+}
+
+/// `--rank`, else `RANK` (torchrun's and Determined's launchers set it).
+fn rank_of(rank: Option<u64>) -> Result<u64, String> {
+    if let Some(r) = rank {
+        return Ok(r);
+    }
+    match std::env::var("RANK") {
+        Ok(v) => v
+            .trim()
+            .parse()
+            .map_err(|_| format!("RANK is `{}`, not a rank", v.chars().take(40).collect::<String>())),
+        Err(_) => Err("no rank: pass --rank R, or set RANK as torchrun and Determined's launcher do".into()),
+    }
+}
+
+/// `--device`, else `LOCAL_RANK`, else 0.
+fn device_of(device: Option<usize>) -> Result<usize, String> {
+    if let Some(d) = device {
+        return Ok(d);
+    }
+    match std::env::var("LOCAL_RANK") {
+        Ok(v) => v.trim().parse().map_err(|_| {
+            format!(
+                "LOCAL_RANK is `{}`, not a device index",
+                v.chars().take(40).collect::<String>()
+            )
+        }),
+        Err(_) => Ok(0),
+    }
+}
+
+pub(crate) fn run_env(plan_path: &Path, rank: Option<u64>, seed: Option<u64>) -> u8 {
+    let result = (|| {
+        let plan = load_plan(plan_path)?;
+        let r = rank_of(rank)?;
+        let a = rank::assignment(&plan, r)?;
+        Ok::<_, String>(rank::env_lines(&plan, &a, seed.or(plan.experiment.seed)))
+    })();
+    match result {
+        Ok(lines) => {
+            for l in lines {
+                println!("{l}");
+            }
+            EXIT_OK
+        }
+        Err(e) => {
+            eprintln!("stagec: {e}");
+            EXIT_USAGE
+        }
+    }
+}
+
+pub(crate) fn run_verify(plan_path: &Path, rank: Option<u64>, device: Option<usize>, recording: Option<&Path>) -> u8 {
+    let setup = (|| {
+        let plan = load_plan(plan_path)?;
+        let r = rank_of(rank)?;
+        let d = device_of(device)?;
+        Ok::<_, String>((plan, r, d))
+    })();
+    let (plan, r, d) = match setup {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("stagec: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let a = match rank::assignment(&plan, r) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("stagec: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let who = format!(
+        "rank {r} (stage {} `{}`, replica {})",
+        a.stage.id, a.stage.name, a.replica
+    );
+    let report = match probe::probe_report(recording) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("stagec: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let device = match rank::device(&report, d) {
+        Ok(device) => device,
+        Err(e) => {
+            eprintln!("stagec verify: {who}: {e}");
+            return EXIT_FINDINGS;
+        }
+    };
+    let problems = rank::verify(&plan, &a, &report, device);
+    if problems.is_empty() {
+        let dtype = a.stage.torch_dtype.as_deref().unwrap_or("default dtype");
+        println!(
+            "stagec verify: {who} on GPU {d} {} (sm_{}{}), {dtype}: ok",
+            device.name, device.compute_capability.0, device.compute_capability.1
+        );
+        EXIT_OK
+    } else {
+        for p in problems {
+            eprintln!("stagec verify: {who} on GPU {d} ({}): {p}", device.pci_bus_id);
+        }
+        EXIT_FINDINGS
+    }
+}

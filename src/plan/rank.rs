@@ -1,0 +1,177 @@
+//! One rank of a plan: which stage and replica it runs, the environment
+//! its process should start with (`stagec env`), and whether the GPU it
+//! was given is the one the plan assumed (`stagec verify`) — checked on the
+//! rank, before the process group forms, where a wrong node is cheapest to
+//! catch.
+
+use super::{PlanStage, StagePlan};
+use crate::dtype::{self, Support};
+use crate::hardware::catalog;
+use crate::hardware::probe::{ProbeReport, ProbedDevice};
+use crate::runtime::Version;
+
+/// What a rank runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Assignment<'p> {
+    pub rank: u64,
+    pub stage: &'p PlanStage,
+    /// The stage's position in forward order.
+    pub position: u64,
+    /// The data-parallel replica.
+    pub replica: u64,
+}
+
+/// The stage and replica of `rank`: rank r runs stage `r mod p` of replica
+/// `r div p`.
+pub fn assignment(plan: &StagePlan, rank: u64) -> Result<Assignment<'_>, String> {
+    let p = plan.pipeline.degree.max(1);
+    let world = plan.pipeline.world_size;
+    if rank >= world {
+        return Err(format!(
+            "rank {rank} is not in the plan: its world has {world} rank{} (0 to {})",
+            if world == 1 { "" } else { "s" },
+            world.saturating_sub(1)
+        ));
+    }
+    let position = rank % p;
+    let stage = usize::try_from(position)
+        .ok()
+        .and_then(|i| plan.stages.get(i))
+        .ok_or_else(|| format!("the plan has no stage at position {position}"))?;
+    if !stage.ranks.is_empty() && !stage.ranks.contains(&rank) {
+        return Err(format!(
+            "the plan is inconsistent: rank {rank} should run stage {}, which does not list it",
+            stage.id
+        ));
+    }
+    Ok(Assignment {
+        rank,
+        stage,
+        position,
+        replica: rank / p,
+    })
+}
+
+/// The rank's environment as `export NAME='value'` lines, sorted: its
+/// stage, replica, seed and dtype, and the plan's variables (those that
+/// refer to `${VAR}`s or hold credentials are left to the environment the
+/// rank already has).
+pub fn env_lines(plan: &StagePlan, a: &Assignment<'_>, seed: Option<u64>) -> Vec<String> {
+    let mut vars: Vec<(String, String)> = plan
+        .environment
+        .variables
+        .iter()
+        .filter(|(_, v)| !v.contains("${") && !v.starts_with("<withheld"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    vars.push(("STAGEC_RANK".into(), a.rank.to_string()));
+    vars.push(("STAGEC_STAGE_ID".into(), a.stage.id.to_string()));
+    vars.push(("STAGEC_STAGE_POSITION".into(), a.position.to_string()));
+    vars.push(("STAGEC_REPLICA".into(), a.replica.to_string()));
+    if let Some(dtype) = &a.stage.torch_dtype {
+        vars.push(("STAGEC_DTYPE".into(), dtype.clone()));
+    }
+    if let Some(seed) = seed {
+        vars.push(("STAGEC_SEED".into(), seed.wrapping_add(a.rank).to_string()));
+    }
+    vars.sort();
+    vars.dedup_by(|x, y| x.0 == y.0);
+    vars.into_iter()
+        .map(|(k, v)| format!("export {k}={}", shell_quote(&v)))
+        .collect()
+}
+
+/// `value` in single quotes for a POSIX shell.
+fn shell_quote(value: &str) -> String {
+    format!("'{}'", value.replace('\'', "'\\''"))
+}
+
+/// The device a rank uses: `index` into the probed devices (those
+/// `CUDA_VISIBLE_DEVICES` leaves visible, in CUDA's order).
+pub fn device(report: &ProbeReport, index: usize) -> Result<&ProbedDevice, String> {
+    if report.devices.is_empty() {
+        return Err(match &report.reason {
+            Some(reason) => format!("no GPU to verify: {reason}"),
+            None => "no GPU to verify: the probe found none".to_string(),
+        });
+    }
+    report.devices.get(index).ok_or_else(|| {
+        format!(
+            "device {index} is not visible: the probe found {} device{} (LOCAL_RANK or --device picks one; CUDA_VISIBLE_DEVICES decides which are visible)",
+            report.devices.len(),
+            if report.devices.len() == 1 { "" } else { "s" }
+        )
+    })
+}
+
+/// What verification found wrong, each as a sentence an operator reads.
+pub fn verify(plan: &StagePlan, a: &Assignment<'_>, report: &ProbeReport, device: &ProbedDevice) -> Vec<String> {
+    let mut problems = Vec::new();
+    let stage = a.stage;
+    let found = device.catalog_gpu();
+    let found_name = match found {
+        Some(g) => format!("{} ({})", device.name, g.id),
+        None => device.name.clone(),
+    };
+    // The GPU type.
+    if !stage.gpu_types.is_empty() {
+        let serves = found.is_some_and(|g| stage.gpu_types.iter().any(|t| catalog::serves(t, &g.id)));
+        if !serves {
+            problems.push(format!(
+                "expected a GPU of type `{}`, found {found_name}",
+                stage.gpu_types.join("` or `")
+            ));
+        }
+    }
+    // Memory, against the GPU the plan pinned.
+    if let Some(pinned) = &stage.device {
+        let needed = pinned.memory_bytes.saturating_mul(95) / 100;
+        if device.total_memory_bytes < needed {
+            problems.push(format!(
+                "expected {} with {} GiB, found {} GiB",
+                pinned.name,
+                pinned.memory_bytes >> 30,
+                device.total_memory_bytes >> 30
+            ));
+        }
+    }
+    // The dtype on this compute capability.
+    let cc = device.compute_capability;
+    if let Some(dt) = stage.dtype.as_deref().and_then(dtype::parse) {
+        if dt.support_on(cc) == Support::Unsupported {
+            problems.push(format!(
+                "stage dtype `{}` is not supported on compute capability {}.{} ({})",
+                stage.torch_dtype.as_deref().unwrap_or(dt.to_string().as_str()),
+                cc.0,
+                cc.1,
+                device.name
+            ));
+        }
+    }
+    // The driver, against the image's CUDA.
+    if let (Some(image), Some(driver)) = (&plan.image, &report.driver) {
+        let image_cuda = image.cuda.as_deref().and_then(Version::parse);
+        let driver_cuda = Version::parse(&driver.cuda_version);
+        if let (Some(image_cuda), Some(driver_cuda)) = (image_cuda, driver_cuda) {
+            if driver_cuda.major() < image_cuda.major() {
+                problems.push(format!(
+                    "the driver supports CUDA {driver_cuda}, older than CUDA {} of the image `{}`",
+                    image_cuda.major_minor(),
+                    image.reference
+                ));
+            }
+        }
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting() {
+        assert_eq!(shell_quote("a b"), "'a b'");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+    }
+}

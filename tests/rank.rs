@@ -1,0 +1,221 @@
+//! `stagec env` and `stagec verify` as a launcher runs them on each rank,
+//! against recorded probes: the GPU matches, or the type, the compute
+//! capability, the memory or the driver does not.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn stagec(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_stagec"));
+    cmd.args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("RANK")
+        .env_remove("LOCAL_RANK")
+        .env_remove("STAGEC_PLAN")
+        .env("S3_ACCESS_KEY", "a")
+        .env("S3_SECRET_KEY", "b");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("run stagec")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The corrected seed example planned on the recorded mixed A100/H100 host,
+/// into a fresh folder; the plan's path.
+fn plan(name: &str, edit: impl Fn(&str) -> String) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("stagec-rank-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let config = std::fs::read_to_string("examples/hpp-seed-fixed/const.yaml").expect("example");
+    std::fs::write(dir.join("const.yaml"), edit(&config)).expect("write");
+    for f in ["model.py", "train.py"] {
+        std::fs::copy(Path::new("examples/hpp-seed-fixed").join(f), dir.join(f)).expect("copy");
+    }
+    let out = dir.join("plan");
+    let run = stagec(
+        &[
+            "plan",
+            &dir.join("const.yaml").to_string_lossy(),
+            "--probe",
+            "--probe-recording",
+            "tests/probes/mixed-a100-h100.json",
+            "--out",
+            &out.to_string_lossy(),
+        ],
+        &[],
+    );
+    assert_eq!(run.status.code(), Some(0), "{}{}", text(&run.stdout), text(&run.stderr));
+    out.join("stage_plan.json")
+}
+
+const MIXED: &str = "tests/probes/mixed-a100-h100.json";
+
+fn verify(plan: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let p = plan.to_string_lossy().into_owned();
+    let mut all = vec!["verify", "--plan", p.as_str()];
+    all.extend_from_slice(args);
+    stagec(&all, env)
+}
+
+#[test]
+fn a_rank_on_the_right_gpu_passes_in_one_line() {
+    let plan = plan("match", |c| c.to_string());
+    // Rank 1 runs stage 1 (H100, fp8); devices 4-7 of the recording are H100s.
+    let run = verify(
+        &plan,
+        &["--probe-recording", MIXED],
+        &[("RANK", "1"), ("LOCAL_RANK", "4")],
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let out = text(&run.stdout);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(
+        out.contains("rank 1 (stage 1 `TransformerBlock`, replica 0)") && out.ends_with(": ok\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_rank_on_the_wrong_gpu_type_says_expected_and_found() {
+    let plan = plan("type", |c| c.to_string());
+    let run = verify(
+        &plan,
+        &["--rank", "1", "--device", "0", "--probe-recording", MIXED],
+        &[],
+    );
+    assert_eq!(run.status.code(), Some(1));
+    let err = text(&run.stderr);
+    assert!(err.contains("rank 1 (stage 1 `TransformerBlock`, replica 0)"), "{err}");
+    assert!(
+        err.contains("expected a GPU of type `h100-80g`, found NVIDIA A100-SXM4-40GB"),
+        "{err}"
+    );
+    assert!(err.contains("not supported on compute capability 8.0"), "{err}");
+}
+
+#[test]
+fn a_stage_allowed_on_two_types_is_checked_for_its_dtype() {
+    // Stage 1 may run on A100 or H100 by its type list, but its fp8 dtype
+    // needs compute capability 8.9: an A100 passes the type, not the dtype.
+    let planned = plan("cc", |c| c.to_string());
+    let mut doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&planned).expect("plan")).expect("JSON");
+    doc["stages"][1]["gpu_types"] = serde_json::json!(["h100-80g", "a100-40g"]);
+    doc["stages"][1]["device"] = serde_json::Value::Null;
+    std::fs::write(&planned, serde_json::to_vec(&doc).expect("JSON")).expect("write");
+    let run = verify(
+        &planned,
+        &["--rank", "1", "--device", "0", "--probe-recording", MIXED],
+        &[],
+    );
+    assert_eq!(run.status.code(), Some(1));
+    let err = text(&run.stderr);
+    assert!(!err.contains("expected a GPU of type"), "{err}");
+    assert!(
+        err.contains("`torch.float8_e4m3fn` is not supported on compute capability 8.0"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_driver_older_than_the_image_fails() {
+    let plan = plan("driver", |c| c.to_string());
+    let old = std::fs::read_to_string(MIXED)
+        .expect("recording")
+        .replace("\"cuda_driver_version\": 12040", "\"cuda_driver_version\": 11080")
+        .replace("\"cuda_version\": \"12.4\"", "\"cuda_version\": \"11.8\"");
+    let recording = plan.with_file_name("old-driver.json");
+    std::fs::write(&recording, old).expect("write");
+    let run = verify(
+        &plan,
+        &["--rank", "0", "--probe-recording", &recording.to_string_lossy()],
+        &[],
+    );
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run.stdout));
+    let err = text(&run.stderr);
+    assert!(
+        err.contains("the driver supports CUDA 11.8, older than CUDA 12.4"),
+        "{err}"
+    );
+}
+
+#[test]
+fn without_a_gpu_verify_fails_with_the_probes_reason() {
+    let plan = plan("nogpu", |c| c.to_string());
+    let empty = plan.with_file_name("empty.json");
+    std::fs::write(
+        &empty,
+        r#"{"devices": [], "driver": null, "peer_access": [], "reason": "no NVIDIA driver: libcuda could not be loaded"}"#,
+    )
+    .expect("write");
+    let run = verify(
+        &plan,
+        &["--rank", "0", "--probe-recording", &empty.to_string_lossy()],
+        &[],
+    );
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        text(&run.stderr).contains("no GPU to verify: no NVIDIA driver"),
+        "{}",
+        text(&run.stderr)
+    );
+    // Usage errors: no rank, a rank outside the world, an unreadable plan.
+    assert_eq!(verify(&plan, &["--probe-recording", MIXED], &[]).status.code(), Some(2));
+    assert_eq!(
+        verify(&plan, &["--rank", "6", "--probe-recording", MIXED], &[])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        verify(Path::new("no/such/plan.json"), &["--rank", "0"], &[])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn env_prints_the_ranks_exports() {
+    let plan = plan("env", |c| {
+        c.replace(
+            "checkpoint_storage:",
+            "reproducibility:\n  experiment_seed: 40\ncheckpoint_storage:",
+        )
+    });
+    let p = plan.to_string_lossy().into_owned();
+    let run = stagec(&["env", "--plan", &p], &[("RANK", "4")]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let out = text(&run.stdout);
+    for line in [
+        "export STAGEC_RANK='4'",
+        "export STAGEC_STAGE_ID='1'",
+        "export STAGEC_REPLICA='1'",
+        "export STAGEC_SEED='44'",
+        "export STAGEC_DTYPE='torch.float8_e4m3fn'",
+        "export CUBLAS_WORKSPACE_CONFIG=':4096:8'",
+    ] {
+        assert!(out.lines().any(|l| l == line), "no {line:?} in\n{out}");
+    }
+    // Sorted, one export per line, and the same bytes every time.
+    let lines: Vec<&str> = out.lines().collect();
+    let mut sorted = lines.clone();
+    sorted.sort();
+    assert_eq!(lines, sorted);
+    assert!(lines.iter().all(|l| l.starts_with("export ")));
+    assert_eq!(text(&stagec(&["env", "--plan", &p], &[("RANK", "4")]).stdout), out);
+    // `--seed` overrides the plan's; the plan's path can come from STAGEC_PLAN.
+    let run = stagec(&["env", "--rank", "0", "--seed", "7"], &[("STAGEC_PLAN", &p)]);
+    assert!(
+        text(&run.stdout).contains("export STAGEC_SEED='7'"),
+        "{}",
+        text(&run.stdout)
+    );
+    // The output is valid shell: sh reads it back.
+    let script = format!("{out}\nprintf '%s' \"$STAGEC_SEED-$STAGEC_DTYPE\"");
+    let sh = Command::new("sh").arg("-c").arg(script).output().expect("sh");
+    assert_eq!(text(&sh.stdout), "44-torch.float8_e4m3fn");
+}
