@@ -273,6 +273,29 @@ fn diff_reports_exactly_a_driver_change() {
     );
     let run = stagec(&["diff", &a.to_string_lossy(), &a.to_string_lossy()], &[]);
     assert_eq!(run.status.code(), Some(0));
+
+    // The same CUDA level on another kernel driver release: the plans
+    // record the release, and the diff names exactly it.
+    let with_kernel = |version: &str| {
+        let mut doc: serde_json::Value = serde_json::from_str(&recording).expect("recording");
+        doc["kernel_driver"] = serde_json::json!({"source": "/sys/module/nvidia/version", "version": version});
+        doc.to_string()
+    };
+    std::fs::write(dir.join("k1.json"), with_kernel("550.54.15")).expect("write");
+    std::fs::write(dir.join("k2.json"), with_kernel("550.90.07")).expect("write");
+    let k1 = mk(&dir.join("k1.json").to_string_lossy(), "k1");
+    let k2 = mk(&dir.join("k2.json").to_string_lossy(), "k2");
+    assert_eq!(read_json(&k1)["hardware"]["probe"]["kernel_driver"], "550.54.15");
+    assert_eq!(
+        read_json(&a)["hardware"]["probe"]["kernel_driver"],
+        serde_json::Value::Null
+    );
+    let run = stagec(&["diff", &k1.to_string_lossy(), &k2.to_string_lossy()], &[]);
+    assert_eq!(run.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout),
+        "hardware.probe.kernel_driver: 550.54.15 vs 550.90.07\n"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
