@@ -63,7 +63,11 @@ pub(crate) fn run_probe(format: ProbeFormat, recording: Option<&Path>) -> u8 {
 /// `stagec __probe-driver`: the probe in this process, its report's JSON on
 /// stdout (exit 0 whatever it found; the parent decides).
 pub(crate) fn run_probe_driver() -> u8 {
+    use std::io::Write as _;
     let report = probe::probe_in_this_process();
-    println!("{}", report.to_json());
+    // Not `println!`, which panics when stdout is gone (a parent that gave up).
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{}", report.to_json());
+    let _ = stdout.flush();
     EXIT_OK
 }

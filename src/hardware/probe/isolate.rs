@@ -35,7 +35,9 @@ pub const PROGRESS_PREFIX: &str = "stagec-probe: calling ";
 /// In the probe process: says on stderr which driver call comes next.
 #[cfg(feature = "probe")]
 pub(crate) fn announce(call: &str) {
-    eprintln!("{PROGRESS_PREFIX}{call}");
+    use std::io::Write as _;
+    // Not `eprintln!`, which panics when stderr is gone (a parent that gave up).
+    let _ = writeln!(std::io::stderr().lock(), "{PROGRESS_PREFIX}{call}");
 }
 
 /// How long the probe may take, unless [`TIMEOUT_VARIABLE`] says otherwise.
@@ -45,6 +47,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Environment variable with the probe's time limit in seconds.
 pub const TIMEOUT_VARIABLE: &str = "STAGEC_PROBE_TIMEOUT";
+
+/// How the child's report begins (`ProbeReport::to_json`: pretty, devices first).
+const REPORT_START: &str = "{\n  \"devices\"";
 
 /// Largest report read from the child.
 const STDOUT_LIMIT: u64 = 8 * 1024 * 1024;
@@ -197,7 +202,16 @@ pub(crate) fn run(mut command: Command, timeout: Duration) -> ProbeReport {
         ));
     }
     let text = String::from_utf8_lossy(&output);
-    match (status.success(), load_recorded(&text)) {
+    // The report is the JSON at the end of stdout; a driver library that
+    // printed on stdout first does not spoil it.
+    let report_text = match load_recorded(&text) {
+        Ok(_) => &text[..],
+        Err(_) => text
+            .rfind(REPORT_START)
+            .and_then(|at| text.get(at..))
+            .unwrap_or(&text[..]),
+    };
+    match (status.success(), load_recorded(report_text)) {
         (true, Ok(report)) => report,
         (true, Err(e)) => failure(format!(
             "the GPU probe process ended without a readable report ({e}){}",
@@ -337,6 +351,16 @@ mod tests {
         );
         assert_eq!(report.reason.as_deref(), Some("no devices"));
         assert_eq!(report.driver.map(|d| d.cuda_driver_version), Some(12040));
+    }
+
+    #[test]
+    fn text_before_the_report_is_ignored() {
+        let report = ProbeReport {
+            reason: Some("no devices".into()),
+            ..ProbeReport::default()
+        };
+        let script = format!("echo 'driver banner {{'; cat <<'EOF'\n{}\nEOF", report.to_json());
+        assert_eq!(run(sh(&script), Duration::from_secs(20)), report);
     }
 
     #[test]
