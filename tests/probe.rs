@@ -831,7 +831,8 @@ fn without_libcuda_the_report_says_so() {
     let Some(f) = fakes() else { return };
     let (_, doc) = probe_json(f, &f.empty, &[]);
     if system_libcuda().is_none() {
-        assert_eq!(reason(&doc), probe::NO_DRIVER_REASON);
+        // (With a note when the kernel module is loaded nonetheless.)
+        assert!(reason(&doc).starts_with(probe::NO_DRIVER_REASON), "{doc:#}");
         assert_eq!(doc["driver"], Value::Null);
         assert_eq!(doc["devices"], json!([]));
     } else {
