@@ -76,6 +76,9 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         recording: Option<PathBuf>,
     },
+    /// The probe's driver calls, in this process (what `probe` runs in a child process).
+    #[command(name = "__probe-driver", hide = true)]
+    ProbeDriver,
     /// Compare two plans: one line per difference that changes results.
     Diff { plan_a: PathBuf, plan_b: PathBuf },
     /// Print a rank's environment as `export` lines: its stage, replica, seed and dtype, and
@@ -201,6 +204,7 @@ pub fn main() -> ExitCode {
             format,
         } => plan::run_plan(&file, &sources, out.as_deref(), resolve_secrets, format),
         Command::Probe { format, recording } => probe::run_probe(format, recording.as_deref()),
+        Command::ProbeDriver => probe::run_probe_driver(),
         Command::Diff { plan_a, plan_b } => plan::run_diff(&plan_a, &plan_b),
         Command::Env { plan, rank, seed } => rank::run_env(&plan, rank, seed),
         Command::Verify {

@@ -91,6 +91,7 @@ pub(crate) fn run_plan(
         fingerprint: r.fingerprint(),
         cuda_version: r.driver.as_ref().map(|d| d.cuda_version.clone()),
         cuda_driver_version: r.driver.as_ref().map(|d| d.cuda_driver_version),
+        kernel_driver: r.kernel_driver.as_ref().map(|k| k.version.clone()),
         devices: r.devices.iter().map(|d| d.name.clone()).collect(),
     });
     let inputs = plan::PlanInputs {

@@ -58,7 +58,7 @@ pub enum Architecture {
     Ampere,
     /// Ada Lovelace (CC 8.9): L4, L40, L40S, RTX 4090.
     Ada,
-    /// Hopper (CC 9.0): H100, H200, H20.
+    /// Hopper (CC 9.0): H100, H200, H20, GH200.
     Hopper,
     /// Blackwell (CC 10.x): B200, GB200.
     Blackwell,
@@ -905,6 +905,43 @@ mod tests {
         assert_eq!(exact_id("A100-SXM4-80GB"), "a100-sxm4-80gb");
         assert_eq!(exact_id("H100 80GB HBM3"), "h100-sxm5-80gb");
         assert_eq!(exact_id("V100-PCIE-16GB"), "v100-pcie-16gb");
+    }
+
+    #[test]
+    fn gh200_is_its_own_family() {
+        assert_eq!(exact_id("NVIDIA GH200 480GB"), "gh200-96gb");
+        assert_eq!(exact_id("NVIDIA-GH200-480GB"), "gh200-96gb");
+        assert_eq!(exact_id("NVIDIA GH200 144G HBM3e"), "gh200-144gb");
+        assert_eq!(exact_id("gh200-96g"), "gh200-96gb");
+        assert_eq!(exact_id("gh200-144gb"), "gh200-144gb");
+        assert_eq!(ids(&resolve("gh200")), ["gh200-144gb", "gh200-96gb"]);
+        for id in ["gh200-96gb", "gh200-144gb"] {
+            let g = by_id(id).unwrap_or_else(|| panic!("{id} missing"));
+            assert_eq!((g.architecture, g.compute_capability), (Architecture::Hopper, (9, 0)));
+            assert!(g.supports(DType::Fp8E4m3fn) && g.supports(DType::Bf16));
+        }
+        // Grace Hopper is neither an H200 nor a GB200, in either direction.
+        for (requested, offered) in [
+            ("h200", "NVIDIA GH200 480GB"),
+            ("h100", "NVIDIA GH200 480GB"),
+            ("gh200", "NVIDIA H200"),
+            ("gb200", "NVIDIA GH200 144G HBM3e"),
+            ("gh200", "NVIDIA GB200"),
+        ] {
+            assert!(!serves(requested, offered), "{requested} served by {offered}");
+        }
+        assert!(serves("gh200", "NVIDIA GH200 144G HBM3e"));
+        assert!(serves("gh200-96g", "NVIDIA GH200 480GB"));
+        assert!(!serves("gh200-144g", "NVIDIA GH200 480GB"));
+        // A probe's CUDA totals (a little below nvidia-smi's) match.
+        let probed = |name: &str, bytes: u64| match_probe(name, bytes).map(|g| g.id.as_str());
+        assert_eq!(probed("NVIDIA GH200 480GB", 101_468_602_368), Some("gh200-96gb"));
+        assert_eq!(probed("GH200", 153_008_209_920), Some("gh200-144gb"));
+        assert_eq!(probed("GH200", 101_468_602_368), Some("gh200-96gb"));
+        // A MIG slice of one resolves to its GPU, with the profile apart.
+        let r = resolve_detailed("NVIDIA-GH200-144G-HBM3e-MIG-1g.18gb");
+        assert_eq!(r.resolution.exact().map(|g| g.id.as_str()), Some("gh200-144gb"));
+        assert_eq!(r.mig.map(|m| m.raw), Some("1g.18gb".to_string()));
     }
 
     #[test]

@@ -26,6 +26,11 @@ pub fn diff(a: &StagePlan, b: &StagePlan) -> Vec<String> {
         Some(Json::String(format!("CUDA {version}{raw}")))
     };
     cmp("hardware.probe.driver".into(), driver(a), driver(b));
+    let kernel = |p: &StagePlan| {
+        let probe = p.hardware.probe.as_ref()?;
+        probe.kernel_driver.as_ref().map(|v| Json::String(v.clone()))
+    };
+    cmp("hardware.probe.kernel_driver".into(), kernel(a), kernel(b));
     let devices = |p: &StagePlan| p.hardware.probe.as_ref().map(|probe| value(&probe.devices));
     cmp("hardware.probe.devices".into(), devices(a), devices(b));
     let (pa, pb) = (&a.pipeline, &b.pipeline);

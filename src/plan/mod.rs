@@ -392,12 +392,18 @@ pub enum HardwareSource {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProbeSummary {
-    /// SHA-256 over driver version and each device's name, compute capability, memory and UUID.
+    /// SHA-256 over the driver's CUDA level, the kernel driver's release and each device's name,
+    /// compute capability, memory and UUID (devices in UUID order).
     pub fingerprint: String,
     /// CUDA version the driver supports, e.g. `12.4`.
     pub cuda_version: Option<String>,
     /// `cuDriverGetVersion`, e.g. 12040.
     pub cuda_driver_version: Option<i32>,
+    /// The kernel driver's release, e.g. `550.54.15` (what driver compatibility
+    /// is decided by); `null` when the probe could not read it. Absent from
+    /// plans written before it was recorded.
+    #[serde(default)]
+    pub kernel_driver: Option<String>,
     /// Device names, in ordinal order.
     pub devices: Vec<String>,
 }

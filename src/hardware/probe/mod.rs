@@ -1,30 +1,45 @@
 //! The local GPU probe: which CUDA devices this host has, read from the
-//! NVIDIA driver through cudarc's driver API bindings, or from a recorded
-//! report (`tests/probes/*.json`).
+//! NVIDIA driver, or from a recorded report (`tests/probes/*.json`).
 //!
-//! [`probe_local`] loads `libcuda` at run time (cudarc's `dynamic-loading`), so
-//! stagec builds and runs without a CUDA toolkit or driver: on a host without
-//! one the probe returns a report with no driver, no devices and a
-//! [`ProbeReport::reason`] ([`NO_DRIVER_REASON`]). Every driver error becomes
-//! reason text naming the failing call and its `CUresult`; nothing panics
-//! (a panic inside cudarc, e.g. a symbol missing from an old driver, is
-//! caught and reported too).
+//! [`probe_local`] runs the probe in a child process (`stagec
+//! __probe-driver`, see [`isolate`]) bounded by a timeout, so that a hung or
+//! crashing driver ends in a report with a reason instead of a hung or dead
+//! `stagec`. The child loads `libcuda` at run time (cudarc's
+//! `dynamic-loading`, so stagec builds and runs without a CUDA toolkit or
+//! driver), resolves every driver function it calls up front from the
+//! loaded library with plain integer return types ("driver too old:
+//! missing X" when one is absent) and names result codes from its own
+//! table ([`codes`]), falling back to the number: no code a newer driver
+//! returns can crash it. On a host without a driver the report has no
+//! driver, no devices and a [`ProbeReport::reason`] ([`NO_DRIVER_REASON`]).
 //!
 //! Per device the probe reads the name (`cuDeviceGetName`), the UUID
-//! (`cuDeviceGetUuid`, written like `nvidia-smi -L`: `GPU-xxxxxxxx-xxxx-…`),
-//! the compute capability, total memory (`cuDeviceTotalMem_v2`, a few hundred
-//! MiB below the `nvidia-smi` figure), the multiprocessor count, the PCI bus
-//! id (`cuDeviceGetPCIBusId`, `domain:bus:device.function`) and, when the
-//! device's primary context can be retained, the free memory
-//! (`cuMemGetInfo_v2`). Peer access comes from `cuDeviceCanAccessPeer`. Each
-//! device is matched to the GPU catalog with [`catalog::match_probe`].
+//! (`cuDeviceGetUuid_v2`, written like `nvidia-smi -L`: `GPU-xxxxxxxx-…`, or
+//! `MIG-…` for a MIG slice), the compute capability, total memory
+//! (`cuDeviceTotalMem_v2`, a few hundred MiB below the `nvidia-smi` figure),
+//! the multiprocessor count, the compute mode, the PCI bus id (one spelling
+//! for CUDA's `0000:0E:00.0` and `nvidia-smi`'s `00000000:0e:00.0`:
+//! `0000:0e:00.0`) and, through NVML and without creating a CUDA context,
+//! the free memory; a value it could not read is `null` and
+//! [`ProbedDevice::missing`] says why. Peer access comes from
+//! `cuDeviceCanAccessPeer`. Beside the driver's CUDA level
+//! (`cuDriverGetVersion`, e.g. 12040) the report holds the kernel driver's
+//! release (`/sys/module/nvidia/version`, `/proc/driver/nvidia/version` or
+//! NVML, e.g. `550.54.15`), the path of the `libcuda` that was loaded and
+//! the `CUDA_VISIBLE_DEVICES`/`CUDA_DEVICE_ORDER` it ran under. Each device
+//! is matched to the GPU catalog with [`catalog::match_probe`]; a MIG slice
+//! (`NVIDIA H100 80GB HBM3 MIG 1g.10gb`) to the GPU it is carved from, and
+//! it is never counted as that whole GPU.
 //!
 //! [`ProbeReport::to_inventory_in`] turns a report into a one-node
 //! [`Inventory`] (node `localhost`) that the stage graph consumes like any
 //! other inventory; [`ProbeReport::fingerprint`] identifies the host for
 //! reproducibility records.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -35,8 +50,17 @@ use crate::hardware::inventory::{self, InvNode, Inventory, InventoryFormat, NVID
 use crate::source::Loc;
 use crate::source::{FileId, Span};
 
+pub mod codes;
+pub mod host;
+pub mod isolate;
+pub mod parse;
+
 #[cfg(feature = "probe")]
 mod cuda;
+#[cfg(feature = "probe")]
+mod nvml;
+
+pub use isolate::{CHILD_SUBCOMMAND, DEFAULT_TIMEOUT, TIMEOUT_VARIABLE};
 
 /// Bytes per MiB.
 const MIB: u64 = 1 << 20;
@@ -49,22 +73,41 @@ pub const NO_DRIVER_REASON: &str = "no NVIDIA driver: libcuda could not be loade
 
 /// Version tag hashed into [`ProbeReport::fingerprint`]; bump it when the
 /// hashed fields change.
-const FINGERPRINT_VERSION: &str = "stagec-probe-fingerprint-v1";
+const FINGERPRINT_VERSION: &str = "stagec-probe-fingerprint-v2";
 
 /// What the local GPU probe found. Top-level keys are always present in
-/// JSON (`driver` and `reason` may be `null`, `devices` and `peer_access`
-/// empty); they are declared in alphabetical order so that serializing the
-/// struct and serializing it through a sorted `serde_json::Value` give the
-/// same text.
+/// JSON (`driver`, `kernel_driver`, `libcuda` and `reason` may be `null`,
+/// the lists and maps empty); they are declared in alphabetical order so
+/// that serializing the struct and serializing it through a sorted
+/// `serde_json::Value` give the same text. Every key but `devices`,
+/// `driver`, `peer_access` and `reason` is newer than the first recorded
+/// reports and may be absent from them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ProbeReport {
     /// The CUDA devices, in ordinal order. Empty when there is no driver,
     /// no device, or the driver failed (see `reason`).
     #[serde(default)]
     pub devices: Vec<ProbedDevice>,
-    /// The NVIDIA driver, when `libcuda` could be loaded and asked for its version.
+    /// The driver's CUDA level, when `libcuda` could be loaded and asked for its version.
     #[serde(default)]
     pub driver: Option<DriverInfo>,
+    /// The variables that choose and order CUDA's devices
+    /// (`CUDA_VISIBLE_DEVICES`, `CUDA_DEVICE_ORDER`), those that were set.
+    #[serde(default)]
+    pub environment: BTreeMap<String, String>,
+    /// The kernel driver's release (e.g. `550.54.15`), what driver
+    /// compatibility is decided by; `null` when no source gave it (a note
+    /// says why).
+    #[serde(default)]
+    pub kernel_driver: Option<KernelDriver>,
+    /// The path of the `libcuda` that was loaded (a forward-compatibility
+    /// library, a toolkit's stub or the driver's own).
+    #[serde(default)]
+    pub libcuda: Option<String>,
+    /// What the reader should know that is not a failure: MIG hides the
+    /// other slices, a device's compute mode, a value that could not be read.
+    #[serde(default)]
+    pub notes: Vec<String>,
     /// `peer_access[i][j]`: whether device `i` can access device `j`'s memory
     /// directly (`cuDeviceCanAccessPeer`: NVLink or PCIe P2P), indexed by
     /// position in `devices`. The diagonal is always `false`. Empty when
@@ -80,8 +123,10 @@ pub struct ProbeReport {
 /// The NVIDIA driver as CUDA sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct DriverInfo {
-    /// `cuDriverGetVersion`: the newest CUDA version the driver supports, as
-    /// `1000 * major + 10 * minor` (e.g. `12040`); not the driver release.
+    /// `cuDriverGetVersion`: the newest CUDA version the loaded `libcuda`
+    /// supports, as `1000 * major + 10 * minor` (e.g. `12040`); not the
+    /// driver release, and with a forward-compatibility `libcuda` newer
+    /// than what the kernel driver alone supports.
     pub cuda_driver_version: i32,
     /// The same as `major.minor` (e.g. `12.4`).
     pub cuda_version: String,
@@ -99,57 +144,158 @@ impl DriverInfo {
     }
 }
 
+/// The kernel driver (the `nvidia` module).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct KernelDriver {
+    /// `open` or `proprietary` when the source says which (only
+    /// `/proc/driver/nvidia/version` does).
+    #[serde(default)]
+    pub flavour: Option<String>,
+    /// Where the release was read: `/sys/module/nvidia/version`,
+    /// `/proc/driver/nvidia/version` or `nvmlSystemGetDriverVersion`.
+    pub source: String,
+    /// The release, e.g. `550.54.15` (its first number is the branch).
+    pub version: String,
+}
+
 /// One CUDA device.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ProbedDevice {
     /// CUDA device ordinal (after `CUDA_VISIBLE_DEVICES`).
     pub ordinal: u32,
-    /// `cuDeviceGetName`, e.g. `NVIDIA H100 80GB HBM3`.
+    /// `cuDeviceGetName`, e.g. `NVIDIA H100 80GB HBM3`, or for a MIG slice
+    /// `NVIDIA H100 80GB HBM3 MIG 1g.10gb`.
     pub name: String,
-    /// `cuDeviceGetUuid` written as `nvidia-smi -L` does: `GPU-` and 32
-    /// lower-case hex digits grouped 8-4-4-4-12.
+    /// `cuDeviceGetUuid_v2` written as `nvidia-smi -L` does: `GPU-` (a MIG
+    /// slice: `MIG-`) and 32 lower-case hex digits grouped 8-4-4-4-12.
+    /// Empty when it could not be read (`missing` says why).
     pub uuid: String,
     /// `(major, minor)` compute capability.
     pub compute_capability: (u32, u32),
-    /// `cuDeviceTotalMem_v2` in bytes (a few hundred MiB below `nvidia-smi`'s total).
+    /// `cuDeviceTotalMem_v2` in bytes (a few hundred MiB below `nvidia-smi`'s
+    /// total; a MIG slice's own memory).
     pub total_memory_bytes: u64,
-    /// `cuMemGetInfo_v2` free bytes when probed, `null` when the device's
-    /// primary context could not be made current (e.g. exclusive compute
-    /// mode held by another process). Not part of the fingerprint.
+    /// Free bytes from NVML (`nvmlDeviceGetMemoryInfo`, which needs no CUDA
+    /// context); `null` when NVML could not tell (`missing` says why).
+    /// Not part of the fingerprint.
     #[serde(default)]
     pub free_memory_bytes: Option<u64>,
     /// `CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT` (SMs).
     pub multiprocessors: u32,
-    /// `cuDeviceGetPCIBusId`: `domain:bus:device.function` in hex, e.g. `0000:18:00.0`.
+    /// The PCI bus id, `domain:bus:device.function` in lower-case hex with
+    /// a domain of at least four digits (`0000:2a:00.0`), whichever way the
+    /// driver spelled it. A MIG slice has its GPU's.
     pub pci_bus_id: String,
     /// The GPU catalog entry the name and total memory single out
-    /// ([`catalog::match_probe`]), `null` when none does. Derived data:
+    /// ([`catalog::match_probe`]); for a MIG slice the entry of the GPU it
+    /// is carved from. `null` when none does. Derived data:
     /// [`load_recorded`] recomputes it with the current catalog.
     #[serde(default)]
     pub catalog_id: Option<String>,
+    /// `CU_DEVICE_ATTRIBUTE_COMPUTE_MODE`: `default`, `exclusive_process`
+    /// (one process at a time), `prohibited` (no process; not counted as
+    /// supply) or `exclusive_thread`; `null` when not read.
+    #[serde(default)]
+    pub compute_mode: Option<String>,
+    /// Set when the device is a MIG slice, not a whole GPU. Derived from
+    /// the name (and a `MIG-` UUID) by [`load_recorded`].
+    #[serde(default)]
+    pub mig: Option<MigSlice>,
+    /// Why a value of this device is missing, by field name
+    /// (`free_memory_bytes`, `uuid`, `pci_bus_id`, …).
+    #[serde(default)]
+    pub missing: BTreeMap<String, String>,
+}
+
+/// A MIG slice: the part of a GPU one CUDA process sees in MIG mode.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MigSlice {
+    /// Compute slices, the `1` of `1g.10gb`.
+    #[serde(default)]
+    pub compute_slices: Option<u32>,
+    /// The slice's memory in GB as its profile names it, the `10` of `1g.10gb`.
+    #[serde(default)]
+    pub memory_gb: Option<u32>,
+    /// The name of the GPU it is carved from, e.g. `NVIDIA H100 80GB HBM3`.
+    pub parent_name: String,
+    /// The profile, e.g. `1g.10gb`, `1g.18gb+me`; `unknown` when the name
+    /// carries none (a `MIG-` UUID under an unexpected name).
+    pub profile: String,
 }
 
 impl ProbedDevice {
-    /// The catalog entry this device was matched to.
+    /// The catalog entry this device was matched to (for a MIG slice, the
+    /// GPU it is carved from).
     pub fn catalog_gpu(&self) -> Option<&'static catalog::Gpu> {
         self.catalog_id.as_deref().and_then(catalog::by_id)
     }
+
+    /// Recomputes what follows from the name, UUID and memory: the MIG
+    /// slice, the catalog entry and the PCI bus id's spelling.
+    fn derive(&mut self) {
+        self.mig = match parse::mig_name(&self.name) {
+            Some((parent_name, profile)) => {
+                let parts = parse::mig_profile_parts(&profile);
+                Some(MigSlice {
+                    compute_slices: parts.map(|p| p.0),
+                    memory_gb: parts.map(|p| p.1),
+                    parent_name,
+                    profile,
+                })
+            }
+            None if self.uuid.starts_with("MIG-") => Some(MigSlice {
+                compute_slices: None,
+                memory_gb: None,
+                parent_name: self.name.clone(),
+                profile: "unknown".to_string(),
+            }),
+            None => None,
+        };
+        self.catalog_id = match &self.mig {
+            // The slice's memory never fits the whole GPU's entry: the name decides alone.
+            Some(mig) if mig.profile != "unknown" => catalog::resolve(&mig.parent_name).exact().map(|g| g.id.clone()),
+            Some(_) => None,
+            None => catalog_id(&self.name, self.total_memory_bytes),
+        };
+        if let Some(pci) = parse::normalize_pci_bus_id(&self.pci_bus_id) {
+            self.pci_bus_id = pci;
+        }
+    }
+
+    /// Whether the device can run work at all (compute mode not `prohibited`).
+    pub fn usable(&self) -> bool {
+        self.compute_mode.as_deref() != Some("prohibited")
+    }
 }
 
-/// Probes this host's GPUs through the CUDA driver. Never panics; failures
-/// are in [`ProbeReport::reason`]. Without the `probe` feature (the library
-/// as `stagec-lsp` uses it) there is no driver access and the report says so.
-pub fn probe_local() -> ProbeReport {
+/// Probes this host's GPUs through the CUDA driver in a child process:
+/// `program` (the `stagec` executable) run with [`CHILD_SUBCOMMAND`],
+/// stopped after `timeout`. Never panics and never hangs; failures are in
+/// [`ProbeReport::reason`]. Without the `probe` feature (the library as
+/// `stagec-lsp` uses it) there is no driver access and the report says so.
+pub fn probe_local(program: &Path, timeout: Duration) -> ProbeReport {
+    #[cfg(feature = "probe")]
+    {
+        isolate::probe_in_child(program, timeout)
+    }
+    #[cfg(not(feature = "probe"))]
+    {
+        let _ = (program, timeout);
+        not_built()
+    }
+}
+
+/// The probe itself, in this process: what `stagec __probe-driver` runs.
+/// A broken driver can hang it or kill the process; run it through
+/// [`probe_local`]. A panic becomes the report's reason.
+pub fn probe_in_this_process() -> ProbeReport {
     #[cfg(feature = "probe")]
     {
         cuda::probe()
     }
     #[cfg(not(feature = "probe"))]
     {
-        ProbeReport {
-            reason: Some(NOT_BUILT_REASON.to_string()),
-            ..ProbeReport::default()
-        }
+        not_built()
     }
 }
 
@@ -157,10 +303,19 @@ pub fn probe_local() -> ProbeReport {
 #[cfg(not(feature = "probe"))]
 const NOT_BUILT_REASON: &str = "this build of stagec has no GPU probe (built without the `probe` feature)";
 
+#[cfg(not(feature = "probe"))]
+fn not_built() -> ProbeReport {
+    ProbeReport {
+        reason: Some(NOT_BUILT_REASON.to_string()),
+        ..ProbeReport::default()
+    }
+}
+
 /// Reads a recorded report (the JSON of [`ProbeReport`]). Checks that
 /// ordinals are distinct and `peer_access` is empty or square with one row
 /// per device, sorts devices by ordinal (peer rows and columns with them),
-/// and recomputes every `catalog_id` with the current catalog.
+/// and recomputes what is derived: every `catalog_id` with the current
+/// catalog, the MIG slices, the PCI bus ids' spelling.
 pub fn load_recorded(json: &str) -> Result<ProbeReport, String> {
     let mut report: ProbeReport = serde_json::from_str(json).map_err(|e| format!("not a stagec probe report: {e}"))?;
     let n = report.devices.len();
@@ -191,7 +346,7 @@ pub fn load_recorded(json: &str) -> Result<ProbeReport, String> {
     }
     report.devices = devices;
     for device in &mut report.devices {
-        device.catalog_id = catalog_id(&device.name, device.total_memory_bytes);
+        device.derive();
     }
     Ok(report)
 }
@@ -209,10 +364,13 @@ impl ProbeReport {
         }
     }
 
-    /// A stable hex SHA-256 of what defines the host for reproducibility: the
-    /// CUDA driver version and, per device in ordinal order, the ordinal,
-    /// name, compute capability, total memory and UUID. Free memory, PCI bus
-    /// ids, peer access, catalog ids and `reason` are not included.
+    /// A stable hex SHA-256 of what defines the host for reproducibility:
+    /// the driver's CUDA level, the kernel driver's release when known and,
+    /// per device in order of UUID (so that `CUDA_VISIBLE_DEVICES` and
+    /// `CUDA_DEVICE_ORDER`, which renumber devices, do not change it), the
+    /// name, compute capability, total memory and UUID. Ordinals, free
+    /// memory, PCI bus ids, compute modes, peer access, catalog ids, notes
+    /// and `reason` are not included.
     pub fn fingerprint(&self) -> String {
         let mut text = String::new();
         let _ = writeln!(text, "{FINGERPRINT_VERSION}");
@@ -222,14 +380,16 @@ impl ProbeReport {
             }
             None => text.push_str("driver\tnone\n"),
         }
+        if let Some(k) = &self.kernel_driver {
+            let _ = writeln!(text, "kernel\t{}:{}", k.version.len(), k.version);
+        }
         let mut devices: Vec<&ProbedDevice> = self.devices.iter().collect();
-        devices.sort_by_key(|d| d.ordinal);
+        devices.sort_by(|a, b| (&a.uuid, &a.name, a.ordinal).cmp(&(&b.uuid, &b.name, b.ordinal)));
         for d in devices {
             // Length-prefixed strings: no separator inside a name can shift fields.
             let _ = writeln!(
                 text,
-                "device\t{}\t{}:{}\t{}.{}\t{}\t{}:{}",
-                d.ordinal,
+                "device\t{}:{}\t{}.{}\t{}\t{}:{}",
                 d.name.len(),
                 d.name,
                 d.compute_capability.0,
@@ -251,10 +411,14 @@ impl ProbeReport {
     /// [`InventoryFormat::Probe`]), every location at the start of `file`
     /// (the source file registered for the probe's JSON text).
     ///
-    /// One [`InvGpu`](inventory::InvGpu) per catalog entry (devices the catalog does not know:
-    /// per name, compute capability and total memory), in order of first
-    /// ordinal. Its label is the driver name, as for `nvidia-smi` CSV; its
-    /// memory is the smallest CUDA total of the group in MiB.
+    /// One [`InvGpu`](inventory::InvGpu) per catalog entry (devices the
+    /// catalog does not know: per name, compute capability and total
+    /// memory), in order of first ordinal. Its label is the driver name, as
+    /// for `nvidia-smi` CSV; its memory is the smallest CUDA total of the
+    /// group in MiB. MIG slices are grouped per GPU and profile and offered
+    /// as slices of that profile (`h100-sxm5-80gb` MIG `1g.10gb`), never as
+    /// whole GPUs; a slice whose profile is unknown is not supply. Devices
+    /// in the `prohibited` compute mode run nothing and are left out.
     pub fn to_inventory_in(&self, file: FileId) -> Inventory {
         let loc = Loc {
             file,
@@ -262,13 +426,17 @@ impl ProbeReport {
         };
         // (group key, first device, count, smallest total memory)
         let mut groups: Vec<(String, &ProbedDevice, u32, u64)> = Vec::new();
-        for d in &self.devices {
-            let key = match &d.catalog_id {
+        for d in self.devices.iter().filter(|d| d.usable()) {
+            let whole = match &d.catalog_id {
                 Some(id) => format!("catalog:{id}"),
                 None => format!(
                     "unknown:{}:{}.{}:{}",
                     d.name, d.compute_capability.0, d.compute_capability.1, d.total_memory_bytes
                 ),
+            };
+            let key = match &d.mig {
+                Some(mig) => format!("mig:{}:{whole}", mig.profile),
+                None => whole,
             };
             match groups.iter_mut().find(|g| g.0 == key) {
                 Some(g) => {
@@ -289,9 +457,22 @@ impl ProbeReport {
                     Some(first.compute_capability),
                     loc,
                 );
-                if let Some(g) = first.catalog_gpu() {
-                    gpu.gpu = Some(g);
-                    gpu.family = Some(g.family.as_str());
+                match (&first.mig, first.catalog_gpu()) {
+                    (Some(mig), _) if mig.profile == "unknown" => {
+                        gpu.gpu = None;
+                        gpu.family = None;
+                        gpu.mig = Some(mig.profile.clone());
+                    }
+                    (Some(mig), g) => {
+                        gpu.gpu = g;
+                        gpu.family = g.map(|g| g.family.as_str()).or(gpu.family);
+                        gpu.mig = Some(mig.profile.clone());
+                    }
+                    (None, Some(g)) => {
+                        gpu.gpu = Some(g);
+                        gpu.family = Some(g.family.as_str());
+                    }
+                    (None, None) => {}
                 }
                 gpu
             })
@@ -319,9 +500,11 @@ impl ProbeReport {
         })
     }
 
-    /// A plain-text rendering for terminals: the driver line, a device table
-    /// (ordinal, name, CC, total and free memory in GiB, SMs, PCI bus id,
-    /// catalog id), the peer-access matrix, the reason if any, and the
+    /// A plain-text rendering for terminals: the driver lines (CUDA level,
+    /// kernel driver, `libcuda`, CUDA variables), a device table (ordinal,
+    /// name, CC, total and free memory in GiB, SMs, PCI bus id, compute
+    /// mode when any is not the default, catalog id), the peer-access
+    /// matrix, the reason and notes if any, what could not be read, and the
     /// fingerprint.
     pub fn render_human(&self) -> String {
         let mut out = String::new();
@@ -335,19 +518,40 @@ impl ProbeReport {
             }
             None => out.push_str("CUDA driver: not available\n"),
         }
+        if let Some(k) = &self.kernel_driver {
+            let flavour = k.flavour.as_deref().map(|f| format!(", {f}")).unwrap_or_default();
+            let _ = writeln!(out, "kernel driver: {} ({}{flavour})", k.version, k.source);
+        }
+        if let Some(path) = &self.libcuda {
+            let _ = writeln!(out, "libcuda: {path}");
+        }
+        for (name, value) in &self.environment {
+            let _ = writeln!(out, "{name}={value}");
+        }
         if self.devices.is_empty() {
             let why = self.reason.as_deref().unwrap_or("the driver reports none");
             let _ = writeln!(out, "no CUDA devices: {why}");
+            for note in &self.notes {
+                let _ = writeln!(out, "note: {note}");
+            }
             return out;
         }
         let plural = if self.devices.len() == 1 { "" } else { "s" };
         let _ = writeln!(out, "{} CUDA device{plural}:", self.devices.len());
-        let header = ["#", "name", "CC", "memory", "free", "SMs", "PCI bus id", "catalog id"];
-        let rows: Vec<[String; 8]> = self
+        let show_mode = self
+            .devices
+            .iter()
+            .any(|d| d.compute_mode.as_deref().is_some_and(|m| m != "default"));
+        let mut header = vec!["#", "name", "CC", "memory", "free", "SMs", "PCI bus id"];
+        if show_mode {
+            header.push("mode");
+        }
+        header.push("catalog id");
+        let rows: Vec<Vec<String>> = self
             .devices
             .iter()
             .map(|d| {
-                [
+                let mut row = vec![
                     d.ordinal.to_string(),
                     d.name.clone(),
                     format!("{}.{}", d.compute_capability.0, d.compute_capability.1),
@@ -355,20 +559,28 @@ impl ProbeReport {
                     d.free_memory_bytes.map_or_else(|| "-".to_string(), gib),
                     d.multiprocessors.to_string(),
                     d.pci_bus_id.clone(),
-                    d.catalog_id.clone().unwrap_or_else(|| "- (not in catalog)".to_string()),
-                ]
+                ];
+                if show_mode {
+                    row.push(d.compute_mode.clone().unwrap_or_else(|| "-".to_string()));
+                }
+                let id = d.catalog_id.clone().unwrap_or_else(|| "- (not in catalog)".to_string());
+                row.push(match &d.mig {
+                    Some(mig) => format!("{id}, MIG slice {}", mig.profile),
+                    None => id,
+                });
+                row
             })
             .collect();
-        let mut widths = header.map(|h| h.chars().count());
+        let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
         for row in &rows {
             for (w, cell) in widths.iter_mut().zip(row) {
                 *w = (*w).max(cell.chars().count());
             }
         }
-        let header = header.map(str::to_string);
+        let header: Vec<String> = header.into_iter().map(str::to_string).collect();
         for row in std::iter::once(&header).chain(&rows) {
             let mut line = String::from(" ");
-            for (i, (cell, w)) in row.iter().zip(widths).enumerate() {
+            for (i, (cell, &w)) in row.iter().zip(&widths).enumerate() {
                 // Numbers right-aligned: ordinal, memory, free, SMs.
                 if matches!(i, 0 | 3 | 4 | 5) {
                     let _ = write!(line, " {cell:>w$} ");
@@ -411,6 +623,20 @@ impl ProbeReport {
         }
         if let Some(reason) = &self.reason {
             let _ = writeln!(out, "note: {reason}");
+        }
+        for note in &self.notes {
+            let _ = writeln!(out, "note: {note}");
+        }
+        // What could not be read: one line per field and reason, naming the devices.
+        let mut missing: BTreeMap<(&str, &str), Vec<String>> = BTreeMap::new();
+        for d in &self.devices {
+            for (field, why) in &d.missing {
+                missing.entry((field, why)).or_default().push(d.ordinal.to_string());
+            }
+        }
+        for ((field, why), ordinals) in missing {
+            let plural = if ordinals.len() == 1 { "" } else { "s" };
+            let _ = writeln!(out, "{field} of device{plural} {} unknown: {why}", ordinals.join(", "));
         }
         let _ = writeln!(out, "fingerprint: {}", self.fingerprint());
         out
@@ -508,10 +734,17 @@ mod tests {
         let none = serde_json::to_value(ProbeReport::no_driver()).unwrap_or_default();
         assert_eq!(
             none,
-            serde_json::json!({"devices": [], "driver": null, "peer_access": [], "reason": NO_DRIVER_REASON})
+            serde_json::json!({
+                "devices": [], "driver": null, "environment": {}, "kernel_driver": null, "libcuda": null,
+                "notes": [], "peer_access": [], "reason": NO_DRIVER_REASON
+            })
         );
+        // Keys in alphabetical order, as a sorted `serde_json::Value` writes them.
         let text = ProbeReport::no_driver().to_json();
-        assert!(text.find("\"devices\"") < text.find("\"driver\""), "{text}");
+        let sorted = serde_json::to_string_pretty(&none).unwrap_or_default();
+        assert_eq!(text, sorted);
+        // The first recordings lack the newer keys and still load.
+        assert_eq!(load(NO_DRIVER), ProbeReport::no_driver());
         for fixture in [H100X8, MIXED, NO_DRIVER] {
             let report = load(fixture);
             assert_eq!(load(&report.to_json()), report);
@@ -555,7 +788,44 @@ mod tests {
         changed.reason = Some("something".into());
         changed.devices[3].pci_bus_id = "0000:FF:00.0".into();
         changed.peer_access = Vec::new();
+        changed.notes.push("a note".into());
+        changed.libcuda = Some("/usr/lib/x86_64-linux-gnu/libcuda.so.1".into());
+        changed
+            .environment
+            .insert("CUDA_DEVICE_ORDER".into(), "PCI_BUS_ID".into());
+        changed.devices[1].compute_mode = Some("exclusive_process".into());
+        changed.devices[2]
+            .missing
+            .insert("free_memory_bytes".into(), "NVML could not be loaded".into());
         assert_eq!(changed.fingerprint(), fp);
+
+        // Renumbered devices (CUDA_VISIBLE_DEVICES=7,6,…, or another
+        // CUDA_DEVICE_ORDER) are the same host.
+        let mut renumbered = h100.clone();
+        renumbered.devices.reverse();
+        for (i, d) in renumbered.devices.iter_mut().enumerate() {
+            d.ordinal = i as u32;
+        }
+        assert_ne!(ids_and_uuids(&renumbered), ids_and_uuids(&h100));
+        assert_eq!(renumbered.fingerprint(), fp);
+        // A subset of the GPUs is not.
+        let mut subset = h100.clone();
+        subset.devices.truncate(4);
+        assert_ne!(subset.fingerprint(), fp);
+        // The kernel driver's release counts when known.
+        let mut other = h100.clone();
+        other.kernel_driver = Some(KernelDriver {
+            flavour: None,
+            source: "/sys/module/nvidia/version".into(),
+            version: "550.54.15".into(),
+        });
+        let with_kernel = other.fingerprint();
+        assert_ne!(with_kernel, fp);
+        if let Some(k) = &mut other.kernel_driver {
+            k.version = "550.90.07".into();
+            k.source = "/proc/driver/nvidia/version".into();
+        }
+        assert_ne!(other.fingerprint(), with_kernel);
 
         let mut other = h100.clone();
         other.devices[0].uuid.replace_range(4..5, "f");
@@ -580,6 +850,10 @@ mod tests {
             ProbeReport::no_driver().fingerprint(),
             hex_sha256(&format!("{FINGERPRINT_VERSION}\ndriver\tnone\n"))
         );
+    }
+
+    fn ids_and_uuids(report: &ProbeReport) -> Vec<(u32, String)> {
+        report.devices.iter().map(|d| (d.ordinal, d.uuid.clone())).collect()
     }
 
     fn hex_sha256(text: &str) -> String {
@@ -637,6 +911,143 @@ mod tests {
         assert_eq!(inv.nodes[0].gpus[0].count, 2);
         assert!(!inv.nodes[0].gpus[0].is_known());
         assert_eq!(total_gpus(&inv), 0);
+    }
+
+    /// Two devices of the recorded 8×H100 host, renamed and resized.
+    fn two_devices(edit: impl Fn(usize, &mut ProbedDevice)) -> ProbeReport {
+        let mut report = load(H100X8);
+        report.devices.truncate(2);
+        report.peer_access.clear();
+        for (i, d) in report.devices.iter_mut().enumerate() {
+            edit(i, d);
+        }
+        load(&report.to_json())
+    }
+
+    #[test]
+    fn mig_slices_are_never_whole_gpus() {
+        let report = two_devices(|i, d| {
+            d.name = "NVIDIA H100 80GB HBM3 MIG 1g.10gb".into();
+            d.uuid = format!("MIG-8f2b6c1d-3e4a-5b6c-9d7e-0a1b2c3d4e5{i}");
+            d.total_memory_bytes = 10_468_982_784;
+        });
+        let mig = report.devices[0].mig.clone();
+        assert_eq!(
+            mig,
+            Some(MigSlice {
+                compute_slices: Some(1),
+                memory_gb: Some(10),
+                parent_name: "NVIDIA H100 80GB HBM3".into(),
+                profile: "1g.10gb".into(),
+            })
+        );
+        // The catalog entry is the GPU the slice is carved from …
+        assert_eq!(ids(&report), [Some("h100-sxm5-80gb"); 2]);
+        // … but the inventory offers slices of that profile, never H100s.
+        let inv = report.to_inventory_in(FileId(0));
+        let gpus = &inv.nodes[0].gpus;
+        assert_eq!(gpus.len(), 1);
+        let g = &gpus[0];
+        assert_eq!(
+            (g.mig.as_deref(), g.count, g.memory_mib),
+            (Some("1g.10gb"), 2, Some(10_468_982_784 / MIB))
+        );
+        assert_eq!(g.gpu.map(|g| g.id.as_str()), Some("h100-sxm5-80gb"));
+        assert_eq!(count_matching(&inv, "h100"), 0);
+        assert_eq!(count_matching(&inv, "h100-sxm"), 0);
+        assert_eq!(count_matching(&inv, "h100-80g"), 0);
+        assert_eq!(count_matching(&inv, "h100-mig-1g.10gb"), 2);
+        assert_eq!(count_matching(&inv, "h100-mig-3g.40gb"), 0);
+
+        // Slices and whole GPUs of one kind are separate supply.
+        let report = two_devices(|i, d| {
+            if i == 1 {
+                d.name = "NVIDIA H100 80GB HBM3 MIG 3g.40gb".into();
+                d.uuid = "MIG-00000000-0000-0000-0000-000000000001".into();
+                d.total_memory_bytes = 42_314_694_656;
+            }
+        });
+        let inv = report.to_inventory_in(FileId(0));
+        let summary: Vec<(Option<&str>, u32)> = inv.nodes[0].gpus.iter().map(|g| (g.mig.as_deref(), g.count)).collect();
+        assert_eq!(summary, [(None, 1), (Some("3g.40gb"), 1)]);
+        assert_eq!(count_matching(&inv, "h100"), 1);
+        assert_eq!(count_matching(&inv, "h100-mig-3g.40gb"), 1);
+
+        // A MIG UUID under a name without a profile: a slice of unknown kind, not supply.
+        let report = two_devices(|i, d| {
+            if i == 0 {
+                d.uuid = "MIG-00000000-0000-0000-0000-000000000002".into();
+            }
+        });
+        assert_eq!(
+            report.devices[0].mig.as_ref().map(|m| m.profile.as_str()),
+            Some("unknown")
+        );
+        assert_eq!(ids(&report), [None, Some("h100-sxm5-80gb")]);
+        let inv = report.to_inventory_in(FileId(0));
+        assert_eq!(count_matching(&inv, "h100"), 1);
+        assert_eq!(total_gpus(&inv), 1);
+    }
+
+    #[test]
+    fn prohibited_devices_are_not_supply() {
+        let report = two_devices(|i, d| {
+            d.compute_mode = Some(if i == 0 { "prohibited" } else { "exclusive_process" }.into());
+        });
+        assert!(!report.devices[0].usable() && report.devices[1].usable());
+        let inv = report.to_inventory_in(FileId(0));
+        assert_eq!(count_matching(&inv, "h100"), 1);
+    }
+
+    #[test]
+    fn recordings_are_normalised_on_load() {
+        // The recorded 8×H100 host spells PCI bus ids like CUDA (`0000:2A:00.0`).
+        assert!(H100X8.contains("\"0000:2A:00.0\""));
+        let h100 = load(H100X8);
+        assert_eq!(h100.devices[1].pci_bus_id, "0000:2a:00.0");
+        assert!(h100.devices.iter().all(|d| d.mig.is_none() && d.missing.is_empty()));
+        // nvidia-smi's spelling gives the same text; text that is no PCI address stays.
+        let report = two_devices(|i, d| {
+            d.pci_bus_id = if i == 0 { "00000000:0E:00.0" } else { "unknown" }.into();
+        });
+        assert_eq!(report.devices[0].pci_bus_id, "0000:0e:00.0");
+        assert_eq!(report.devices[1].pci_bus_id, "unknown");
+    }
+
+    #[test]
+    fn human_rendering_of_newer_fields() {
+        let mut report = two_devices(|i, d| {
+            if i == 1 {
+                d.compute_mode = Some("exclusive_process".into());
+                d.name = "NVIDIA H100 80GB HBM3 MIG 1g.10gb".into();
+            }
+            d.free_memory_bytes = None;
+            d.missing
+                .insert("free_memory_bytes".into(), "NVML could not be loaded".into());
+        });
+        report.kernel_driver = Some(KernelDriver {
+            flavour: Some("open".into()),
+            source: "/proc/driver/nvidia/version".into(),
+            version: "550.54.15".into(),
+        });
+        report.libcuda = Some("/usr/local/cuda/compat/libcuda.so.1".into());
+        report.environment.insert("CUDA_VISIBLE_DEVICES".into(), "1,0".into());
+        report.notes.push("device 1 is a MIG slice".into());
+        let text = report.render_human();
+        for line in [
+            "kernel driver: 550.54.15 (/proc/driver/nvidia/version, open)\n",
+            "libcuda: /usr/local/cuda/compat/libcuda.so.1\n",
+            "CUDA_VISIBLE_DEVICES=1,0\n",
+            "note: device 1 is a MIG slice\n",
+            "free_memory_bytes of devices 0, 1 unknown: NVML could not be loaded\n",
+        ] {
+            assert!(text.contains(line), "{line:?} missing from\n{text}");
+        }
+        assert!(text.contains(" mode "), "{text}");
+        assert!(text.contains("exclusive_process"), "{text}");
+        assert!(text.contains("h100-sxm5-80gb, MIG slice 1g.10gb"), "{text}");
+        // No mode column while every device is in the default mode.
+        assert!(!load(H100X8).render_human().contains(" mode "));
     }
 
     #[test]
