@@ -219,3 +219,52 @@ fn env_prints_the_ranks_exports() {
     let sh = Command::new("sh").arg("-c").arg(script).output().expect("sh");
     assert_eq!(text(&sh.stdout), "44-torch.float8_e4m3fn");
 }
+
+#[test]
+fn the_kernel_drivers_release_decides_with_forward_compatibility() {
+    let plan = plan("kernel", |c| c.to_string());
+    let with_kernel = |version: &str| {
+        let mut doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(MIXED).expect("recording")).expect("JSON");
+        doc["kernel_driver"] = serde_json::json!({"source": "/sys/module/nvidia/version", "version": version});
+        let path = plan.with_file_name(format!("kernel-{version}.json"));
+        std::fs::write(&path, serde_json::to_vec(&doc).expect("JSON")).expect("write");
+        path
+    };
+    // The image (determinedai/pytorch-ngc, CUDA 12.4) needs 550.54.14; an R470
+    // driver is too old even with forward compatibility.
+    let old = with_kernel("470.57.02");
+    let run = verify(
+        &plan,
+        &[
+            "--rank",
+            "1",
+            "--device",
+            "4",
+            "--probe-recording",
+            &old.to_string_lossy(),
+        ],
+        &[],
+    );
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run.stdout));
+    assert!(
+        text(&run.stderr).contains("the driver 470.57.02 is older than 550.54.14, which CUDA 12.4"),
+        "{}",
+        text(&run.stderr)
+    );
+    // R535 on a data-center GPU: the NGC image's forward compatibility runs it.
+    let r535 = with_kernel("535.104.05");
+    let run = verify(
+        &plan,
+        &[
+            "--rank",
+            "1",
+            "--device",
+            "4",
+            "--probe-recording",
+            &r535.to_string_lossy(),
+        ],
+        &[],
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+}

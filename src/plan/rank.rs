@@ -148,8 +148,25 @@ pub fn verify(plan: &StagePlan, a: &Assignment<'_>, report: &ProbeReport, device
             ));
         }
     }
-    // The driver, against the image's CUDA.
-    if let (Some(image), Some(driver)) = (&plan.image, &report.driver) {
+    // The driver, against the image's CUDA: the kernel driver's release
+    // where the probe read it (minor-version and forward compatibility
+    // considered), else the CUDA level libcuda reports.
+    if let (Some(image), Some(kernel)) = (&plan.image, &report.kernel_driver) {
+        if let (Some(facts), Some(version)) = (image_facts(image), Version::parse(&kernel.version)) {
+            let datacenter = found.is_some_and(catalog::is_datacenter);
+            let cc = Version::new(cc.0, cc.1);
+            if let crate::runtime::compat::DriverVerdict::TooOld { min } =
+                crate::runtime::compat::driver_verdict(&facts, version, cc, datacenter)
+            {
+                problems.push(format!(
+                    "the driver {} is older than {min}, which CUDA {} of the image `{}` needs",
+                    kernel.version,
+                    facts.cuda.map(|c| c.major_minor().to_string()).unwrap_or_default(),
+                    image.reference
+                ));
+            }
+        }
+    } else if let (Some(image), Some(driver)) = (&plan.image, &report.driver) {
         let image_cuda = image.cuda.as_deref().and_then(Version::parse);
         let driver_cuda = Version::parse(&driver.cuda_version);
         if let (Some(image_cuda), Some(driver_cuda)) = (image_cuda, driver_cuda) {
@@ -163,6 +180,42 @@ pub fn verify(plan: &StagePlan, a: &Assignment<'_>, report: &ProbeReport, device
         }
     }
     problems
+}
+
+/// What the plan records of its image, as the compatibility checks read it.
+fn image_facts(image: &super::PlanImage) -> Option<crate::runtime::image::ImageFacts> {
+    use crate::runtime::image::{ArchList, BuiltArch, ImageFacts, Resolution, Stated};
+    let mut facts: ImageFacts = crate::runtime::image::stated(
+        &image.reference,
+        &Stated {
+            cuda: image.cuda.clone(),
+            torch: image.torch.clone(),
+            python: image.python.clone(),
+            arch_list: None,
+        },
+    );
+    facts.cuda?;
+    facts.resolution = Resolution::KnownTag;
+    facts.forward_compat = image.built_for_driver.is_some();
+    facts.arch_list = image.arch_list.as_ref().map(|list| ArchList {
+        archs: list
+            .iter()
+            .filter_map(|a| {
+                let (ptx, digits) = match (a.strip_prefix("sm_"), a.strip_prefix("compute_")) {
+                    (Some(d), _) => (false, d),
+                    (_, Some(d)) => (true, d),
+                    _ => return None,
+                };
+                let (major, minor) = digits.split_at(digits.len().checked_sub(1)?);
+                Some(BuiltArch {
+                    cc: Version::new(major.parse().ok()?, minor.parse().ok()?),
+                    ptx,
+                })
+            })
+            .collect(),
+        build: "the plan's image".into(),
+    });
+    Some(facts)
 }
 
 #[cfg(test)]

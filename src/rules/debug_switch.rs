@@ -40,7 +40,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     };
     for entry in &settings.environment_variables {
         let Some(row) = data::debug_env().iter().find(|r| {
-            (r.name == entry.name || r.aliases.contains(&entry.name))
+            (r.name == entry.name || r.aliases.iter().any(|a| *a == entry.name))
                 && (r.matches.any
                     || r.matches.values.iter().any(|v| {
                         if r.matches.case_insensitive {

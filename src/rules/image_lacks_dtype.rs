@@ -35,7 +35,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(torch) = facts.torch else { return };
     let Some(pipeline) = cx.pipeline() else { return };
     let image = super::text::truncate(&runtime.reference);
-    let suggestion = cx.image_suggestion(runtime);
+    // Computed only when something is wrong: it resolves every known image.
+    let suggestion = std::cell::OnceCell::new();
     for stage in &pipeline.stages {
         let Some(dtype) = stage.dtype else { continue };
         let Some(first) = torch_for_dtype(dtype) else { continue };
@@ -58,7 +59,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 d.label(config.file, at, "the image's versions, as stated here");
             }
         }
-        match &suggestion {
+        match suggestion.get_or_init(|| cx.image_suggestion(runtime)) {
             Some((help, reference)) => {
                 d.help(help.clone());
                 if matches!(runtime.source, crate::runtime::ImageSource::Config { .. }) && !runtime.stated {

@@ -48,7 +48,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         return;
     }
     let image = super::text::truncate(&runtime.reference);
-    let suggestion = cx.image_suggestion(runtime);
+    // Computed only when something is wrong: it resolves every known image.
+    let suggestion = std::cell::OnceCell::new();
     for (stage, ccs) in cx.stage_architectures() {
         let verdicts: Vec<(&String, Version, ArchVerdict)> =
             ccs.iter().map(|(t, cc)| (t, *cc, arch_verdict(facts, *cc))).collect();
@@ -115,7 +116,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 d.label(config.file, at, "the image's versions, as stated here");
             }
         }
-        match &suggestion {
+        match suggestion.get_or_init(|| cx.image_suggestion(runtime)) {
             Some((help, reference)) => {
                 d.help(help.clone());
                 if matches!(runtime.source, crate::runtime::ImageSource::Config { .. }) && !runtime.stated {

@@ -30,7 +30,7 @@ pub fn arch_name(cc: Version) -> Option<(&'static str, &'static str)> {
     data::architectures()
         .iter()
         .find(|r| r.kind == "arch" && Version::parse(&r.cc) == Some(cc))
-        .map(|r| (r.arch.as_str(), r.sm.as_str()))
+        .map(|r| (&*r.arch, &*r.sm))
 }
 
 /// Whether an image's PyTorch can run on a GPU of compute capability `cc`.
@@ -128,7 +128,7 @@ fn forward_compat_branch(cuda: Version, driver: Version) -> bool {
                 _ => false,
             }
         })
-        .any(|r| r.host_branches.contains(&branch))
+        .any(|r| r.host_branches.iter().any(|b| *b == branch))
 }
 
 /// Whether a node's driver runs an image.

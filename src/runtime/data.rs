@@ -3,6 +3,7 @@
 //! checks use are read; every row keeps its `source` (the test in
 //! `data_tests.rs` checks each names a citation).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
@@ -13,8 +14,12 @@ struct File<R> {
     rows: Vec<R>,
 }
 
+/// Text of a table, borrowed from the compiled-in file where it has no
+/// escapes, so reading a table allocates little.
+pub type Text<'a> = Cow<'a, str>;
+
 /// Parses a table; a table that does not parse (a test catches it) is empty.
-fn load<R: for<'de> Deserialize<'de>>(text: &str) -> Vec<R> {
+fn load<R: Deserialize<'static>>(text: &'static str) -> Vec<R> {
     serde_json::from_str::<File<R>>(text)
         .map(|f| f.rows)
         .unwrap_or_default()
@@ -24,117 +29,175 @@ fn load<R: for<'de> Deserialize<'de>>(text: &str) -> Vec<R> {
 /// what image families were built from.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct ImageRow {
-    pub kind: String,
+pub struct ImageRow<'a> {
+    #[serde(borrow)]
+    pub kind: Text<'a>,
     /// `tag_pattern`: its id and repository, the regex with named groups.
-    pub id: String,
-    pub repository: String,
-    pub regex: String,
+    #[serde(borrow)]
+    pub id: Text<'a>,
+    #[serde(borrow)]
+    pub repository: Text<'a>,
+    #[serde(borrow)]
+    pub regex: Text<'a>,
     /// `tag`: the exact image and what it carries.
-    pub image: String,
-    pub cuda: Option<String>,
-    pub torch: Option<String>,
-    pub python: Option<String>,
-    pub rocm: Option<String>,
+    #[serde(borrow)]
+    pub image: Text<'a>,
+    #[serde(borrow)]
+    pub cuda: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub torch: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub python: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub rocm: Option<Text<'a>>,
     pub known_published: Option<bool>,
     pub base: Option<bool>,
     /// `default_image`: the Determined releases and their GPU image.
-    pub determined_from: String,
-    pub determined_to: String,
-    pub gpu_image: String,
+    #[serde(borrow)]
+    pub determined_from: Text<'a>,
+    #[serde(borrow)]
+    pub determined_to: Text<'a>,
+    #[serde(borrow)]
+    pub gpu_image: Text<'a>,
     /// `build_input`: an image family (`…-gpu-*`), its base image and
     /// PyTorch build.
-    pub image_family: String,
-    pub base_image: Option<String>,
-    pub base_images: Vec<DatedBase>,
+    #[serde(borrow)]
+    pub image_family: Text<'a>,
+    #[serde(borrow)]
+    pub base_image: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub base_images: Vec<DatedBase<'a>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct DatedBase {
-    pub image: String,
-    pub from: String,
-    pub to: String,
+pub struct DatedBase<'a> {
+    #[serde(borrow)]
+    pub image: Text<'a>,
+    #[serde(borrow)]
+    pub from: Text<'a>,
+    #[serde(borrow)]
+    pub to: Text<'a>,
 }
 
 /// `torch_builds.json`: releases, compiled architectures, dtypes.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct TorchRow {
-    pub kind: String,
-    pub torch: String,
-    pub channel: String,
-    pub variant: Option<String>,
-    pub arch_list: Vec<String>,
-    pub pip_variants: Vec<String>,
-    pub pypi_default: Option<String>,
+pub struct TorchRow<'a> {
+    #[serde(borrow)]
+    pub kind: Text<'a>,
+    #[serde(borrow)]
+    pub torch: Text<'a>,
+    #[serde(borrow)]
+    pub channel: Text<'a>,
+    #[serde(borrow)]
+    pub variant: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub arch_list: Vec<Text<'a>>,
+    #[serde(borrow)]
+    pub pip_variants: Vec<Text<'a>>,
+    #[serde(borrow)]
+    pub pypi_default: Option<Text<'a>>,
     /// `dtype` rows: `torch.float8_e4m3fn`, first release (`<=1.10` when
     /// earlier ones were not checked).
-    pub name: String,
-    pub first_torch: String,
+    #[serde(borrow)]
+    pub name: Text<'a>,
+    #[serde(borrow)]
+    pub first_torch: Text<'a>,
 }
 
 /// `architectures.json`: compute capability → the CUDA that first builds for it.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct ArchRow {
-    pub kind: String,
-    pub cc: String,
-    pub sm: String,
-    pub arch: String,
-    pub first_cuda: Option<String>,
-    pub first_cuda_at_most: Option<String>,
-    pub removed_in: Option<String>,
+pub struct ArchRow<'a> {
+    #[serde(borrow)]
+    pub kind: Text<'a>,
+    #[serde(borrow)]
+    pub cc: Text<'a>,
+    #[serde(borrow)]
+    pub sm: Text<'a>,
+    #[serde(borrow)]
+    pub arch: Text<'a>,
+    #[serde(borrow)]
+    pub first_cuda: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub first_cuda_at_most: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub removed_in: Option<Text<'a>>,
 }
 
 /// `cuda_drivers.json`: toolkit minimum drivers, minor-version floors,
 /// forward-compatibility branches.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct DriverRow {
-    pub kind: String,
-    pub cuda: String,
-    pub release: String,
-    pub min_driver: Option<String>,
+pub struct DriverRow<'a> {
+    #[serde(borrow)]
+    pub kind: Text<'a>,
+    #[serde(borrow)]
+    pub cuda: Text<'a>,
+    #[serde(borrow)]
+    pub release: Text<'a>,
+    #[serde(borrow)]
+    pub min_driver: Option<Text<'a>>,
     pub cuda_major: Option<u32>,
-    pub cuda_from: Option<String>,
-    pub cuda_to: Option<String>,
-    pub host_branches: Vec<String>,
+    #[serde(borrow)]
+    pub cuda_from: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub cuda_to: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub host_branches: Vec<Text<'a>>,
 }
 
 /// `ngc_pytorch.json`: NGC PyTorch containers.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct NgcRow {
-    pub kind: String,
-    pub tag: String,
-    pub cuda: Option<String>,
-    pub driver: Option<String>,
-    pub torch: Option<String>,
-    pub torch_version: Option<String>,
-    pub torch_cuda_arch_list: Vec<String>,
-    pub requires_driver_branch: Option<String>,
+pub struct NgcRow<'a> {
+    #[serde(borrow)]
+    pub kind: Text<'a>,
+    #[serde(borrow)]
+    pub tag: Text<'a>,
+    #[serde(borrow)]
+    pub cuda: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub driver: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub torch: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub torch_version: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub torch_cuda_arch_list: Vec<Text<'a>>,
+    #[serde(borrow)]
+    pub requires_driver_branch: Option<Text<'a>>,
 }
 
 /// `debug_env.json`: environment switches that change speed or behaviour.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct EnvRow {
-    pub kind: String,
-    pub name: String,
+pub struct EnvRow<'a> {
+    #[serde(borrow)]
+    pub kind: Text<'a>,
+    #[serde(borrow)]
+    pub name: Text<'a>,
     #[serde(rename = "match")]
-    pub matches: EnvMatch,
-    pub effect: String,
-    pub category: String,
-    pub severity: String,
-    pub aliases: Vec<String>,
-    pub note: Option<String>,
+    #[serde(borrow)]
+    pub matches: EnvMatch<'a>,
+    #[serde(borrow)]
+    pub effect: Text<'a>,
+    #[serde(borrow)]
+    pub category: Text<'a>,
+    #[serde(borrow)]
+    pub severity: Text<'a>,
+    #[serde(borrow)]
+    pub aliases: Vec<Text<'a>>,
+    #[serde(borrow)]
+    pub note: Option<Text<'a>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct EnvMatch {
-    pub values: Vec<String>,
+pub struct EnvMatch<'a> {
+    #[serde(borrow)]
+    pub values: Vec<Text<'a>>,
     pub case_insensitive: bool,
     pub any: bool,
 }
@@ -151,43 +214,61 @@ macro_rules! table {
 
 table!(
     /// Rows of `images.json`.
-    images, ImageRow, "images.json"
+    images, ImageRow<'static>, "images.json"
 );
 table!(
     /// Rows of `torch_builds.json`.
-    torch_builds, TorchRow, "torch_builds.json"
+    torch_builds, TorchRow<'static>, "torch_builds.json"
 );
 table!(
     /// Rows of `architectures.json`.
-    architectures, ArchRow, "architectures.json"
+    architectures, ArchRow<'static>, "architectures.json"
 );
 table!(
     /// Rows of `cuda_drivers.json`.
-    cuda_drivers, DriverRow, "cuda_drivers.json"
+    cuda_drivers, DriverRow<'static>, "cuda_drivers.json"
 );
 table!(
     /// Rows of `ngc_pytorch.json`.
-    ngc_pytorch, NgcRow, "ngc_pytorch.json"
+    ngc_pytorch, NgcRow<'static>, "ngc_pytorch.json"
 );
 table!(
     /// Rows of `debug_env.json`.
-    debug_env, EnvRow, "debug_env.json"
+    debug_env, EnvRow<'static>, "debug_env.json"
 );
 
-/// The compiled tag patterns of `images.json`, by id (compiled once).
-pub fn tag_patterns() -> &'static [(ImageRow, regex::Regex)] {
-    static PATTERNS: OnceLock<Vec<(ImageRow, regex::Regex)>> = OnceLock::new();
-    PATTERNS.get_or_init(|| {
-        images()
-            .iter()
-            .filter(|r| r.kind == "tag_pattern")
-            .filter_map(|r| Some((r.clone(), regex::Regex::new(&r.regex).ok()?)))
-            .collect()
-    })
+/// A tag pattern and its regex, compiled on first use.
+type Pattern = (&'static ImageRow<'static>, OnceLock<Option<regex::Regex>>);
+
+fn patterns() -> &'static [Pattern] {
+    static ROWS: OnceLock<Vec<Pattern>> = OnceLock::new();
+    ROWS.get_or_init(|| images_of("tag_pattern").map(|r| (r, OnceLock::new())).collect())
+}
+
+/// A pattern's regex: ASCII classes (compiling the Unicode ones for every
+/// pattern would cost more than a whole check).
+fn compiled(p: &'static Pattern) -> Option<&'static regex::Regex> {
+    p.1.get_or_init(|| regex::Regex::new(&format!("(?-u){}", p.0.regex)).ok())
+        .as_ref()
+}
+
+/// The tag patterns of `images.json`, each with its regex.
+pub fn tag_patterns() -> impl Iterator<Item = (&'static ImageRow<'static>, Option<&'static regex::Regex>)> {
+    patterns().iter().map(|p| (p.0, compiled(p)))
+}
+
+/// The tag patterns of one repository, compiled (only those).
+pub fn tag_patterns_of(
+    repository: &str,
+) -> impl Iterator<Item = (&'static ImageRow<'static>, &'static regex::Regex)> + '_ {
+    patterns()
+        .iter()
+        .filter(move |p| p.0.repository == repository)
+        .filter_map(|p| compiled(p).map(|re| (p.0, re)))
 }
 
 /// `images.json` rows of one kind.
-pub fn images_of(kind: &str) -> impl Iterator<Item = &'static ImageRow> + '_ {
+pub fn images_of(kind: &str) -> impl Iterator<Item = &'static ImageRow<'static>> + '_ {
     images().iter().filter(move |r| r.kind == kind)
 }
 
@@ -218,8 +299,10 @@ mod tests {
 
     #[test]
     fn every_tag_pattern_compiles_and_matches_its_examples() {
-        let rows: Vec<&ImageRow> = images_of("tag_pattern").collect();
-        assert_eq!(tag_patterns().len(), rows.len(), "a pattern's regex does not compile");
+        assert!(
+            tag_patterns().all(|(_, re)| re.is_some()),
+            "a pattern's regex does not compile"
+        );
         let raw: serde_json::Value =
             serde_json::from_str(include_str!("data/images.json")).unwrap_or(serde_json::Value::Null);
         for row in raw["rows"].as_array().into_iter().flatten() {
@@ -227,7 +310,10 @@ mod tests {
                 continue;
             }
             let id = row["id"].as_str().unwrap_or_default();
-            let (_, re) = tag_patterns().iter().find(|(r, _)| r.id == id).expect("compiled");
+            let re = tag_patterns()
+                .find(|(r, _)| r.id == id)
+                .and_then(|(_, re)| re)
+                .expect("compiled");
             for example in row["examples"].as_array().into_iter().flatten() {
                 let tag = example.as_str().unwrap_or_default();
                 let tag = tag.rsplit_once(':').map_or(tag, |(_, t)| t);

@@ -36,10 +36,11 @@ pub struct ArchList {
 }
 
 impl ArchList {
-    fn parse(list: &[String], build: String) -> Option<ArchList> {
+    fn parse<S: AsRef<str>>(list: &[S], build: String) -> Option<ArchList> {
         let archs: Vec<BuiltArch> = list
             .iter()
             .filter_map(|a| {
+                let a = a.as_ref();
                 let ptx = a.ends_with("+PTX");
                 Some(BuiltArch {
                     cc: Version::parse(a.trim_end_matches("+PTX"))?,
@@ -254,10 +255,7 @@ fn accelerator_of(facts: &ImageFacts) -> Option<Accelerator> {
 /// Decodes a tag by its repository's grammar.
 fn decode(reference: &str, repository: &str, tag: &str) -> Result<ImageFacts, Unresolved> {
     let mut known_repository = false;
-    for (row, re) in data::tag_patterns() {
-        if row.repository != repository {
-            continue;
-        }
+    for (row, re) in data::tag_patterns_of(repository) {
         known_repository = true;
         let Some(fields) = data::captures(re, tag) else {
             continue;
@@ -266,10 +264,10 @@ fn decode(reference: &str, repository: &str, tag: &str) -> Result<ImageFacts, Un
         let mut facts = ImageFacts::new(
             reference,
             Resolution::Pattern {
-                pattern: row.id.clone(),
+                pattern: row.id.to_string(),
             },
         );
-        match row.id.as_str() {
+        match &*row.id {
             "ngc-pytorch" => return ngc(reference, tag).ok_or_else(|| Unresolved::UnknownTag(tag.to_string())),
             "det-ngc" => {
                 let release = fields.get("determined").cloned().unwrap_or_default();
@@ -318,7 +316,7 @@ fn decode(reference: &str, repository: &str, tag: &str) -> Result<ImageFacts, Un
     }
 }
 
-impl ImageRow {
+impl ImageRow<'_> {
     /// A build input's PyTorch version (`1.12.0+cu113`).
     fn torch_of(&self) -> Option<Version> {
         self.torch.as_deref().and_then(Version::parse)
@@ -424,7 +422,7 @@ pub fn stated(reference: &str, s: &Stated) -> ImageFacts {
 pub fn latest_determined() -> &'static str {
     data::images_of("default_image")
         .filter(|r| r.determined_to != "main")
-        .filter_map(|r| Some((Version::parse(&r.determined_to)?, r.determined_to.as_str())))
+        .filter_map(|r| Some((Version::parse(&r.determined_to)?, &*r.determined_to)))
         .max_by_key(|(v, _)| *v)
         .map_or("0.38.1", |(_, s)| s)
 }

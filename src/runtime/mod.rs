@@ -140,7 +140,7 @@ pub fn suggest(current: &str, needs: &Needs, determined: &str) -> Option<ImageFa
     let repository = image::parse_reference(current).map(|r| r.repository);
     let mut candidates: Vec<ImageFacts> = data::images_of("tag")
         .filter(|r| r.known_published != Some(false))
-        .map(|r| r.image.clone())
+        .map(|r| r.image.to_string())
         .chain(
             data::ngc_pytorch()
                 .iter()

@@ -484,9 +484,13 @@ impl ProbeReport {
                 loc,
                 gpus,
                 labels: Default::default(),
-                // The probe reports the CUDA level its driver supports, not
-                // the driver release the compatibility tables need.
-                driver: None,
+                // The kernel driver's release decides compatibility (the
+                // CUDA level `libcuda` reports can come from forward-
+                // compatibility libraries).
+                driver: self.kernel_driver.as_ref().map(|k| crate::source::Located {
+                    value: k.version.clone(),
+                    loc,
+                }),
             }],
             skipped: Vec::new(),
         }
