@@ -234,10 +234,36 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
     let readable = |units: &[Unit], id: FileId| units.get(id.0 as usize).is_some_and(|u| u.decode.is_none());
     let text_of = |sources: &SourceMap, id: FileId| sources.get(id).map_or("", |f| f.text.as_str()).to_string();
 
-    // The experiment config: YAML, the gate, the schema, typed settings.
-    let mut settings = None;
-    if readable(&units, config) {
-        let mut doc = Document::parse(&text_of(&sources, config), budgets, crate::yaml::Schema::Master);
+    // What each model source says, read on another thread while this one
+    // reads the config (tree-sitter is most of a check's work); the
+    // catalogs the pipeline needs are loaded meanwhile too. Results are
+    // taken in file order, so the outcome does not depend on timing.
+    enum ModelRead {
+        Stages(stages_yaml::StagesRead),
+        Python(python::PyModel),
+    }
+    let model_inputs: Vec<(FileId, Role, String)> = models
+        .iter()
+        .filter(|&&id| readable(&units, id))
+        .map(|&id| (id, units[id.0 as usize].role, text_of(&sources, id)))
+        .collect();
+    let read_models = move || -> Vec<(FileId, ModelRead)> {
+        model_inputs
+            .into_iter()
+            .map(|(id, role, text)| {
+                let read = if role == Role::Stages {
+                    ModelRead::Stages(stages_yaml::read(id, &text, budgets))
+                } else {
+                    ModelRead::Python(python::read_model(&text))
+                };
+                (id, read)
+            })
+            .collect()
+    };
+    let config_text = readable(&units, config).then(|| text_of(&sources, config));
+    let read_config = |text: &str| {
+        let mut doc = Document::parse(text, budgets, crate::yaml::Schema::Master);
+        let mut settings = None;
         if doc.gate(budgets) {
             if let Some(json) = &doc.json {
                 let findings = doc.map(schema::experiment, schema::experiment_errors(json));
@@ -245,26 +271,52 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
                 doc.findings = findings;
             }
         }
+        (doc, settings)
+    };
+    let (config_read, model_reads) = if models.is_empty() {
+        (config_text.as_deref().map(read_config), Vec::new())
+    } else {
+        std::thread::scope(|scope| {
+            let models_thread = scope.spawn(read_models);
+            let warm = scope.spawn(|| {
+                let _ = crate::hardware::catalog::all();
+                let _ = crate::runtime::data::images();
+                let _ = crate::runtime::data::ngc_pytorch();
+                let _ = crate::runtime::data::architectures();
+                let _ = crate::runtime::data::torch_dtypes();
+            });
+            let config_read = config_text.as_deref().map(read_config);
+            // A panic there is a bug like one here: it goes on as such.
+            let model_reads = match models_thread.join() {
+                Ok(reads) => reads,
+                Err(panic) => std::panic::resume_unwind(panic),
+            };
+            let _ = warm.join();
+            (config_read, model_reads)
+        })
+    };
+
+    // The experiment config: YAML, the gate, the schema, typed settings.
+    let mut settings = None;
+    if let Some((doc, read)) = config_read {
+        settings = read;
         units[config.0 as usize].yaml = Some(doc);
     }
 
     // Model sources: declarations from Python and `stages.yaml`.
     let mut decls: Vec<StageDecl> = Vec::new();
-    for &id in &models {
-        if !readable(&units, id) {
-            continue;
-        }
-        let text = text_of(&sources, id);
+    for (id, read) in model_reads {
         let unit = &mut units[id.0 as usize];
-        if unit.role == Role::Stages {
-            let read = stages_yaml::read(id, &text, budgets);
-            decls.extend(read.decls);
-            unit.yaml = Some(read.document);
-            unit.stages = read.issues;
-        } else {
-            let model = python::read_model(&text);
-            decls.extend(from_python::stage_decls(id, &model));
-            unit.python = Some(model);
+        match read {
+            ModelRead::Stages(read) => {
+                decls.extend(read.decls);
+                unit.yaml = Some(read.document);
+                unit.stages = read.issues;
+            }
+            ModelRead::Python(model) => {
+                decls.extend(from_python::stage_decls(id, &model));
+                unit.python = Some(model);
+            }
         }
     }
 

@@ -83,7 +83,7 @@ pub fn arch_verdict(image: &ImageFacts, cc: Version) -> ArchVerdict {
 /// The first PyTorch release with `dtype`, when the table knows it exactly.
 pub fn torch_for_dtype(dtype: DType) -> Option<Version> {
     let name = dtype.torch_name()?;
-    let row = data::torch_builds()
+    let row = data::torch_dtypes()
         .iter()
         .find(|r| r.kind == "dtype" && r.name == name)?;
     // `<=1.10`: present by then, earlier releases not checked.

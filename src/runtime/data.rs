@@ -80,7 +80,8 @@ pub struct DatedBase<'a> {
     pub to: Text<'a>,
 }
 
-/// `torch_builds.json`: releases, compiled architectures, dtypes.
+/// `torch_builds.json` (releases, compiled architectures) and
+/// `torch_dtypes.json` (the release that first has a dtype or API).
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct TorchRow<'a> {
@@ -221,6 +222,11 @@ table!(
     torch_builds, TorchRow<'static>, "torch_builds.json"
 );
 table!(
+    /// Rows of `torch_dtypes.json` (read on their own: a dtype check needs
+    /// nothing else of PyTorch's builds).
+    torch_dtypes, TorchRow<'static>, "torch_dtypes.json"
+);
+table!(
     /// Rows of `architectures.json`.
     architectures, ArchRow<'static>, "architectures.json"
 );
@@ -291,6 +297,7 @@ mod tests {
     fn every_table_reads_into_rows() {
         assert!(images().len() > 40);
         assert!(torch_builds().iter().any(|r| r.kind == "arch_list"));
+        assert!(torch_dtypes().iter().any(|r| r.kind == "dtype"));
         assert!(architectures().iter().any(|r| r.cc == "9.0"));
         assert!(cuda_drivers().iter().any(|r| r.kind == "mvc_floor"));
         assert!(ngc_pytorch().iter().any(|r| r.tag == "24.03-py3"));

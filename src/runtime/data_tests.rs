@@ -15,6 +15,7 @@ const TABLES: &[(&str, &str)] = &[
     ("cuda_drivers.json", include_str!("data/cuda_drivers.json")),
     ("architectures.json", include_str!("data/architectures.json")),
     ("torch_builds.json", include_str!("data/torch_builds.json")),
+    ("torch_dtypes.json", include_str!("data/torch_dtypes.json")),
     ("ngc_pytorch.json", include_str!("data/ngc_pytorch.json")),
     ("images.json", include_str!("data/images.json")),
     ("debug_env.json", include_str!("data/debug_env.json")),
