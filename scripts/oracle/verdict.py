@@ -551,32 +551,81 @@ def submitted_config(cfg: Dict, store: Dict[str, Dict], cluster_storage: Dict) -
 # --------------------------------------------------------------------------
 
 
+# Subtrees the master keeps as free-form JSON (interface{} / raw maps): their
+# numbers are never squeezed into a Go integer type.
+_FREE_FORM = {("data",), ("environment", "pod_spec"), ("internal",)}
+INT64 = (-(2**63), 2**63 - 1)
+UINT64_MAX = 2**64 - 1
+
+
+def _width_errors(cfg: Dict) -> List[str]:
+    """Integers the master's json.Unmarshal into its Go structs cannot hold.
+
+    An approximation: experiment_seed is a uint32, lengths are uint64, a few
+    hyperparameter values are interface{}; every other integer field is int or
+    int16 (log_retention_days, which the schema already bounds)."""
+    out: List[str] = []
+
+    def walk(x: Any, path: Tuple[Any, ...]) -> None:
+        if path[:2] in _FREE_FORM or path[:1] in _FREE_FORM:
+            return
+        if len(path) >= 3 and path[0] == "hyperparameters" and path[-1] in ("val", "vals"):
+            return
+        if isinstance(x, dict):
+            for k, v in x.items():
+                walk(v, path + (k,))
+        elif isinstance(x, list):
+            for i, v in enumerate(x):
+                if len(path) >= 1 and path[-1] == "vals":
+                    continue
+                walk(v, path + (i,))
+        elif isinstance(x, int) and not isinstance(x, bool):
+            where = "<config>" + _path_string(path)
+            if path == ("reproducibility", "experiment_seed"):
+                if not 0 <= x <= 2**32 - 1:
+                    out.append(f"{where}: {x} does not fit a uint32")
+            elif path and path[-1] in ("records", "batches", "epochs"):
+                if not 0 <= x <= UINT64_MAX:
+                    out.append(f"{where}: {x} does not fit a uint64")
+            elif not INT64[0] <= x <= INT64[1]:
+                out.append(f"{where}: {x} does not fit an int")
+
+    walk(cfg, ())
+    return out
+
+
 def judge(oracle: Oracle, cfg: Any, cluster_storage: Dict) -> Dict[str, Any]:
+    """Every stage of `det experiment create` that a config alone decides, in order."""
     result: Dict[str, Any] = {"sanity": [], "completeness": [], "submit_completeness": []}
     reasons: List[str] = []
 
+    # CLI (_parse_config_text_or_exit): the loaded YAML must be a non-empty mapping.
+    if not isinstance(cfg, dict) or not cfg:
+        reasons.append("cli: invalid experiment config file (not a non-empty mapping)")
+
     # expconf.ParseAnyExperimentConfigJSON: the version probe unmarshals into a
-    # struct {Version int}; anything but an object (or null) fails there.
+    # struct {Version int} (field names match case-insensitively); anything but
+    # an object or null fails, and only version 0 is known.
     if cfg is not None and not isinstance(cfg, dict):
         reasons.append(f"parse: cannot unmarshal {_json_type(cfg)} into the version probe")
-    elif isinstance(cfg, dict) and "version" in cfg:
-        ver = cfg["version"]
-        if ver is not None and not (isinstance(ver, int) and not isinstance(ver, bool)):
-            reasons.append(f"parse: version {json.dumps(ver)} is not an int")
-        elif isinstance(ver, int) and ver != 0:
-            reasons.append(f"parse: invalid version: {ver}")
-    if reasons:
-        result.update(verdict="reject", reasons=reasons)
-        return result
+    elif isinstance(cfg, dict):
+        for key, ver in cfg.items():
+            if key.lower() != "version":
+                continue
+            if ver is not None and not (isinstance(ver, int) and not isinstance(ver, bool)):
+                reasons.append(f"parse: version {json.dumps(ver)} is not an int")
+            elif isinstance(ver, int) and ver != 0:
+                reasons.append(f"parse: invalid version: {ver}")
 
     result["sanity"] = oracle.errors(cfg, complete=False)
     result["completeness"] = oracle.errors(cfg, complete=True)
-    if result["sanity"]:
-        reasons.extend("sanity: " + e for e in result["sanity"])
+    reasons.extend("sanity: " + e for e in result["sanity"])
+    if reasons or not isinstance(cfg, dict):
         result.update(verdict="reject", reasons=reasons)
         return result
 
-    assert isinstance(cfg, dict)  # null fails the sanity check
+    reasons.extend("unmarshal: " + e for e in _width_errors(cfg))
+
     resources = cfg.get("resources")
     if _is_obj(resources) and resources.get("slots") is not None:
         reasons.append('submit: <config>.resources: additionalProperties "slots" not allowed')
