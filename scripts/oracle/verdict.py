@@ -27,7 +27,9 @@ code, a thin adapter gives the Go behaviour (see GO_SEMANTICS below).
 
 import argparse
 import copy
+import decimal
 import importlib.metadata
+import math
 import importlib.util
 import json
 import os
@@ -547,6 +549,42 @@ def submitted_config(cfg: Dict, store: Dict[str, Dict], cluster_storage: Dict) -
 
 
 # --------------------------------------------------------------------------
+# Numbers as the master holds them
+# --------------------------------------------------------------------------
+
+
+class NotConvertible(ValueError):
+    pass
+
+
+def go_numbers(x: Any) -> Any:
+    """Every number as it comes out of the master's YAML->JSON conversion.
+
+    ghodss/yaml decodes its intermediate JSON into interface{}, so every number
+    becomes a float64 before json.Marshal writes it back: integral values below
+    1e21 are written as integers (with the float's shortest digits, so 2**63-1
+    becomes 9223372036854776000), everything else as a float.  Idempotent on
+    input that already has this form."""
+    if isinstance(x, bool) or x is None or isinstance(x, str):
+        return x
+    if isinstance(x, (int, float)):
+        try:
+            f = float(x)
+        except OverflowError:
+            raise NotConvertible(f"json: unsupported value: {x}")
+        if math.isinf(f) or math.isnan(f):
+            raise NotConvertible(f"json: unsupported value: {f}")
+        if f.is_integer() and abs(f) < 1e21:
+            return int(decimal.Decimal(repr(f)))
+        return f
+    if isinstance(x, list):
+        return [go_numbers(v) for v in x]
+    if isinstance(x, dict):
+        return {k: go_numbers(v) for k, v in x.items()}
+    return x
+
+
+# --------------------------------------------------------------------------
 # The verdict
 # --------------------------------------------------------------------------
 
@@ -663,6 +701,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         help="JSON of the cluster's checkpoint_storage (default: the packaged master.yaml's)",
     )
     p.add_argument(
+        "--exact-numbers",
+        action="store_true",
+        help="take numbers as given instead of passing them through float64 as the master does",
+    )
+    p.add_argument(
         "--python-semantics",
         action="store_true",
         help="use the 0.17.15 Python keyword code unadapted (no Go adapters)",
@@ -681,13 +724,15 @@ def main(argv: Optional[List[str]] = None) -> int:
             continue
         try:
             cfg = json.loads(line)
+            if not args.exact_numbers:
+                cfg = go_numbers(cfg)
         except ValueError as e:
             res: Dict[str, Any] = {
                 "sanity": [],
                 "completeness": [],
                 "submit_completeness": [],
                 "verdict": "reject",
-                "reasons": [f"parse: input is not JSON: {e}"],
+                "reasons": [f"parse: {e}"],
             }
         else:
             res = judge(oracle, cfg, cluster)
