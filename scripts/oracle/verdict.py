@@ -17,6 +17,9 @@ object:
                   master's merges and defaults (a stock cluster is assumed)
     verdict       "accept" or "reject": what `det experiment create` gets
     reasons       why it is rejected, each "<stage>: <message>"
+    cluster_dependent
+                  checks whose outcome depends on the cluster (named workspace,
+                  project or resource pool must exist); not part of verdict
 
 The keyword implementations are Determined's own, taken from the determined
 0.17.15 package (determined/common/schemas/extensions.py), wired into a draft-07
@@ -634,8 +637,14 @@ def _width_errors(cfg: Dict) -> List[str]:
 
 def judge(oracle: Oracle, cfg: Any, cluster_storage: Dict) -> Dict[str, Any]:
     """Every stage of `det experiment create` that a config alone decides, in order."""
-    result: Dict[str, Any] = {"sanity": [], "completeness": [], "submit_completeness": []}
+    result: Dict[str, Any] = {
+        "sanity": [],
+        "completeness": [],
+        "submit_completeness": [],
+        "cluster_dependent": [],
+    }
     reasons: List[str] = []
+    cluster_dependent: List[str] = result["cluster_dependent"]
 
     # CLI (_parse_config_text_or_exit): the loaded YAML must be a non-empty mapping.
     if not isinstance(cfg, dict) or not cfg:
@@ -667,6 +676,17 @@ def judge(oracle: Oracle, cfg: Any, cluster_storage: Dict) -> Dict[str, Any]:
     resources = cfg.get("resources")
     if _is_obj(resources) and resources.get("slots") is not None:
         reasons.append('submit: <config>.resources: additionalProperties "slots" not allowed')
+    # getCreateExperimentsProject (no --project_id given): both or neither.
+    workspace, project = cfg.get("workspace") or "", cfg.get("project") or ""
+    if (workspace == "") != (project == ""):
+        reasons.append(
+            "submit: workspace and project must both be included in config if one is provided"
+        )
+    elif workspace:
+        cluster_dependent.append(f"project: workspace/project {workspace}/{project} must exist")
+    resources = cfg.get("resources") if _is_obj(cfg.get("resources")) else {}
+    if resources.get("resource_pool"):
+        cluster_dependent.append(f"resources: resource pool {resources['resource_pool']!r} must exist")
     if cfg.get("entrypoint") is None:
         reasons.append("submit: managed experiments require entrypoint")
 
@@ -728,6 +748,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 cfg = go_numbers(cfg)
         except ValueError as e:
             res: Dict[str, Any] = {
+                "cluster_dependent": [],
                 "sanity": [],
                 "completeness": [],
                 "submit_completeness": [],
