@@ -602,15 +602,39 @@ UINT64_MAX = 2**64 - 1
 def _width_errors(cfg: Dict) -> List[str]:
     """Integers the master's json.Unmarshal into its Go structs cannot hold.
 
-    An approximation: experiment_seed is a uint32, lengths are uint64, a few
-    hyperparameter values are interface{}; every other integer field is int or
-    int16 (log_retention_days, which the schema already bounds)."""
+    An approximation: experiment_seed is a uint32, lengths are uint64;
+    hyperparameter values are interface{} except the bounds and count of
+    `int` ranges (`double`/`log` bounds and `base` are float64); every other
+    integer field is int or int16 (log_retention_days, which the schema
+    already bounds)."""
     out: List[str] = []
+
+    def hyperparameter_int(path: Tuple[Any, ...]) -> bool:
+        """Whether an integer under `hyperparameters` lands in a Go int: the
+        `count` of a range, and the bounds of an `int` range. Plain values,
+        `val`/`vals` and nested values are interface{}; `double` and `log`
+        bounds and `base` are float64."""
+        if path[-1] == "count":
+            return True
+        if path[-1] not in ("minval", "maxval"):
+            return False
+        node: Any = cfg
+        for step in path[:-1]:
+            node = node.get(step) if isinstance(node, dict) else None
+        return isinstance(node, dict) and node.get("type") == "int"
 
     def walk(x: Any, path: Tuple[Any, ...]) -> None:
         if path[:2] in _FREE_FORM or path[:1] in _FREE_FORM:
             return
         if len(path) >= 3 and path[0] == "hyperparameters" and path[-1] in ("val", "vals"):
+            return
+        if (
+            path
+            and path[0] == "hyperparameters"
+            and isinstance(x, int)
+            and not isinstance(x, bool)
+            and not hyperparameter_int(path)
+        ):
             return
         if isinstance(x, dict):
             for k, v in x.items():
@@ -620,8 +644,16 @@ def _width_errors(cfg: Dict) -> List[str]:
                 if len(path) >= 1 and path[-1] == "vals":
                     continue
                 walk(v, path + (i,))
+        elif isinstance(x, float) and path[:2] == ("environment", "proxy_ports") and path[-1] == "proxy_port":
+            # A `number` to the schema, an int to the Go struct: json.Unmarshal
+            # refuses a literal with a fraction or an exponent (`1e+21`).
+            out.append(f"<config>{_path_string(path)}: cannot unmarshal number {x!r} into an int")
         elif isinstance(x, int) and not isinstance(x, bool):
             where = "<config>" + _path_string(path)
+            # Fields the Go structs hold as float64 (the schema's `number`
+            # fields other than `proxy_port`, which is an int).
+            if path and path[-1] in ("divisor", "weight"):
+                return
             if path == ("reproducibility", "experiment_seed"):
                 if not 0 <= x <= 2**32 - 1:
                     out.append(f"{where}: {x} does not fit a uint32")

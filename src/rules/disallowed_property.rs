@@ -8,6 +8,8 @@ declare_rule! {
     ///   warning);
     /// - `environment.pod_spec.name` and `environment.pod_spec.name_space`
     ///   (Determined names the pod and picks its namespace);
+    /// - `resources.slots`, a legacy key Determined's schema still lists but
+    ///   its master refuses in every experiment (`slots_per_trial` replaced it);
     /// - in `environment.pod_spec.spec.containers`, the container named
     ///   `determined-container` may not set `image`, `command`, `args`,
     ///   `working_dir`, `ports`, `liveness_probe`, `readiness_probe`,
@@ -89,6 +91,32 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(ctx) = cx.config() else { return };
     tensorboard(&ctx, out);
     pod_spec(&ctx, out);
+    legacy_slots(&ctx, out);
+}
+
+/// `resources.slots`: still in Determined's schema, refused by its master.
+fn legacy_slots(ctx: &Config<'_>, out: &mut Sink<'_>) {
+    let slots = ctx.get(&["resources", "slots"]);
+    if slots.is_none_or(Json::is_null) {
+        return;
+    }
+    let p = path(&["resources", "slots"]);
+    let d = out
+        .at(
+            ctx.file,
+            ctx.key_span(&p),
+            "`resources.slots` is not allowed: Determined's master refuses every experiment that sets it",
+        )
+        .help("the number of GPUs a trial uses is `resources.slots_per_trial`");
+    if ctx.get(&["resources", "slots_per_trial"]).is_none() {
+        // Only a key written in this mapping (not one merged in) is renamed.
+        if let Some(key) = crate::edit::own_node(ctx.tree, &p).and_then(|l| l.key) {
+            d.unsafe_fix(
+                "Rename to `slots_per_trial`",
+                vec![crate::edit::replace(ctx.file, ctx.tree.span(key), "slots_per_trial")],
+            );
+        }
+    }
 }
 
 fn tensorboard(ctx: &Config<'_>, out: &mut Sink<'_>) {

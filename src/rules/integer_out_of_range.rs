@@ -63,17 +63,47 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             if role == Role::Stages && matches!(path.last(), Some(PathSeg::Key(k)) if k == "params") {
                 continue;
             }
-            let wants_integer = index.is_none_or(|index| {
-                index
-                    .schemas_at(&path, json)
-                    .iter()
-                    .any(|s| names_type(s.get("type"), "integer"))
-            });
+            let hpp = matches!(path.get(1), Some(PathSeg::Key(k)) if k == "hpp_config");
+            let wants_integer = if role == Role::Config
+                && !hpp
+                && matches!(path.first(), Some(PathSeg::Key(k)) if k == "hyperparameters")
+            {
+                // The master keeps hyperparameter values as they are
+                // (interface{}); only a range's `count` and an `int`
+                // range's bounds are integers to it. (stagec's own
+                // `hpp_config` settings go by its schema.)
+                hyperparameter_integer(&path, json)
+            } else {
+                index.is_none_or(|index| {
+                    index
+                        .schemas_at(&path, json)
+                        .iter()
+                        .any(|s| names_type(s.get("type"), "integer"))
+                })
+            };
             let written = cx
                 .text(file)
                 .get(doc.tree.span(node).start..doc.tree.span(node).end)
                 .unwrap_or("");
             let shown = super::text::truncate(written);
+            // Lengths (`batches`, `records`, `epochs`) are unsigned 64-bit
+            // to the master: what rounds to below 2^64 fits.
+            let length = role == Role::Config
+                && !matches!(path.first(), Some(PathSeg::Key(k)) if k == "hyperparameters")
+                && matches!(path.last(), Some(PathSeg::Key(k)) if matches!(k.as_str(), "batches" | "records" | "epochs"));
+            if length && !matches!(rounded, Rounding::To(_)) {
+                let value = match doc.tree.value(node) {
+                    Value::Int(i) => Some(*i as f64),
+                    Value::BigInt(b) => b.parse::<f64>().ok(),
+                    Value::Float(f) => Some(*f),
+                    _ => None,
+                };
+                if value
+                    .is_some_and(|f| (0.0..18_446_744_073_709_551_616.0).contains(&f) && f.fract() == 0.0 && f < 1e21)
+                {
+                    continue;
+                }
+            }
             if let Rounding::To(rounded) = rounded {
                 // Within 64 bits once rounded: accepted, but another number.
                 out.at(
@@ -83,6 +113,18 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 )
                 .help("use a number of at most 9007199254740992, or quote it to keep the digits as a string")
                 .severity(Severity::Warning);
+                continue;
+            }
+            if matches!(rounded, Rounding::Exponent) {
+                // A float where a float may be: nothing to say.
+                if wants_integer {
+                    out.at(
+                        file,
+                        doc.tree.span(node),
+                        format!("Determined's master writes `{shown}` in exponent form (like `1e+21`), which its schema does not take as an integer"),
+                    )
+                    .help("Determined's master reads numbers as 64-bit floats, exact up to 2^53: write a number of at most 9007199254740992 in size");
+                }
                 continue;
             }
             if !wants_integer && role != Role::Config {
@@ -114,6 +156,32 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     }
 }
 
+/// Whether the master reads the hyperparameter value at `path` into an
+/// integer: the `count` of a range, the `minval`/`maxval` of an `int` range.
+fn hyperparameter_integer(path: &[PathSeg], json: &Json) -> bool {
+    let Some((PathSeg::Key(last), parent)) = path.split_last() else {
+        return false;
+    };
+    if last == "count" {
+        return true;
+    }
+    if last != "minval" && last != "maxval" {
+        return false;
+    }
+    let mut node = json;
+    for seg in parent {
+        let next = match seg {
+            PathSeg::Key(k) => node.get(k.as_str()),
+            PathSeg::Index(i) => node.get(*i),
+        };
+        match next {
+            Some(n) => node = n,
+            None => return false,
+        }
+    }
+    node.get("type").and_then(Json::as_str) == Some("int")
+}
+
 /// Whether a schema's `type` (a name or a list of names) includes `name`.
 fn names_type(t: Option<&Json>, name: &str) -> bool {
     match t {
@@ -136,6 +204,10 @@ enum Rounding {
     Beyond,
     /// Within 64 bits as written, rounded beyond them (to 2^63).
     Out,
+    /// A whole number of at least 10^21, which the master's JSON writes
+    /// with an exponent (`1e+21`): its validator takes no such number as an
+    /// integer.
+    Exponent,
     /// Rounded to another number within 64 bits.
     To(i64),
 }
@@ -146,6 +218,9 @@ fn big_integers(tree: &Tree, id: NodeId, master: bool, path: &mut Vec<PathSeg>, 
     }
     match &tree.node(id).value {
         Value::BigInt(_) => out.push((path.clone(), id, Rounding::Beyond)),
+        Value::Float(f) if master && f.is_finite() && f.fract() == 0.0 && f.abs() >= 1e21 => {
+            out.push((path.clone(), id, Rounding::Exponent))
+        }
         Value::Int(i) if master && i.unsigned_abs() > 1 << 53 => {
             let f = *i as f64;
             // 2^63 as a float: where rounding leaves the 64-bit range.

@@ -199,9 +199,11 @@ pub mod incomplete_searcher;
 pub mod log_bounds_look_like_values;
 pub mod log_policy_incomplete;
 pub mod min_not_below_max;
+pub mod missing_entrypoint;
 pub mod prefix_parent_dir;
 pub mod removed_searcher;
 pub mod storage_path_outside_host_path;
+pub mod workspace_project_pair;
 
 // The HPP extension.
 pub mod unknown_dtype;
@@ -233,6 +235,8 @@ pub static RULES: &[Registered] = &[
     register!(default_checkpoint_storage::DEFAULT_CHECKPOINT_STORAGE),
     register!(log_bounds_look_like_values::LOG_BOUNDS_LOOK_LIKE_VALUES),
     register!(removed_searcher::REMOVED_SEARCHER),
+    register!(missing_entrypoint::MISSING_ENTRYPOINT),
+    register!(workspace_project_pair::WORKSPACE_PROJECT_PAIR),
     register!(invalid_env_value::INVALID_ENV_VALUE),
     register!(deprecated_env_name::DEPRECATED_ENV_NAME),
     register!(env_overrides_default::ENV_OVERRIDES_DEFAULT),

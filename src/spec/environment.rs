@@ -99,8 +99,8 @@ pub struct EnvironmentVariablesMap {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProxyPort {
-    /// Port number inside the container. Required.
-    pub proxy_port: f64,
+    /// Port number inside the container, an integer. Required. (Determined's schema says `number`, but its master reads the port into an integer and refuses `8080.5`.)
+    pub proxy_port: i64,
     /// Proxy raw TCP instead of HTTP. Defaults to `false`.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(extend("default" = false))]

@@ -44,7 +44,7 @@ pub struct ResourcesConfig {
     /// Size of `/dev/shm` in the containers: bytes as an integer, or a string such as `4G`, `4GiB` or `512 MB`. Defaults to the agent's setting.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shm_size: Option<MemorySize>,
-    /// Legacy alias of `slots_per_trial`.
+    /// Legacy key: Determined's master refuses every experiment that sets it; use `slots_per_trial`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slots: Option<i64>,
     /// Number of slots (usually GPUs) each trial uses; more than 1 enables distributed training. 0 runs on CPU. Defaults to 1.
