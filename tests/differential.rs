@@ -376,6 +376,31 @@ fn stagec_agrees_with_determined_on_mutated_configs() {
         }
     }
     assert!(corpus.len() >= 30, "the corpus is there: {}", corpus.len());
+    // Determined's own schema test cases, where a checkout of its repository
+    // is at hand (`STAGEC_DETERMINED_REPO`; never committed here): every
+    // whole experiment among them is a base too.
+    if let Some(repo) = std::env::var_os("STAGEC_DETERMINED_REPO") {
+        let dir = Path::new(&repo).join("schemas/test_cases/v0");
+        let mut files = walk(&dir);
+        files.sort();
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap_or_default();
+            let (tree, _) = stagec::yaml::parse(&text, &Budgets::default());
+            let Some(Value::Array(items)) = tree.root().and_then(|r| tree.to_json(r, 1_000_000)) else {
+                continue;
+            };
+            for item in items {
+                let about_experiments = ["sane_as", "sanity_errors"].iter().any(|k| {
+                    let v = &item[*k];
+                    v.to_string().contains("/experiment.json")
+                });
+                if about_experiments && item["case"].is_object() {
+                    let name = item["name"].as_str().unwrap_or("case").to_string();
+                    corpus.push((format!("determined test case {name:?}"), item["case"].clone()));
+                }
+            }
+        }
+    }
 
     // Mutants: one to three changes each. `STAGEC_DIFF_SEED` and
     // `STAGEC_DIFF_MUTANTS` explore other ones (CI runs the fixed set).
@@ -495,7 +520,7 @@ fn stagec_agrees_with_determined_on_mutated_configs() {
         }
     }
     eprintln!(
-        "differential test: {} configs ({} corpus, {} mutants); {agree} agree, {} disagreements explained, {} unexplained",
+        "differential test: {} configs ({} corpus and test cases, {} mutants); {agree} agree, {} disagreements explained, {} unexplained",
         cases.len(),
         corpus.len(),
         cases.len() - corpus.len(),

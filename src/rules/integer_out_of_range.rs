@@ -159,6 +159,10 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
 /// Whether the master reads the hyperparameter value at `path` into an
 /// integer: the `count` of a range, the `minval`/`maxval` of an `int` range.
 fn hyperparameter_integer(path: &[PathSeg], json: &Json) -> bool {
+    // A list of hyperparameters is one value to the master, whatever it holds.
+    if path.iter().any(|s| matches!(s, PathSeg::Index(_))) {
+        return false;
+    }
     let Some((PathSeg::Key(last), parent)) = path.split_last() else {
         return false;
     };
