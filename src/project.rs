@@ -45,6 +45,9 @@ pub struct Project {
     pub probe: Option<ProbeReport>,
     /// Where the model sources were looked for, for messages.
     pub searched: String,
+    /// The training code (the entrypoint's file and the context modules it
+    /// imports); `None` when it was not looked for.
+    pub training: Option<crate::training::TrainingSources>,
 }
 
 impl Project {
@@ -59,6 +62,7 @@ impl Project {
             inventory: None,
             probe: None,
             searched: String::new(),
+            training: None,
         }
     }
 
@@ -109,12 +113,19 @@ impl Project {
                 None
             }
         });
+        // The training code, found in the context the scan walked.
+        let training = scan.map(|scan| {
+            let (found, more) = scan.training_sources(Some(&config_input), &[], overlay);
+            problems.extend(more);
+            found
+        });
         let project = Project {
             config: config_input,
             models: Some(models),
             inventory,
             probe: sources.probe.clone(),
             searched,
+            training,
         };
         Ok((project, problems))
     }
@@ -344,6 +355,42 @@ impl ContextScan {
         }
         out.sort();
         out
+    }
+}
+
+impl ContextScan {
+    /// Every Python file of the context (after `.detignore`), with the
+    /// `overlay`'s Python files under the context that are not on disk yet.
+    pub fn python_files_with(&self, overlay: &dyn Overlay) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = self
+            .candidates
+            .iter()
+            .filter(|c| c.python)
+            .map(|c| c.path.clone())
+            .collect();
+        for path in overlay.paths() {
+            let is_py = path.extension().is_some_and(|e| e == "py");
+            if is_py && path.starts_with(&self.dir) && !out.contains(&path) {
+                out.push(path);
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// The training code of the config `config` (or of `named` Python
+    /// files alone when `config` is `None`), read through `overlay`, and
+    /// what could not be read.
+    pub fn training_sources(
+        &self,
+        config: Option<&Input>,
+        named: &[PathBuf],
+        overlay: &dyn Overlay,
+    ) -> (crate::training::TrainingSources, Vec<String>) {
+        let files = self.python_files_with(overlay);
+        let text = config.map(|c| String::from_utf8_lossy(&c.bytes).into_owned());
+        let mut reader = |p: &Path| read(p, overlay);
+        crate::training::discover::discover(text.as_deref(), &self.dir, &files, named, &mut reader)
     }
 }
 
