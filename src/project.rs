@@ -79,6 +79,18 @@ impl Project {
         scan: Option<&ContextScan>,
         overlay: &dyn Overlay,
     ) -> Result<(Project, Vec<String>), String> {
+        Project::discover_with(config, sources, scan, overlay, &[])
+    }
+
+    /// [`Project::discover`], with Python files `named` (on the command
+    /// line) read as training code of the experiment too.
+    pub fn discover_with(
+        config: &Path,
+        sources: &SourceSpec,
+        scan: Option<&ContextScan>,
+        overlay: &dyn Overlay,
+        named: &[PathBuf],
+    ) -> Result<(Project, Vec<String>), String> {
         let mut problems = Vec::new();
         let config_input = read(config, overlay)?;
         let mut models = Vec::new();
@@ -115,7 +127,7 @@ impl Project {
         });
         // The training code, found in the context the scan walked.
         let training = scan.map(|scan| {
-            let (found, more) = scan.training_sources(Some(&config_input), &[], overlay);
+            let (found, more) = scan.training_sources(Some(&config_input), named, overlay);
             problems.extend(more);
             found
         });
@@ -128,6 +140,22 @@ impl Project {
             training,
         };
         Ok((project, problems))
+    }
+}
+
+impl Project {
+    /// Python files checked on their own, without an experiment config
+    /// (`stagec check train.py`): the files, the context modules they
+    /// import (found in `scan`), and the problems reading them.
+    pub fn python_only(named: &[PathBuf], scan: &ContextScan, overlay: &dyn Overlay) -> (Project, Vec<String>) {
+        let (training, problems) = scan.training_sources(None, named, overlay);
+        let project = Project {
+            training: Some(training),
+            models: Some(Vec::new()),
+            searched: format!("`{}`", scan.dir.display()),
+            ..Project::config_only("", Vec::new())
+        };
+        (project, problems)
     }
 }
 

@@ -30,7 +30,7 @@ declare_rule! {
     };
 }
 
-use super::training_support::{code, managed, Code};
+use super::training_support::{code, managed, trains, Code};
 use super::{Cx, Sink};
 use crate::source::Span;
 use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
@@ -236,43 +236,6 @@ fn handle_in(code: &Code<'_>, scope: Scope, stored: &[(Scope, &Expr)]) -> Option
         }
     }
     None
-}
-
-/// Whether the body of a `for` over batches trains: a backward pass or an
-/// optimizer step, directly or in functions it calls.
-fn trains(code: &Code<'_>, scope: Scope, st: &Stmt) -> bool {
-    let StmtKind::For { body, .. } = &st.kind else {
-        return false;
-    };
-    let prog = code.prog;
-    let text = |s: Scope, span: Span| code.text(s.m, span);
-    let mut found = false;
-    let mut stack = Vec::new();
-    let mut calls = Vec::new();
-    for b in body {
-        crate::training::program::walk_stmt(b, &mut stack, &mut |_, n| {
-            if let crate::training::program::Node::Expr(e) = n {
-                if let ExprKind::Call { func, .. } = &e.kind {
-                    if let ExprKind::Attribute { attr, .. } = &func.kind {
-                        if matches!(attr.as_str(), "backward" | "step" | "step_optimizer") {
-                            found = true;
-                        }
-                    }
-                    calls.push(e);
-                }
-            }
-        });
-    }
-    if found {
-        return true;
-    }
-    let callees = prog.callees_of(scope, body, 2);
-    callees.iter().any(|f| {
-        prog.func(*f).is_some_and(|func| {
-            let t = text(f.scope(), func.span);
-            t.contains(".backward(") || t.contains(".step(") || t.contains("step_optimizer(")
-        })
-    })
 }
 
 /// The epoch loop around an iteration: the innermost enclosing loop in the

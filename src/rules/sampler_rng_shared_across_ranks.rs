@@ -36,7 +36,7 @@ declare_rule! {
     };
 }
 
-use super::training_support::{add_argument, code, excerpt, managed, Code};
+use super::training_support::{add_argument, code, excerpt, feeds_training, managed, Code};
 use super::{Cx, Sink};
 use crate::source::Span;
 use crate::training::ast::{Arg, Expr, ExprKind};
@@ -91,6 +91,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             let Some(path) = code.prog.external(scope, func) else {
                 return;
             };
+            if !live(&code, scope, anc, e) {
+                return;
+            }
             if let Some((name, at)) = sampler_generator_at(&path) {
                 if has_splat(args) || kw(args, "generator").is_some() || pos(args, at).is_some() {
                     return;
@@ -107,7 +110,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 }
             } else if path == TORCH_LOADER {
                 if let Some(at) = shuffled_loader(&code, scope, args) {
-                    if !managed(&code, scope, anc, e) {
+                    if !managed(&code, scope, anc, e) && feeds_training(&code, scope, anc, e) {
                         hits.push(Hit {
                             m: scope.m,
                             scope,
@@ -217,7 +220,7 @@ fn plain_consumer(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], sampler: &Expr
         return None;
     }
     let (s, a, call) = plain?;
-    if managed(code, s, &a, call) {
+    if managed(code, s, &a, call) || !feeds_training(code, s, &a, call) {
         return None;
     }
     Some((s.m, call.span))
@@ -374,5 +377,18 @@ fn seed_text(code: &Code<'_>, at: Scope, arg: Span, scope: Scope) -> Option<Stri
             simple(t).then(|| t.to_string())
         }
         _ => None,
+    }
+}
+
+/// Whether a sampler made at `e` runs with several ranks: not in a branch
+/// known to be dead, nor on the path that runs only without distribution
+/// (`else: RandomSampler(...)` after `if args.distributed:`).
+fn live(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], e: &Expr) -> bool {
+    if runtime::non_distributed_path(code.prog, scope, anc, e as *const Expr as *const ()) {
+        return false;
+    }
+    match code.prog.stmt_of(anc) {
+        Some(stmt) => !runtime::dead_branch(code.prog, code.cfg, code.rt, scope, anc, stmt),
+        None => true,
     }
 }

@@ -49,6 +49,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         }
         EntrySpec::NotPython(NotPython::Empty) => "the entrypoint names no script".to_string(),
         EntrySpec::Missing(_, what) if what.is_empty() => "the entry file is not readable text".to_string(),
+        // A trial or module of an installed library (Determined's model hub,
+        // Determined itself): there is no training code of the experiment's own.
+        EntrySpec::Missing(launch, _) if from_library(&launch.target) => return,
         EntrySpec::Missing(_, what) if context.starts_with('`') => format!("{what} {context}"),
         EntrySpec::Missing(_, what) => what.clone(),
         EntrySpec::Found(launch, _) => {
@@ -75,4 +78,15 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         format!("training code not analysed: {why}"),
     )
     .help("stagec checks the Python the entrypoint runs and the context modules it imports; pass `--context DIR` when the code lives in another folder");
+}
+
+/// Packages whose trials and modules live in the image, not the context.
+const LIBRARIES: &[&str] = &["model_hub", "determined", "transformers", "torch", "deepspeed", "accelerate"];
+
+fn from_library(target: &Target) -> bool {
+    let module = match target {
+        Target::Module(m) | Target::Trial { module: m, .. } => m,
+        Target::Script(_) => return false,
+    };
+    LIBRARIES.contains(&module.split('.').next().unwrap_or(""))
 }

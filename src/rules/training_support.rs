@@ -4,7 +4,7 @@
 use super::Cx;
 use crate::diagnostic::Edit;
 use crate::source::{FileId, Loc, Span};
-use crate::training::ast::{Arg, Expr, ExprKind};
+use crate::training::ast::{Arg, Expr, ExprKind, Stmt, StmtKind};
 use crate::training::program::{Anc, ArgPos, Callee, Flow};
 use crate::training::program::{ModId, Program, Scope};
 use crate::training::runtime::{self, kw};
@@ -321,4 +321,71 @@ pub(crate) fn env_assignments<'p>(code: &Code<'p>, name: &str) -> Vec<(Scope, &'
         });
     }
     out
+}
+
+/// Whether the body of a `for` over batches trains: a backward pass or an
+/// optimizer step, directly or in functions it calls.
+pub(crate) fn trains(code: &Code<'_>, scope: Scope, st: &Stmt) -> bool {
+    let StmtKind::For { body, .. } = &st.kind else {
+        return false;
+    };
+    let prog = code.prog;
+    let text = |s: Scope, span: Span| code.text(s.m, span);
+    let mut found = false;
+    let mut stack = Vec::new();
+    let mut calls = Vec::new();
+    for b in body {
+        crate::training::program::walk_stmt(b, &mut stack, &mut |_, n| {
+            if let crate::training::program::Node::Expr(e) = n {
+                if let ExprKind::Call { func, .. } = &e.kind {
+                    if let ExprKind::Attribute { attr, .. } = &func.kind {
+                        if matches!(attr.as_str(), "backward" | "step" | "step_optimizer") {
+                            found = true;
+                        }
+                    }
+                    calls.push(e);
+                }
+            }
+        });
+    }
+    if found {
+        return true;
+    }
+    let callees = prog.callees_of(scope, body, 2);
+    callees.iter().any(|f| {
+        prog.func(*f).is_some_and(|func| {
+            let t = text(f.scope(), func.span);
+            t.contains(".backward(") || t.contains(".step(") || t.contains("step_optimizer(")
+        })
+    })
+}
+
+
+/// Whether a DataLoader feeds training: iterated by a loop that trains,
+/// returned as a Determined trial's training loader, or kept under a name
+/// that says so (`train_loader`) where its use is out of sight.
+pub(crate) fn feeds_training(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> bool {
+    let prog = code.prog;
+    let mut training = false;
+    prog.flows(scope, anc, loader, &super::distributed_sampler_without_set_epoch::iteration_wrapper, &mut |flow| match flow {
+        Flow::Iterated { scope, stmt: Some(st), .. } if trains(code, scope, st) => training = true,
+        Flow::Returned { func: Some(f), .. } => {
+            if prog.func(f).is_some_and(|x| x.name == "build_training_data_loader" || x.name == "train_dataloader") {
+                training = true;
+            }
+        }
+        Flow::Stored { target, .. } => {
+            let name = match &target.kind {
+                ExprKind::Name(n) => n.as_str(),
+                ExprKind::Attribute { attr, .. } => attr.as_str(),
+                _ => "",
+            }
+            .to_ascii_lowercase();
+            if name.contains("train") && !["val", "test", "eval"].iter().any(|x| name.contains(x)) {
+                training = true;
+            }
+        }
+        _ => {}
+    });
+    training
 }

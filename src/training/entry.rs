@@ -15,6 +15,9 @@ pub enum Launcher {
     DetDeepSpeed,
     /// `python3 -m determined.launch.horovod`.
     DetHorovod,
+    /// `python3 -m determined.launch.tensorflow` (Keras' distribution
+    /// strategies).
+    DetTensorflow,
     /// `torchrun`, `python -m torch.distributed.run|launch`.
     Torchrun,
     /// The `deepspeed` command.
@@ -33,6 +36,7 @@ impl Launcher {
             Launcher::DetTorchDistributed => "determined.launch.torch_distributed",
             Launcher::DetDeepSpeed => "determined.launch.deepspeed",
             Launcher::DetHorovod => "determined.launch.horovod",
+            Launcher::DetTensorflow => "determined.launch.tensorflow",
             Launcher::Torchrun => "torchrun",
             Launcher::DeepSpeed => "deepspeed",
             Launcher::Accelerate => "accelerate launch",
@@ -287,6 +291,7 @@ fn python_module(module: &str, rest: &[String]) -> Result<Launch, NotPython> {
         "determined.launch.torch_distributed" => launcher_command(Launcher::DetTorchDistributed, rest),
         "determined.launch.deepspeed" => launcher_command(Launcher::DetDeepSpeed, rest),
         "determined.launch.horovod" => launcher_command(Launcher::DetHorovod, rest),
+        "determined.launch.tensorflow" => launcher_command(Launcher::DetTensorflow, rest),
         "torch.distributed.run" | "torch.distributed.launch" => tool(Launcher::Torchrun, rest),
         "determined.exec.harness" => match rest.first().and_then(|t| legacy(t)) {
             Some((module, qualname)) => Ok(Launch {
@@ -607,6 +612,9 @@ mod tests {
         let l = read("python3 -m determined.launch.horovod --autohorovod --trial model_def:T")
             .unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(l.launcher, Launcher::DetHorovod);
+
+        let l = read("python3 -m determined.launch.tensorflow -- python3 train.py").unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!((l.launcher, l.target), (Launcher::DetTensorflow, Target::Script("train.py".into())));
     }
 
     #[test]

@@ -468,6 +468,11 @@ fn rank_kind_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) -> Option<Ra
                     _ => {}
                 }
             }
+            // A helper of the training code: `get_rank()` that returns the
+            // rank, or 0 where torch.distributed is not initialized.
+            if let Callee::Func(f) = prog.callee(scope, func) {
+                return helper_rank(prog, f, depth);
+            }
             if let ExprKind::Attribute { value, attr } = &func.kind {
                 match attr.as_str() {
                     "get_rank" | "get_local_rank" | "get_global_rank" if args.is_empty() => {
@@ -509,6 +514,155 @@ fn rank_kind_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) -> Option<Ra
             None if RANK_NAMES.contains(&n.as_str()) => (!assigned_elsewise(prog, scope, e)).then_some(RankKind::Rank),
             None => None,
         },
+        _ => None,
+    }
+}
+
+/// What a helper function of the training code returns: the rank (every
+/// return is a rank expression or an integer literal, one at least a rank),
+/// or whether this is rank 0 (`get_rank() == 0`, or boolean literals).
+fn helper_rank(prog: &Program, f: FuncId, depth: u32) -> Option<RankKind> {
+    let scope = f.scope();
+    let returns = prog.returns(f);
+    let mut kind = None;
+    let mut literals = 0;
+    for r in &returns {
+        let k = match &r.kind {
+            ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Unary { .. } => {
+                literals += 1;
+                continue;
+            }
+            ExprKind::Compare { left, rest } => match (rest.as_slice(), rank_kind_at(prog, scope, left, depth + 1)) {
+                ([(op, right)], Some(RankKind::Rank)) if op == "==" && matches!(right.kind, ExprKind::Int(0)) => RankKind::IsZero,
+                _ => return None,
+            },
+            _ => rank_kind_at(prog, scope, r, depth + 1)?,
+        };
+        if kind.is_some_and(|x| x != k) {
+            return None;
+        }
+        kind = Some(k);
+    }
+    let _ = literals;
+    kind
+}
+
+/// Whether `e`'s value depends on the rank: a rank expression anywhere in
+/// it, or in what its names hold and its helper calls return (a few steps
+/// deep).
+pub fn depends_on_rank(prog: &Program, scope: Scope, e: &Expr) -> bool {
+    depends_at(prog, scope, e, 0)
+}
+
+fn depends_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) -> bool {
+    if depth > 4 {
+        return false;
+    }
+    if mentions_rank(prog, scope, e) {
+        return true;
+    }
+    let mut names: Vec<&Expr> = Vec::new();
+    let mut stack = Vec::new();
+    super::program::walk_expr(e, &mut stack, &mut |_, n| {
+        if let Node::Expr(x) = n {
+            if matches!(x.kind, ExprKind::Name(_) | ExprKind::Call { .. } | ExprKind::Attribute { .. }) {
+                names.push(x);
+            }
+        }
+    });
+    for x in names {
+        if let ExprKind::Call { func, .. } = &x.kind {
+            if let Callee::Func(f) = prog.callee(scope, func) {
+                if prog.returns(f).iter().any(|r| depends_at(prog, f.scope(), r, depth + 1)) {
+                    return true;
+                }
+            }
+            continue;
+        }
+        let s = prog.sources(scope, x);
+        for t in &s.terms {
+            if !std::ptr::eq(t.expr, x) && depends_at(prog, t.scope, t.expr, depth + 1) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Whether a statement or expression (its ancestors `anc`) sits on the
+/// path that runs only without distribution: the `else` of `if
+/// args.distributed:` / `if dist.is_initialized():` / `if world_size > 1:`,
+/// or the body of their negation (`if local_rank == -1:`).
+pub fn non_distributed_path(prog: &Program, scope: Scope, anc: &[Anc<'_>], node: *const ()) -> bool {
+    let mut child: *const () = node;
+    for a in anc.iter().rev() {
+        match a {
+            Anc::Stmt(s) => {
+                if let StmtKind::If { test, body, orelse } = &s.kind {
+                    let in_body = body.iter().any(|b| std::ptr::eq(b as *const Stmt as *const (), child));
+                    let in_else = orelse.iter().any(|b| std::ptr::eq(b as *const Stmt as *const (), child));
+                    if let Some(positive) = distributed_test(prog, scope, test) {
+                        if (in_else && positive) || (in_body && !positive) {
+                            return true;
+                        }
+                    }
+                }
+                child = *s as *const Stmt as *const ();
+            }
+            Anc::Expr(p) => {
+                if let ExprKind::IfExp { test, body, orelse } = &p.kind {
+                    let in_body = std::ptr::eq(&**body as *const Expr as *const (), child);
+                    let in_else = std::ptr::eq(&**orelse as *const Expr as *const (), child);
+                    if let Some(positive) = distributed_test(prog, scope, test) {
+                        if (in_else && positive) || (in_body && !positive) {
+                            return true;
+                        }
+                    }
+                }
+                child = *p as *const Expr as *const ();
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Whether a condition asks "is this run distributed?": `Some(true)` for
+/// the question, `Some(false)` for its negation.
+fn distributed_test(prog: &Program, scope: Scope, e: &Expr) -> Option<bool> {
+    const FLAGS: &[&str] = &["distributed", "is_distributed", "ddp", "use_ddp", "multi_gpu", "multiprocessing_distributed", "use_distributed"];
+    match &e.kind {
+        ExprKind::Not(x) => distributed_test(prog, scope, x).map(|b| !b),
+        ExprKind::Name(n) => FLAGS.contains(&n.as_str()).then_some(true),
+        ExprKind::Attribute { attr, .. } => FLAGS.contains(&attr.as_str()).then_some(true),
+        ExprKind::Call { func, .. } => {
+            let name = match &func.kind {
+                ExprKind::Name(n) => n.as_str(),
+                ExprKind::Attribute { attr, .. } => attr.as_str(),
+                _ => return None,
+            };
+            (name == "is_initialized" || name == "is_dist_avail_and_initialized" || name == "is_distributed").then_some(true)
+        }
+        ExprKind::Compare { left, rest } => {
+            let [(op, right)] = rest.as_slice() else { return None };
+            let lit = match right.kind {
+                ExprKind::Int(i) => i,
+                ExprKind::Unary { ref op, ref operand } if op == "-" => match operand.kind {
+                    ExprKind::Int(i) => -i,
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            let world = is_world(prog, scope, left);
+            let rank = rank_kind(prog, scope, left) == Some(RankKind::Rank);
+            match (op.as_str(), lit) {
+                (">", 1) if world => Some(true),
+                ("<=" | "==", 1) if world => Some(false),
+                ("!=", -1) if rank => Some(true),
+                ("==", -1) if rank => Some(false),
+                _ => None,
+            }
+        }
         _ => None,
     }
 }
@@ -606,6 +760,13 @@ fn is_world_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) -> bool {
                     }
                     _ => {}
                 }
+            }
+            if let Callee::Func(f) = prog.callee(scope, func) {
+                let returns = prog.returns(f);
+                return returns.iter().any(|r| is_world_at(prog, f.scope(), r, depth + 1))
+                    && returns
+                        .iter()
+                        .all(|r| matches!(r.kind, ExprKind::Int(_)) || is_world_at(prog, f.scope(), r, depth + 1));
             }
             if let ExprKind::Attribute { value, attr } = &func.kind {
                 if matches!(attr.as_str(), "get_size" | "get_world_size") {
@@ -973,7 +1134,7 @@ pub fn seeding(prog: &Program, runtime: &Runtime) -> Seeding {
             continue;
         };
         let a = pos(args, 0).or_else(|| kw(args, "seed"));
-        if a.is_some_and(|a| mentions_rank(prog, *scope, a)) {
+        if a.is_some_and(|a| depends_on_rank(prog, *scope, a)) {
             return Seeding::NotIdentical;
         }
         if path == "accelerate.utils.set_seed"
