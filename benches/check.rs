@@ -139,6 +139,7 @@ fn large_project(n: usize) -> stagec::project::Project {
         inventory: Some(input("nodes.json", inventory)),
         probe: None,
         searched: "bench".into(),
+        training: None,
     }
 }
 
@@ -195,6 +196,7 @@ fn plan_vs_check(c: &mut Criterion) {
         inventory: None,
         probe: None,
         searched: "bench".into(),
+        training: None,
     };
     let opts = Options {
         env: &env,

@@ -69,6 +69,8 @@ pub enum Role {
     Inventory,
     /// The probed host's report.
     Probe,
+    /// A Python file of the training code (not a model source).
+    Training,
 }
 
 /// One input file and what the phases found in it.
@@ -129,6 +131,8 @@ pub struct Compiled {
     pub runtime: Option<crate::runtime::Runtime>,
     /// The resolved pipeline, when there are stage declarations.
     pub pipeline: Option<Pipeline>,
+    /// The training code, when it was looked for (see [`crate::training`]).
+    pub training: Option<crate::training::Training>,
     /// Every diagnostic, suppressions applied, sorted by file and position.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -209,6 +213,9 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
     };
 
     let config = add(&project.config, Role::Config);
+    // Python files checked without a config (`stagec check train.py`): the
+    // config slot holds nothing to read.
+    let standalone = project.training.as_ref().is_some_and(|t| t.standalone);
     let models: Vec<FileId> = project
         .models
         .iter()
@@ -260,7 +267,8 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
             })
             .collect()
     };
-    let config_text = readable(&units, config).then(|| text_of(&sources, config));
+    // Python files checked without a config: nothing to read there.
+    let config_text = (readable(&units, config) && !standalone).then(|| text_of(&sources, config));
     let read_config = |text: &str| {
         let mut doc = Document::parse(text, budgets, crate::yaml::Schema::Master);
         let mut settings = None;
@@ -350,6 +358,35 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
         _ => None,
     };
 
+    // The training code: registered after every other file, parsed chunk
+    // by chunk when a rule asks.
+    let training = project.training.as_ref().map(|t| {
+        let config_json = units[config.0 as usize].yaml.as_ref().and_then(|d| d.json.as_ref());
+        let facts = crate::training::runtime::ConfigFacts::read(config_json, settings.as_ref(), !standalone);
+        let models: Vec<(FileId, String, String)> = models
+            .iter()
+            .filter(|&&id| units[id.0 as usize].role == Role::Model && readable(&units, id))
+            .filter_map(|&id| sources.get(id).map(|f| (id, f.name.clone(), f.text.clone())))
+            .collect();
+        let mut register = |input: &Input| -> Option<crate::training::Registered> {
+            if let Some((id, f)) = sources.iter().find(|(_, f)| f.name == input.name) {
+                let usable = units.get(id.0 as usize).is_some_and(|u| u.decode.is_none());
+                return usable.then(|| crate::training::Registered {
+                    file: id,
+                    text: f.text.clone(),
+                });
+            }
+            let (text, problem) = decode(&input.bytes, budgets.max_bytes);
+            if problem.is_some() {
+                return None;
+            }
+            units.push(Unit::new(Role::Training, None));
+            let file = sources.add(SourceFile::new(input.name.clone(), text.clone()));
+            Some(crate::training::Registered { file, text })
+        };
+        crate::training::attach(t, &mut register, &models, facts)
+    });
+
     let mut compiled = Compiled {
         sources,
         units,
@@ -361,6 +398,7 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
         probe,
         runtime,
         pipeline,
+        training,
         diagnostics: Vec::new(),
     };
     let mut diagnostics = rules::run(&compiled, options);

@@ -31,6 +31,7 @@ pub mod spec;
 pub mod stages;
 pub mod suggest;
 pub mod suppress;
+pub mod training;
 pub mod vars;
 pub mod yaml;
 

@@ -45,6 +45,9 @@ pub struct Project {
     pub probe: Option<ProbeReport>,
     /// Where the model sources were looked for, for messages.
     pub searched: String,
+    /// The training code (the entrypoint's file and the context modules it
+    /// imports); `None` when it was not looked for.
+    pub training: Option<crate::training::TrainingSources>,
 }
 
 impl Project {
@@ -59,6 +62,7 @@ impl Project {
             inventory: None,
             probe: None,
             searched: String::new(),
+            training: None,
         }
     }
 
@@ -74,6 +78,18 @@ impl Project {
         sources: &SourceSpec,
         scan: Option<&ContextScan>,
         overlay: &dyn Overlay,
+    ) -> Result<(Project, Vec<String>), String> {
+        Project::discover_with(config, sources, scan, overlay, &[])
+    }
+
+    /// [`Project::discover`], with Python files `named` (on the command
+    /// line) read as training code of the experiment too.
+    pub fn discover_with(
+        config: &Path,
+        sources: &SourceSpec,
+        scan: Option<&ContextScan>,
+        overlay: &dyn Overlay,
+        named: &[PathBuf],
     ) -> Result<(Project, Vec<String>), String> {
         let mut problems = Vec::new();
         let config_input = read(config, overlay)?;
@@ -109,14 +125,37 @@ impl Project {
                 None
             }
         });
+        // The training code, found in the context the scan walked.
+        let training = scan.map(|scan| {
+            let (found, more) = scan.training_sources(Some(&config_input), named, overlay);
+            problems.extend(more);
+            found
+        });
         let project = Project {
             config: config_input,
             models: Some(models),
             inventory,
             probe: sources.probe.clone(),
             searched,
+            training,
         };
         Ok((project, problems))
+    }
+}
+
+impl Project {
+    /// Python files checked on their own, without an experiment config
+    /// (`stagec check train.py`): the files, the context modules they
+    /// import (found in `scan`), and the problems reading them.
+    pub fn python_only(named: &[PathBuf], scan: &ContextScan, overlay: &dyn Overlay) -> (Project, Vec<String>) {
+        let (training, problems) = scan.training_sources(None, named, overlay);
+        let project = Project {
+            training: Some(training),
+            models: Some(Vec::new()),
+            searched: format!("`{}`", scan.dir.display()),
+            ..Project::config_only("", Vec::new())
+        };
+        (project, problems)
     }
 }
 
@@ -344,6 +383,42 @@ impl ContextScan {
         }
         out.sort();
         out
+    }
+}
+
+impl ContextScan {
+    /// Every Python file of the context (after `.detignore`), with the
+    /// `overlay`'s Python files under the context that are not on disk yet.
+    pub fn python_files_with(&self, overlay: &dyn Overlay) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = self
+            .candidates
+            .iter()
+            .filter(|c| c.python)
+            .map(|c| c.path.clone())
+            .collect();
+        for path in overlay.paths() {
+            let is_py = path.extension().is_some_and(|e| e == "py");
+            if is_py && path.starts_with(&self.dir) && !out.contains(&path) {
+                out.push(path);
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// The training code of the config `config` (or of `named` Python
+    /// files alone when `config` is `None`), read through `overlay`, and
+    /// what could not be read.
+    pub fn training_sources(
+        &self,
+        config: Option<&Input>,
+        named: &[PathBuf],
+        overlay: &dyn Overlay,
+    ) -> (crate::training::TrainingSources, Vec<String>) {
+        let files = self.python_files_with(overlay);
+        let text = config.map(|c| String::from_utf8_lossy(&c.bytes).into_owned());
+        let mut reader = |p: &Path| read(p, overlay);
+        crate::training::discover::discover(text.as_deref(), &self.dir, &files, named, &mut reader)
     }
 }
 

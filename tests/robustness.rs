@@ -133,6 +133,7 @@ proptest! {
             inventory: Some(input("inventory.json", &inventory)),
             probe: None,
             searched: "test".into(),
+            training: None,
         };
         let checked = stagec::compile(&project, &stagec::Options::default());
         for d in &checked.diagnostics {

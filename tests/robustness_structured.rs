@@ -122,6 +122,7 @@ proptest! {
             inventory: inventory.map(|i| input("inventory.json", i)),
             probe: None,
             searched: "test".into(),
+            training: None,
         };
         let checked = compile(&project, &stagec::Options::default());
         well_formed(&checked)?;
@@ -138,6 +139,7 @@ proptest! {
             inventory: None,
             probe: None,
             searched: "test".into(),
+            training: None,
         };
         let checked = compile(&project, &stagec::Options::default());
         well_formed(&checked)?;

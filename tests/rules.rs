@@ -107,7 +107,7 @@ fn fired_codes() -> BTreeSet<&'static str> {
             &std::fs::read(f).unwrap_or_default(),
         ));
     }
-    for dir in ["tests/projects", "examples"] {
+    for dir in ["tests/projects", "tests/training", "examples"] {
         for project in std::fs::read_dir(root().join(dir))
             .into_iter()
             .flatten()

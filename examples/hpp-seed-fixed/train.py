@@ -1,5 +1,9 @@
 import determined as det
+import torch
 from determined.pytorch import PyTorchTrial, PyTorchTrialContext
+from torch.utils.data import DataLoader, WeightedRandomSampler
+
+from model import HybridModel
 
 
 class HybridTrial(PyTorchTrial):
@@ -15,15 +19,21 @@ class HybridTrial(PyTorchTrial):
             HPPAdamW(self.model.parameters(), lr=context.get_hparam("lr")),
             hpp_config=hpp_cfg
         )
-        # 4. 数据加载器：注入rank-aware sampler
-        train_dataset = MyDataset()
-        weights = calculate_weights(train_dataset)
-        generator = torch.Generator().manual_seed(42 + self.context.distributed.get_rank())
-        sampler = WeightedRandomSampler(weights, len(train_dataset), replacement=True, generator=generator)
-        self.train_loader = self.context.wrap_data_loader(
-            DataLoader(train_dataset, batch_size=64, sampler=sampler),
-            hpp_config=hpp_cfg
+        # 4. 数据加载器：每个副本自己的采样流（rank // 3：同一流水线副本的3个stage共享一个流）
+        # The loader below is a plain torch DataLoader that Determined must not shard.
+        self.context.experimental.disable_dataset_reproducibility_checks()
+        self.train_dataset = MyDataset()
+
+    def build_training_data_loader(self):
+        weights = calculate_weights(self.train_dataset)
+        generator = torch.Generator().manual_seed(42 + self.context.distributed.get_rank() // 3)
+        sampler = WeightedRandomSampler(weights, len(self.train_dataset), replacement=True, generator=generator)
+        return DataLoader(
+            self.train_dataset, batch_size=64, sampler=sampler, num_workers=4, persistent_workers=True
         )
+
+    def build_validation_data_loader(self):
+        return DataLoader(MyDataset(split="validation"), batch_size=64, num_workers=4, persistent_workers=True)
 
     def train_batch(self, batch, epoch_idx, batch_idx):
         # HPP专用前向传播
@@ -31,3 +41,6 @@ class HybridTrial(PyTorchTrial):
         self.context.backward(loss)
         self.context.step_optimizer(self.optimizer)
         return {"loss": loss.item()}
+
+    def evaluate_batch(self, batch, batch_idx):
+        return {"validation_loss": self.model(batch, hpp_mode="eval").item()}

@@ -1,5 +1,7 @@
 import determined as det
+import torch
 from determined.pytorch import PyTorchTrial, PyTorchTrialContext
+from torch.utils.data import DataLoader, WeightedRandomSampler
 
 
 class HybridTrial(PyTorchTrial):
@@ -15,15 +17,12 @@ class HybridTrial(PyTorchTrial):
             HPPAdamW(self.model.parameters(), lr=context.get_hparam("lr")),
             hpp_config=hpp_cfg
         )
-        # 4. 数据加载器：注入rank-aware sampler
-        train_dataset = MyDataset()
-        weights = calculate_weights(train_dataset)
-        generator = torch.Generator().manual_seed(42 + self.context.distributed.get_rank())
-        sampler = WeightedRandomSampler(weights, len(train_dataset), replacement=True, generator=generator)
-        self.train_loader = self.context.wrap_data_loader(
-            DataLoader(train_dataset, batch_size=64, sampler=sampler),
-            hpp_config=hpp_cfg
-        )
+        # 4. 数据加载器（原始代码）
+        torch.manual_seed(42)
+        dataset = MyDataset()
+        weights = calculate_weights(dataset)
+        train_loader = DataLoader( dataset, batch_size=64, sampler=WeightedRandomSampler(weights, len(dataset), replacement=True), num_workers=8, pin_memory=True, drop_last=True )
+        self.train_loader = self.context.wrap_data_loader(train_loader, hpp_config=hpp_cfg)
 
     def train_batch(self, batch, epoch_idx, batch_idx):
         # HPP专用前向传播

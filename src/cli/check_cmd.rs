@@ -22,7 +22,18 @@ pub(crate) fn run_check(files: &[PathBuf], sources: &SourceArgs, format: Format,
     };
     let mut unreadable = false;
     let mut results = Vec::new();
-    for path in files {
+    // Python files: training code (see `python_files`).
+    let (python, files): (Vec<PathBuf>, Vec<PathBuf>) =
+        files.iter().cloned().partition(|f| super::python_files::is_python(f));
+    if !python.is_empty() {
+        let (checked, problems) = super::python_files::check(&python, sources, &mut loader, &options);
+        for p in &problems {
+            eprintln!("stagec: {p}");
+        }
+        unreadable |= !problems.is_empty();
+        results.extend(checked);
+    }
+    for path in &files {
         let (project, problems) = loader.project(path);
         for p in &problems {
             eprintln!("stagec: {p}");

@@ -13,6 +13,7 @@ use stagec::{project, rules};
 mod check_cmd;
 mod plan;
 mod probe;
+mod python_files;
 mod rank;
 
 /// Exit status: no errors.
@@ -37,7 +38,8 @@ pub struct Cli {
 pub enum Command {
     /// Check experiment configs and report located diagnostics.
     Check {
-        /// Experiment config files (const.yaml, ...).
+        /// Experiment config files (const.yaml, ...), or Python files of the training code
+        /// (checked as part of the experiment in their folder, or on their own).
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// Output format.
@@ -253,6 +255,12 @@ impl Loader {
     /// The project of the config at `path`, and what could not be read
     /// (a context's scan problems only with its first config).
     pub(crate) fn project(&mut self, path: &Path) -> (Option<project::Project>, Vec<String>) {
+        self.project_with(path, &[])
+    }
+
+    /// [`Loader::project`], with Python files `named` on the command line
+    /// read as training code of the experiment too.
+    pub(crate) fn project_with(&mut self, path: &Path, named: &[PathBuf]) -> (Option<project::Project>, Vec<String>) {
         let mut problems = Vec::new();
         let scan = if self.spec.models.is_empty() {
             let dir = context_dir(path, self.context.as_deref());
@@ -265,7 +273,7 @@ impl Loader {
         } else {
             None
         };
-        match project::Project::discover(path, &self.spec, scan, &project::Disk) {
+        match project::Project::discover_with(path, &self.spec, scan, &project::Disk, named) {
             Ok((project, more)) => {
                 problems.extend(more);
                 (Some(project), problems)

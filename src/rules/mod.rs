@@ -51,6 +51,8 @@ pub enum Family {
     Hpp,
     /// What stagec's output can hold (`L…`).
     Output,
+    /// The experiment's training code (`T…`).
+    Training,
 }
 
 /// A rule's identity and documentation.
@@ -213,6 +215,23 @@ pub mod diagnostics_capped;
 pub mod too_many_ranks;
 pub mod virtual_stages_without_interleaved;
 
+// The training code (issue #12).
+pub mod cudnn_benchmark_with_determinism;
+pub mod deterministic_without_cublas_workspace;
+pub mod distributed_sampler_without_set_epoch;
+pub mod fp8_output_reaches_loss;
+pub mod hash_order_dependent_structure;
+pub mod implicit_align_corners;
+pub mod loader_workers_not_persistent;
+pub mod pythonhashseed_set_at_runtime;
+pub mod rank_conditional_collective;
+pub mod sampler_rng_shared_across_ranks;
+pub mod swallowed_error_skips_collective;
+pub mod training_code_not_analysed;
+pub(crate) mod training_support;
+pub mod trial_class_never_run;
+pub mod unsorted_directory_listing;
+
 /// Every rule with its check, in code order: the one registration.
 pub static RULES: &[Registered] = &[
     register!(unknown_key::UNKNOWN_KEY),
@@ -279,6 +298,20 @@ pub static RULES: &[Registered] = &[
     register!(image_lacks_dtype::IMAGE_LACKS_DTYPE),
     register!(driver_too_old::DRIVER_TOO_OLD),
     register!(image_accelerator::IMAGE_ACCELERATOR),
+    register!(training_code_not_analysed::TRAINING_CODE_NOT_ANALYSED),
+    register!(sampler_rng_shared_across_ranks::SAMPLER_RNG_SHARED_ACROSS_RANKS),
+    register!(distributed_sampler_without_set_epoch::DISTRIBUTED_SAMPLER_WITHOUT_SET_EPOCH),
+    register!(swallowed_error_skips_collective::SWALLOWED_ERROR_SKIPS_COLLECTIVE),
+    register!(rank_conditional_collective::RANK_CONDITIONAL_COLLECTIVE),
+    register!(loader_workers_not_persistent::LOADER_WORKERS_NOT_PERSISTENT),
+    register!(pythonhashseed_set_at_runtime::PYTHONHASHSEED_SET_AT_RUNTIME),
+    register!(deterministic_without_cublas_workspace::DETERMINISTIC_WITHOUT_CUBLAS_WORKSPACE),
+    register!(cudnn_benchmark_with_determinism::CUDNN_BENCHMARK_WITH_DETERMINISM),
+    register!(hash_order_dependent_structure::HASH_ORDER_DEPENDENT_STRUCTURE),
+    register!(unsorted_directory_listing::UNSORTED_DIRECTORY_LISTING),
+    register!(implicit_align_corners::IMPLICIT_ALIGN_CORNERS),
+    register!(fp8_output_reaches_loss::FP8_OUTPUT_REACHES_LOSS),
+    register!(trial_class_never_run::TRIAL_CLASS_NEVER_RUN),
     register!(variable_syntax::VARIABLE_SYNTAX),
     register!(unset_variable::UNSET_VARIABLE),
     register!(yaml_syntax::YAML_SYNTAX),
@@ -569,6 +602,11 @@ impl<'a> Cx<'a> {
                 (s, ccs)
             })
             .collect()
+    }
+
+    /// The training code, when it was looked for.
+    pub fn training(&self) -> Option<&'a crate::training::Training> {
+        self.compiled.training.as_ref()
     }
 }
 

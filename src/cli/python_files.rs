@@ -1,0 +1,123 @@
+//! `stagec check train.py data.py`: Python files named on the command line
+//! (as pre-commit passes the changed files) are checked as training code —
+//! as part of the experiment(s) whose config is in their folder, or on
+//! their own when there is none. Only the named files' diagnostics are
+//! reported.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use stagec::project::{self, ContextScan, Disk, Project};
+use stagec::{compile, Compiled, Options};
+
+use super::{context_dir, Loader, SourceArgs};
+
+/// Most YAML files of a folder looked at for experiment configs.
+const MAX_CONFIGS: usize = 64;
+
+/// Whether a command-line path names a Python file.
+pub(crate) fn is_python(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "py" || e == "pyi")
+}
+
+/// Checks `files` (Python files) and returns one compilation per file and
+/// config with the diagnostics located in that file, and what could not be
+/// read.
+pub(crate) fn check(
+    files: &[PathBuf],
+    sources: &SourceArgs,
+    loader: &mut Loader,
+    options: &Options<'_>,
+) -> (Vec<Compiled>, Vec<String>) {
+    let mut problems = Vec::new();
+    let mut results = Vec::new();
+    // By folder, in command-line order.
+    let mut folders: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
+    for f in files {
+        match std::fs::metadata(f) {
+            Ok(m) if m.is_file() => {}
+            Ok(_) => {
+                problems.push(format!("{} is not a file", f.display()));
+                continue;
+            }
+            Err(e) => {
+                problems.push(format!("cannot read {}: {e}", f.display()));
+                continue;
+            }
+        }
+        let dir = context_dir(f, sources.context.as_deref());
+        // As the context scan names it (`./train.py` for `train.py`).
+        let named = match f.parent() {
+            Some(p) if p.as_os_str().is_empty() => dir.join(f),
+            _ => f.clone(),
+        };
+        folders.entry(dir).or_default().push(named);
+    }
+    let mut seen: HashSet<(String, usize, usize, &'static str)> = HashSet::new();
+    for (dir, named) in folders {
+        let configs = configs_in(&dir);
+        let mut compiled: Vec<Compiled> = Vec::new();
+        if configs.is_empty() {
+            let scan = ContextScan::new(&dir);
+            problems.extend(scan.problems.iter().cloned());
+            let (project, more) = Project::python_only(&named, &scan, &Disk);
+            problems.extend(more);
+            compiled.push(compile(&project, options));
+        } else {
+            for config in &configs {
+                let (project, more) = loader.project_with(config, &named);
+                problems.extend(more);
+                if let Some(project) = project {
+                    compiled.push(compile(&project, options));
+                }
+            }
+        }
+        for c in compiled {
+            for f in &named {
+                let name = f.display().to_string();
+                let Some((id, _)) = c.sources.iter().find(|(_, s)| s.name == name) else {
+                    continue;
+                };
+                let mut one = c.clone();
+                one.diagnostics
+                    .retain(|d| d.file == id && seen.insert((name.clone(), d.span.start, d.span.end, d.code)));
+                results.push(one);
+            }
+        }
+    }
+    (results, problems)
+}
+
+/// The experiment configs directly in `dir`, `const.yaml` first, then by
+/// name.
+fn configs_in(dir: &Path) -> Vec<PathBuf> {
+    let Ok(listing) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = Vec::new();
+    for entry in listing.filter_map(Result::ok).take(MAX_CONFIGS * 16) {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !(name.ends_with(".yaml") || name.ends_with(".yml")) || !entry.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
+        let Ok(bytes) = stagec::fsutil::read_limited(&path, project::MAX_INPUT) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        if stagec::ide::classify(&name, &text) == stagec::ide::DocumentKind::Experiment {
+            out.push(path);
+        }
+        if out.len() >= MAX_CONFIGS {
+            break;
+        }
+    }
+    out.sort_by_key(|p| {
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        (name != "const.yaml", name)
+    });
+    out
+}

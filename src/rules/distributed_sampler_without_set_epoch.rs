@@ -1,0 +1,320 @@
+declare_rule! {
+    /// ## What it checks
+    /// A shuffling `torch.utils.data.DistributedSampler` (or a subclass that keeps
+    /// its epoch-seeded order) whose `DataLoader` is iterated in an epoch loop that
+    /// trains — the batches reach a backward pass or an optimizer step — when no
+    /// `set_epoch` call reaches the sampler: not on the sampler itself, not as
+    /// `loader.sampler.set_epoch(…)`, not in a helper it is passed to.
+    ///
+    /// ## Why
+    /// `DistributedSampler` shuffles with `seed + epoch`. Without `set_epoch(epoch)`
+    /// every epoch sees exactly the order of the first one, on every rank. Call it at
+    /// the start of each epoch, before iterating. Loaders prepared by Accelerate or
+    /// Lightning call it themselves; `determined.pytorch.samplers.DistributedSampler`
+    /// is a different class without epochs; a sampler that escapes into code stagec
+    /// cannot see is left alone.
+    ///
+    /// ## Example
+    /// ```python
+    /// sampler = DistributedSampler(train_set, shuffle=True)          # warning
+    /// loader = DataLoader(train_set, batch_size=64, sampler=sampler)
+    /// for epoch in range(epochs):
+    ///     train_one_epoch(model, loader)        # fix: sampler.set_epoch(epoch) first
+    /// ```
+    pub static DISTRIBUTED_SAMPLER_WITHOUT_SET_EPOCH = {
+        code: "T102",
+        name: "distributed-sampler-without-set-epoch",
+        family: Training,
+        severity: Warning,
+        summary: "A shuffling DistributedSampler is never told the epoch, so every epoch repeats the same order",
+    };
+}
+
+use super::training_support::{code, managed, trains, Code};
+use super::{Cx, Sink};
+use crate::source::Span;
+use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
+use crate::training::program::{Anc, ArgPos, Callee, ClassId, Flow, FuncId, Scope};
+use crate::training::runtime::{self, arg, has_splat};
+
+const SAMPLER: &str = "torch.utils.data.DistributedSampler";
+
+/// Calls that keep iterating the loader they are given.
+pub(crate) fn iteration_wrapper(callee: &Callee, pos: &ArgPos<'_>) -> bool {
+    let Callee::External(p) = callee else { return false };
+    let first = matches!(pos, ArgPos::Pos(0));
+    match p.as_str() {
+        "builtins.enumerate" | "builtins.iter" | "tqdm.tqdm" | "tqdm.auto.tqdm" | "tqdm.notebook.tqdm"
+        | "itertools.islice" => first,
+        "builtins.zip" | "itertools.chain" => matches!(pos, ArgPos::Pos(_)),
+        _ => false,
+    }
+}
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(code) = code(cx) else { return };
+    if !code.rt.world.distributed() {
+        return;
+    }
+    for scope in code.scopes_for(&[SAMPLER], &["Sampler"]) {
+        code.prog.walk_exprs(scope, &mut |anc, e| {
+            let ExprKind::Call { func, args, .. } = &e.kind else {
+                return;
+            };
+            if !is_epoch_sampler(&code, scope, func) || has_splat(args) {
+                return;
+            }
+            let shuffles = arg(args, "shuffle", 3)
+                .is_none_or(|v| runtime::is_true(code.prog, code.cfg, code.rt, scope, v) == Some(true));
+            if !shuffles {
+                return;
+            }
+            if let Some(finding) = analyse(&code, scope, anc, e) {
+                report(&code, out, scope, e, finding);
+            }
+        });
+    }
+}
+
+/// Whether `func` is torch's `DistributedSampler`, or a training-code
+/// subclass whose order still follows `self.epoch`.
+fn is_epoch_sampler(code: &Code<'_>, scope: Scope, func: &Expr) -> bool {
+    match code.prog.callee(scope, func) {
+        Callee::External(p) => p == SAMPLER,
+        Callee::Class(k) => code.prog.derives_from(k, &[SAMPLER]) && keeps_epoch_order(code, k),
+        _ => false,
+    }
+}
+
+fn keeps_epoch_order(code: &Code<'_>, k: ClassId) -> bool {
+    match code.prog.method(k, "__iter__") {
+        None => true,
+        Some(f) => {
+            let Some(func) = code.prog.func(f) else { return false };
+            let text = code.text(f.m, func.span);
+            text.contains("epoch")
+        }
+    }
+}
+
+/// What a sampler's life shows: the training loop that re-iterates its
+/// loader, and the place to call `set_epoch` from.
+struct Finding<'p> {
+    /// The loop statement (`for epoch in …`) and its scope.
+    epoch_loop: Option<(Scope, &'p Stmt)>,
+    /// How the loop's function reaches the sampler.
+    handle: Option<String>,
+    loader: Option<String>,
+}
+
+fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr) -> Option<Finding<'p>> {
+    let prog = code.prog;
+    let mut set_epoch = false;
+    let mut escapes = false;
+    let mut loaders: Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> = Vec::new();
+    let mut names: Vec<(Scope, &'p Expr)> = Vec::new();
+    let through = |callee: &Callee, pos: &ArgPos<'_>| {
+        matches!(callee, Callee::External(p) if p == "torch.utils.data.BatchSampler")
+            && matches!(pos, ArgPos::Pos(0) | ArgPos::Kw("sampler"))
+    };
+    let complete = prog.flows(scope, anc, sampler, &through, &mut |flow| match flow {
+        Flow::Method { name: "set_epoch", .. } => set_epoch = true,
+        Flow::Arg {
+            scope: s,
+            call,
+            callee,
+            pos,
+            anc,
+        } => match &callee {
+            Callee::External(p) if p == "torch.utils.data.DataLoader" => {
+                if matches!(pos, ArgPos::Kw("sampler" | "batch_sampler") | ArgPos::Pos(3 | 4)) {
+                    loaders.push((s, anc, call));
+                }
+            }
+            Callee::External(p) if benign(p) => {}
+            _ => escapes = true,
+        },
+        Flow::Stored { scope: s, target } => names.push((s, target)),
+        Flow::Escapes { .. } | Flow::Returned { .. } => escapes = true,
+        _ => {}
+    });
+    if !complete || escapes || set_epoch || loaders.is_empty() {
+        return None;
+    }
+    let mut training_loop: Option<(Scope, &'p Stmt)> = None;
+    let mut loader_names: Vec<(Scope, &'p Expr)> = Vec::new();
+    for (s, a, loader) in loaders {
+        if managed(code, s, &a, loader) {
+            return None;
+        }
+        let mut attrs: Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> = Vec::new();
+        let ok = prog.flows(s, &a, loader, &iteration_wrapper, &mut |flow| match flow {
+            Flow::Attr { scope, expr, name, anc } if name == "sampler" || name == "batch_sampler" => {
+                attrs.push((scope, anc, expr));
+            }
+            Flow::Iterated {
+                scope,
+                stmt: Some(st),
+                anc,
+            } if training_loop.is_none() && trains(code, scope, st) => {
+                training_loop = epoch_loop(code, scope, &anc);
+            }
+            Flow::Stored { scope, target } => loader_names.push((scope, target)),
+            Flow::Arg {
+                callee: Callee::External(p),
+                ..
+            } if benign(&p) => {}
+            Flow::Arg { .. } | Flow::Escapes { .. } | Flow::Returned { .. } => escapes = true,
+            _ => {}
+        });
+        if !ok {
+            return None;
+        }
+        // `loader.sampler.set_epoch(epoch)`.
+        for (sc, a, attr) in attrs {
+            let mut hit = false;
+            prog.flows(sc, &a, attr, &|_, _| false, &mut |flow| {
+                if let Flow::Method { name, .. } = flow {
+                    hit |= name == "set_epoch";
+                }
+            });
+            if hit {
+                return None;
+            }
+        }
+    }
+    if escapes {
+        return None;
+    }
+    let (loop_scope, loop_stmt) = training_loop?;
+    // How the loop's function names the sampler: a local, `self.x`, or the
+    // loader's `.sampler`.
+    let handle = handle_in(code, loop_scope, &names)
+        .or_else(|| handle_in(code, loop_scope, &loader_names).map(|l| format!("{l}.sampler")));
+    let loader = loader_names.first().map(|(s, t)| code.text(s.m, t.span).to_string());
+    Some(Finding {
+        epoch_loop: Some((loop_scope, loop_stmt)),
+        handle,
+        loader,
+    })
+}
+
+/// External calls a sampler or loader may pass through without escaping.
+fn benign(path: &str) -> bool {
+    matches!(
+        path,
+        "builtins.len"
+            | "builtins.print"
+            | "builtins.isinstance"
+            | "builtins.iter"
+            | "builtins.enumerate"
+            | "builtins.zip"
+            | "builtins.hasattr"
+            | "builtins.getattr"
+            | "builtins.repr"
+            | "builtins.str"
+    ) || path.starts_with("logging.")
+        || path.starts_with("tqdm.")
+        || path.starts_with("itertools.")
+}
+
+/// The text naming a stored value in `scope`'s function: a local name of
+/// it, or `self.x` in a method of the class that holds it.
+fn handle_in(code: &Code<'_>, scope: Scope, stored: &[(Scope, &Expr)]) -> Option<String> {
+    for (s, target) in stored {
+        match &target.kind {
+            ExprKind::Name(n) if *s == scope => return Some(n.clone()),
+            ExprKind::Attribute { value, attr } => {
+                let k = code.prog.self_class(*s, value)?;
+                let f = scope.func()?;
+                if code.prog.class_of(f) == Some(k) {
+                    let me = code.prog.func(f)?.params.first()?.name.clone();
+                    return Some(format!("{me}.{attr}"));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The epoch loop around an iteration: the innermost enclosing loop in the
+/// same function, else the loop around a call of the function (up to three
+/// callers up).
+fn epoch_loop<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>]) -> Option<(Scope, &'p Stmt)> {
+    // `anc` ends with the `for` over the loader itself.
+    let inner = anc.iter().rev().find_map(|a| match a {
+        Anc::Stmt(s) if matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. }) => Some(*s),
+        _ => None,
+    });
+    if let Some(s) = inner {
+        return Some((scope, s));
+    }
+    let f = scope.func()?;
+    caller_loop(code, f, 3)
+}
+
+fn caller_loop<'p>(code: &Code<'p>, f: FuncId, depth: u32) -> Option<(Scope, &'p Stmt)> {
+    if depth == 0 {
+        return None;
+    }
+    for (s, call) in code.prog.call_sites(f) {
+        let Some(anc) = code.prog.ancestors_of(s, call) else {
+            continue;
+        };
+        let hit = anc.iter().rev().find_map(|a| match a {
+            Anc::Stmt(st) if matches!(st.kind, StmtKind::For { .. } | StmtKind::While { .. }) => Some(*st),
+            _ => None,
+        });
+        if let Some(st) = hit {
+            return Some((s, st));
+        }
+        if let Some(g) = s.func() {
+            if let Some(found) = caller_loop(code, g, depth - 1) {
+                return Some(found);
+            }
+        }
+    }
+    None
+}
+
+fn report(code: &Code<'_>, out: &mut Sink<'_>, scope: Scope, sampler: &Expr, finding: Finding<'_>) {
+    let loader = finding
+        .loader
+        .map_or_else(|| "its DataLoader".to_string(), |l| format!("`{l}`"));
+    let d = out.at_loc(
+        code.loc(scope.m, sampler.span),
+        format!("DistributedSampler shuffles with seed + epoch, but set_epoch is never called on it: every epoch of {loader} repeats epoch 0's order"),
+    );
+    d.help("call `sampler.set_epoch(epoch)` at the start of every epoch, before iterating the loader");
+    let Some((ls, st)) = finding.epoch_loop else { return };
+    let header_end = match &st.kind {
+        StmtKind::For { iter, .. } => iter.span.end,
+        StmtKind::While { test, .. } => test.span.end,
+        _ => st.span.end,
+    };
+    d.label(code.file(ls.m), Span::new(st.span.start, header_end), "the epoch loop");
+    let (StmtKind::For { target, body, .. }, Some(handle)) = (&st.kind, finding.handle) else {
+        return;
+    };
+    let ExprKind::Name(epoch) = &target.kind else { return };
+    let Some(first) = body.first() else { return };
+    let text = code.prog.text(ls.m);
+    let line_start = text
+        .get(..first.span.start)
+        .map_or(0, |t| t.rfind('\n').map_or(0, |i| i + 1));
+    let indent = text.get(line_start..first.span.start).unwrap_or("");
+    if !indent.chars().all(|c| c == ' ' || c == '\t') {
+        return;
+    }
+    let nl = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let edit = crate::edit::replace(
+        code.file(ls.m),
+        Span::at(first.span.start),
+        format!("{handle}.set_epoch({epoch}){nl}{indent}"),
+    );
+    d.unsafe_fix(
+        format!("call {handle}.set_epoch({epoch}) at the start of each epoch"),
+        vec![edit],
+    );
+}

@@ -1,0 +1,412 @@
+declare_rule! {
+    /// ## What it checks
+    /// In code that runs once per rank, when the experiment's environment does not
+    /// fix `PYTHONHASHSEED`: (a) iteration over a set of strings — a set literal,
+    /// a set comprehension, `set(…)`/`frozenset(…)` of strings — that decides the
+    /// order in which modules or parameters are registered (`nn.ModuleDict`,
+    /// `nn.ModuleList`, `ParameterDict`, `ParameterList`, `nn.Sequential`,
+    /// `add_module`, `register_parameter`/`register_buffer`, `setattr(self, …)`) or
+    /// assigns ids (`{w: i for i, w in enumerate(words)}`); (b) `hash(x) % n` of a
+    /// string where `n` is the world size or the result is compared with the rank.
+    ///
+    /// ## Why
+    /// String hashes are randomized per process unless `PYTHONHASHSEED` is set when
+    /// Python starts, so each rank iterates the set in its own order. Modules
+    /// registered in different orders give `DistributedDataParallel` parameter lists
+    /// that no longer line up (same shapes: gradients of different layers are
+    /// averaged together; different shapes: an error at start-up), ids assigned in
+    /// set order differ between ranks, and `hash(name) % world_size` makes ranks
+    /// disagree about which rank owns a file. Iterate `sorted(…)`, and shard with a
+    /// stable hash such as `zlib.crc32`. Sets of integers, dictionaries, `sorted`,
+    /// membership tests and `hashlib`/`zlib` hashes are left alone.
+    ///
+    /// ## Example
+    /// ```python
+    /// for task in set(TASKS):                         # warning; fix: sorted(set(TASKS))
+    ///     self.heads[task] = nn.Linear(256, 1)
+    /// mine = [f for f in files if hash(f) % world == rank]   # warning: use zlib.crc32
+    /// ```
+    pub static HASH_ORDER_DEPENDENT_STRUCTURE = {
+        code: "T109",
+        name: "hash-order-dependent-structure",
+        family: Training,
+        severity: Warning,
+        summary: "Module/parameter order or rank assignment depends on per-process string hashing",
+    };
+}
+
+use super::training_support::{code, env_assignments, plan_environment, Code};
+use super::{Cx, Sink};
+use crate::training::ast::{Arg, CompKind, Expr, ExprKind, Stmt, StmtKind};
+use crate::training::program::{walk_expr, walk_stmt, Anc, Node, Scope};
+use crate::training::runtime::{self, is_world, mentions_rank, pos};
+
+const REGISTRIES: &[&str] = &[
+    "torch.nn.ModuleDict",
+    "torch.nn.ModuleList",
+    "torch.nn.ParameterDict",
+    "torch.nn.ParameterList",
+    "torch.nn.Sequential",
+];
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(code) = code(cx) else { return };
+    if !code.rt.world.distributed() || code.cfg.sets_env("PYTHONHASHSEED") || plan_environment(cx) {
+        return;
+    }
+    // A value assigned before new interpreters start counts as set.
+    if !env_assignments(&code, "PYTHONHASHSEED").is_empty()
+        && runtime::any_call(code.prog, &["spawn"], |p| p == "torch.multiprocessing.spawn")
+    {
+        return;
+    }
+    for scope in code.scopes(&["set(", "{", "hash("]) {
+        let mut hits: Vec<(&Expr, String, bool)> = Vec::new();
+        // (a) loops over a set that register modules.
+        code.prog.walk_stmts(scope, &mut |_, s| {
+            let StmtKind::For { target, iter, body, .. } = &s.kind else {
+                return;
+            };
+            let ExprKind::Name(var) = &target.kind else { return };
+            if !string_set(&code, scope, iter, 0) {
+                return;
+            }
+            if registers(&code, scope, body, var) {
+                hits.push((iter, "the modules registered in this loop".into(), true));
+            }
+        });
+        code.prog.walk_exprs(scope, &mut |anc, e| match &e.kind {
+            ExprKind::Comp { gens, elt, value, kind } => {
+                let Some(g) = gens.first() else { return };
+                // `{w: i for i, w in enumerate(S)}`: ids in set order.
+                if let ExprKind::Call { func, args, .. } = &g.iter.kind {
+                    if code.prog.external(scope, func).as_deref() == Some("builtins.enumerate") {
+                        if let Some(inner) = pos(args, 0) {
+                            if *kind == CompKind::Dict && string_set(&code, scope, inner, 0) {
+                                hits.push((inner, "the ids assigned here".into(), true));
+                            }
+                        }
+                        return;
+                    }
+                }
+                let vars = names(&g.target);
+                let used = vars
+                    .iter()
+                    .any(|v| v != "_" && (mentions(elt, v) || value.as_ref().is_some_and(|x| mentions(x, v))));
+                if used && string_set(&code, scope, &g.iter, 0) && registry_arg(&code, scope, anc) {
+                    hits.push((&g.iter, "the modules this registers".into(), true));
+                }
+            }
+            // (b) hash(str) % world, or compared with the rank.
+            ExprKind::BinOp { left, op, right } if op == "%" => {
+                let ExprKind::Call { func, args, .. } = &left.kind else {
+                    return;
+                };
+                if code.prog.external(scope, func).as_deref() != Some("builtins.hash") {
+                    return;
+                }
+                let Some(x) = pos(args, 0) else { return };
+                if !is_string(&code, scope, x, anc, 0) {
+                    return;
+                }
+                let by_world = is_world(code.prog, scope, right);
+                let vs_rank = match anc.last() {
+                    Some(Anc::Expr(p)) => {
+                        matches!(&p.kind, ExprKind::Compare { .. }) && mentions_rank(code.prog, scope, p)
+                    }
+                    _ => false,
+                };
+                if by_world || vs_rank {
+                    hits.push((left, "which rank owns each item".into(), false));
+                }
+            }
+            _ => {}
+        });
+        for (at, what, is_set) in hits {
+            let message = if is_set {
+                format!("iterating a set of strings decides the order of {what}; set order follows each process's string-hash seed, so ranks build it differently")
+            } else {
+                format!("hash() of a string differs between processes, so ranks disagree on {what}")
+            };
+            let d = out.at_loc(code.loc(scope.m, at.span), message);
+            if is_set {
+                d.help("iterate sorted(...) of the set, or set PYTHONHASHSEED in the experiment's environment");
+                let text = code.text(scope.m, at.span);
+                d.unsafe_fix(
+                    "iterate the set in sorted order",
+                    vec![crate::edit::replace(
+                        code.file(scope.m),
+                        at.span,
+                        format!("sorted({text})"),
+                    )],
+                );
+            } else {
+                d.help("shard with a stable hash such as zlib.crc32(name.encode()), or set PYTHONHASHSEED in the experiment's environment");
+            }
+        }
+    }
+}
+
+fn names(target: &Expr) -> Vec<String> {
+    match &target.kind {
+        ExprKind::Name(n) => vec![n.clone()],
+        ExprKind::Tuple(items) | ExprKind::List(items) => items.iter().flat_map(names).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn mentions(e: &Expr, name: &str) -> bool {
+    let mut found = false;
+    let mut stack = Vec::new();
+    walk_expr(e, &mut stack, &mut |_, n| {
+        if let Node::Expr(x) = n {
+            if matches!(&x.kind, ExprKind::Name(v) if v == name) {
+                found = true;
+            }
+        }
+    });
+    found
+}
+
+/// Whether a comprehension (with ancestors `anc`) is an argument of
+/// `nn.ModuleList(...)` and the like.
+fn registry_arg(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>]) -> bool {
+    let mut up = anc.iter().rev();
+    // The comprehension may sit inside a list literal (`nn.ModuleList([...])`
+    // is a list comprehension already).
+    for a in up.by_ref() {
+        match a {
+            Anc::Expr(p) => match &p.kind {
+                ExprKind::Call { func, .. } => {
+                    return code
+                        .prog
+                        .external(scope, func)
+                        .is_some_and(|f| REGISTRIES.contains(&f.as_str()));
+                }
+                ExprKind::List(_) | ExprKind::Tuple(_) => continue,
+                _ => return false,
+            },
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Whether a loop body registers modules named or shaped by `var`.
+fn registers(code: &Code<'_>, scope: Scope, body: &[Stmt], var: &str) -> bool {
+    let mut found = false;
+    let mut stack = Vec::new();
+    for s in body {
+        walk_stmt(s, &mut stack, &mut |_, n| match n {
+            Node::Stmt(st) => {
+                if let StmtKind::Assign { targets, value } = &st.kind {
+                    for t in targets {
+                        // `self.heads[name] = nn.Linear(...)`
+                        if let ExprKind::Subscript { value: base, index } = &t.kind {
+                            if (mentions(index, var) || mentions(value, var)) && module_container(code, scope, base) {
+                                found = true;
+                            }
+                        }
+                    }
+                }
+            }
+            Node::Expr(e) => {
+                let ExprKind::Call { func, args, .. } = &e.kind else {
+                    return;
+                };
+                let uses_var = args.iter().any(|a| match a {
+                    Arg::Pos(x) | Arg::Star(x) | Arg::StarStar(x) => mentions(x, var),
+                    Arg::Kw { value, .. } => mentions(value, var),
+                });
+                if !uses_var {
+                    return;
+                }
+                match &func.kind {
+                    ExprKind::Attribute { value, attr } => {
+                        if matches!(
+                            attr.as_str(),
+                            "add_module" | "register_parameter" | "register_buffer" | "register_module"
+                        ) {
+                            found = true;
+                        }
+                        if attr == "append" && module_container(code, scope, value) {
+                            found = true;
+                        }
+                    }
+                    ExprKind::Name(n) if n == "setattr" => {
+                        if let Some(first) = pos(args, 0) {
+                            if code.prog.self_class(scope, first).is_some() {
+                                found = true;
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        });
+    }
+    found
+}
+
+/// Whether `e` holds an `nn.ModuleDict`/`ModuleList`/… .
+fn module_container(code: &Code<'_>, scope: Scope, e: &Expr) -> bool {
+    let s = code.prog.sources(scope, e);
+    !s.terms.is_empty()
+        && s.terms.iter().any(|t| {
+            matches!(&t.expr.kind, ExprKind::Call { func, .. }
+                if code.prog.external(t.scope, func).is_some_and(|f| REGISTRIES.contains(&f.as_str())))
+        })
+}
+
+/// Whether `e` is a set of strings (literal, comprehension, `set(…)` or
+/// `frozenset(…)` of strings, or a name holding one).
+fn string_set(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bool {
+    if depth > 4 {
+        return false;
+    }
+    match &e.kind {
+        ExprKind::Set(items) => {
+            !items.is_empty()
+                && items
+                    .iter()
+                    .all(|i| matches!(i.kind, ExprKind::Str(_) | ExprKind::FString))
+        }
+        ExprKind::Comp {
+            kind: CompKind::Set,
+            elt,
+            gens,
+            ..
+        } => comp_strings(code, scope, elt, gens, depth),
+        ExprKind::Call { func, args, .. } => {
+            let path = code.prog.external(scope, func);
+            if !matches!(path.as_deref(), Some("builtins.set" | "builtins.frozenset")) {
+                return false;
+            }
+            pos(args, 0).is_some_and(|a| strings(code, scope, a, depth + 1))
+        }
+        ExprKind::Name(_) => {
+            let s = code.prog.sources(scope, e);
+            !s.unknown
+                && !s.terms.is_empty()
+                && s.terms.iter().all(|t| {
+                    t.proj.is_empty() && !std::ptr::eq(t.expr, e) && string_set(code, t.scope, t.expr, depth + 1)
+                })
+        }
+        _ => false,
+    }
+}
+
+/// Whether a collection holds only strings.
+fn strings(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bool {
+    if depth > 4 {
+        return false;
+    }
+    match &e.kind {
+        ExprKind::List(items) | ExprKind::Tuple(items) | ExprKind::Set(items) => {
+            !items.is_empty()
+                && items
+                    .iter()
+                    .all(|i| matches!(i.kind, ExprKind::Str(_) | ExprKind::FString))
+        }
+        ExprKind::Comp { elt, gens, .. } => comp_strings(code, scope, elt, gens, depth),
+        ExprKind::Call { func, .. } => {
+            if let ExprKind::Attribute { attr, .. } = &func.kind {
+                if matches!(attr.as_str(), "split" | "splitlines" | "readlines") {
+                    return true;
+                }
+            }
+            matches!(code.prog.external(scope, func).as_deref(), Some("os.listdir"))
+        }
+        ExprKind::Name(_) => {
+            let s = code.prog.sources(scope, e);
+            !s.unknown
+                && !s.terms.is_empty()
+                && s.terms
+                    .iter()
+                    .all(|t| t.proj.is_empty() && !std::ptr::eq(t.expr, e) && strings(code, t.scope, t.expr, depth + 1))
+        }
+        _ => false,
+    }
+}
+
+/// Whether a comprehension's element is a string: a string expression, or
+/// a loop variable over strings.
+fn comp_strings(code: &Code<'_>, scope: Scope, elt: &Expr, gens: &[crate::training::ast::CompFor], depth: u32) -> bool {
+    match &elt.kind {
+        ExprKind::Str(_) | ExprKind::FString => true,
+        ExprKind::Name(n) => gens
+            .iter()
+            .rev()
+            .find(|g| names(&g.target).contains(n))
+            .is_some_and(|g| matches!(g.target.kind, ExprKind::Name(_)) && strings(code, scope, &g.iter, depth + 1)),
+        _ => false,
+    }
+}
+
+/// Whether `x` is a string: a literal, an f-string, `str(…)`, an
+/// `os.path` result, or a loop variable over a directory listing or a
+/// list of strings.
+fn is_string(code: &Code<'_>, scope: Scope, x: &Expr, anc: &[Anc<'_>], depth: u32) -> bool {
+    if depth > 4 {
+        return false;
+    }
+    match &x.kind {
+        ExprKind::Str(_) | ExprKind::FString => true,
+        ExprKind::Call { func, .. } => code
+            .prog
+            .external(scope, func)
+            .is_some_and(|p| p == "builtins.str" || p.starts_with("os.path.")),
+        ExprKind::Name(n) => {
+            // A comprehension variable.
+            for a in anc.iter().rev() {
+                if let Anc::Comp(g) = a {
+                    if names(&g.target).contains(n) {
+                        return matches!(g.target.kind, ExprKind::Name(_)) && listing(code, scope, &g.iter, depth + 1);
+                    }
+                }
+            }
+            // A parameter annotated `str`, or a name from a listing.
+            if let Some(f) = scope.func() {
+                if let Some(func) = code.prog.func(f) {
+                    if let Some(p) = func.params.iter().find(|p| p.name == *n) {
+                        return p
+                            .annotation
+                            .as_ref()
+                            .is_some_and(|a| matches!(&a.kind, ExprKind::Name(t) if t == "str"));
+                    }
+                }
+            }
+            false
+        }
+        _ => false,
+    }
+}
+
+/// Whether `e` is a list of strings from a listing or literals (possibly
+/// sorted).
+fn listing(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bool {
+    if depth > 4 {
+        return false;
+    }
+    if strings(code, scope, e, depth) {
+        return true;
+    }
+    match &e.kind {
+        ExprKind::Call { func, args, .. } => match code.prog.external(scope, func).as_deref() {
+            Some("builtins.sorted" | "builtins.list") => {
+                pos(args, 0).is_some_and(|a| listing(code, scope, a, depth + 1))
+            }
+            Some("glob.glob" | "os.listdir") => true,
+            _ => false,
+        },
+        ExprKind::Name(_) => {
+            let s = code.prog.sources(scope, e);
+            !s.unknown
+                && !s.terms.is_empty()
+                && s.terms
+                    .iter()
+                    .all(|t| t.proj.is_empty() && !std::ptr::eq(t.expr, e) && listing(code, t.scope, t.expr, depth + 1))
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,277 @@
+declare_rule! {
+    /// ## What it checks
+    /// A `DataLoader` (torch's or `determined.pytorch.DataLoader`) whose
+    /// `num_workers` resolves to 8 or more — written out, through module constants
+    /// and `**kwargs` dicts, or through `context.get_hparam(…)`,
+    /// `context.get_data_config()[…]` and `self.hparams.x` back to the experiment's
+    /// `hyperparameters` and `data` — without `persistent_workers=True`, in an
+    /// experiment with pipeline stages, when the loader is iterated more than once:
+    /// inside a loop, as a Determined trial's validation loader, or handed to a
+    /// pipeline framework's `wrap_data_loader(loader, …)` (HPP plugins have one),
+    /// which passes over it every epoch. Values stagec
+    /// cannot resolve (`os.cpu_count()`, argparse flags without a default, external
+    /// config systems) are left alone.
+    ///
+    /// ## Why
+    /// Each worker is a process with its own copy of the dataset's touched memory and
+    /// its prefetch buffers, on every rank of the host. Without
+    /// `persistent_workers=True` the workers stop at the end of each pass over the
+    /// loader and start again at the next one, so a pipeline stage's host repeatedly
+    /// pays their start-up and memory on top of the stages' own processes — the
+    /// out-of-memory kills of busy workers. Keep them alive, and consider fewer.
+    /// Determined iterates a trial's training loader through one iterator for the
+    /// whole trial, so its workers start once and it is not reported.
+    ///
+    /// ## Example
+    /// ```python
+    /// return DataLoader(val_set, batch_size=64,
+    ///                   num_workers=self.context.get_hparam("eval_workers"))   # warning: 12
+    /// # fix: add persistent_workers=True
+    /// ```
+    pub static LOADER_WORKERS_NOT_PERSISTENT = {
+        code: "T105",
+        name: "loader-workers-not-persistent",
+        family: Training,
+        severity: Warning,
+        summary: "Many loader workers on a pipeline stage's host are restarted at every pass",
+    };
+}
+
+use super::training_support::{code, Code, DET_LOADER};
+use super::{Cx, Sink};
+use crate::source::Span;
+use crate::training::ast::{Arg, DictItem, Expr, ExprKind, StmtKind};
+use crate::training::program::{Anc, ArgPos, Flow, Scope};
+use crate::training::runtime::{self, called_in_loop};
+use crate::training::values::Resolved;
+use crate::yaml::{display_path, PathSeg};
+
+/// Fewest workers reported.
+const MANY: i64 = 8;
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(code) = code(cx) else { return };
+    let stages = super::training_support::pipeline_degree(cx).unwrap_or(0);
+    let declared = {
+        let mut ids: Vec<i64> = cx.decls().iter().map(|d| d.id.value).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.len() as i64
+    };
+    if stages.max(declared) < 2 {
+        return;
+    }
+    for scope in code.scopes_for(&["torch.utils.data.DataLoader", DET_LOADER], &["num_workers"]) {
+        let mut hits = Vec::new();
+        code.prog.walk_exprs(scope, &mut |anc, e| {
+            let ExprKind::Call { func, args, .. } = &e.kind else {
+                return;
+            };
+            let Some(path) = code.prog.external(scope, func) else {
+                return;
+            };
+            if path != "torch.utils.data.DataLoader" && path != DET_LOADER {
+                return;
+            }
+            let Some(workers) = find_option(&code, scope, args, "num_workers", 5) else {
+                return;
+            };
+            let Some(n) = resolved_max(&code, &workers) else { return };
+            if n < MANY {
+                return;
+            }
+            let persistent = find_option(&code, scope, args, "persistent_workers", 12);
+            if let Some(p) = &persistent {
+                match runtime::constant(code.prog, code.cfg, code.rt, p.scope, p.value).and_then(|r| r.as_bool()) {
+                    Some(false) => {}
+                    _ => return,
+                }
+            }
+            if !reiterated(&code, scope, anc, e) {
+                return;
+            }
+            hits.push((workers, persistent));
+        });
+        for (workers, persistent) in hits {
+            report(&code, cx, out, &workers, persistent.as_ref());
+        }
+    }
+}
+
+/// Where an option of the call is written: a keyword argument, a position,
+/// or a pair of a dict literal splatted with `**`.
+struct Written<'p> {
+    scope: Scope,
+    /// The argument (`num_workers=8`) or pair (`"num_workers": 8`).
+    span: Span,
+    value: &'p Expr,
+    resolved: Option<Resolved>,
+}
+
+fn find_option<'p>(code: &Code<'p>, scope: Scope, args: &'p [Arg], name: &str, at: usize) -> Option<Written<'p>> {
+    for a in args {
+        if let Arg::Kw {
+            name: n, value, span, ..
+        } = a
+        {
+            if n == name {
+                return Some(Written {
+                    scope,
+                    span: *span,
+                    value,
+                    resolved: runtime::constant(code.prog, code.cfg, code.rt, scope, value),
+                });
+            }
+        }
+    }
+    if let Some(v) = runtime::pos(args, at) {
+        return Some(Written {
+            scope,
+            span: v.span,
+            value: v,
+            resolved: runtime::constant(code.prog, code.cfg, code.rt, scope, v),
+        });
+    }
+    // `**loader_kwargs` of a dict literal.
+    for a in args {
+        let Arg::StarStar(e) = a else { continue };
+        let sources = code.prog.sources(scope, e);
+        if sources.unknown {
+            return None;
+        }
+        for t in &sources.terms {
+            if !t.proj.is_empty() {
+                continue;
+            }
+            let ExprKind::Dict(items) = &t.expr.kind else { continue };
+            for item in items {
+                if let DictItem::Pair { key, value, span } = item {
+                    if matches!(&key.kind, ExprKind::Str(k) if k == name) {
+                        return Some(Written {
+                            scope: t.scope,
+                            span: *span,
+                            value,
+                            resolved: runtime::constant(code.prog, code.cfg, code.rt, t.scope, value),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+fn resolved_max(_code: &Code<'_>, w: &Written<'_>) -> Option<i64> {
+    let ints = w.resolved.as_ref()?.ints()?;
+    ints.into_iter().max()
+}
+
+/// Whether the loader's iterator is created more than once: a `for` or
+/// comprehension over it inside a loop (or in a function called from one),
+/// or a trial's validation loader, which Determined re-iterates.
+fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> bool {
+    let prog = code.prog;
+    let mut again = false;
+    prog.flows(
+        scope,
+        anc,
+        loader,
+        &super::distributed_sampler_without_set_epoch::iteration_wrapper,
+        &mut |flow| match flow {
+            Flow::Iterated { scope, anc, .. } => {
+                let in_loop = anc.iter().any(
+                    |a| matches!(a, Anc::Stmt(s) if matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. })),
+                );
+                if in_loop || scope.func().is_some_and(|f| called_in_loop(prog, f, 3)) {
+                    again = true;
+                }
+            }
+            Flow::Returned { func: Some(f), .. } => {
+                let is_hook = prog.func(f).is_some_and(|x| x.name == "build_validation_data_loader");
+                let in_trial = code.rt.trial_of(prog, f.scope()).is_some()
+                    || code
+                        .rt
+                        .unlaunched_trial
+                        .is_some_and(|(k, _)| prog.class_of(f) == Some(k));
+                if is_hook && in_trial {
+                    again = true;
+                }
+            }
+            // Handed to a pipeline framework's loader wrapper
+            // (`context.wrap_data_loader(loader, …)` of an HPP plugin;
+            // Determined has no such method): it takes the loader
+            // over for the run and, like a training loop, passes over it
+            // every epoch.
+            Flow::Arg {
+                call,
+                pos: ArgPos::Pos(0),
+                ..
+            } => {
+                if let ExprKind::Call { func, .. } = &call.kind {
+                    if matches!(&func.kind, ExprKind::Attribute { attr, .. } if is_loader_wrapper(attr)) {
+                        again = true;
+                    }
+                }
+            }
+            _ => {}
+        },
+    );
+    again
+}
+
+/// A method that takes a data loader over (`wrap_data_loader`,
+/// `wrap_dataloader`): not Determined's API, a pipeline framework's.
+fn is_loader_wrapper(name: &str) -> bool {
+    matches!(name, "wrap_data_loader" | "wrap_dataloader" | "wrap_train_loader")
+}
+
+fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, persistent: Option<&Written<'_>>) {
+    let Some(r) = &w.resolved else { return };
+    let ints = r.ints().unwrap_or_default();
+    let n = ints.iter().copied().max().unwrap_or(0);
+    let via = r
+        .via
+        .as_ref()
+        .map(|p| format!(" ({} in the experiment config)", display_path(p)));
+    let value = if ints.len() > 1 {
+        let list: Vec<String> = ints.iter().take(6).map(|i| i.to_string()).collect();
+        format!("num_workers up to {n} (candidates {})", list.join(", "))
+    } else {
+        format!("num_workers={n}")
+    };
+    let d = out.at_loc(
+        code.loc(w.scope.m, w.span),
+        format!(
+            "{value}{} starts {n} worker processes per rank and stops them after every pass over this loader; set persistent_workers=True",
+            via.unwrap_or_default()
+        ),
+    );
+    d.help("on a pipeline stage's host the workers compete with the stage processes for memory; keep them alive with persistent_workers=True, and consider fewer");
+    if let (Some(path), Some(config)) = (&r.via, cx.config()) {
+        let p: Vec<PathSeg> = path.clone();
+        d.label(config.file, config.value_span(&p), "the value comes from here");
+    }
+    let file = code.file(w.scope.m);
+    let text = code.prog.text(w.scope.m);
+    let edit = match persistent {
+        Some(p) => match &p.value.kind {
+            ExprKind::Bool(false) => Some(crate::edit::replace(file, p.value.span, "True")),
+            _ => None,
+        },
+        None => {
+            let in_dict = text
+                .get(w.span.start..w.span.end)
+                .is_some_and(|t| t.starts_with('"') || t.starts_with('\''));
+            let insert = if in_dict {
+                let quote = &text[w.span.start..w.span.start + 1];
+                format!(", {quote}persistent_workers{quote}: True")
+            } else {
+                ", persistent_workers=True".to_string()
+            };
+            Some(crate::edit::replace(file, Span::at(w.span.end), insert))
+        }
+    };
+    if let Some(edit) = edit {
+        d.unsafe_fix("keep the workers alive: persistent_workers=True", vec![edit]);
+    }
+}

@@ -1,0 +1,430 @@
+declare_rule! {
+    /// ## What it checks
+    /// A collective operation inside a branch whose condition depends on the rank
+    /// (`if rank == 0:`, `if core.distributed.rank == 0:`, `if
+    /// accelerator.is_main_process:`) when, counting per function the collectives
+    /// each rank runs — rank 0, rank 1 and another rank, for every combination of the
+    /// condition's other parts — the ranks do not run the same number of them.
+    /// Collectives include `torch.distributed` operations and, in Determined's Core
+    /// API, `core.distributed.broadcast/allgather/gather`,
+    /// `checkpoint.restore_path()`/`download()` in the default download mode,
+    /// `checkpoint.store_path()`/`upload()` with `shard=True`, and
+    /// `preempt.should_preempt()`.
+    ///
+    /// ## Why
+    /// Every rank must enter a collective the same number of times and in the same
+    /// order. `if rank == 0: dist.barrier()` leaves rank 0 waiting forever; a
+    /// `restore_path()` on the chief only leaves it waiting for workers that never
+    /// come. The balanced pattern — the other ranks wait at a barrier while rank 0
+    /// prepares, then rank 0 reaches its own — is fine, as are point-to-point
+    /// `send`/`recv` and chief-only uploads (`shard=False`).
+    ///
+    /// ## Example
+    /// ```python
+    /// if core.distributed.rank == 0:
+    ///     with core.checkpoint.restore_path(ckpt) as path:   # warning: all workers must call it
+    ///         state = load(path)
+    /// ```
+    pub static RANK_CONDITIONAL_COLLECTIVE = {
+        code: "T104",
+        name: "rank-conditional-collective",
+        family: Training,
+        severity: Warning,
+        summary: "A collective runs only on some ranks",
+    };
+}
+
+use std::collections::BTreeMap;
+
+use super::training_support::{code, excerpt, Code};
+use super::{Cx, Sink};
+use crate::source::Span;
+use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
+use crate::training::program::{walk_stmt, Callee, Node, Scope};
+use crate::training::runtime::{self, collective, mentions_rank, rank_kind, RankKind};
+
+/// Most parts of rank conditions that are tried both ways.
+const MAX_ATOMS: usize = 6;
+const RANKS: [i64; 3] = [0, 1, 2];
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(code) = code(cx) else { return };
+    if !code.rt.world.distributed() {
+        return;
+    }
+    let ddp = runtime::data_parallel_model(code.prog, code.rt);
+    let needles = [
+        "barrier",
+        "all_reduce",
+        "broadcast",
+        "all_gather",
+        "gather",
+        "scatter",
+        "reduce",
+        "backward",
+        "step_optimizer",
+        "checkpoint",
+        "should_preempt",
+        "allgather",
+        "all_to_all",
+    ];
+    for scope in code.scopes(&needles) {
+        let cx = Counter {
+            code: &code,
+            ddp,
+            atoms: Vec::new(),
+        };
+        // Rank-dependent branches holding a collective.
+        let mut branches: Vec<(&Stmt, &Expr)> = Vec::new();
+        code.prog.walk_stmts(scope, &mut |_, s| {
+            if let StmtKind::If { test, body, orelse } = &s.kind {
+                if mentions_rank(code.prog, scope, test)
+                    && (cx.has_collective(scope, body) || cx.has_collective(scope, orelse))
+                {
+                    branches.push((s, test));
+                }
+            }
+        });
+        if branches.is_empty() {
+            continue;
+        }
+        let mut atoms: Vec<Span> = Vec::new();
+        for (_, test) in &branches {
+            collect_atoms(&code, scope, test, &mut atoms);
+        }
+        if atoms.len() > MAX_ATOMS {
+            continue;
+        }
+        let counter = Counter {
+            code: &code,
+            ddp,
+            atoms: atoms.clone(),
+        };
+        let mut differ: Vec<String> = Vec::new();
+        let mut resolved = true;
+        'assignments: for bits in 0u32..(1 << atoms.len()) {
+            let mut per_rank: Vec<BTreeMap<String, u32>> = Vec::new();
+            for r in RANKS {
+                match counter.count(scope, code.prog.body(scope), r, bits, 0) {
+                    Some((c, _)) => per_rank.push(c),
+                    None => {
+                        resolved = false;
+                        break 'assignments;
+                    }
+                }
+            }
+            let kinds: std::collections::BTreeSet<&String> = per_rank.iter().flat_map(|m| m.keys()).collect();
+            for k in kinds {
+                let n: Vec<u32> = per_rank.iter().map(|m| m.get(k).copied().unwrap_or(0)).collect();
+                if n.iter().any(|x| *x != n[0]) && !differ.contains(k) {
+                    differ.push(k.clone());
+                }
+            }
+        }
+        if !resolved || differ.is_empty() {
+            continue;
+        }
+        // Report the collectives inside the rank-dependent branches.
+        let mut reported: Vec<Span> = Vec::new();
+        for (s, test) in branches {
+            let StmtKind::If { body, orelse, .. } = &s.kind else {
+                continue;
+            };
+            for (branch, negated) in [(body, false), (orelse, true)] {
+                let mut stack = Vec::new();
+                for b in branch.iter() {
+                    walk_stmt(b, &mut stack, &mut |_, n| {
+                        let Node::Expr(e) = n else { return };
+                        let Some(c) = collective(code.prog, scope, e, ddp) else {
+                            return;
+                        };
+                        if !differ.contains(&c.kind) || reported.contains(&e.span) {
+                            return;
+                        }
+                        reported.push(e.span);
+                        let cond = excerpt(code.text(scope.m, test.span));
+                        let cond = if negated { format!("not ({cond})") } else { cond };
+                        let d = out.at_loc(
+                            code.loc(scope.m, e.span),
+                            format!(
+                                "`{}` is a collective, but only ranks where `{cond}` call it here; the other ranks never join a matching call",
+                                excerpt(&c.label)
+                            ),
+                        );
+                        d.help("every rank must run the same collectives in the same order: move it out of the branch, or give the other ranks a matching call");
+                        d.label(code.file(scope.m), test.span, "the rank condition");
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Counts the collectives a rank runs.
+struct Counter<'c, 'p> {
+    code: &'c Code<'p>,
+    ddp: bool,
+    /// The non-rank parts of rank conditions, each taken true or false by
+    /// the bits of an assignment.
+    atoms: Vec<Span>,
+}
+
+/// How a block ended for a rank.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum End {
+    Normal,
+    /// `return`/`raise`: nothing after it in the function runs.
+    Function,
+    /// `continue`/`break`: nothing after it in the loop body runs.
+    Loop,
+}
+
+impl Counter<'_, '_> {
+    fn has_collective(&self, scope: Scope, stmts: &[Stmt]) -> bool {
+        runtime::first_collective(self.code.prog, scope, stmts, self.ddp, 1).is_some()
+    }
+
+    /// The collectives `stmts` run for rank `r`; `None` when a rank
+    /// condition cannot be decided.
+    fn count(
+        &self,
+        scope: Scope,
+        stmts: &[Stmt],
+        r: i64,
+        bits: u32,
+        depth: u32,
+    ) -> Option<(BTreeMap<String, u32>, End)> {
+        let mut out: BTreeMap<String, u32> = BTreeMap::new();
+        let add = |out: &mut BTreeMap<String, u32>, more: BTreeMap<String, u32>| {
+            for (k, v) in more {
+                *out.entry(k).or_default() += v;
+            }
+        };
+        for s in stmts {
+            match &s.kind {
+                StmtKind::If { test, body, orelse } => {
+                    add(&mut out, self.in_expr(scope, test, r, bits, depth)?);
+                    if mentions_rank(self.code.prog, scope, test) {
+                        let taken = self.eval(scope, test, r, bits)?;
+                        let (c, end) = self.count(scope, if taken { body } else { orelse }, r, bits, depth)?;
+                        add(&mut out, c);
+                        if end != End::Normal {
+                            return Some((out, end));
+                        }
+                    } else {
+                        // The same branch on every rank: both count alike.
+                        add(&mut out, self.count(scope, body, r, bits, depth)?.0);
+                        add(&mut out, self.count(scope, orelse, r, bits, depth)?.0);
+                    }
+                }
+                StmtKind::For { iter, body, orelse, .. } => {
+                    add(&mut out, self.in_expr(scope, iter, r, bits, depth)?);
+                    add(&mut out, self.count(scope, body, r, bits, depth)?.0);
+                    add(&mut out, self.count(scope, orelse, r, bits, depth)?.0);
+                }
+                StmtKind::While { test, body, orelse } => {
+                    if mentions_rank(self.code.prog, scope, test) {
+                        return None;
+                    }
+                    add(&mut out, self.in_expr(scope, test, r, bits, depth)?);
+                    add(&mut out, self.count(scope, body, r, bits, depth)?.0);
+                    add(&mut out, self.count(scope, orelse, r, bits, depth)?.0);
+                }
+                StmtKind::With { items, body } => {
+                    for i in items {
+                        add(&mut out, self.in_expr(scope, &i.ctx, r, bits, depth)?);
+                    }
+                    let (c, end) = self.count(scope, body, r, bits, depth)?;
+                    add(&mut out, c);
+                    if end != End::Normal {
+                        return Some((out, end));
+                    }
+                }
+                StmtKind::Try { body, finalbody, .. } => {
+                    add(&mut out, self.count(scope, body, r, bits, depth)?.0);
+                    add(&mut out, self.count(scope, finalbody, r, bits, depth)?.0);
+                }
+                StmtKind::Return(v) | StmtKind::Raise(v) => {
+                    if let Some(v) = v {
+                        add(&mut out, self.in_expr(scope, v, r, bits, depth)?);
+                    }
+                    return Some((out, End::Function));
+                }
+                StmtKind::Continue | StmtKind::Break => return Some((out, End::Loop)),
+                StmtKind::Expr(e) => add(&mut out, self.in_expr(scope, e, r, bits, depth)?),
+                StmtKind::Assign { value: e, .. }
+                | StmtKind::AugAssign { value: e, .. }
+                | StmtKind::AnnAssign { value: Some(e), .. } => add(&mut out, self.in_expr(scope, e, r, bits, depth)?),
+                _ => {}
+            }
+        }
+        Some((out, End::Normal))
+    }
+
+    /// The collectives an expression runs: its own calls, and the bodies
+    /// of training-code functions it calls (two levels deep).
+    fn in_expr(&self, scope: Scope, e: &Expr, r: i64, _bits: u32, depth: u32) -> Option<BTreeMap<String, u32>> {
+        let prog = self.code.prog;
+        let mut out: BTreeMap<String, u32> = BTreeMap::new();
+        let mut calls = Vec::new();
+        let mut stack = Vec::new();
+        crate::training::program::walk_expr(e, &mut stack, &mut |_, n| {
+            if let Node::Expr(x) = n {
+                if matches!(x.kind, ExprKind::Call { .. }) {
+                    calls.push(x);
+                }
+            }
+        });
+        for call in calls {
+            if let Some(c) = collective(prog, scope, call, self.ddp) {
+                *out.entry(c.kind).or_default() += 1;
+                continue;
+            }
+            if depth >= 2 {
+                continue;
+            }
+            let ExprKind::Call { func, .. } = &call.kind else {
+                continue;
+            };
+            if let Callee::Func(f) = prog.callee(scope, func) {
+                // Conditions inside the callee: its own rank tests only.
+                let inner = Counter {
+                    code: self.code,
+                    ddp: self.ddp,
+                    atoms: Vec::new(),
+                };
+                let (c, _) = inner.count(f.scope(), prog.body(f.scope()), r, 0, depth + 1)?;
+                for (k, v) in c {
+                    *out.entry(k).or_default() += v;
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// Whether a rank condition holds for rank `r` (atoms from `bits`).
+    fn eval(&self, scope: Scope, e: &Expr, r: i64, bits: u32) -> Option<bool> {
+        match self.value(scope, e, r, bits)? {
+            Val::Bool(b) => Some(b),
+            Val::Int(i) => Some(i != 0),
+            Val::None => Some(false),
+            Val::Str(s) => Some(!s.is_empty()),
+            Val::List(l) => Some(!l.is_empty()),
+        }
+    }
+
+    fn value(&self, scope: Scope, e: &Expr, r: i64, bits: u32) -> Option<Val> {
+        if let Some(i) = self.atoms.iter().position(|a| *a == e.span) {
+            return Some(Val::Bool(bits & (1 << i) != 0));
+        }
+        let prog = self.code.prog;
+        match &e.kind {
+            ExprKind::Int(i) => return Some(Val::Int(*i)),
+            ExprKind::Bool(b) => return Some(Val::Bool(*b)),
+            ExprKind::None => return Some(Val::None),
+            ExprKind::Str(s) => return Some(Val::Str(s.clone())),
+            ExprKind::Unary { op, operand } if op == "-" => {
+                if let Val::Int(i) = self.value(scope, operand, r, bits)? {
+                    return Some(Val::Int(-i));
+                }
+                return None;
+            }
+            ExprKind::List(items) | ExprKind::Tuple(items) | ExprKind::Set(items) => {
+                return items
+                    .iter()
+                    .map(|i| self.value(scope, i, r, bits))
+                    .collect::<Option<Vec<_>>>()
+                    .map(Val::List)
+            }
+            ExprKind::Not(x) => return self.eval(scope, x, r, bits).map(|b| Val::Bool(!b)),
+            ExprKind::BoolOp { and, left, right } => {
+                let l = self.eval(scope, left, r, bits)?;
+                let rv = self.eval(scope, right, r, bits)?;
+                return Some(Val::Bool(if *and { l && rv } else { l || rv }));
+            }
+            ExprKind::Compare { left, rest } => {
+                let mut cur = self.value(scope, left, r, bits)?;
+                for (op, right) in rest {
+                    let rhs = self.value(scope, right, r, bits)?;
+                    if !compare(op, &cur, &rhs)? {
+                        return Some(Val::Bool(false));
+                    }
+                    cur = rhs;
+                }
+                return Some(Val::Bool(true));
+            }
+            ExprKind::BinOp { left, op, right } => {
+                let (Val::Int(a), Val::Int(b)) =
+                    (self.value(scope, left, r, bits)?, self.value(scope, right, r, bits)?)
+                else {
+                    return None;
+                };
+                return Some(Val::Int(match op.as_str() {
+                    "+" => a.checked_add(b)?,
+                    "-" => a.checked_sub(b)?,
+                    "*" => a.checked_mul(b)?,
+                    "%" if b != 0 => a.rem_euclid(b),
+                    "//" if b != 0 => a.div_euclid(b),
+                    _ => return None,
+                }));
+            }
+            _ => {}
+        }
+        match rank_kind(prog, scope, e)? {
+            RankKind::Rank => Some(Val::Int(r)),
+            RankKind::IsZero => Some(Val::Bool(r == 0)),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Val {
+    Int(i64),
+    Bool(bool),
+    Str(String),
+    None,
+    List(Vec<Val>),
+}
+
+fn compare(op: &str, a: &Val, b: &Val) -> Option<bool> {
+    let num = |v: &Val| match v {
+        Val::Int(i) => Some(*i),
+        Val::Bool(b) => Some(i64::from(*b)),
+        _ => None,
+    };
+    Some(match op {
+        "==" | "is" => a == b || (num(a).is_some() && num(a) == num(b)),
+        "!=" | "is not" => !(a == b || (num(a).is_some() && num(a) == num(b))),
+        "<" => num(a)? < num(b)?,
+        "<=" => num(a)? <= num(b)?,
+        ">" => num(a)? > num(b)?,
+        ">=" => num(a)? >= num(b)?,
+        "in" | "not in" => {
+            let Val::List(items) = b else { return None };
+            let found = items.iter().any(|i| i == a || (num(i).is_some() && num(i) == num(a)));
+            if op == "in" {
+                found
+            } else {
+                !found
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// The parts of a rank condition that do not depend on the rank, where a
+/// boolean is expected.
+fn collect_atoms(code: &Code<'_>, scope: Scope, e: &Expr, out: &mut Vec<Span>) {
+    match &e.kind {
+        ExprKind::BoolOp { left, right, .. } => {
+            collect_atoms(code, scope, left, out);
+            collect_atoms(code, scope, right, out);
+        }
+        ExprKind::Not(x) => collect_atoms(code, scope, x, out),
+        _ => {
+            if !mentions_rank(code.prog, scope, e) && !out.contains(&e.span) {
+                out.push(e.span);
+            }
+        }
+    }
+}

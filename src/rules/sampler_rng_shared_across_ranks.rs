@@ -1,0 +1,394 @@
+declare_rule! {
+    /// ## What it checks
+    /// `RandomSampler`, `WeightedRandomSampler`, `SubsetRandomSampler`,
+    /// `DataLoader(shuffle=True)` and a `torch.randperm` used as the sample order,
+    /// without `generator=`, feeding a plain `torch.utils.data.DataLoader` in code that
+    /// runs once per rank, when every rank seeds the global torch RNG with the same
+    /// value (`torch.manual_seed(42)` at start-up, or a Determined trial, which gives
+    /// all ranks the trial seed).
+    ///
+    /// ## Why
+    /// Without a generator these samplers draw from the global random number
+    /// generator. Seeded alike on every rank, every rank draws the same indices and
+    /// trains on the same batches: the job does the work of one GPU N times, and
+    /// weighted sampling repeats the same heavy samples everywhere. Give the sampler
+    /// its own generator whose seed differs per data-parallel replica. Loaders that
+    /// shard for you — `determined.pytorch.DataLoader`, `accelerator.prepare`,
+    /// Lightning's sampler injection, `DistributedSampler` — need the shared stream
+    /// instead (a per-rank generator there makes shards overlap), and are left alone,
+    /// as are `random_split` (the split must be the same everywhere), explicit
+    /// generators and literal seeds.
+    ///
+    /// ## Example
+    /// ```python
+    /// torch.manual_seed(42)
+    /// loader = DataLoader(ds, batch_size=64,
+    ///                     sampler=WeightedRandomSampler(weights, len(ds), replacement=True))  # warning
+    /// # fix: WeightedRandomSampler(weights, len(ds), replacement=True,
+    /// #          generator=torch.Generator().manual_seed(42 + dist.get_rank()))
+    /// ```
+    pub static SAMPLER_RNG_SHARED_ACROSS_RANKS = {
+        code: "T101",
+        name: "sampler-rng-shared-across-ranks",
+        family: Training,
+        severity: Warning,
+        summary: "A sampler without generator= draws the same indices on every rank",
+    };
+}
+
+use super::training_support::{add_argument, code, excerpt, feeds_training, managed, Code};
+use super::{Cx, Sink};
+use crate::source::Span;
+use crate::training::ast::{Arg, Expr, ExprKind};
+use crate::training::program::{Anc, ArgPos, Callee, Flow, ModId, Scope};
+use crate::training::runtime::{self, has_splat, kw, pos, Seeding};
+
+const TORCH_LOADER: &str = "torch.utils.data.DataLoader";
+use super::training_support::DET_LOADER;
+
+/// The sampler classes and the position of their `generator` argument.
+fn sampler_generator_at(path: &str) -> Option<(&'static str, usize)> {
+    match path {
+        "torch.utils.data.RandomSampler" => Some(("RandomSampler", 3)),
+        "torch.utils.data.WeightedRandomSampler" => Some(("WeightedRandomSampler", 3)),
+        "torch.utils.data.SubsetRandomSampler" => Some(("SubsetRandomSampler", 1)),
+        _ => None,
+    }
+}
+
+/// One finding: where, what draws, the loader it reaches, and the call to
+/// add `generator=` to.
+struct Hit<'p> {
+    m: ModId,
+    scope: Scope,
+    at: Span,
+    what: String,
+    call: &'p Expr,
+    loader: Option<(ModId, Span)>,
+}
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(code) = code(cx) else { return };
+    if !code.rt.world.distributed() {
+        return;
+    }
+    let seeding = runtime::seeding(code.prog, code.rt);
+    if seeding == Seeding::NotIdentical {
+        return;
+    }
+    let mut hits: Vec<Hit<'_>> = Vec::new();
+    let targets = [
+        "torch.utils.data.RandomSampler",
+        "torch.utils.data.WeightedRandomSampler",
+        "torch.utils.data.SubsetRandomSampler",
+        "torch.randperm",
+    ];
+    for scope in code.scopes_for(&targets, &["shuffle"]) {
+        code.prog.walk_exprs(scope, &mut |anc, e| {
+            let ExprKind::Call { func, args, .. } = &e.kind else {
+                return;
+            };
+            let Some(path) = code.prog.external(scope, func) else {
+                return;
+            };
+            if !live(&code, scope, anc, e) {
+                return;
+            }
+            if let Some((name, at)) = sampler_generator_at(&path) {
+                if has_splat(args) || kw(args, "generator").is_some() || pos(args, at).is_some() {
+                    return;
+                }
+                if let Some(loader) = plain_consumer(&code, scope, anc, e) {
+                    hits.push(Hit {
+                        m: scope.m,
+                        scope,
+                        at: e.span,
+                        what: name.to_string(),
+                        call: e,
+                        loader: Some(loader),
+                    });
+                }
+            } else if path == TORCH_LOADER {
+                if let Some(at) = shuffled_loader(&code, scope, args) {
+                    if !managed(&code, scope, anc, e) && feeds_training(&code, scope, anc, e) {
+                        hits.push(Hit {
+                            m: scope.m,
+                            scope,
+                            at,
+                            what: "DataLoader(shuffle=True)".to_string(),
+                            call: e,
+                            loader: None,
+                        });
+                    }
+                }
+            } else if path == "torch.randperm" {
+                if has_splat(args) || kw(args, "generator").is_some() {
+                    return;
+                }
+                if sample_order(&code, scope, anc, e) {
+                    hits.push(Hit {
+                        m: scope.m,
+                        scope,
+                        at: e.span,
+                        what: "torch.randperm".to_string(),
+                        call: e,
+                        loader: None,
+                    });
+                }
+            }
+        });
+    }
+    let degree = super::training_support::pipeline_degree(cx);
+    let world = match code.rt.world {
+        runtime::World::Ranks(Some(n)) => format!("all {n} ranks"),
+        _ => "all ranks".to_string(),
+    };
+    for hit in hits {
+        let source = match &seeding {
+            Seeding::Trial => "Determined's trial seed".to_string(),
+            Seeding::Call { scope, call, .. } => format!("`{}`", excerpt(code.text(scope.m, *call))),
+            Seeding::NotIdentical => continue,
+        };
+        let d = out.at_loc(
+            code.loc(hit.m, hit.at),
+            format!(
+                "{} draws from the global RNG, which {source} seeds identically on every rank: {world} get the same indices",
+                hit.what
+            ),
+        );
+        d.help("give it its own generator whose seed differs per data-parallel replica; loaders that shard for you (determined.pytorch.DataLoader, accelerator.prepare) need the shared stream instead");
+        if let Some((lm, span)) = hit.loader {
+            if !(lm == hit.m && span.start <= hit.at.start && hit.at.end <= span.end) {
+                d.label(code.file(lm), span, "the plain torch DataLoader it feeds");
+            }
+        }
+        if let Seeding::Call { scope, call, .. } = &seeding {
+            d.label(code.file(scope.m), *call, "every rank seeds the global RNG alike here");
+        }
+        if let Some(text) = generator(&code, &seeding, hit.scope, degree) {
+            if let Some(edit) = add_argument(code.file(hit.m), hit.call, code.prog.text(hit.m), &text) {
+                d.unsafe_fix("give the sampler a generator seeded per replica", vec![edit]);
+            }
+        }
+    }
+}
+
+/// The plain torch DataLoader a sampler reaches (through `BatchSampler`,
+/// names, attributes and parameters), when it reaches one and nothing on
+/// the way shards it.
+fn plain_consumer(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], sampler: &Expr) -> Option<(ModId, Span)> {
+    let prog = code.prog;
+    let through = |callee: &Callee, pos: &ArgPos<'_>| {
+        matches!(callee, Callee::External(p) if p == "torch.utils.data.BatchSampler")
+            && matches!(pos, ArgPos::Pos(0) | ArgPos::Kw("sampler"))
+    };
+    let mut plain: Option<(Scope, Vec<Anc<'_>>, &Expr)> = None;
+    let mut sharded = false;
+    prog.flows(scope, anc, sampler, &through, &mut |flow| {
+        if let Flow::Arg {
+            scope: s,
+            call,
+            callee,
+            pos,
+            anc,
+        } = flow
+        {
+            match &callee {
+                Callee::External(p)
+                    if p == TORCH_LOADER
+                        && matches!(pos, ArgPos::Kw("sampler" | "batch_sampler") | ArgPos::Pos(3 | 4))
+                        && plain.is_none() =>
+                {
+                    plain = Some((s, anc, call));
+                }
+                Callee::External(p) if p == DET_LOADER => sharded = true,
+                Callee::External(p)
+                    if p.ends_with("DistributedSamplerWrapper")
+                        || p.starts_with("determined.pytorch.samplers")
+                        || p.ends_with("DistributedSampler") =>
+                {
+                    sharded = true
+                }
+                // A sampler class of the training code wraps it: stagec
+                // cannot tell whether it shards.
+                Callee::Class(_) => sharded = true,
+                _ => {}
+            }
+        }
+    });
+    if sharded {
+        return None;
+    }
+    let (s, a, call) = plain?;
+    if managed(code, s, &a, call) || !feeds_training(code, s, &a, call) {
+        return None;
+    }
+    Some((s.m, call.span))
+}
+
+/// The `shuffle=True` argument of a DataLoader that builds its own
+/// `RandomSampler` from the global RNG.
+fn shuffled_loader(code: &Code<'_>, scope: Scope, args: &[Arg]) -> Option<Span> {
+    if has_splat(args) {
+        return None;
+    }
+    for k in ["sampler", "batch_sampler", "generator"] {
+        if kw(args, k).is_some() {
+            return None;
+        }
+    }
+    if pos(args, 3).is_some() {
+        return None;
+    }
+    let (value, span) = args.iter().find_map(|a| match a {
+        Arg::Kw { name, value, span, .. } if name == "shuffle" => Some((value, *span)),
+        _ => None,
+    })?;
+    let on = runtime::is_true(code.prog, code.cfg, code.rt, scope, value)?;
+    on.then_some(span)
+}
+
+/// Whether a `torch.randperm` result is consumed as a sample order:
+/// iterated, taken in slices, or made into a `Subset`/sampler, and never
+/// sliced by rank.
+fn sample_order(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], perm: &Expr) -> bool {
+    let prog = code.prog;
+    let through = |callee: &Callee, pos: &ArgPos<'_>| {
+        matches!(callee, Callee::External(p) if p == "builtins.list")
+            || matches!(pos, ArgPos::Pos(0)) && matches!(callee, Callee::External(p) if p.ends_with(".tolist"))
+    };
+    let mut order = false;
+    let mut by_rank = false;
+    prog.flows(scope, anc, perm, &through, &mut |flow| match flow {
+        Flow::Iterated { .. } => order = true,
+        Flow::Index { scope, index, .. } => {
+            if let ExprKind::Slice { .. } = &index.kind {
+                if runtime::mentions_rank(prog, scope, index) {
+                    by_rank = true;
+                } else {
+                    order = true;
+                }
+            }
+        }
+        Flow::Arg {
+            callee: Callee::External(p),
+            ..
+        } => {
+            if matches!(
+                p.as_str(),
+                "torch.utils.data.Subset" | "torch.utils.data.SubsetRandomSampler" | "itertools.islice"
+            ) {
+                order = true;
+            }
+        }
+        _ => {}
+    });
+    order && !by_rank
+}
+
+/// The `generator=` argument of the fix, when a seed and a rank valid at
+/// `scope` can be written.
+fn generator(code: &Code<'_>, seeding: &Seeding, scope: Scope, degree: Option<i64>) -> Option<String> {
+    let prog = code.prog;
+    let torch = code.torch(scope.m)?;
+    let in_trial = code.rt.trial_of(prog, scope).is_some()
+        || code
+            .rt
+            .unlaunched_trial
+            .is_some_and(|(k, _)| scope.func().and_then(|f| prog.class_of(f)) == Some(k));
+    let context = if in_trial { trial_context(code, scope) } else { None };
+    let seed = match (seeding, &context) {
+        (Seeding::Trial, Some(ctx)) => format!("{ctx}.get_trial_seed()"),
+        (
+            Seeding::Call {
+                scope: s, arg: Some(a), ..
+            },
+            _,
+        ) => seed_text(code, *s, *a, scope).unwrap_or_else(|| format!("{torch}.initial_seed()")),
+        _ => format!("{torch}.initial_seed()"),
+    };
+    let rank = match &context {
+        Some(ctx) => format!("{ctx}.distributed.get_rank()"),
+        None => match prog.module_alias(scope.m, "torch.distributed") {
+            Some(dist) => format!("{dist}.get_rank()"),
+            None => match prog.module_alias(scope.m, "horovod") {
+                Some(hvd) => format!("{hvd}.rank()"),
+                None => format!("{torch}.distributed.get_rank()"),
+            },
+        },
+    };
+    let replica = match degree {
+        Some(p) if p > 1 => format!("{rank} // {p}"),
+        _ => rank,
+    };
+    Some(format!("generator={torch}.Generator().manual_seed({seed} + {replica})"))
+}
+
+/// `self.context` or `context`: the trial context visible at `scope`.
+fn trial_context(code: &Code<'_>, scope: Scope) -> Option<String> {
+    let prog = code.prog;
+    let f = scope.func()?;
+    let func = prog.func(f)?;
+    if let Some(k) = prog.class_of(f) {
+        if !prog.self_assignments(k, "context").is_empty() && func.name != "__init__" {
+            return Some("self.context".to_string());
+        }
+        if func.params.iter().any(|p| p.name == "context") {
+            return Some("context".to_string());
+        }
+        if !prog.self_assignments(k, "context").is_empty() {
+            return Some("self.context".to_string());
+        }
+    }
+    None
+}
+
+/// The seed argument `arg` (written in `at`) as text valid at `scope`: a
+/// literal; a name or attribute chain written in the same scope; or, for a
+/// parameter of a seeding helper called once from `scope`, the argument of
+/// that call.
+fn seed_text(code: &Code<'_>, at: Scope, arg: Span, scope: Scope) -> Option<String> {
+    let prog = code.prog;
+    let text = code.text(at.m, arg);
+    if text.parse::<i64>().is_ok() {
+        return Some(text.to_string());
+    }
+    let simple = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+    if !simple(text) {
+        return None;
+    }
+    if at == scope {
+        return Some(text.to_string());
+    }
+    // `set_seeds(args.seed)` → `torch.manual_seed(seed)`.
+    let f = at.func()?;
+    let func = prog.func(f)?;
+    let index = func.params.iter().position(|p| p.name == text)?;
+    let sites = prog.call_sites(f);
+    let [(site_scope, call)] = sites.as_slice() else {
+        return None;
+    };
+    if *site_scope != scope {
+        return None;
+    }
+    match prog.bind(f, call, index) {
+        crate::training::program::Bound::Given(e) => {
+            let t = code.text(scope.m, e.span);
+            simple(t).then(|| t.to_string())
+        }
+        _ => None,
+    }
+}
+
+/// Whether a sampler made at `e` runs with several ranks: not in a branch
+/// known to be dead, nor on the path that runs only without distribution
+/// (`else: RandomSampler(...)` after `if args.distributed:`).
+fn live(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], e: &Expr) -> bool {
+    if runtime::non_distributed_path(code.prog, scope, anc, e as *const Expr as *const ()) {
+        return false;
+    }
+    match code.prog.stmt_of(anc) {
+        Some(stmt) => !runtime::dead_branch(code.prog, code.cfg, code.rt, scope, anc, stmt),
+        None => true,
+    }
+}

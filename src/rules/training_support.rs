@@ -1,0 +1,400 @@
+//! What the training-code rules (`T…`) share: access to the program and
+//! its runtime, locations in Python files, and the edits their fixes make.
+
+use super::Cx;
+use crate::diagnostic::Edit;
+use crate::source::{FileId, Loc, Span};
+use crate::training::ast::{Arg, Expr, ExprKind, Stmt, StmtKind};
+use crate::training::program::{Anc, ArgPos, Callee, Flow};
+use crate::training::program::{ModId, Program, Scope};
+use crate::training::runtime::{self, kw};
+use crate::training::runtime::{ConfigFacts, Runtime};
+
+/// The training code of a compilation, ready for questions.
+pub(crate) struct Code<'a> {
+    pub prog: &'a Program,
+    pub rt: &'a Runtime,
+    pub cfg: &'a ConfigFacts,
+}
+
+/// The training code, when there is any to check.
+pub(crate) fn code<'a>(cx: &Cx<'a>) -> Option<Code<'a>> {
+    let training = cx.training()?;
+    if training.files.is_empty() {
+        return None;
+    }
+    Some(Code {
+        prog: training.program(),
+        rt: training.runtime(),
+        cfg: &training.config,
+    })
+}
+
+impl<'a> Code<'a> {
+    pub fn file(&self, m: ModId) -> FileId {
+        self.prog.file(m).unwrap_or(FileId(0))
+    }
+
+    pub fn loc(&self, m: ModId, span: Span) -> Loc {
+        Loc {
+            file: self.file(m),
+            span,
+        }
+    }
+
+    pub fn text(&self, m: ModId, span: Span) -> &'a str {
+        self.prog.text(m).get(span.start..span.end).unwrap_or("")
+    }
+
+    /// The scopes of training-code chunks (not model-only sources) that
+    /// mention one of `needles`.
+    pub fn scopes(&self, needles: &[&str]) -> Vec<Scope> {
+        let mut out = Vec::new();
+        for m in self.prog.code_modules() {
+            let chunks: Vec<u32> = self.prog.chunks_mentioning(m, needles).collect();
+            for c in chunks {
+                out.extend(self.prog.scopes(m, c));
+            }
+        }
+        out
+    }
+
+    /// The scopes of training-code chunks that may call one of the external
+    /// `targets` (by name or by an alias the module imports), or mention
+    /// one of `extra`.
+    pub fn scopes_for(&self, targets: &[&str], extra: &[&str]) -> Vec<Scope> {
+        let mut out = Vec::new();
+        for m in self.prog.code_modules() {
+            let mut needles = self.prog.needles_for(m, targets);
+            needles.extend(extra.iter().map(|e| e.to_string()));
+            let words: Vec<&str> = needles.iter().map(String::as_str).collect();
+            let chunks: Vec<u32> = self.prog.chunks_mentioning(m, &words).collect();
+            for c in chunks {
+                out.extend(self.prog.scopes(m, c));
+            }
+        }
+        out
+    }
+
+    /// The name the file binds to the `torch` module (for fixes that call
+    /// it), when it binds one.
+    pub fn torch(&self, m: ModId) -> Option<String> {
+        self.prog.module_alias(m, "torch")
+    }
+}
+
+/// The edit adding `text` (`name=value`) as the last argument of `call`.
+pub(crate) fn add_argument(file: FileId, call: &Expr, source: &str, text: &str) -> Option<Edit> {
+    let ExprKind::Call { args, args_span, .. } = &call.kind else {
+        return None;
+    };
+    if !source.get(args_span.start..args_span.end)?.starts_with('(') {
+        return None;
+    }
+    match args.last() {
+        None => Some(crate::edit::replace(file, Span::at(args_span.start + 1), text)),
+        Some(last) => Some(crate::edit::replace(
+            file,
+            Span::at(last_end(last)),
+            format!(", {text}"),
+        )),
+    }
+}
+
+fn last_end(a: &Arg) -> usize {
+    a.span().end
+}
+
+/// A one-line excerpt of source text, for messages.
+pub(crate) fn excerpt(text: &str) -> String {
+    const MAX: usize = 50;
+    let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one.chars().count() > MAX {
+        let cut: String = one.chars().take(MAX).collect();
+        format!("{cut}…")
+    } else {
+        one
+    }
+}
+
+/// The experiment's pipeline degree: the resolved pipeline's, else a fixed
+/// `pipeline_parallel_degree`.
+pub(crate) fn pipeline_degree(cx: &Cx<'_>) -> Option<i64> {
+    if let Some(p) = cx.pipeline() {
+        return i64::try_from(p.degree).ok();
+    }
+    crate::settings::Settings::fixed(cx.settings()?.pipeline_parallel_degree.as_ref())
+}
+
+/// Determined's sharding loader.
+pub(crate) const DET_LOADER: &str = "determined.pytorch.DataLoader";
+
+/// Whether a torch DataLoader is handed to something that shards it:
+/// `accelerator.prepare`, or returned by a Lightning data hook.
+pub(crate) fn managed(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> bool {
+    let prog = code.prog;
+    let mut managed = false;
+    let no = |_: &Callee, _: &ArgPos<'_>| false;
+    prog.flows(scope, anc, loader, &no, &mut |flow| match flow {
+        Flow::Arg { scope, call, .. } => {
+            if let ExprKind::Call { func, .. } = &call.kind {
+                if let ExprKind::Attribute { value, attr } = &func.kind {
+                    if attr == "prepare" || attr == "prepare_data_loader" {
+                        let s = prog.sources(scope, value);
+                        if s.terms.iter().any(|t| matches!(&t.expr.kind, ExprKind::Call { func, .. } if prog.external(t.scope, func).as_deref() == Some("accelerate.Accelerator"))) {
+                            managed = true;
+                        }
+                    }
+                }
+                if let Some(p) = prog.external(scope, call_func(call)) {
+                    if p.starts_with("accelerate.") || p == DET_LOADER {
+                        managed = true;
+                    }
+                }
+            }
+        }
+        Flow::Returned { func: Some(f), .. } => {
+            if let (Some(func), Some(k)) = (prog.func(f), prog.class_of(f)) {
+                let hook = func.name.ends_with("_dataloader");
+                let lightning = prog.external_bases(k).iter().any(|b| b.starts_with("lightning."));
+                if hook && lightning && !lightning_sampler_off(code) {
+                    managed = true;
+                }
+            }
+        }
+        _ => {}
+    });
+    managed
+}
+
+fn call_func(call: &Expr) -> &Expr {
+    match &call.kind {
+        ExprKind::Call { func, .. } => func,
+        _ => call,
+    }
+}
+
+/// Whether a Lightning `Trainer` turns its sampler handling off.
+pub(crate) fn lightning_sampler_off(code: &Code<'_>) -> bool {
+    let trainers = runtime::calls(code.prog, &["lightning.Trainer"]);
+    trainers.iter().any(|(_, _, call, _)| {
+        let ExprKind::Call { args, .. } = &call.kind else {
+            return false;
+        };
+        ["use_distributed_sampler", "replace_sampler_ddp"]
+            .iter()
+            .any(|k| kw(args, k).is_some_and(|v| matches!(v.kind, ExprKind::Bool(false))))
+    })
+}
+
+/// The edits adding `NAME=value` to the experiment's
+/// `environment.environment_variables` (to each of `cpu`/`cuda`/`rocm` in
+/// the per-device form), creating the key or the section when missing.
+pub(crate) fn env_var_edits(cx: &Cx<'_>, entry: &str) -> Option<Vec<Edit>> {
+    use crate::yaml::PathSeg;
+    let config = cx.config()?;
+    let key = |k: &str| PathSeg::Key(k.to_string());
+    let base = vec![key("environment"), key("environment_variables")];
+    match config.json.pointer("/environment/environment_variables") {
+        Some(serde_json::Value::Array(_)) => Some(vec![append_item(&config, &base, entry)?]),
+        Some(serde_json::Value::Object(map)) => {
+            let mut edits = Vec::new();
+            for variant in ["cpu", "cuda", "rocm", "gpu"] {
+                if map.get(variant).is_some_and(|v| v.is_array()) {
+                    let mut p = base.clone();
+                    p.push(key(variant));
+                    edits.push(append_item(&config, &p, entry)?);
+                }
+            }
+            (!edits.is_empty()).then_some(edits)
+        }
+        Some(serde_json::Value::Null) | None => {
+            let flow = format!("[\"{entry}\"]");
+            match config.json.get("environment") {
+                Some(serde_json::Value::Object(_)) => Some(vec![crate::edit::insert_entry(
+                    config.file,
+                    config.text,
+                    config.tree,
+                    &[key("environment")],
+                    "environment_variables",
+                    &flow,
+                )?]),
+                None => Some(vec![crate::edit::insert_entry(
+                    config.file,
+                    config.text,
+                    config.tree,
+                    &[],
+                    "environment",
+                    &format!("{{environment_variables: {flow}}}"),
+                )?]),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The edit appending `item` to the list at `path` (block or flow style).
+fn append_item(config: &super::Config<'_>, path: &[crate::yaml::PathSeg], item: &str) -> Option<Edit> {
+    use crate::yaml::Value;
+    let loc = crate::edit::own_node(config.tree, path)?;
+    let Value::Seq(items) = &config.tree.node(loc.node).value else {
+        return None;
+    };
+    let span = config.tree.span(loc.node);
+    let text = config.text;
+    let src = text.get(span.start..span.end)?;
+    if src.starts_with('[') && src.ends_with(']') {
+        let insert = if items.is_empty() {
+            format!("\"{item}\"")
+        } else {
+            format!(", \"{item}\"")
+        };
+        return Some(crate::edit::replace(config.file, Span::at(span.end - 1), insert));
+    }
+    let last = config.tree.span(*items.last()?);
+    let line_start = text.get(..last.start)?.rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    let before = text.get(line_start..last.start)?;
+    let dash = before.trim_end();
+    if !dash.ends_with('-') || !dash[..dash.len() - 1].chars().all(|c| c == ' ') {
+        return None;
+    }
+    let indent = &dash[..dash.len() - 1];
+    let rest = text.get(last.end..)?;
+    let line_end = last.end + rest.find(['\n', '\r']).unwrap_or(rest.len());
+    let tail = text.get(last.end..line_end)?.trim();
+    if !(tail.is_empty() || tail.starts_with('#')) {
+        return None;
+    }
+    Some(crate::edit::replace(
+        config.file,
+        Span::at(line_end),
+        format!("{}{indent}- {item}", crate::edit::newline(text)),
+    ))
+}
+
+/// Whether this compilation writes a plan (`stagec plan`), whose
+/// environment carries stagec's defaults (`CUBLAS_WORKSPACE_CONFIG`,
+/// `PYTHONHASHSEED`) to every rank.
+pub(crate) fn plan_environment(cx: &Cx<'_>) -> bool {
+    cx.options.require_variables
+}
+
+/// Whether the code assigns environment variable `name` (`os.environ[...]
+/// = …`, `setdefault`, `update`, `putenv`): the statements' scopes and
+/// spans.
+pub(crate) fn env_assignments<'p>(code: &Code<'p>, name: &str) -> Vec<(Scope, &'p crate::training::ast::Stmt, Span)> {
+    use crate::training::ast::StmtKind;
+    let prog = code.prog;
+    let mut out = Vec::new();
+    for scope in code.scopes(&[name]) {
+        prog.walk_stmts(scope, &mut |_, s| match &s.kind {
+            StmtKind::Assign { targets, .. } => {
+                for t in targets {
+                    if let ExprKind::Subscript { value, index } = &t.kind {
+                        if prog.external(scope, value).as_deref() == Some("os.environ")
+                            && matches!(&index.kind, ExprKind::Str(k) if k == name)
+                        {
+                            out.push((scope, s, s.span));
+                        }
+                    }
+                }
+            }
+            StmtKind::Expr(e) => {
+                let ExprKind::Call { func, args, .. } = &e.kind else { return };
+                let Some(path) = prog.external(scope, func) else { return };
+                let named = |i: usize| runtime::pos(args, i).is_some_and(|a| matches!(&a.kind, ExprKind::Str(k) if k == name));
+                let hit = match path.as_str() {
+                    "os.environ.setdefault" | "os.putenv" => named(0),
+                    "os.environ.update" => kw(args, name).is_some()
+                        || runtime::pos(args, 0).is_some_and(|d| match &d.kind {
+                            ExprKind::Dict(items) => items.iter().any(|i| matches!(i, crate::training::ast::DictItem::Pair { key, .. } if matches!(&key.kind, ExprKind::Str(k) if k == name))),
+                            _ => false,
+                        }),
+                    _ => false,
+                };
+                if hit {
+                    out.push((scope, s, e.span));
+                }
+            }
+            _ => {}
+        });
+    }
+    out
+}
+
+/// Whether the body of a `for` over batches trains: a backward pass or an
+/// optimizer step, directly or in functions it calls.
+pub(crate) fn trains(code: &Code<'_>, scope: Scope, st: &Stmt) -> bool {
+    let StmtKind::For { body, .. } = &st.kind else {
+        return false;
+    };
+    let prog = code.prog;
+    let text = |s: Scope, span: Span| code.text(s.m, span);
+    let mut found = false;
+    let mut stack = Vec::new();
+    let mut calls = Vec::new();
+    for b in body {
+        crate::training::program::walk_stmt(b, &mut stack, &mut |_, n| {
+            if let crate::training::program::Node::Expr(e) = n {
+                if let ExprKind::Call { func, .. } = &e.kind {
+                    if let ExprKind::Attribute { attr, .. } = &func.kind {
+                        if matches!(attr.as_str(), "backward" | "step" | "step_optimizer") {
+                            found = true;
+                        }
+                    }
+                    calls.push(e);
+                }
+            }
+        });
+    }
+    if found {
+        return true;
+    }
+    let callees = prog.callees_of(scope, body, 2);
+    callees.iter().any(|f| {
+        prog.func(*f).is_some_and(|func| {
+            let t = text(f.scope(), func.span);
+            t.contains(".backward(") || t.contains(".step(") || t.contains("step_optimizer(")
+        })
+    })
+}
+
+/// Whether a DataLoader feeds training: iterated by a loop that trains,
+/// returned as a Determined trial's training loader, or kept under a name
+/// that says so (`train_loader`) where its use is out of sight.
+pub(crate) fn feeds_training(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> bool {
+    let prog = code.prog;
+    let mut training = false;
+    prog.flows(
+        scope,
+        anc,
+        loader,
+        &super::distributed_sampler_without_set_epoch::iteration_wrapper,
+        &mut |flow| match flow {
+            Flow::Iterated {
+                scope, stmt: Some(st), ..
+            } if trains(code, scope, st) => training = true,
+            Flow::Returned { func: Some(f), .. }
+                if prog
+                    .func(f)
+                    .is_some_and(|x| x.name == "build_training_data_loader" || x.name == "train_dataloader") =>
+            {
+                training = true;
+            }
+            Flow::Stored { target, .. } => {
+                let name = match &target.kind {
+                    ExprKind::Name(n) => n.as_str(),
+                    ExprKind::Attribute { attr, .. } => attr.as_str(),
+                    _ => "",
+                }
+                .to_ascii_lowercase();
+                if name.contains("train") && !["val", "test", "eval"].iter().any(|x| name.contains(x)) {
+                    training = true;
+                }
+            }
+            _ => {}
+        },
+    );
+    training
+}

@@ -1,0 +1,547 @@
+//! Which files hold the training code: the file the entrypoint runs, and
+//! every context module it imports, transitively, found the way Python's
+//! import system finds them (the script's folder or the context root on the
+//! search path, packages with `__init__.py`, relative imports against the
+//! importing package). Imports are read from a scan of the text, without
+//! parsing; a module outside the context (site-packages) is never read.
+
+use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+
+use super::entry::{self, Launch, NotPython, Target};
+use super::{EntrySpec, FileRole, TrainingInput, TrainingSources, MAX_BYTES, MAX_FILES};
+use crate::project::Input;
+use crate::yaml::{Budgets, Schema};
+
+/// Reads the entrypoint of a config's text: `None` when there is none (or
+/// it is neither a string nor a list of strings).
+pub fn entrypoint(config_text: &str) -> Option<Result<Launch, NotPython>> {
+    let budgets = Budgets {
+        max_nodes: 10_000,
+        ..Budgets::default()
+    };
+    let (tree, _) = crate::yaml::parse_with(config_text, &budgets, Schema::Master);
+    let root = tree.root()?;
+    let found = tree.get(root, "entrypoint")?;
+    match tree.to_json(found.node, 10_000)? {
+        serde_json::Value::String(s) => Some(entry::read_command(&s)),
+        serde_json::Value::Array(items) => {
+            let words: Option<Vec<String>> = items.iter().map(|i| i.as_str().map(str::to_string)).collect();
+            Some(entry::read_argv(&words?))
+        }
+        _ => None,
+    }
+}
+
+/// The context's Python files by path relative to the context root
+/// (`/`-separated).
+struct Context<'a> {
+    root: &'a Path,
+    files: BTreeMap<String, PathBuf>,
+}
+
+impl<'a> Context<'a> {
+    fn new(root: &'a Path, python_files: &[PathBuf]) -> Context<'a> {
+        let mut files = BTreeMap::new();
+        for p in python_files {
+            if let Some(rel) = relative(root, p) {
+                files.insert(rel, p.clone());
+            }
+        }
+        Context { root, files }
+    }
+
+    fn has(&self, rel: &str) -> bool {
+        self.files.contains_key(rel)
+    }
+
+    /// The file of module `dotted` under one of `roots`: `(relative path,
+    /// module name)`.
+    fn module(&self, dotted: &str, roots: &[String]) -> Option<(String, String)> {
+        if dotted.is_empty() {
+            return None;
+        }
+        let as_path = dotted.replace('.', "/");
+        for root in roots {
+            let base = join(root, &as_path);
+            let file = format!("{base}.py");
+            if self.has(&file) {
+                return Some((file, dotted.to_string()));
+            }
+            let init = format!("{base}/__init__.py");
+            if self.has(&init) {
+                return Some((init, dotted.to_string()));
+            }
+        }
+        None
+    }
+
+    /// Whether `dotted` is a package (a folder with `__init__.py` or
+    /// `__main__.py`) under `root`.
+    fn package_main(&self, dotted: &str, root: &str) -> Option<String> {
+        let base = join(root, &dotted.replace('.', "/"));
+        let main = format!("{base}/__main__.py");
+        self.has(&main).then_some(main)
+    }
+}
+
+/// `root/rest`, with an empty root meaning the context root.
+fn join(root: &str, rest: &str) -> String {
+    if root.is_empty() {
+        rest.to_string()
+    } else {
+        format!("{}/{rest}", root.trim_end_matches('/'))
+    }
+}
+
+/// `path` relative to `root`, `/`-separated; `None` outside it.
+pub fn relative(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    let mut parts = Vec::new();
+    for c in rel.components() {
+        match c {
+            std::path::Component::Normal(s) => parts.push(s.to_string_lossy().into_owned()),
+            std::path::Component::CurDir => {}
+            _ => return None,
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// A path as written in a command (`./src/../train.py`), made relative to
+/// the context root; `None` when it leaves the context or is absolute.
+fn normalize(cwd: Option<&str>, written: &str) -> Option<String> {
+    if written.starts_with('/') || written.starts_with('~') {
+        return None;
+    }
+    let full = match cwd {
+        Some(c) if !c.is_empty() => format!("{c}/{written}"),
+        _ => written.to_string(),
+    };
+    if full.starts_with('/') {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for p in full.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// The dotted module name of a file found under `root`.
+fn module_name(rel: &str, root: &str) -> String {
+    let inside = if root.is_empty() {
+        rel
+    } else {
+        rel.strip_prefix(&format!("{}/", root.trim_end_matches('/')))
+            .unwrap_or(rel)
+    };
+    let stem = inside.strip_suffix(".py").unwrap_or(inside);
+    let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
+    stem.replace('/', ".")
+}
+
+/// The folder of a relative path (`""` at the root).
+fn folder(rel: &str) -> String {
+    rel.rsplit_once('/').map_or(String::new(), |(d, _)| d.to_string())
+}
+
+/// One file queued for reading.
+struct Queued {
+    rel: String,
+    module: String,
+    role: FileRole,
+    /// Search roots for its absolute imports.
+    roots: Vec<String>,
+}
+
+/// Finds the training code of the config `config_text` in the context
+/// `root` (whose Python files are `python_files`), plus `named` files
+/// (named on the command line). `read` reads a file; what it cannot read
+/// is returned as problems.
+pub fn discover(
+    config_text: Option<&str>,
+    root: &Path,
+    python_files: &[PathBuf],
+    named: &[PathBuf],
+    read: &mut dyn FnMut(&Path) -> Result<Input, String>,
+) -> (TrainingSources, Vec<String>) {
+    let ctx = Context::new(root, python_files);
+    let mut queue: VecDeque<Queued> = VecDeque::new();
+    let mut entry_rel: Option<String> = None;
+    let spec = match config_text.map(entrypoint) {
+        None => EntrySpec::Absent,
+        Some(None) => EntrySpec::Absent,
+        Some(Some(Err(why))) => EntrySpec::NotPython(why),
+        Some(Some(Ok(launch))) => match locate(&ctx, &launch) {
+            Ok(found) => {
+                entry_rel = Some(found.rel.clone());
+                queue.extend(found.parents);
+                queue.push_front(found.entry);
+                EntrySpec::Found(launch, 0)
+            }
+            Err(what) => EntrySpec::Missing(launch, what),
+        },
+    };
+    for path in named {
+        let Some(rel) = relative(root, path) else { continue };
+        let dir = folder(&rel);
+        queue.push_back(Queued {
+            module: module_name(&rel, &dir),
+            rel,
+            role: FileRole::Named,
+            roots: vec![dir, String::new()],
+        });
+    }
+
+    let mut files: Vec<TrainingInput> = Vec::new();
+    let mut problems = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut bytes = 0usize;
+    while let Some(q) = queue.pop_front() {
+        if files.len() >= MAX_FILES || bytes >= MAX_BYTES {
+            break;
+        }
+        if let Some(i) = files
+            .iter()
+            .position(|f: &TrainingInput| same(&f.input.name, &q.rel, &ctx))
+        {
+            // A named file the import graph reaches as well stays named.
+            if q.role == FileRole::Named && files[i].role == FileRole::Imported {
+                files[i].role = FileRole::Named;
+            }
+            continue;
+        }
+        if !seen.insert(q.rel.clone()) {
+            continue;
+        }
+        let path = match ctx.files.get(&q.rel) {
+            Some(p) => p.clone(),
+            None => ctx.root.join(&q.rel),
+        };
+        let input = match read(&path) {
+            Ok(input) => input,
+            Err(e) => {
+                problems.push(e);
+                continue;
+            }
+        };
+        bytes += input.bytes.len();
+        let text = String::from_utf8_lossy(&input.bytes);
+        let imports = super::scan::scan(&text).imports;
+        let package = if q.rel.ends_with("__init__.py") {
+            q.module.clone()
+        } else {
+            q.module.rsplit_once('.').map_or(String::new(), |(p, _)| p.to_string())
+        };
+        for imp in &imports {
+            for (rel, module) in resolve_import(&ctx, imp, &package, &q.roots) {
+                if !seen.contains(&rel) {
+                    queue.push_back(Queued {
+                        rel,
+                        module,
+                        role: FileRole::Imported,
+                        roots: q.roots.clone(),
+                    });
+                }
+            }
+        }
+        files.push(TrainingInput {
+            input,
+            module: q.module,
+            role: q.role,
+            parsed: None,
+        });
+    }
+    // The entry file first; the others keep their discovery order.
+    let entry = match (&spec, &entry_rel) {
+        (EntrySpec::Found(launch, _), Some(rel)) => match files.iter().position(|f| same(&f.input.name, rel, &ctx)) {
+            Some(i) => {
+                files[i].role = FileRole::Entry;
+                EntrySpec::Found(launch.clone(), i)
+            }
+            None => EntrySpec::Missing(launch.clone(), rel.clone()),
+        },
+        _ => spec,
+    };
+    (
+        TrainingSources {
+            entry,
+            files,
+            standalone: config_text.is_none(),
+        },
+        problems,
+    )
+}
+
+/// Whether the file read under `name` is the context file `rel`.
+fn same(name: &str, rel: &str, ctx: &Context<'_>) -> bool {
+    ctx.files.get(rel).is_some_and(|p| p.display().to_string() == name)
+        || relative(ctx.root, Path::new(name)).as_deref() == Some(rel)
+}
+
+/// Where the entrypoint's code starts.
+struct Located {
+    rel: String,
+    entry: Queued,
+    /// Packages imported before the entry module (`a/__init__.py` for
+    /// `python -m a.b`).
+    parents: Vec<Queued>,
+}
+
+fn locate(ctx: &Context<'_>, launch: &Launch) -> Result<Located, String> {
+    let cwd = launch
+        .cwd
+        .as_deref()
+        .and_then(|c| normalize(None, c))
+        .unwrap_or_default();
+    let parents_of = |dotted: &str, root: &str| -> Vec<Queued> {
+        let parts: Vec<&str> = dotted.split('.').collect();
+        let mut out = Vec::new();
+        for n in 1..parts.len() {
+            let pkg = parts[..n].join(".");
+            if let Some((rel, module)) = ctx.module(&pkg, &[root.to_string()]) {
+                out.push(Queued {
+                    rel,
+                    module,
+                    role: FileRole::Imported,
+                    roots: vec![root.to_string()],
+                });
+            }
+        }
+        out
+    };
+    match &launch.target {
+        Target::Script(written) => {
+            let rel = normalize(launch.cwd.as_deref(), written)
+                .ok_or_else(|| format!("`{written}` is outside the context"))?;
+            if !ctx.has(&rel) {
+                return Err(format!("`{rel}` is not in the context"));
+            }
+            let dir = folder(&rel);
+            Ok(Located {
+                rel: rel.clone(),
+                entry: Queued {
+                    module: module_name(&rel, &dir),
+                    rel,
+                    role: FileRole::Entry,
+                    roots: vec![dir, cwd],
+                },
+                parents: Vec::new(),
+            })
+        }
+        Target::Module(dotted) => {
+            let roots = vec![cwd.clone()];
+            let (rel, module) = match ctx.package_main(dotted, &cwd) {
+                Some(main) => (main, format!("{dotted}.__main__")),
+                None => ctx
+                    .module(dotted, &roots)
+                    .ok_or_else(|| format!("module `{dotted}` is not in the context"))?,
+            };
+            let mut parents = parents_of(dotted, &cwd);
+            if module.ends_with(".__main__") {
+                if let Some((init, m)) = ctx.module(dotted, &roots) {
+                    parents.push(Queued {
+                        rel: init,
+                        module: m,
+                        role: FileRole::Imported,
+                        roots: roots.clone(),
+                    });
+                }
+            }
+            Ok(Located {
+                rel: rel.clone(),
+                entry: Queued {
+                    rel,
+                    module,
+                    role: FileRole::Entry,
+                    roots,
+                },
+                parents,
+            })
+        }
+        Target::Trial { module: dotted, .. } => {
+            let roots = vec![cwd.clone()];
+            let (rel, module) = ctx
+                .module(dotted, &roots)
+                .ok_or_else(|| format!("module `{dotted}` is not in the context"))?;
+            Ok(Located {
+                rel: rel.clone(),
+                entry: Queued {
+                    rel,
+                    module,
+                    role: FileRole::Entry,
+                    roots: roots.clone(),
+                },
+                parents: parents_of(dotted, &cwd),
+            })
+        }
+    }
+}
+
+/// The context files an import statement loads: `(relative path, module)`.
+fn resolve_import(
+    ctx: &Context<'_>,
+    imp: &super::scan::ImportLine,
+    package: &str,
+    roots: &[String],
+) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let add_chain = |dotted: &str, roots: &[String], out: &mut Vec<(String, String)>| {
+        let parts: Vec<&str> = dotted.split('.').collect();
+        for n in 1..=parts.len() {
+            if let Some(found) = ctx.module(&parts[..n].join("."), roots) {
+                out.push(found);
+            }
+        }
+    };
+    if !imp.plain.is_empty() {
+        for m in &imp.plain {
+            add_chain(m, roots, &mut out);
+        }
+        return out;
+    }
+    if imp.level == 0 {
+        add_chain(&imp.module, roots, &mut out);
+        for name in imp.names.iter().filter(|n| *n != "*") {
+            if let Some(found) = ctx.module(&format!("{}.{name}", imp.module), roots) {
+                out.push(found);
+            }
+        }
+        return out;
+    }
+    // Relative: against the importing module's package, found under the
+    // context root's module names.
+    let mut base: Vec<&str> = if package.is_empty() {
+        Vec::new()
+    } else {
+        package.split('.').collect()
+    };
+    for _ in 1..imp.level {
+        if base.pop().is_none() {
+            return out;
+        }
+    }
+    let mut target = base.join(".");
+    if !imp.module.is_empty() {
+        target = if target.is_empty() {
+            imp.module.clone()
+        } else {
+            format!("{target}.{}", imp.module)
+        };
+    }
+    let all_roots: Vec<String> = roots.iter().cloned().chain(std::iter::once(String::new())).collect();
+    if !target.is_empty() {
+        add_chain(&target, &all_roots, &mut out);
+    }
+    for name in imp.names.iter().filter(|n| *n != "*") {
+        let dotted = if target.is_empty() {
+            name.clone()
+        } else {
+            format!("{target}.{name}")
+        };
+        if let Some(found) = ctx.module(&dotted, &all_roots) {
+            out.push(found);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(files: &[(&str, &str)], config: &str) -> TrainingSources {
+        let root = PathBuf::from("/ctx");
+        let paths: Vec<PathBuf> = files.iter().map(|(p, _)| root.join(p)).collect();
+        let mut read = |p: &Path| -> Result<Input, String> {
+            let rel = relative(&root, p).unwrap_or_default();
+            files
+                .iter()
+                .find(|(f, _)| *f == rel)
+                .map(|(_, text)| Input {
+                    name: p.display().to_string(),
+                    bytes: text.as_bytes().to_vec(),
+                })
+                .ok_or_else(|| format!("cannot read {rel}"))
+        };
+        discover(Some(config), &root, &paths, &[], &mut read).0
+    }
+
+    fn names(s: &TrainingSources) -> Vec<(String, String, FileRole)> {
+        s.files
+            .iter()
+            .map(|f| {
+                (
+                    f.input.name.trim_start_matches("/ctx/").to_string(),
+                    f.module.clone(),
+                    f.role,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn legacy_package_with_relative_imports() {
+        let s = run(
+            &[
+                ("seg/__init__.py", ""),
+                (
+                    "seg/trial.py",
+                    "from seg.data import T\nfrom .nets import UNet\nimport torch\n",
+                ),
+                ("seg/data.py", "import os\n"),
+                ("seg/nets.py", "from . import util\n"),
+                ("seg/util.py", ""),
+                ("other.py", ""),
+            ],
+            "entrypoint: seg.trial:TileSegTrial\n",
+        );
+        let got = names(&s);
+        assert_eq!(got[0], ("seg/trial.py".into(), "seg.trial".into(), FileRole::Entry));
+        let rels: Vec<&str> = got.iter().map(|g| g.0.as_str()).collect();
+        assert!(
+            rels.contains(&"seg/data.py")
+                && rels.contains(&"seg/nets.py")
+                && rels.contains(&"seg/util.py")
+                && rels.contains(&"seg/__init__.py"),
+            "{got:?}"
+        );
+        assert!(!rels.contains(&"other.py"));
+        assert!(matches!(s.entry, EntrySpec::Found(_, 0)));
+    }
+
+    #[test]
+    fn module_entrypoint_runs_main() {
+        let s = run(
+            &[
+                ("trainer/__init__.py", ""),
+                ("trainer/__main__.py", "from trainer.main import run\n"),
+                ("trainer/main.py", "from trainer import loop\n"),
+                ("trainer/loop.py", ""),
+            ],
+            "entrypoint: python3 -m determined.launch.torch_distributed -- python3 -m trainer --epochs 6\n",
+        );
+        let got = names(&s);
+        assert_eq!(got[0].0, "trainer/__main__.py");
+        assert_eq!(got.len(), 4, "{got:?}");
+    }
+
+    #[test]
+    fn missing_and_not_python() {
+        let s = run(&[], "entrypoint: python train.py\n");
+        assert!(matches!(&s.entry, EntrySpec::Missing(_, what) if what.contains("train.py")));
+        let s = run(&[], "entrypoint: sh run.sh\n");
+        assert!(matches!(s.entry, EntrySpec::NotPython(NotPython::Shell(_))));
+        let s = run(&[], "name: x\n");
+        assert_eq!(s.entry, EntrySpec::Absent);
+        let s = run(&[("a.py", "")], "entrypoint: python ../a.py\n");
+        assert!(matches!(&s.entry, EntrySpec::Missing(_, what) if what.contains("outside")));
+    }
+}

@@ -1,0 +1,353 @@
+//! The experiment's training code, read statically: the file `entrypoint`
+//! runs and the context's modules it imports (never executed), plus Python
+//! files named on the command line.
+//!
+//! Phases, each plain data:
+//! * [`discover`] (from [`crate::project::Project::discover`]): the entry
+//!   file and its imports as [`TrainingSources`], found the way Python finds
+//!   them inside the context (a cheap scan of import lines, no parsing);
+//! * [`ParsedFile`] (in [`crate::compile`]): a file's top-level chunks,
+//!   each parsed with tree-sitter into an owned [`ast`] only when a check
+//!   asks for it; parsed files are shared (`Arc`) so the language server
+//!   keeps them for unchanged files ([`Cache`]);
+//! * [`program::Program`] (built on first use by a rule): names, scopes,
+//!   calls, where values come from and go, with bounded work per question;
+//! * [`runtime`]: which processes run the code (launcher, slots, spawns),
+//!   under which runtime (Determined trial, Core API, torch.distributed,
+//!   Accelerate, Lightning, …), and what every rank shares.
+//!
+//! The `T…` rules (`src/rules/`) read these facts and report.
+
+use std::sync::{Arc, OnceLock};
+
+use crate::project::Input;
+use crate::source::FileId;
+
+pub mod ast;
+pub mod discover;
+pub mod entry;
+pub mod program;
+pub mod runtime;
+pub mod scan;
+pub mod values;
+
+use ast::ChunkAst;
+use scan::{ChunkInfo, ImportLine};
+
+/// Most files the training code is read from; imports beyond it are not
+/// followed.
+pub const MAX_FILES: usize = 512;
+/// Most bytes of training code read in all.
+pub const MAX_BYTES: usize = 32 * 1024 * 1024;
+
+/// What the entrypoint names, as discovery found it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EntrySpec {
+    /// The config has no readable `entrypoint`.
+    Absent,
+    /// The entrypoint does not run Python code stagec can read.
+    NotPython(entry::NotPython),
+    /// The script or module is not in the context (what was looked for).
+    Missing(entry::Launch, String),
+    /// The entry file: an index into [`TrainingSources::files`].
+    Found(entry::Launch, usize),
+}
+
+/// Why a file is read as training code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileRole {
+    /// The file the entrypoint runs (or whose class it names).
+    Entry,
+    /// Imported, directly or not, by the entry file or a named file.
+    Imported,
+    /// Named on the command line.
+    Named,
+    /// A model source outside the import graph, read only for its stage
+    /// code (T112).
+    Model,
+}
+
+/// One file of the training code, as read from disk or the editor.
+#[derive(Clone, Debug)]
+pub struct TrainingInput {
+    pub input: Input,
+    /// Its dotted module name (`seg.trial`, `trainer.__main__`, `train`).
+    pub module: String,
+    pub role: FileRole,
+    /// A parse kept from an earlier compilation of the same text (the
+    /// language server's [`Cache`]); used only when its text matches.
+    pub parsed: Option<Arc<ParsedFile>>,
+}
+
+/// The training code of an experiment, as discovery found it.
+#[derive(Clone, Debug)]
+pub struct TrainingSources {
+    pub entry: EntrySpec,
+    pub files: Vec<TrainingInput>,
+    /// Whether the files were checked without an experiment config.
+    pub standalone: bool,
+}
+
+/// A Python file read for the training checks: its text, where its
+/// top-level statements start, its imports, and each chunk's syntax tree,
+/// parsed the first time it is asked for.
+#[derive(Debug)]
+pub struct ParsedFile {
+    text: String,
+    line_starts: Vec<usize>,
+    chunks: Vec<ChunkInfo>,
+    imports: Vec<ImportLine>,
+    asts: Vec<OnceLock<ChunkAst>>,
+}
+
+impl ParsedFile {
+    /// Scans `text` (no parsing yet).
+    pub fn new(text: &str) -> ParsedFile {
+        // Python ends lines at a lone `\r` too; tree-sitter's grammar does
+        // not. Each becomes `\n`, byte for byte, so every span holds.
+        let text = if text.contains('\r') {
+            lone_cr_to_lf(text)
+        } else {
+            text.to_string()
+        };
+        let mut line_starts = vec![0usize];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        let scanned = scan::scan(&text);
+        let asts = scanned.chunks.iter().map(|_| OnceLock::new()).collect();
+        ParsedFile {
+            text,
+            line_starts,
+            chunks: scanned.chunks,
+            imports: scanned.imports,
+            asts,
+        }
+    }
+
+    /// The text as parsed (lone carriage returns read as line feeds).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub fn chunks(&self) -> &[ChunkInfo] {
+        &self.chunks
+    }
+
+    pub fn imports(&self) -> &[ImportLine] {
+        &self.imports
+    }
+
+    /// The syntax tree of chunk `i`, parsed now if it was not yet.
+    pub fn chunk(&self, i: usize) -> Option<&ChunkAst> {
+        let info = self.chunks.get(i)?;
+        let cell = self.asts.get(i)?;
+        Some(
+            cell.get_or_init(|| {
+                ast::parse_range(&self.text, &self.line_starts, info.range.clone()).unwrap_or_default()
+            }),
+        )
+    }
+
+    /// Whether the text of chunk `i` contains any of `needles`.
+    pub fn chunk_mentions(&self, i: usize, needles: &[&str]) -> bool {
+        match self.chunks.get(i).and_then(|c| self.text.get(c.range.clone())) {
+            Some(t) => needles.iter().any(|n| t.contains(n)),
+            None => false,
+        }
+    }
+
+    /// Whether the whole file contains any of `needles`.
+    pub fn mentions(&self, needles: &[&str]) -> bool {
+        needles.iter().any(|n| self.text.contains(n))
+    }
+
+    /// How many chunks have been parsed so far.
+    pub fn parsed_chunks(&self) -> usize {
+        self.asts.iter().filter(|c| c.get().is_some()).count()
+    }
+
+    /// Whether `text` is the text this file was read from.
+    pub fn same_text(&self, text: &str) -> bool {
+        self.text.len() == text.len()
+            && (self.text == text || (text.contains('\r') && lone_cr_to_lf(text) == self.text))
+    }
+}
+
+/// `text` with each `\r` not followed by `\n` replaced by `\n`.
+fn lone_cr_to_lf(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    for (i, c) in text.char_indices() {
+        if c == '\r' && bytes.get(i + 1) != Some(&b'\n') {
+            out.push('\n');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// One training file of a compilation.
+#[derive(Clone, Debug)]
+pub struct TrainingFile {
+    pub file: FileId,
+    pub module: String,
+    pub role: FileRole,
+    pub parsed: Arc<ParsedFile>,
+    /// Whether this compilation parsed the file (not reused from a cache).
+    pub fresh: bool,
+}
+
+/// The training code of a compilation: plain facts for the `T…` rules.
+#[derive(Debug)]
+pub struct Training {
+    pub entry: EntrySpec,
+    pub files: Vec<TrainingFile>,
+    /// What the experiment config says that the checks read.
+    pub config: runtime::ConfigFacts,
+    program: OnceLock<program::Program>,
+    runtime: OnceLock<runtime::Runtime>,
+}
+
+impl Clone for Training {
+    fn clone(&self) -> Self {
+        Training::new(self.entry.clone(), self.files.clone(), self.config.clone())
+    }
+}
+
+impl Training {
+    pub fn new(entry: EntrySpec, files: Vec<TrainingFile>, config: runtime::ConfigFacts) -> Training {
+        Training {
+            entry,
+            files,
+            config,
+            program: OnceLock::new(),
+            runtime: OnceLock::new(),
+        }
+    }
+
+    /// The program index, built on first use.
+    pub fn program(&self) -> &program::Program {
+        self.program.get_or_init(|| program::Program::new(&self.files))
+    }
+
+    /// Who runs the code, worked out on first use.
+    pub fn runtime(&self) -> &runtime::Runtime {
+        self.runtime
+            .get_or_init(|| runtime::Runtime::compute(self, self.program(), &self.config))
+    }
+
+    /// Whether any file is training code (not only model sources).
+    pub fn has_code(&self) -> bool {
+        self.files.iter().any(|f| f.role != FileRole::Model)
+    }
+
+    /// The entry file, when the entrypoint names one in the context.
+    pub fn entry_file(&self) -> Option<&TrainingFile> {
+        self.files.iter().find(|f| f.role == FileRole::Entry)
+    }
+}
+
+/// Parsed files kept between compilations by path and text (the language
+/// server's): an unchanged file is not parsed again.
+#[derive(Debug, Default)]
+pub struct Cache {
+    files: std::collections::HashMap<String, Arc<ParsedFile>>,
+}
+
+impl Cache {
+    /// Hands the kept parse of every unchanged file to `sources`.
+    pub fn fill(&self, sources: &mut TrainingSources) {
+        for f in &mut sources.files {
+            if let Some(kept) = self.files.get(&f.input.name) {
+                if std::str::from_utf8(&f.input.bytes).is_ok_and(|t| kept.same_text(t)) {
+                    f.parsed = Some(Arc::clone(kept));
+                }
+            }
+        }
+    }
+
+    /// Keeps the parses of a compilation (by file name), replacing older
+    /// ones, and forgets files it no longer has when `prune`.
+    pub fn keep(&mut self, training: &Training, names: impl Fn(FileId) -> Option<String>) {
+        for f in &training.files {
+            if let Some(name) = names(f.file) {
+                self.files.insert(name, Arc::clone(&f.parsed));
+            }
+        }
+    }
+
+    /// Forgets every kept parse whose file name is not in `live`.
+    pub fn retain(&mut self, live: &std::collections::HashSet<String>) {
+        self.files.retain(|name, _| live.contains(name));
+    }
+
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+}
+
+/// A training file as the compilation registered it: its id and text.
+pub struct Registered {
+    pub file: FileId,
+    pub text: String,
+}
+
+/// Builds a compilation's training facts: registers each file through
+/// `register` (which returns `None` for a file that is not usable text),
+/// reuses cached parses, and adds the model sources (`models`: id, name and
+/// text) the import graph does not reach.
+pub fn attach(
+    sources: &TrainingSources,
+    register: &mut dyn FnMut(&Input) -> Option<Registered>,
+    models: &[(FileId, String, String)],
+    config: runtime::ConfigFacts,
+) -> Training {
+    let mut files: Vec<TrainingFile> = Vec::new();
+    let mut entry = sources.entry.clone();
+    let mut index_of: Vec<Option<usize>> = Vec::new();
+    for t in &sources.files {
+        let Some(reg) = register(&t.input) else {
+            index_of.push(None);
+            continue;
+        };
+        let (parsed, fresh) = match &t.parsed {
+            Some(p) if p.same_text(&reg.text) => (Arc::clone(p), false),
+            _ => (Arc::new(ParsedFile::new(&reg.text)), true),
+        };
+        index_of.push(Some(files.len()));
+        files.push(TrainingFile {
+            file: reg.file,
+            module: t.module.clone(),
+            role: t.role,
+            parsed,
+            fresh,
+        });
+    }
+    if let EntrySpec::Found(launch, i) = &entry {
+        entry = match index_of.get(*i).copied().flatten() {
+            Some(j) => EntrySpec::Found(launch.clone(), j),
+            None => EntrySpec::Missing(launch.clone(), String::new()),
+        };
+    }
+    for (id, name, text) in models {
+        if files.iter().any(|f| f.file == *id) {
+            continue;
+        }
+        let module = std::path::Path::new(name)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        files.push(TrainingFile {
+            file: *id,
+            module,
+            role: FileRole::Model,
+            parsed: Arc::new(ParsedFile::new(text)),
+            fresh: true,
+        });
+    }
+    Training::new(entry, files, config)
+}

@@ -1,0 +1,524 @@
+//! Constant values of expressions: literals, module constants, `int()`
+//! and `str()`, dict literals and `**kwargs` of them, call-site arguments,
+//! the experiment's `hyperparameters` and `data` (through
+//! `context.get_hparam("k")`, `get_hparams()[…]`, `get_data_config()[…]`,
+//! `AttrDict(…)`, `det.get_cluster_info().trial.hparams`) and `argparse`
+//! arguments (the entrypoint's argv, else `default=`). Anything else is
+//! unknown: a rule that needs the value stays silent.
+
+use serde_json::Value as Json;
+
+use super::ast::{Arg, Expr, ExprKind};
+use super::program::{Callee, Key, Program, Proj, Scope, Sym, Term};
+use crate::yaml::PathSeg;
+
+/// A constant.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Const {
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Bool(bool),
+    None,
+}
+
+/// The values an expression may take (several for a searched
+/// hyperparameter), and the config value it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resolved {
+    pub values: Vec<Const>,
+    pub via: Option<Vec<PathSeg>>,
+}
+
+impl Resolved {
+    /// The one value, when there is exactly one.
+    pub fn single(&self) -> Option<&Const> {
+        match self.values.as_slice() {
+            [v] => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self.single()? {
+            Const::Bool(b) => Some(*b),
+            Const::Int(i) => Some(*i != 0),
+            Const::None => Some(false),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self.single()? {
+            Const::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The integers, when every value is one.
+    pub fn ints(&self) -> Option<Vec<i64>> {
+        self.values
+            .iter()
+            .map(|v| match v {
+                Const::Int(i) => Some(*i),
+                Const::Bool(b) => Some(i64::from(*b)),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// What values are resolved against: the config and the entrypoint's argv.
+pub struct Env<'a> {
+    pub config: Option<&'a Json>,
+    pub argv: &'a [String],
+}
+
+/// Most candidates a searched integer range is expanded to.
+const MAX_CANDIDATES: i64 = 4096;
+
+/// The constant value of `e` in `scope`, if it has one.
+pub fn constant(prog: &Program, env: &Env<'_>, scope: Scope, e: &Expr) -> Option<Resolved> {
+    constant_at(prog, env, scope, e, 0)
+}
+
+fn constant_at(prog: &Program, env: &Env<'_>, scope: Scope, e: &Expr, depth: u32) -> Option<Resolved> {
+    if depth > 8 {
+        return None;
+    }
+    let sources = prog.sources(scope, e);
+    if sources.unknown || sources.terms.is_empty() {
+        return None;
+    }
+    let mut values = Vec::new();
+    let mut via = None;
+    for t in &sources.terms {
+        let r = term_value(prog, env, t, depth)?;
+        if via.is_none() {
+            via = r.via;
+        }
+        for v in r.values {
+            if !values.contains(&v) {
+                values.push(v);
+            }
+        }
+    }
+    Some(Resolved { values, via })
+}
+
+fn literal(e: &Expr) -> Option<Const> {
+    Some(match &e.kind {
+        ExprKind::Int(i) => Const::Int(*i),
+        ExprKind::Float(f) => Const::Float(*f),
+        ExprKind::Str(s) => Const::Str(s.clone()),
+        ExprKind::Bool(b) => Const::Bool(*b),
+        ExprKind::None => Const::None,
+        ExprKind::Unary { op, operand } if op == "-" => match literal(operand)? {
+            Const::Int(i) => Const::Int(-i),
+            Const::Float(f) => Const::Float(-f),
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
+fn one(v: Const) -> Option<Resolved> {
+    Some(Resolved {
+        values: vec![v],
+        via: None,
+    })
+}
+
+fn term_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -> Option<Resolved> {
+    if t.proj.is_empty() {
+        if let Some(v) = literal(t.expr) {
+            return one(v);
+        }
+    }
+    match &t.expr.kind {
+        ExprKind::Not(inner) if t.proj.is_empty() => {
+            let r = constant_at(prog, env, t.scope, inner, depth + 1)?;
+            Some(Resolved {
+                values: vec![Const::Bool(!r.as_bool()?)],
+                via: r.via,
+            })
+        }
+        ExprKind::Call { func, args, .. } => call_value(prog, env, t, func, args, depth),
+        ExprKind::Attribute { value, attr } => {
+            // `<call>.trial.hparams[...]` and the like: re-enter with the
+            // attribute as a projection of the call.
+            let mut proj = vec![Proj::Attr(attr.clone())];
+            proj.extend(t.proj.iter().cloned());
+            if let ExprKind::Call { func, args, .. } = &value.kind {
+                let inner = Term {
+                    scope: t.scope,
+                    expr: value,
+                    proj,
+                };
+                return call_value(prog, env, &inner, func, args, depth);
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[Arg], depth: u32) -> Option<Resolved> {
+    let callee = prog.callee(t.scope, func);
+    let positional: Vec<&Expr> = args
+        .iter()
+        .filter_map(|a| match a {
+            Arg::Pos(e) => Some(e),
+            _ => None,
+        })
+        .collect();
+    if let Callee::External(path) = &callee {
+        match path.as_str() {
+            "builtins.int" | "builtins.float" | "builtins.str" | "builtins.bool" if t.proj.is_empty() => {
+                let [arg] = positional.as_slice() else { return None };
+                let r = constant_at(prog, env, t.scope, arg, depth + 1)?;
+                let values = r
+                    .values
+                    .iter()
+                    .map(|v| convert(path, v))
+                    .collect::<Option<Vec<Const>>>()?;
+                return Some(Resolved { values, via: r.via });
+            }
+            "determined.get_cluster_info" => {
+                // `.trial.hparams[k]`
+                return match t.proj.as_slice() {
+                    [Proj::Attr(a), Proj::Attr(b), rest @ ..] if a == "trial" && b == "hparams" => {
+                        config_value(env, &["hyperparameters"], rest)
+                    }
+                    _ => None,
+                };
+            }
+            "argparse.ArgumentParser.parse_args" => {}
+            _ => {}
+        }
+        // Wrappers around a mapping: AttrDict, dict, EasyDict, Namespace.
+        let last = path.rsplit('.').next().unwrap_or("");
+        if matches!(last, "AttrDict" | "EasyDict" | "dict" | "DotMap" | "Box" | "OmegaConf") && !t.proj.is_empty() {
+            let [arg] = positional.as_slice() else { return None };
+            let r = prog.sources_with(t.scope, arg, t.proj.clone());
+            return resolve_terms(prog, env, &r, depth);
+        }
+    }
+    let ExprKind::Attribute { value: recv, attr } = &func.kind else {
+        if let Callee::Unknown = callee {
+            return None;
+        }
+        return None;
+    };
+    let str_arg = |i: usize| {
+        positional.get(i).and_then(|e| match &e.kind {
+            ExprKind::Str(s) => Some(s.clone()),
+            _ => None,
+        })
+    };
+    match attr.as_str() {
+        "get_hparam" => {
+            let key = str_arg(0)?;
+            config_value(env, &["hyperparameters", &key], &t.proj)
+        }
+        "get_hparams" if positional.is_empty() => config_value(env, &["hyperparameters"], &t.proj),
+        "get_data_config" if positional.is_empty() => config_value(env, &["data"], &t.proj),
+        "get_experiment_config" if positional.is_empty() => config_value(env, &[], &t.proj),
+        "parse_args" => argparse_value(prog, env, &t.proj, depth),
+        "parse_known_args" => match t.proj.split_first() {
+            Some((Proj::Key(Key::Int(0)), rest)) => argparse_value(prog, env, rest, depth),
+            _ => None,
+        },
+        "get" => {
+            // `<mapping>.get("k", default)`.
+            let key = str_arg(0)?;
+            let mut proj = vec![Proj::Key(Key::Str(key))];
+            proj.extend(t.proj.iter().cloned());
+            let r = prog.sources_with(t.scope, recv, proj);
+            match resolve_terms(prog, env, &r, depth) {
+                Some(v) => Some(v),
+                None => {
+                    // Missing from the config: the default.
+                    let from_config = r.terms.iter().all(|term| is_config_accessor(prog, term));
+                    if from_config && !r.unknown {
+                        positional
+                            .get(1)
+                            .and_then(|d| constant_at(prog, env, t.scope, d, depth + 1))
+                            .or_else(|| one(Const::None))
+                    } else {
+                        None
+                    }
+                }
+            }
+        }
+        _ => None,
+    }
+}
+
+fn is_config_accessor(prog: &Program, t: &Term<'_>) -> bool {
+    let ExprKind::Call { func, .. } = &t.expr.kind else {
+        return false;
+    };
+    let _ = prog;
+    matches!(&func.kind, ExprKind::Attribute { attr, .. } if matches!(attr.as_str(), "get_hparams" | "get_data_config" | "get_experiment_config"))
+}
+
+fn resolve_terms(prog: &Program, env: &Env<'_>, r: &super::program::Sources<'_>, depth: u32) -> Option<Resolved> {
+    if r.unknown || r.terms.is_empty() {
+        return None;
+    }
+    let mut values = Vec::new();
+    let mut via = None;
+    for t in &r.terms {
+        let v = term_value(prog, env, t, depth + 1)?;
+        if via.is_none() {
+            via = v.via;
+        }
+        for x in v.values {
+            if !values.contains(&x) {
+                values.push(x);
+            }
+        }
+    }
+    Some(Resolved { values, via })
+}
+
+fn convert(path: &str, v: &Const) -> Option<Const> {
+    Some(match (path, v) {
+        ("builtins.int", Const::Int(i)) => Const::Int(*i),
+        ("builtins.int", Const::Float(f)) if f.is_finite() => Const::Int(f.trunc() as i64),
+        ("builtins.int", Const::Str(s)) => Const::Int(s.trim().parse().ok()?),
+        ("builtins.int", Const::Bool(b)) => Const::Int(i64::from(*b)),
+        ("builtins.float", Const::Int(i)) => Const::Float(*i as f64),
+        ("builtins.float", Const::Float(f)) => Const::Float(*f),
+        ("builtins.str", Const::Int(i)) => Const::Str(i.to_string()),
+        ("builtins.str", Const::Str(s)) => Const::Str(s.clone()),
+        ("builtins.bool", v) => Const::Bool(match v {
+            Const::Bool(b) => *b,
+            Const::Int(i) => *i != 0,
+            Const::Str(s) => !s.is_empty(),
+            Const::None => false,
+            Const::Float(f) => *f != 0.0,
+        }),
+        _ => return None,
+    })
+}
+
+/// The value at `base` + the keys of `proj` in the config, hyperparameter
+/// types applied at the hyperparameter itself.
+fn config_value(env: &Env<'_>, base: &[&str], proj: &[Proj]) -> Option<Resolved> {
+    let config = env.config?;
+    let mut path: Vec<PathSeg> = base.iter().map(|k| PathSeg::Key((*k).to_string())).collect();
+    for p in proj {
+        match p {
+            Proj::Attr(k) | Proj::Key(Key::Str(k)) => path.push(PathSeg::Key(k.clone())),
+            Proj::Key(Key::Int(i)) => path.push(PathSeg::Index(usize::try_from(*i).ok()?)),
+            Proj::Iter => return None,
+        }
+    }
+    let mut v = config;
+    for (i, seg) in path.iter().enumerate() {
+        // A typed hyperparameter inside `hyperparameters`: its value.
+        if i >= 2 && path.first() == Some(&PathSeg::Key("hyperparameters".into())) {
+            if let Some(vals) = typed_values(v) {
+                // Deeper keys into a typed value are not followed.
+                let _ = vals;
+                return None;
+            }
+        }
+        v = match seg {
+            PathSeg::Key(k) => v.get(k)?,
+            PathSeg::Index(i) => v.get(*i)?,
+        };
+    }
+    let values = if path.first() == Some(&PathSeg::Key("hyperparameters".into())) && path.len() >= 2 {
+        typed_values(v).unwrap_or_else(|| json_const(v).into_iter().collect())
+    } else {
+        json_const(v).into_iter().collect()
+    };
+    if values.is_empty() {
+        return None;
+    }
+    Some(Resolved {
+        values,
+        via: Some(path),
+    })
+}
+
+/// The candidates of a typed hyperparameter (`const`, `int`,
+/// `categorical`); `None` when `v` is not one.
+fn typed_values(v: &Json) -> Option<Vec<Const>> {
+    let map = v.as_object()?;
+    let kind = map.get("type")?.as_str()?;
+    Some(match kind {
+        "const" => json_const(map.get("val")?).into_iter().collect(),
+        "categorical" => map.get("vals")?.as_array()?.iter().filter_map(json_const).collect(),
+        "int" => {
+            let lo = map.get("minval")?.as_i64()?;
+            let hi = map.get("maxval")?.as_i64()?;
+            if hi < lo {
+                return Some(Vec::new());
+            }
+            if hi - lo > MAX_CANDIDATES {
+                vec![Const::Int(lo), Const::Int(hi)]
+            } else {
+                (lo..=hi).map(Const::Int).collect()
+            }
+        }
+        _ => Vec::new(),
+    })
+}
+
+fn json_const(v: &Json) -> Option<Const> {
+    Some(match v {
+        Json::Bool(b) => Const::Bool(*b),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => Const::Int(i),
+            None => {
+                let f = n.as_f64()?;
+                if f.fract() == 0.0 && f.abs() < 9e15 {
+                    Const::Int(f as i64)
+                } else {
+                    Const::Float(f)
+                }
+            }
+        },
+        Json::String(s) => Const::Str(s.clone()),
+        Json::Null => Const::None,
+        _ => return None,
+    })
+}
+
+/// `args.<dest>` of `parser.parse_args()`.
+fn argparse_value(prog: &Program, env: &Env<'_>, proj: &[Proj], depth: u32) -> Option<Resolved> {
+    let [Proj::Attr(dest)] = proj else { return None };
+    let mut found: Option<Resolved> = None;
+    for m in prog.code_modules() {
+        let needles = ["add_argument"];
+        let chunks: Vec<u32> = prog.chunks_mentioning(m, &needles).collect();
+        for c in chunks {
+            for scope in prog.scopes(m, c) {
+                let mut result: Option<Option<Resolved>> = None;
+                prog.walk_exprs(scope, &mut |_, e| {
+                    let ExprKind::Call { func, args, .. } = &e.kind else {
+                        return;
+                    };
+                    if !matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "add_argument") {
+                        return;
+                    }
+                    let Some(spec) = ArgSpec::read(args) else { return };
+                    if spec.dest != *dest {
+                        return;
+                    }
+                    let value = spec.value(prog, env, scope, depth);
+                    result = Some(match (result.take(), value) {
+                        (None, v) => v,
+                        (Some(Some(a)), Some(b)) if a == b => Some(a),
+                        _ => None,
+                    });
+                });
+                match (found.take(), result) {
+                    (f, None) => found = f,
+                    (None, Some(Some(r))) => found = Some(r),
+                    (Some(a), Some(Some(b))) if a == b => found = Some(a),
+                    _ => return None,
+                }
+            }
+        }
+    }
+    found
+}
+
+/// One `add_argument(...)` call.
+struct ArgSpec<'p> {
+    options: Vec<String>,
+    dest: String,
+    action: Option<String>,
+    kind: Option<&'p Expr>,
+    default: Option<&'p Expr>,
+}
+
+impl<'p> ArgSpec<'p> {
+    fn read(args: &'p [Arg]) -> Option<ArgSpec<'p>> {
+        let mut options = Vec::new();
+        let mut dest = None;
+        let mut action = None;
+        let mut kind = None;
+        let mut default = None;
+        for a in args {
+            match a {
+                Arg::Pos(Expr {
+                    kind: ExprKind::Str(s), ..
+                }) => options.push(s.clone()),
+                Arg::Kw { name, value, .. } => match name.as_str() {
+                    "dest" => {
+                        if let ExprKind::Str(s) = &value.kind {
+                            dest = Some(s.clone());
+                        }
+                    }
+                    "action" => {
+                        if let ExprKind::Str(s) = &value.kind {
+                            action = Some(s.clone());
+                        }
+                    }
+                    "type" => kind = Some(value),
+                    "default" => default = Some(value),
+                    _ => {}
+                },
+                _ => return None,
+            }
+        }
+        let dest = dest.or_else(|| {
+            let long = options.iter().find(|o| o.starts_with("--"));
+            let first = long.or(options.first())?;
+            Some(first.trim_start_matches('-').replace('-', "_"))
+        })?;
+        Some(ArgSpec {
+            options,
+            dest,
+            action,
+            kind,
+            default,
+        })
+    }
+
+    fn value(&self, prog: &Program, env: &Env<'_>, scope: Scope, depth: u32) -> Option<Resolved> {
+        // Given on the command line?
+        let mut given: Option<Option<&str>> = None;
+        let mut i = 0;
+        while i < env.argv.len() {
+            let w = &env.argv[i];
+            for o in &self.options {
+                if w == o {
+                    given = Some(env.argv.get(i + 1).map(String::as_str));
+                } else if let Some(v) = w.strip_prefix(o.as_str()).and_then(|r| r.strip_prefix('=')) {
+                    given = Some(Some(v));
+                }
+            }
+            i += 1;
+        }
+        match self.action.as_deref() {
+            Some("store_true") => return one(Const::Bool(given.is_some())),
+            Some("store_false") => return one(Const::Bool(given.is_none())),
+            Some(_) => return None,
+            None => {}
+        }
+        if let Some(text) = given {
+            let text = text?;
+            let kind = self.kind.and_then(|k| match prog.expr_sym(scope, k) {
+                Some(Sym::External(p)) => Some(p),
+                _ => None,
+            });
+            return one(match kind.as_deref() {
+                Some("builtins.int") => Const::Int(text.parse().ok()?),
+                Some("builtins.float") => Const::Float(text.parse().ok()?),
+                None | Some("builtins.str") => Const::Str(text.to_string()),
+                _ => return None,
+            });
+        }
+        match self.default {
+            Some(d) => constant_at(prog, env, scope, d, depth + 1),
+            None => one(Const::None),
+        }
+    }
+}

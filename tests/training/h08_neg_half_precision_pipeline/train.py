@@ -1,0 +1,59 @@
+# stagec fixture: h08_neg_half_precision_pipeline
+# context: const.yaml entrypoint "python3 -m determined.launch.torch_distributed python3 train.py",
+#          resources.slots_per_trial: 2, hyperparameters.hpp_config.pipeline_parallel_degree: 2
+# runtime: torch.distributed
+# expect: no finding (T112).
+#   No stage is declared with a float8 dtype (bf16 then fp16); the rule has nothing to follow.
+#   A NaN guard is not required here, and the absence of one is not reported.
+# ----
+import torch
+import torch.distributed as dist
+from torch import nn
+
+from determined.hpp import stage_decorator
+
+
+@stage_decorator(stage_id=0, device="a100", dtype=torch.bfloat16)
+class Features(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU())
+
+    def forward(self, x):
+        return self.net(x)
+
+
+@stage_decorator(stage_id=1, device="a100", dtype=torch.float16)
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(256, 10)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class Plain(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = Features()
+        self.classifier = Classifier()
+
+    def forward(self, x):
+        return self.classifier(self.features(x))
+
+
+def main(steps: int = 200) -> None:
+    dist.init_process_group("nccl")
+    model = nn.parallel.DistributedDataParallel(Plain().cuda())
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    for _ in range(steps):
+        x, y = torch.randn(32, 64, device="cuda"), torch.randint(0, 10, (32,), device="cuda")
+        loss = nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
