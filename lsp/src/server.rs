@@ -73,6 +73,11 @@ pub struct Server {
     analyses: HashMap<PathBuf, Analysis>,
     /// What each URI was last sent, and under which context.
     published: HashMap<lsp::Uri, (Option<PathBuf>, Vec<Published>)>,
+    /// Training files' parses, kept between analyses: an edit re-parses
+    /// only the file it changed.
+    training_cache: stagec::training::Cache,
+    /// Training files the last analysis parsed, and those it reused.
+    last_training: (usize, usize),
 }
 
 /// Serves a connection until `exit` or the end of input; returns the
@@ -119,6 +124,8 @@ impl Server {
             store: Store::default(),
             analyses: HashMap::new(),
             published: HashMap::new(),
+            training_cache: stagec::training::Cache::default(),
+            last_training: (0, 0),
         }
     }
 
@@ -174,8 +181,25 @@ impl Server {
                 let p: lsp::DocumentSymbolParams = params(req.params)?;
                 to_value(self.symbols(&p.text_document.uri))
             }
+            // What the server holds (as rust-analyzer's `analyzerStatus`):
+            // for users reporting a problem, and for the tests.
+            (Lifecycle::Running, "stagec/analyzerStatus") => Ok(self.status()),
             (Lifecycle::Running, method) => Err((ErrorCode::MethodNotFound, format!("unknown method `{method}`"))),
         }
+    }
+
+    fn status(&self) -> Value {
+        let mut configs: Vec<String> = self.analyses.keys().map(|k| k.display().to_string()).collect();
+        configs.sort();
+        serde_json::json!({
+            "configs": configs,
+            "open_documents": self.store.docs.len(),
+            "training_files_cached": self.training_cache.len(),
+            "last_analysis": {
+                "training_files_parsed": self.last_training.0,
+                "training_files_reused": self.last_training.1,
+            },
+        })
     }
 
     fn initialize(&mut self, raw: Value) -> Answer {
@@ -346,10 +370,12 @@ impl Server {
             }
             return;
         };
+        // Python without stage declarations counts when it is training
+        // code some config runs.
         let stagec_kind = matches!(
             kind,
             DocumentKind::Experiment | DocumentKind::Python | DocumentKind::StagesYaml
-        );
+        ) || (kind == DocumentKind::OtherPython && self.is_training_file(&path));
         if !stagec_kind && self.published.contains_key(uri) {
             self.published.remove(uri);
             self.publish(uri.clone(), Vec::new(), None);
@@ -377,6 +403,28 @@ impl Server {
             }
         }
         self.publish_analysis_docs(Some(ctx));
+        // Keep the parses of the files some analysis still reads.
+        let live: std::collections::HashSet<String> = self
+            .analyses
+            .values()
+            .flat_map(|a| {
+                let files = a.compiled.training.iter().flat_map(|t| t.files.iter());
+                files.filter_map(|f| a.compiled.sources.get(f.file).map(|s| s.name.clone()))
+            })
+            .collect();
+        self.training_cache.retain(&live);
+    }
+
+    /// Whether some analysis reads `path` as training code.
+    fn is_training_file(&self, path: &Path) -> bool {
+        self.analyses.values().any(|a| {
+            a.compiled.training.iter().flat_map(|t| t.files.iter()).any(|f| {
+                a.compiled
+                    .sources
+                    .get(f.file)
+                    .is_some_and(|s| Path::new(&s.name) == path)
+            })
+        })
     }
 
     fn analyze(&mut self, config: &Path, ctx: Option<&Path>) -> Analysis {
@@ -385,7 +433,7 @@ impl Server {
             env: &env,
             ..Options::default()
         };
-        let project = match ctx {
+        let mut project = match ctx {
             Some(ctx) => {
                 self.store.scan(ctx);
                 let scan = self.store.scan_of(ctx);
@@ -395,6 +443,9 @@ impl Server {
             }
             None => None,
         };
+        if let Some(training) = project.as_mut().and_then(|p| p.training.as_mut()) {
+            self.training_cache.fill(training);
+        }
         // An untitled buffer (or a config that cannot be read): the buffer alone.
         let project = project.unwrap_or_else(|| {
             let text = self
@@ -419,11 +470,20 @@ impl Server {
                 .map(|d| d.uri.clone())
                 .or_else(|| convert::path_to_uri(Path::new(name)))
         };
-        let uris: Vec<Option<lsp::Uri>> = std::iter::once(&project.config.name)
-            .chain(project.models.iter().flatten().map(|m| &m.name))
-            .map(|name| uri_of(name))
-            .collect();
         let compiled = compile(&project, &options);
+        // Every file of the compilation: the config, the model sources, the
+        // training code (the probe's report has none).
+        let uris: Vec<Option<lsp::Uri>> = compiled
+            .sources
+            .iter()
+            .map(|(_, f)| (!f.name.starts_with('<')).then(|| uri_of(&f.name)).flatten())
+            .collect();
+        if let Some(training) = &compiled.training {
+            let fresh = training.files.iter().filter(|f| f.fresh).count();
+            self.last_training = (fresh, training.files.len() - fresh);
+            let names = |id: FileId| compiled.sources.get(id).map(|f| f.name.clone());
+            self.training_cache.keep(training, names);
+        }
         if let Some(json) = compiled.config_json() {
             if let Some(doc) = uris
                 .first()

@@ -650,3 +650,70 @@ fn unsupported_dtype_quick_fix_from_an_unsaved_model() {
     assert_eq!(c.shutdown_and_exit(), 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn training_code_is_checked_and_only_the_changed_file_parsed_again() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/projects/training_p3_core_api_module")
+        .canonicalize()
+        .expect("the training project");
+    let config_uri = uri_of(&dir.join("const.yaml"));
+    let loop_path = dir.join("trainer/loop.py");
+    let loop_uri = uri_of(&loop_path);
+    let config = std::fs::read_to_string(dir.join("const.yaml")).expect("read const.yaml");
+    let code = std::fs::read_to_string(&loop_path).expect("read loop.py");
+    let mut c = Client::start(&[]);
+    c.initialize(json!({}));
+    c.open(&config_uri, &config);
+    let _ = c.diagnostics(&config_uri);
+    let status = c.request("stagec/analyzerStatus", Value::Null);
+    // __main__, main, loop, data: all parsed the first time.
+    let parsed = status["last_analysis"]["training_files_parsed"].as_u64().unwrap_or(0);
+    assert!(parsed >= 4, "{status}");
+    assert_eq!(status["last_analysis"]["training_files_reused"], json!(0), "{status}");
+
+    // The training file, opened as it is on disk: its finding arrives and
+    // nothing is parsed again.
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": loop_uri, "languageId": "python", "version": 1, "text": code}}),
+    );
+    let diags = c.diagnostics(&loop_uri);
+    let t103 = find(&diags, "T103");
+    assert_eq!(t103.len(), 1, "{diags:#?}");
+    assert_eq!(
+        t103[0]["range"]["start"],
+        json!({"line": 32, "character": 8}),
+        "{diags:#?}"
+    );
+    let status = c.request("stagec/analyzerStatus", Value::Null);
+    assert_eq!(status["last_analysis"]["training_files_parsed"], json!(0), "{status}");
+    assert_eq!(
+        status["last_analysis"]["training_files_reused"],
+        json!(parsed),
+        "{status}"
+    );
+
+    // An unsaved edit that removes the swallowed error: only that file is
+    // parsed again, and its finding goes.
+    let at = code.find("except OSError").expect("the except clause");
+    let fixed = format!(
+        "{}except ValueError{}",
+        &code[..at],
+        &code[at + "except OSError".len()..]
+    );
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": loop_uri, "version": 2}, "contentChanges": [{"text": fixed}]}),
+    );
+    let diags = c.diagnostics(&loop_uri);
+    assert!(find(&diags, "T103").is_empty(), "{diags:#?}");
+    let status = c.request("stagec/analyzerStatus", Value::Null);
+    assert_eq!(status["last_analysis"]["training_files_parsed"], json!(1), "{status}");
+    assert_eq!(
+        status["last_analysis"]["training_files_reused"],
+        json!(parsed - 1),
+        "{status}"
+    );
+    assert_eq!(c.shutdown_and_exit(), 0);
+}
