@@ -14,9 +14,10 @@
 //! Build time: `try-repo` clones into a fresh store each time, so pre-commit
 //! builds stagec on every run. The test points cargo at a persistent target
 //! folder (`target/pre-commit-cargo`) and builds the hook unoptimised and
-//! incrementally (`CARGO_PROFILE_RELEASE_*`), which keeps a cold build to
-//! about 1.5 minutes and a warm one to about 25 seconds on a 2-core machine
-//! (an optimised cold build, as users get it, takes about 9 minutes there).
+//! incrementally (`CARGO_PROFILE_RELEASE_*`): on a shared 2-core machine the
+//! first run takes 2 to 4 minutes and later ones about 30 seconds per
+//! `try-repo` (an optimised cold build, as users get it, takes about 9
+//! minutes there).
 //!
 //! Skipped with a printed notice only when PyPI is unreachable (or pre-commit
 //! cannot be installed at all) or when this is not a git checkout.
