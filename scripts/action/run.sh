@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Step 2 of the stagec GitHub Action (action.yml): runs `stagec check`.
+#
+# Reads the action's inputs from the environment, as action.yml passes them
+# (never interpolated into the script):
+#   INPUT_FILES       configs to check: whitespace-separated paths or globs
+#                     (`**` allowed); empty: every tracked YAML file that is
+#                     an experiment config
+#   INPUT_FORMAT      github (annotations) or sarif
+#   INPUT_SARIF_FILE  where the SARIF log goes when INPUT_FORMAT is sarif
+#   INPUT_ARGS        more arguments for `stagec check`, whitespace-separated
+#                     (write options as --opt=value; no quoting)
+# STAGEC_BIN, when set, is the binary to run (default: `stagec` on PATH).
+# Exits with stagec's status: 0 no errors, 1 errors (or warnings with
+# --deny-warnings), 2 stagec could not run.
+set -euo pipefail
+shopt -s nullglob
+shopt -s globstar 2>/dev/null || true # bash 4+
+
+stagec="${STAGEC_BIN:-stagec}"
+format="${INPUT_FORMAT:-github}"
+sarif_file="${INPUT_SARIF_FILE:-stagec.sarif}"
+
+case "$format" in
+    github | sarif) ;;
+    *)
+        echo "::error title=stagec::input \`format\` must be \`github\` or \`sarif\`, not \`$format\`"
+        exit 2
+        ;;
+esac
+
+# Whether a YAML file is an experiment config: a `# stagec: experiment` or
+# yaml-language-server modeline, or Determined's top-level keys and none of
+# Kubernetes', CI's or Compose's (as stagec's language server decides).
+is_experiment() {
+    grep -qE '^#[[:space:]]*stagec:[[:space:]]*experiment[[:space:]]*$' "$1" && return 0
+    if grep -qE '^#[[:space:]]*yaml-language-server:[[:space:]]*[$]schema=' "$1"; then
+        grep -qE '^#[[:space:]]*yaml-language-server:[[:space:]]*[$]schema=.*experiment[.]schema[.]json' "$1"
+        return
+    fi
+    grep -qE '^["'\'']?(apiVersion|kind|jobs|services|stages|steps)["'\'']?[[:space:]]*:' "$1" && return 1
+    grep -qE '^["'\'']?(entrypoint|searcher|hyperparameters|checkpoint_storage|checkpoints|min_validation_period|min_checkpoint_period|records_per_epoch|max_restarts|bind_mounts|scheduling_unit|reproducibility|perform_initial_validation)["'\'']?[[:space:]]*:' "$1"
+}
+
+files=()
+if [[ -n "${INPUT_FILES:-}" && -n "${INPUT_FILES//[[:space:]]/}" ]]; then
+    read -r -d '' -a patterns <<<"$INPUT_FILES" || true
+    for pattern in "${patterns[@]}"; do
+        matched=("$pattern")
+        [[ "$pattern" == *[*?[]* ]] && matched=($pattern)
+        if [[ ${#matched[@]} -eq 0 ]]; then
+            echo "::error title=stagec::input \`files\`: \`$pattern\` matches no file"
+            exit 2
+        fi
+        files+=("${matched[@]}")
+    done
+else
+    list_yaml() {
+        if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+            git ls-files -- '*.yaml' '*.yml'
+        else
+            find . -type d \( -name .git -o -name node_modules -o -name target \) -prune \
+                -o -type f \( -name '*.yaml' -o -name '*.yml' \) -print | sed 's|^\./||' | sort
+        fi
+    }
+    while IFS= read -r f; do
+        case "$f" in stages.y*ml | */stages.y*ml | .github/* | */.github/*) continue ;; esac
+        if [[ -f "$f" ]] && is_experiment "$f"; then
+            files+=("$f")
+        fi
+    done < <(list_yaml)
+    if [[ ${#files[@]} -eq 0 ]]; then
+        echo "::warning title=stagec::no experiment configs found; set the action's \`files\` input"
+        exit 0
+    fi
+    echo "stagec: checking ${#files[@]} experiment config(s): ${files[*]}"
+fi
+
+extra=()
+if [[ -n "${INPUT_ARGS:-}" ]]; then
+    read -r -d '' -a extra <<<"$INPUT_ARGS" || true
+fi
+
+status=0
+if [[ "$format" == sarif ]]; then
+    mkdir -p "$(dirname "$sarif_file")"
+    "$stagec" check --format sarif ${extra[@]+"${extra[@]}"} "${files[@]}" >"$sarif_file" || status=$?
+    echo "stagec: wrote SARIF to $sarif_file (exit status $status)"
+    if [[ -n "${GITHUB_OUTPUT:-}" ]]; then
+        echo "sarif-file=$sarif_file" >>"$GITHUB_OUTPUT"
+    fi
+else
+    "$stagec" check --format github ${extra[@]+"${extra[@]}"} "${files[@]}" || status=$?
+fi
+exit "$status"
