@@ -10,9 +10,6 @@ use stagec::diagnostic::{Diagnostic, Severity};
 use stagec::ide;
 use stagec::source::{floor_char_boundary, FileId, SourceFile, SourceMap, Span};
 
-/// Base of the rule documentation links in `codeDescription.href`.
-pub const RULE_URL: &str = "https://stagec.dev/rules/";
-
 /// How columns are counted, as negotiated at initialization.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Encoding {
@@ -91,9 +88,10 @@ pub fn severity(s: Severity) -> lsp::DiagnosticSeverity {
     }
 }
 
-/// `https://stagec.dev/rules/<CODE>`: the rule's explanation.
+/// The rule's documentation page (`docs/rules/<name>.md` of the repository).
 pub fn rule_url(code: &str) -> Option<lsp::Uri> {
-    lsp::Uri::from_str(&format!("{RULE_URL}{code}")).ok()
+    let rule = stagec::rules::lookup(code)?;
+    lsp::Uri::from_str(&stagec::rules::docs_url(rule, None)).ok()
 }
 
 /// Converts a stagec diagnostic. `uri_of` names the files of `sources`;

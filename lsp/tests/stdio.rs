@@ -276,7 +276,7 @@ fn seed_example_end_to_end() {
     assert_eq!(c101[0]["message"], json!("unknown key `checkpoints` at the top level"));
     assert_eq!(
         c101[0]["codeDescription"]["href"],
-        json!("https://stagec.dev/rules/C101")
+        json!("https://github.com/stagec/stagec/blob/main/docs/rules/unknown-key.md")
     );
     assert_eq!(c101[0]["source"], json!("stagec"));
     assert_eq!(find(&diags, "P118")[0]["range"], range(6, 19, 6, 20));

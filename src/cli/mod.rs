@@ -114,7 +114,12 @@ pub enum Command {
         probe_recording: Option<PathBuf>,
     },
     /// List every rule with its code and summary.
-    Rules,
+    Rules {
+        /// Write the rule documentation pages (one Markdown file per rule, and an index) into
+        /// this directory instead (the repository's `docs/rules`).
+        #[arg(long, value_name = "DIR")]
+        docs: Option<PathBuf>,
+    },
     /// Explain a rule: what it checks, why, and an example.
     Explain {
         /// A rule code (e.g. Y002) or name (e.g. duplicate-key).
@@ -215,7 +220,8 @@ pub fn main() -> ExitCode {
             device,
             probe_recording,
         } => rank::run_verify(&plan, rank, device, probe_recording.as_deref()),
-        Command::Rules => run_rules(),
+        Command::Rules { docs: None } => run_rules(),
+        Command::Rules { docs: Some(dir) } => write_rule_docs(&dir),
         Command::Explain { code } => run_explain(&code),
         Command::Schema { out, stdout } => run_schema(&out, stdout),
     })
@@ -341,6 +347,36 @@ fn run_rules() -> u8 {
         ));
     }
     print!("{out}");
+    EXIT_OK
+}
+
+/// Writes `docs/rules/`: a page per rule and the index, replacing pages of
+/// rules that no longer exist.
+fn write_rule_docs(dir: &Path) -> u8 {
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        eprintln!("stagec: cannot create {}: {e}", dir.display());
+        return EXIT_USAGE;
+    }
+    let mut pages: Vec<(String, String)> = rules::all()
+        .map(|r| (format!("{}.md", r.name), rules::docs_page(r)))
+        .collect();
+    pages.push(("README.md".to_string(), rules::docs_index()));
+    if let Ok(listing) = std::fs::read_dir(dir) {
+        for entry in listing.filter_map(Result::ok) {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".md") && !pages.iter().any(|(n, _)| *n == name) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+    for (name, text) in &pages {
+        let path = dir.join(name);
+        if let Err(e) = stagec::fsutil::write_atomic(&path, text.as_bytes()) {
+            eprintln!("stagec: cannot write {}: {e}", path.display());
+            return EXIT_USAGE;
+        }
+    }
+    println!("wrote {} pages to {}", pages.len(), dir.display());
     EXIT_OK
 }
 
