@@ -61,7 +61,7 @@ pub(crate) fn run_plan(
     };
     let compiled = compile(&project, &options);
     if compiled.error_count() > 0 {
-        cli::print_diagnostics(std::slice::from_ref(&compiled), format);
+        cli::print_diagnostics(std::slice::from_ref(&compiled), format, false);
         eprintln!("stagec: the experiment has errors; no plan written");
         return EXIT_FINDINGS;
     }
@@ -118,7 +118,7 @@ pub(crate) fn run_plan(
     );
     if self_check.error_count() > 0 {
         eprintln!("stagec: internal error: the generated determined.yaml does not validate:");
-        cli::print_diagnostics(std::slice::from_ref(&self_check), Format::Human);
+        cli::print_diagnostics(std::slice::from_ref(&self_check), Format::Human, false);
         return EXIT_USAGE;
     }
     let outputs = [
@@ -131,7 +131,7 @@ pub(crate) fn run_plan(
         return EXIT_USAGE;
     }
     if compiled.warning_count() > 0 {
-        cli::print_diagnostics(std::slice::from_ref(&compiled), format);
+        cli::print_diagnostics(std::slice::from_ref(&compiled), format, false);
     }
     for (name, _, _) in outputs {
         eprintln!("wrote {}", out_dir.join(name).display());
