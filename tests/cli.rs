@@ -216,7 +216,10 @@ fn human_output_is_plain_when_not_a_terminal() {
         "{text}"
     );
     // The code beside the message, then a blank line between diagnostics.
-    assert!(text.contains("  x C101 unknown key `checkpoints` at the top level\n"), "{text}");
+    assert!(
+        text.contains("  x C101 unknown key `checkpoints` at the top level\n"),
+        "{text}"
+    );
     let shown = stdout(&stagec(&["check", "--show-infos", "examples/hpp-seed/const.yaml"]));
     assert!(shown.contains("P303 hardware availability not checked"), "{shown}");
     assert!(shown.ends_with("5 errors, 8 warnings in 1 file\n"), "{shown}");
