@@ -265,5 +265,13 @@ fn corpus_parallel(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, in_process, batch, whole_process, scaling, plan_vs_check, corpus_parallel);
+criterion_group!(
+    benches,
+    in_process,
+    batch,
+    whole_process,
+    scaling,
+    plan_vs_check,
+    corpus_parallel
+);
 criterion_main!(benches);

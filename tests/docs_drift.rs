@@ -64,7 +64,11 @@ fn readme_neovim_snippet_is_the_tested_one() {
         .expect("the 0.8 snippet marker");
     let block = lua_block(after).expect("a lua block after the marker");
     let neovim = readme.split("### Neovim").nth(1).expect("README's Neovim section");
-    assert_eq!(lua_block(neovim), Some(block), "README's Neovim snippet differs from docs/editors.md");
+    assert_eq!(
+        lua_block(neovim),
+        Some(block),
+        "README's Neovim snippet differs from docs/editors.md"
+    );
 }
 
 fn lua_block(text: &str) -> Option<&str> {
