@@ -123,18 +123,7 @@ fn pre_commit_hook_fails_on_the_seed_then_passes_once_fixed() {
 
     // The field notes' experiment as written: the hook fails with the
     // errors `stagec check` reports, and reads the stages from model.py.
-    let (out, text) = try_repo(&pre_commit, &repo, dir);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "pre-commit should fail on the seed (scratch repo {}):\n{text}",
-        dir.display()
-    );
-    let line = text
-        .lines()
-        .find(|l| l.starts_with("stagec..."))
-        .unwrap_or_else(|| panic!("no `stagec...` result line in pre-commit's output:\n{text}"));
-    assert!(line.ends_with("Failed"), "{line}\n{text}");
+    let text = hook(&pre_commit, &repo, dir, 1, "Failed");
     for (code, what) in [
         ("C101", "unknown key `checkpoints`"),
         ("P118", "`slots_per_trial: 8` does not fit 3 pipeline stages"),
@@ -194,17 +183,24 @@ fn pre_commit_hook_fails_on_the_seed_then_passes_once_fixed() {
         dir.display()
     );
 
-    let (out, text) = try_repo(&pre_commit, &repo, dir);
+    let text = hook(&pre_commit, &repo, dir, 0, "Passed");
+    assert!(text.contains("0 errors"), "expected `0 errors` in the summary:\n{text}");
+}
+
+/// Runs the hook on the scratch repository `dir`: pre-commit's exit status
+/// and the hook's result word are as expected; returns the output.
+fn hook(pre_commit: &Path, repo: &Path, dir: &Path, status: i32, result: &str) -> String {
+    let (out, text) = try_repo(pre_commit, repo, dir);
     assert_eq!(
         out.status.code(),
-        Some(0),
-        "pre-commit should pass once fixed (scratch repo {}):\n{text}",
+        Some(status),
+        "pre-commit should end with {status} (scratch repo {}):\n{text}",
         dir.display()
     );
     let line = text
         .lines()
         .find(|l| l.starts_with("stagec..."))
         .unwrap_or_else(|| panic!("no `stagec...` result line in pre-commit's output:\n{text}"));
-    assert!(line.ends_with("Passed"), "{line}\n{text}");
-    assert!(text.contains("0 errors"), "expected `0 errors` in the summary:\n{text}");
+    assert!(line.ends_with(result), "{line}\n{text}");
+    text
 }
