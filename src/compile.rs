@@ -43,6 +43,9 @@ pub struct Options<'a> {
     /// The Determined release the experiment targets (its default image);
     /// `None`: the newest release stagec knows.
     pub determined: Option<&'a str>,
+    /// Which diagnostics are reported (rule selection, per-file ignores, a
+    /// severity floor: see [`crate::selection`]); `None`: all of them.
+    pub selection: Option<&'a crate::selection::Selection>,
 }
 
 impl Default for Options<'_> {
@@ -52,6 +55,7 @@ impl Default for Options<'_> {
             budgets: Budgets::default(),
             require_variables: false,
             determined: None,
+            selection: None,
         }
     }
 }
@@ -404,6 +408,9 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
     let mut diagnostics = rules::run(&compiled, options);
     for (id, source) in compiled.sources.iter() {
         suppress::apply(id, source, &mut diagnostics);
+    }
+    if let Some(selection) = options.selection {
+        selection.apply(&mut diagnostics, &compiled.sources);
     }
     sort_and_dedup(&mut diagnostics);
     rules::cap_per_file(&mut diagnostics);
