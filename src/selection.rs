@@ -47,7 +47,10 @@ impl fmt::Display for SelectorError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let given = format!("`{}`", crate::rules::text::truncate(&self.given));
         if self.given.trim().is_empty() {
-            return write!(f, "empty rule selector: give a rule code (`C101`), a prefix (`P2`) or `ALL`");
+            return write!(
+                f,
+                "empty rule selector: give a rule code (`C101`), a prefix (`P2`) or `ALL`"
+            );
         }
         write!(f, "unknown rule selector {given}")?;
         match &self.suggestion {
@@ -127,6 +130,20 @@ fn suggest(given: &str) -> Option<String> {
     let trimmed = given.trim();
     if let Some(rule) = rules::lookup(trimmed) {
         return Some(rule.code.to_string());
+    }
+    // The letters typed for the digits that look like them: `C1O1`.
+    let digits: String = trimmed
+        .to_ascii_uppercase()
+        .chars()
+        .enumerate()
+        .map(|(i, c)| match c {
+            'O' if i > 0 => '0',
+            'I' | 'L' if i > 0 => '1',
+            c => c,
+        })
+        .collect();
+    if digits != trimmed.to_ascii_uppercase() && rules::all().any(|r| r.code.starts_with(digits.as_str())) {
+        return Some(digits);
     }
     let codes: Vec<&str> = rules::all().map(|r| r.code).collect();
     if let Some(code) = crate::suggest::nearest(trimmed, codes.iter().copied()) {

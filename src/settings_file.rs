@@ -218,7 +218,14 @@ pub struct SettingsError {
 
 impl fmt::Display for SettingsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: {}", self.path.display(), self.line, self.column, self.message)
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.path.display(),
+            self.line,
+            self.column,
+            self.message
+        )
     }
 }
 
@@ -275,13 +282,15 @@ pub fn find(dir: &Path, read: ReadFile<'_>) -> Result<Option<Settings>, Vec<Sett
 /// Follows `extend` from `settings`.
 fn extend(settings: Settings, read: ReadFile<'_>) -> Result<Settings, Vec<SettingsError>> {
     let mut chain = vec![settings];
-    loop {
-        let Some(last) = chain.last() else { break };
+    while let Some(last) = chain.last() {
         let Some(next) = last.extend.clone() else { break };
         let (line, column) = last.extend_at.unwrap_or((0, 0));
         let at = |message: String| vec![error_at(&last.origin.path, line, column, message)];
         if chain.iter().any(|s| s.origin.path == next) {
-            return Err(at(format!("`extend` names {}, which extends this file again", next.display())));
+            return Err(at(format!(
+                "`extend` names {}, which extends this file again",
+                next.display()
+            )));
         }
         if chain.len() > MAX_EXTEND_DEPTH {
             return Err(at(format!(
@@ -670,8 +679,11 @@ min-severity = "warning"
         let some = parse_optional("[tool.stagec]\nignore = [\"P303\"]\n", origin("pyproject.toml")).expect("valid");
         assert_eq!(some.map(|s| s.rules.len()), Some(1));
         // A nested table creates `tool.stagec` too.
-        let nested = parse_optional("[tool.stagec.per-file-ignores]\n\"*.py\" = [\"T\"]\n", origin("pyproject.toml"))
-            .expect("valid");
+        let nested = parse_optional(
+            "[tool.stagec.per-file-ignores]\n\"*.py\" = [\"T\"]\n",
+            origin("pyproject.toml"),
+        )
+        .expect("valid");
         assert!(nested.is_some());
         let errors = parse("[tool.stagec]\nselct = []\n", origin("pyproject.toml")).expect_err("unknown");
         assert_eq!(errors[0].line, 2);
@@ -684,7 +696,10 @@ min-severity = "warning"
             ("/r/a/pyproject.toml", "[project]\nname = \"x\"\n"),
             ("/r/a/b/stagec.toml", "ignore = [\"P\"]\n"),
             ("/r/a/b/.stagec.toml", "ignore = [\"T\"]\n"),
-            ("/r/x/stagec.toml", "extend = \"../pyproject.toml\"\nextend-select = [\"C101\"]\n"),
+            (
+                "/r/x/stagec.toml",
+                "extend = \"../pyproject.toml\"\nextend-select = [\"C101\"]\n",
+            ),
             ("/r/loop/stagec.toml", "extend = \"stagec.toml\"\n"),
         ]
         .into_iter()

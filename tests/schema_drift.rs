@@ -75,7 +75,14 @@ fn settings_schema_is_generated_and_described() {
         .as_object()
         .map(|o| o.keys().map(String::as_str).collect())
         .unwrap_or_default();
-    for key in ["select", "ignore", "extend-select", "per-file-ignores", "inventory", "min-severity"] {
+    for key in [
+        "select",
+        "ignore",
+        "extend-select",
+        "per-file-ignores",
+        "inventory",
+        "min-severity",
+    ] {
         assert!(keys.contains(&key), "the settings schema lacks `{key}`");
     }
 }

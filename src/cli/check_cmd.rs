@@ -20,6 +20,12 @@ pub(crate) fn run_check(files: &[PathBuf], sources: &SourceArgs, format: Format,
             return EXIT_USAGE;
         }
     };
+    // Settings files (`settings.rs`): a broken one stops the run.
+    if let Err(e) = loader.settings.prepare(files) {
+        eprintln!("stagec: {e}");
+        return EXIT_USAGE;
+    }
+    let deny_warnings = deny_warnings || loader.settings.deny_warnings();
     let mut unreadable = false;
     let mut results = Vec::new();
     // Python files: training code (see `python_files`).
@@ -40,7 +46,7 @@ pub(crate) fn run_check(files: &[PathBuf], sources: &SourceArgs, format: Format,
         }
         unreadable |= !problems.is_empty();
         if let Some(project) = project {
-            results.push(compile(&project, &options));
+            results.push(compile(&project, &loader.settings.resolved(path).options(&options)));
         }
     }
     let summary = print_diagnostics(&results, format);

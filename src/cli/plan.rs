@@ -52,6 +52,10 @@ pub(crate) fn run_plan(
             return EXIT_USAGE;
         }
     };
+    if let Err(e) = loader.settings.prepare(std::slice::from_ref(&file.to_path_buf())) {
+        eprintln!("stagec: {e}");
+        return EXIT_USAGE;
+    }
     let (project, problems) = loader.project(file);
     for p in &problems {
         eprintln!("stagec: {p}");
@@ -59,7 +63,7 @@ pub(crate) fn run_plan(
     let Some(project) = project.filter(|_| problems.is_empty()) else {
         return EXIT_USAGE;
     };
-    let compiled = compile(&project, &options);
+    let compiled = compile(&project, &loader.settings.resolved(file).options(&options));
     if compiled.error_count() > 0 {
         cli::print_diagnostics(std::slice::from_ref(&compiled), format);
         eprintln!("stagec: the experiment has errors; no plan written");

@@ -62,13 +62,15 @@ pub(crate) fn check(
             problems.extend(scan.problems.iter().cloned());
             let (project, more) = Project::python_only(&named, &scan, &Disk);
             problems.extend(more);
-            compiled.push(compile(&project, options));
+            let settings = loader.settings.resolved_in(&dir);
+            compiled.push(compile(&project, &settings.options(options)));
         } else {
             for config in &configs {
                 let (project, more) = loader.project_with(config, &named);
                 problems.extend(more);
                 if let Some(project) = project {
-                    compiled.push(compile(&project, options));
+                    let settings = loader.settings.resolved(config);
+                    compiled.push(compile(&project, &settings.options(options)));
                 }
             }
         }
