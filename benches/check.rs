@@ -226,5 +226,52 @@ fn plan_vs_check(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, in_process, batch, whole_process, scaling, plan_vs_check);
+/// The corpus of real Determined configs in `../shared/corpus` (41 files)
+/// checked in one call: on one thread, then on one per core
+/// (`stagec::compile_all`, what `stagec check DIR` uses). Skipped with a
+/// notice where `../shared` is absent.
+fn corpus_parallel(c: &mut Criterion) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/determined-examples");
+    let Ok(listing) = std::fs::read_dir(&dir) else {
+        eprintln!("notice: {} is absent; skipping the corpus benchmark", dir.display());
+        return;
+    };
+    let mut files: Vec<std::path::PathBuf> = listing
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    let projects: Vec<stagec::project::Project> = files
+        .iter()
+        .filter_map(|p| {
+            let bytes = std::fs::read(p).ok()?;
+            Some(stagec::project::Project::config_only(p.display().to_string(), bytes))
+        })
+        .collect();
+    let opts = Options {
+        env: &env,
+        ..Options::default()
+    };
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut group = c.benchmark_group("corpus");
+    group.sample_size(20);
+    group.bench_function(BenchmarkId::new("configs_on_threads", 1), |b| {
+        b.iter(|| stagec::compile_all(&projects, &opts, 1))
+    });
+    group.bench_function(BenchmarkId::new("configs_on_threads", cores), |b| {
+        b.iter(|| stagec::compile_all(&projects, &opts, cores))
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    in_process,
+    batch,
+    whole_process,
+    scaling,
+    plan_vs_check,
+    corpus_parallel
+);
 criterion_main!(benches);

@@ -31,7 +31,7 @@ use crate::{rules, suppress};
 
 /// How the environment is seen: `${VAR}` lookups. The core never reads the
 /// process environment itself.
-pub type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
+pub type EnvLookup<'a> = &'a (dyn Fn(&str) -> Option<String> + Sync);
 
 /// Settings of one compilation.
 pub struct Options<'a> {
@@ -147,6 +147,14 @@ impl Compiled {
         self.units.get(file.0 as usize)
     }
 
+    /// Whether a fix may edit `file`: a config, model, `stages.yaml` or
+    /// training file read as text (not an inventory, not the probe's report).
+    pub fn is_editable(&self, file: FileId) -> bool {
+        self.unit(file).is_some_and(|u| {
+            u.decode.is_none() && matches!(u.role, Role::Config | Role::Model | Role::Stages | Role::Training)
+        })
+    }
+
     /// The text of a file ("" for an unknown id).
     pub fn text(&self, file: FileId) -> &str {
         self.sources.get(file).map_or("", |f| f.text.as_str())
@@ -202,6 +210,58 @@ impl Compiled {
     fn count(&self, severity: Severity) -> usize {
         self.diagnostics.iter().filter(|d| d.severity == severity).count()
     }
+}
+
+/// Compiles several projects on up to `jobs` threads; the results come in
+/// the projects' order, whatever the threads' timing.
+pub fn compile_all(projects: &[Project], options: &Options<'_>, jobs: usize) -> Vec<Compiled> {
+    compile_each(projects, std::slice::from_ref(options), jobs)
+}
+
+/// [`compile_all`] with options per project (each checked file's settings):
+/// project `i` is compiled with `options[i]` (the last options where there
+/// are fewer; the defaults where there are none).
+pub fn compile_each(projects: &[Project], options: &[Options<'_>], jobs: usize) -> Vec<Compiled> {
+    let defaults = Options::default();
+    let options_of = |i: usize| options.get(i).or(options.last()).unwrap_or(&defaults);
+    let jobs = jobs.clamp(1, projects.len().max(1));
+    if jobs == 1 {
+        return projects
+            .iter()
+            .enumerate()
+            .map(|(i, p)| compile(p, options_of(i)))
+            .collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut slots: Vec<Option<Compiled>> = Vec::new();
+    slots.resize_with(projects.len(), || None);
+    let done: Vec<Vec<(usize, Compiled)>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(p) = projects.get(i) else { break };
+                        out.push((i, compile(p, options_of(i))));
+                    }
+                    out
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| match w.join() {
+                Ok(out) => out,
+                // A panic there is a bug like one here: it goes on as such.
+                Err(panic) => std::panic::resume_unwind(panic),
+            })
+            .collect()
+    });
+    for (i, c) in done.into_iter().flatten() {
+        slots[i] = Some(c);
+    }
+    slots.into_iter().flatten().collect()
 }
 
 /// Compiles a project: every phase, then every rule, then suppressions and

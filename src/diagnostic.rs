@@ -55,6 +55,15 @@ pub enum Applicability {
     Unsafe,
 }
 
+impl Applicability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe => "unsafe",
+        }
+    }
+}
+
 /// A change that resolves the diagnostic.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Fix {

@@ -30,6 +30,32 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
+/// Rewrites an existing file atomically (`stagec check --fix`): the new
+/// bytes go to a temporary file beside the real one (a symlink is followed
+/// to the file it names, which is replaced), which gets the old file's
+/// permissions and is renamed over it.
+pub fn rewrite_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let target = std::fs::canonicalize(path)?;
+    let permissions = std::fs::metadata(&target)?.permissions();
+    let dir = target.parent().unwrap_or(Path::new("."));
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let tmp = dir.join(format!(".{name}.stagec-fix-{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        f.write_all(bytes)?;
+        f.set_permissions(permissions)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, &target)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
 /// Replaces the directory `dir` with a new one holding exactly `files`,
 /// so that the set appears at once: readers see the previous set or the
 /// new one, never a mix (between the two renames of the swap `dir` is

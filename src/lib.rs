@@ -13,6 +13,7 @@ pub mod document;
 pub mod dtype;
 pub mod edit;
 pub mod envvars;
+pub mod fix;
 pub mod fsutil;
 pub mod hardware;
 pub mod ide;
@@ -37,5 +38,5 @@ pub mod training;
 pub mod vars;
 pub mod yaml;
 
-pub use compile::{check_experiment, compile, Compiled, Options};
+pub use compile::{check_experiment, compile, compile_all, compile_each, Compiled, Options};
 pub use diagnostic::{Diagnostic, Severity};

@@ -179,6 +179,39 @@ pub trait Overlay {
     fn paths(&self) -> Vec<PathBuf>;
 }
 
+impl Project {
+    /// Every input's current text by path (config, model sources, training
+    /// files), for discovering the project again through an overlay.
+    pub fn texts(&self) -> Texts {
+        let mut texts = Texts::default();
+        let mut add = |i: &Input| {
+            if let Ok(t) = std::str::from_utf8(&i.bytes) {
+                texts.0.entry(PathBuf::from(&i.name)).or_insert_with(|| t.to_string());
+            }
+        };
+        add(&self.config);
+        self.models.iter().flatten().for_each(&mut add);
+        if let Some(t) = &self.training {
+            t.files.iter().for_each(|f| add(&f.input));
+        }
+        texts
+    }
+}
+
+/// Texts held in memory by path: an [`Overlay`] over the disk.
+#[derive(Clone, Debug, Default)]
+pub struct Texts(pub std::collections::BTreeMap<PathBuf, String>);
+
+impl Overlay for Texts {
+    fn text(&self, path: &Path) -> Option<&str> {
+        self.0.get(path).map(String::as_str)
+    }
+
+    fn paths(&self) -> Vec<PathBuf> {
+        self.0.keys().cloned().collect()
+    }
+}
+
 /// No overlay: everything comes from the disk.
 pub struct Disk;
 

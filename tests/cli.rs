@@ -43,9 +43,10 @@ fn exit_codes() {
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("does/not/exist.yaml"));
     assert_eq!(stagec(&["check", "--format", "xml", fixed]).status.code(), Some(2));
-    assert_eq!(stagec(&["check"]).status.code(), Some(2));
     assert_eq!(stagec(&["explain", "Z999"]).status.code(), Some(2));
-    assert_eq!(stagec(&["check", "examples"]).status.code(), Some(2));
+    // A folder: the configs under it (the seed example has errors).
+    assert_eq!(stagec(&["check", "examples"]).status.code(), Some(1));
+    assert_eq!(stagec(&["check", "examples/hpp-seed-fixed"]).status.code(), Some(0));
 }
 
 #[test]
@@ -73,6 +74,8 @@ fn json_format_has_the_documented_shape() {
         "\"end_column\"",
         "\"help\"",
         "\"related\"",
+        "\"fix\"",
+        "\"url\"",
     ];
     let positions: Vec<usize> = order.iter().map(|k| raw.find(k).unwrap_or(usize::MAX)).collect();
     assert!(positions.windows(2).all(|w| w[0] < w[1]), "field order {positions:?}");
@@ -94,11 +97,13 @@ fn json_format_has_the_documented_shape() {
                 "end_column",
                 "end_line",
                 "file",
+                "fix",
                 "help",
                 "line",
                 "message",
                 "related",
-                "severity"
+                "severity",
+                "url"
             ]
         );
         let file = d["file"].as_str().unwrap_or_default();
@@ -206,7 +211,18 @@ fn human_output_is_plain_when_not_a_terminal() {
     assert!(!text.contains('\u{1b}'), "no escape codes in piped output");
     assert!(text.contains("unknown key `checkpoints`"));
     assert!(text.contains(&format!("examples/hpp-seed/const.yaml:{}:1", seed_line("checkpoints:"))));
-    assert!(text.ends_with("5 errors, 8 warnings in 1 file\n"), "{text}");
+    assert!(
+        text.ends_with("5 errors, 8 warnings in 1 file (2 infos not shown: --show-infos)\n"),
+        "{text}"
+    );
+    // The code beside the message, then a blank line between diagnostics.
+    assert!(
+        text.contains("  x C101 unknown key `checkpoints` at the top level\n"),
+        "{text}"
+    );
+    let shown = stdout(&stagec(&["check", "--show-infos", "examples/hpp-seed/const.yaml"]));
+    assert!(shown.contains("P303 hardware availability not checked"), "{shown}");
+    assert!(shown.ends_with("5 errors, 8 warnings in 1 file\n"), "{shown}");
 }
 
 /// The 1-based line of the seed example's config that starts with `prefix`.

@@ -148,16 +148,46 @@ fn pre_commit_hook_fails_on_the_seed_then_passes_once_fixed() {
     // model.py and train.py are sources, not configs: never parsed as YAML.
     assert!(!text.contains("Y001"), "a Python file was checked as YAML:\n{text}");
 
-    // TODO(stagec check --fix): once `stagec check --fix` exists, run it here
-    // first (`stagec check --fix const.yaml` in `dir`) and assert it rewrites
-    // `checkpoints` → `checkpoint_storage` and adds `base: 10`; then apply
-    // only the fixes that need a person (slots_per_trial, the lr exponents,
-    // the fp8 boundary in model.py). Until then, the manual fixes are the
-    // corrected twin as a whole.
-    let fixed = repo.join("examples/hpp-seed-fixed");
-    for file in ["const.yaml", "model.py", "train.py"] {
-        std::fs::copy(fixed.join(file), dir.join(file)).unwrap_or_else(|e| panic!("copy {file}: {e}"));
+    // `stagec check --fix`: the safe fixes (`base: 10`, the lr bounds as
+    // exponents) in place; what is left needs a person.
+    let fix = std::process::Command::new(env!("CARGO_BIN_EXE_stagec"))
+        .args(["check", "--fix", "--format", "concise", "const.yaml"])
+        .current_dir(dir)
+        .env_remove("S3_ACCESS_KEY")
+        .env_remove("S3_SECRET_KEY")
+        .output()
+        .expect("run stagec check --fix");
+    let report = String::from_utf8_lossy(&fix.stdout).into_owned();
+    assert_eq!(
+        fix.status.code(),
+        Some(1),
+        "errors that need a decision remain:\n{report}"
+    );
+    assert!(report.contains("Fixed 2 problems (C103, C211)."), "{report}");
+    let config = std::fs::read_to_string(dir.join("const.yaml")).expect("read const.yaml");
+    assert!(
+        config.contains("    base: 10\n") && config.contains("minval: -5"),
+        "{config}"
+    );
+    for code in ["C101", "P118", "R103", "R104"] {
+        assert!(
+            report.contains(&format!(" {code} ")),
+            "{code} should be left for a person:\n{report}"
+        );
     }
+    // The decisions, made by hand as a person would: 3 stages × 2 replicas,
+    // Determined's checkpoint_storage, an image with fp8 and sm_90, the
+    // trial class named in the entrypoint.
+    let edited = config
+        .replace("entrypoint: python train.py", "entrypoint: python3 -m determined.launch.torch_distributed --trial train:HybridTrial")
+        .replace("slots_per_trial: 8", "slots_per_trial: 6")
+        .replace("image: determinedai/environments:py-3.9-pt-1.13-cu117", "image: determinedai/pytorch-ngc:0.38.1")
+        .replace(
+            "checkpoints:\n  storage_type: s3\n  config:\n    bucket: determined-checkpoints-prod\n    access_key: ${S3_ACCESS_KEY}\n    secret_key: ${S3_SECRET_KEY}\n",
+            "checkpoint_storage:\n  type: s3\n  bucket: determined-checkpoints-prod\n  access_key: ${S3_ACCESS_KEY}\n  secret_key: ${S3_SECRET_KEY}\n",
+        );
+    assert_ne!(edited, config);
+    std::fs::write(dir.join("const.yaml"), edited).expect("write const.yaml");
     assert!(
         git(dir, &["add", "-A"]).status.success(),
         "git add in {}",

@@ -19,6 +19,8 @@
 //! stderr = ["unknown setting `selec`"]     # each must appear in stderr
 //! with_lines = false                       # true: `reported` names lines, "exp/const.yaml:7 P118"
 //! stdout_empty = true                      # nothing on stdout
+//! stdout = ["P303"]                        # each must appear in stdout
+//! stdout_lacks = ["C101"]                  # none may appear in stdout
 //! ```
 
 use std::collections::BTreeSet;
@@ -120,6 +122,16 @@ fn run_case(name: &str, case: &toml::Table) -> Result<(), String> {
     }
     if expect.get("stdout_empty").and_then(toml::Value::as_bool) == Some(true) && !stdout.is_empty() {
         problems.push(format!("stdout is not empty: {stdout}"));
+    }
+    for text in strings(expect.get("stdout")) {
+        if !stdout.contains(&text) {
+            problems.push(format!("stdout lacks {text:?}:\n{stdout}"));
+        }
+    }
+    for text in strings(expect.get("stdout_lacks")) {
+        if stdout.contains(&text) {
+            problems.push(format!("stdout holds {text:?}:\n{stdout}"));
+        }
     }
     for text in strings(expect.get("stderr")) {
         if !stderr.contains(&text) {

@@ -1,60 +1,386 @@
-//! `stagec check`.
+//! `stagec check`: what to check (files, folders, stdin), checking in
+//! parallel, and `--fix` / `--diff`.
 
-use std::path::PathBuf;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 
-use stagec::{compile, Options};
+use stagec::fix::{self, Level};
+use stagec::project::{self, Project};
+use stagec::{compile_each, Compiled, Options};
 
+use super::{discover, python_files, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 use super::{env_lookup, print_diagnostics, Format, Loader, SourceArgs};
-use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 
-pub(crate) fn run_check(files: &[PathBuf], sources: &SourceArgs, format: Format, deny_warnings: bool) -> u8 {
+#[derive(clap::Args, Debug, Clone)]
+pub struct CheckArgs {
+    /// Experiment configs (`const.yaml`, …); folders, searched recursively for experiment
+    /// configs (default: `.`); Python files of the training code (checked as part of the
+    /// experiment in their folder, or on their own); `-` reads a config from stdin.
+    pub files: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Exit with status 1 when there are warnings.
+    #[arg(long)]
+    pub deny_warnings: bool,
+    /// Show infos (such as "no inventory given") in the human, concise and GitHub formats;
+    /// JSON and SARIF always carry them.
+    #[arg(long)]
+    pub show_infos: bool,
+    /// Apply the safe fixes in place, then report what is left.
+    #[arg(long)]
+    pub fix: bool,
+    /// With `--fix` or `--diff`: apply the unsafe fixes too (they change what the experiment
+    /// does; review the result).
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+    /// Print the fixes as a unified diff instead of writing them; exit 1 when there is one.
+    #[arg(long)]
+    pub diff: bool,
+    /// The path of the config read from stdin (`-`): its name in diagnostics, and where its
+    /// context folder is.
+    #[arg(long, value_name = "PATH")]
+    pub stdin_filename: Option<PathBuf>,
+    #[command(flatten)]
+    pub sources: SourceArgs,
+}
+
+/// What one check is about.
+enum Job {
+    /// An experiment config (from the command line, a folder or stdin).
+    Config(Project),
+    /// Python files: only their diagnostics are reported.
+    Python(python_files::Job),
+}
+
+impl Job {
+    fn project(&self) -> &Project {
+        match self {
+            Job::Config(p) => p,
+            Job::Python(j) => &j.project,
+        }
+    }
+
+    /// The file whose settings apply (`settings.rs`): the config, or the
+    /// first of the Python files.
+    fn settings_path(&self) -> PathBuf {
+        match self {
+            Job::Config(p) => PathBuf::from(&p.config.name),
+            Job::Python(j) => j.names.first().map(PathBuf::from).unwrap_or_default(),
+        }
+    }
+}
+
+pub(crate) fn run_check(args: &CheckArgs) -> u8 {
     let options = Options {
         env: &env_lookup,
-        determined: sources.determined.as_deref(),
+        determined: args.sources.determined.as_deref(),
         ..Options::default()
     };
-    let mut loader = match Loader::new(sources) {
+    let mut loader = match Loader::new(&args.sources) {
         Ok(loader) => loader,
         Err(e) => {
             eprintln!("stagec: {e}");
             return EXIT_USAGE;
         }
     };
-    // Settings files (`settings.rs`): a broken one stops the run.
-    if let Err(e) = loader.settings.prepare(files) {
+    // The current folder's settings may deny warnings or show infos.
+    let args = &CheckArgs {
+        deny_warnings: args.deny_warnings || loader.settings.deny_warnings(),
+        show_infos: args.show_infos || loader.settings.show_infos(),
+        ..args.clone()
+    };
+    let (jobs, problems) = jobs(args, &mut loader);
+    for p in &problems {
+        eprintln!("stagec: {p}");
+    }
+    // Each check's settings file (`settings.rs`): a broken one stops the run.
+    let paths: Vec<PathBuf> = jobs.iter().map(Job::settings_path).collect();
+    if let Err(e) = loader.settings.prepare(&paths) {
         eprintln!("stagec: {e}");
         return EXIT_USAGE;
     }
-    let deny_warnings = deny_warnings || loader.settings.deny_warnings();
-    let mut unreadable = false;
-    let mut results = Vec::new();
-    // Python files: training code (see `python_files`).
-    let (python, files): (Vec<PathBuf>, Vec<PathBuf>) =
-        files.iter().cloned().partition(|f| super::python_files::is_python(f));
-    if !python.is_empty() {
-        let (checked, problems) = super::python_files::check(&python, sources, &mut loader, &options);
-        for p in &problems {
-            eprintln!("stagec: {p}");
-        }
-        unreadable |= !problems.is_empty();
-        results.extend(checked);
+    let unreadable = !problems.is_empty();
+    if args.fix || args.diff {
+        return run_fix(args, jobs, &mut loader, &options, unreadable);
     }
-    for path in &files {
-        let (project, problems) = loader.project(path);
-        for p in &problems {
-            eprintln!("stagec: {p}");
-        }
-        unreadable |= !problems.is_empty();
-        if let Some(project) = project {
-            results.push(compile(&project, &loader.settings.resolved(path).options(&options)));
-        }
-    }
-    let summary = print_diagnostics(&results, format);
+    let projects: Vec<Project> = jobs.iter().map(|j| j.project().clone()).collect();
+    let settings: Vec<_> = paths.iter().map(|p| loader.settings.resolved(p)).collect();
+    let per_job: Vec<Options<'_>> = settings.iter().map(|s| s.options(&options)).collect();
+    let compiled = compile_each(&projects, &per_job, jobs_available());
+    let results = narrow(&jobs, compiled);
+    finish(args, &results, unreadable)
+}
+
+/// Prints the results and picks the exit status.
+fn finish(args: &CheckArgs, results: &[Compiled], unreadable: bool) -> u8 {
+    let summary = print_diagnostics(results, args.format, args.show_infos);
     if unreadable {
         EXIT_USAGE
-    } else if summary.errors > 0 || (deny_warnings && summary.warnings > 0) {
+    } else if summary.errors > 0 || (args.deny_warnings && summary.warnings > 0) {
         EXIT_FINDINGS
     } else {
         EXIT_OK
     }
+}
+
+/// Each Python job's diagnostics narrowed to its files.
+fn narrow(jobs: &[Job], compiled: Vec<Compiled>) -> Vec<Compiled> {
+    let mut results = Vec::new();
+    let mut python: Vec<(Compiled, &[String])> = Vec::new();
+    for (job, c) in jobs.iter().zip(compiled) {
+        match job {
+            Job::Config(_) => results.push(c),
+            Job::Python(j) => python.push((c, &j.names)),
+        }
+    }
+    results.extend(python_files::narrow(python));
+    results
+}
+
+/// Threads for checking: one per core.
+fn jobs_available() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// The checks the command line asks for, in its order (folders expanded),
+/// and what could not be read.
+fn jobs(args: &CheckArgs, loader: &mut Loader) -> (Vec<Job>, Vec<String>) {
+    let mut problems = Vec::new();
+    let mut configs: Vec<PathBuf> = Vec::new();
+    let mut python: Vec<PathBuf> = Vec::new();
+    let mut stdin = false;
+    let given: Vec<PathBuf> = if args.files.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.files.clone()
+    };
+    for path in given {
+        if path.as_os_str() == "-" {
+            stdin = true;
+        } else if python_files::is_python(&path) {
+            python.push(path);
+        } else if path.is_dir() {
+            let (found, more) = discover::configs_under(&path);
+            problems.extend(more);
+            if found.is_empty() {
+                eprintln!("stagec: no experiment config under {}", path.display());
+            }
+            configs.extend(found.into_iter().map(|p| strip_dot(&p)));
+        } else {
+            configs.push(path);
+        }
+    }
+    let mut jobs = Vec::new();
+    if stdin {
+        match stdin_project(args, loader) {
+            Ok(project) => jobs.push(Job::Config(project)),
+            Err(e) => problems.push(e),
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for path in configs {
+        if !seen.insert(path.clone()) {
+            continue;
+        }
+        let (project, more) = loader.project(&path);
+        problems.extend(more);
+        if let Some(project) = project {
+            jobs.push(Job::Config(project));
+        }
+    }
+    if !python.is_empty() {
+        let (found, more) = python_files::projects(&python, &args.sources, loader);
+        problems.extend(more);
+        jobs.extend(found.into_iter().map(Job::Python));
+    }
+    (jobs, problems)
+}
+
+/// `./a/const.yaml` → `a/const.yaml`, as a user would name it.
+fn strip_dot(path: &Path) -> PathBuf {
+    path.strip_prefix(".")
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The config read from stdin, checked as if it were at `--stdin-filename`
+/// (its context folder is that file's).
+fn stdin_project(args: &CheckArgs, loader: &mut Loader) -> Result<Project, String> {
+    let mut bytes = Vec::new();
+    let limit = project::MAX_INPUT as u64 + 1;
+    std::io::stdin()
+        .lock()
+        .take(limit)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read stdin: {e}"))?;
+    let name = args.stdin_filename.clone().unwrap_or_else(|| PathBuf::from("-"));
+    if bytes.len() as u64 >= limit {
+        return Err(format!("stdin holds more than {} bytes", project::MAX_INPUT));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| format!("stdin is not UTF-8 text: {e}"))?;
+    let (project, problems) = loader.project_from(&name, &text);
+    match project {
+        Some(p) if problems.is_empty() => Ok(p),
+        Some(_) | None => Err(problems.join("; ")),
+    }
+}
+
+/// `--fix` / `--diff`: one project at a time (two configs may share a
+/// model file), each written before the next is read.
+fn run_fix(args: &CheckArgs, jobs: Vec<Job>, loader: &mut Loader, options: &Options<'_>, mut unreadable: bool) -> u8 {
+    let level = if args.unsafe_fixes { Level::All } else { Level::Safe };
+    let mut results = Vec::new();
+    let mut python = Vec::new();
+    let mut fixed_total = 0usize;
+    let mut fixed_codes: std::collections::BTreeMap<&'static str, usize> = Default::default();
+    let mut diffs = String::new();
+    let mut diffed: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let stdin_name = args
+        .stdin_filename
+        .as_ref()
+        .map_or_else(|| "-".to_string(), |p| p.display().to_string());
+    let from_stdin = args.files.iter().any(|f| f.as_os_str() == "-");
+    for job in jobs {
+        // A project read before an earlier one was fixed may be stale:
+        // read its files again.
+        let project = match &job {
+            Job::Config(p) if !args.diff && fixed_total > 0 => reread(p),
+            _ => job.project().clone(),
+        };
+        let named: Vec<PathBuf> = match &job {
+            Job::Python(j) => j.names.iter().map(PathBuf::from).collect(),
+            Job::Config(_) => Vec::new(),
+        };
+        // Discovered again from the fixed texts: a fixed entrypoint may run
+        // other files. (Not for Python files without a config, nor stdin.)
+        let standalone = project.config.name.is_empty() || project.config.name == "-";
+        let settings = loader.settings.resolved(&job.settings_path());
+        let job_options = settings.options(options);
+        let mut refresh = |p: &Project| -> Option<Project> {
+            if standalone {
+                return None;
+            }
+            let texts = p.texts();
+            loader.project_through(Path::new(&p.config.name), &named, &texts).0
+        };
+        let outcome = fix::fix(&project, &job_options, level, &|_| {}, &mut refresh);
+        fixed_total += outcome.fixed_count();
+        for (code, n) in &outcome.fixed {
+            *fixed_codes.entry(code).or_default() += n;
+        }
+        for changed in &outcome.changed {
+            if args.diff {
+                if diffed.insert(changed.name.clone()) {
+                    diffs.push_str(&unified_diff(changed));
+                }
+            } else if from_stdin && changed.name == stdin_name {
+                // The fixed stdin config goes to stdout (ruff's behaviour).
+                print!("{}", changed.after);
+            } else if let Err(e) = stagec::fsutil::rewrite_atomic(Path::new(&changed.name), changed.after.as_bytes()) {
+                eprintln!("stagec: cannot write {}: {e}", changed.name);
+                unreadable = true;
+            }
+        }
+        if !outcome.changed.is_empty() && !args.diff {
+            let files: Vec<&str> = outcome.changed.iter().map(|c| c.name.as_str()).collect();
+            eprintln!("stagec: fixed {}", files.join(", "));
+        }
+        match job {
+            Job::Config(_) => results.push(outcome.compiled),
+            Job::Python(j) => python.push((outcome.compiled, j.names)),
+        }
+    }
+    let python: Vec<(Compiled, &[String])> = python.iter().map(|(c, n)| (c.clone(), n.as_slice())).collect();
+    results.extend(python_files::narrow(python));
+    if args.diff {
+        print!("{diffs}");
+        let would = if fixed_total == 1 { "fix" } else { "fixes" };
+        eprintln!("stagec: {fixed_total} {would} would be applied");
+        return if unreadable {
+            EXIT_USAGE
+        } else if diffs.is_empty() {
+            EXIT_OK
+        } else {
+            EXIT_FINDINGS
+        };
+    }
+    let status = finish(args, &results, unreadable);
+    let all: Vec<stagec::Diagnostic> = results.iter().flat_map(|c| c.diagnostics.iter().cloned()).collect();
+    let left = fix::remaining(&all, level);
+    let fixed: Vec<(&'static str, usize)> = fixed_codes.into_iter().collect();
+    let line = fix_summary(&fixed, left, args.unsafe_fixes);
+    if matches!(args.format, Format::Human | Format::Concise) {
+        println!("{line}");
+    } else {
+        eprintln!("stagec: {line}");
+    }
+    status
+}
+
+/// What `--fix` did and what is left, in one line.
+fn fix_summary(fixed: &[(&'static str, usize)], left: fix::Remaining, unsafe_fixes: bool) -> String {
+    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let total: usize = fixed.iter().map(|(_, n)| n).sum();
+    let mut line = format!("Fixed {}", plural(total, "problem", "problems"));
+    if !fixed.is_empty() {
+        let codes: Vec<&str> = fixed.iter().map(|(c, _)| *c).collect();
+        line.push_str(&format!(" ({})", codes.join(", ")));
+    }
+    line.push('.');
+    let remaining = left.manual + left.unsafe_fixable;
+    if remaining == 0 {
+        line.push_str(" Nothing is left.");
+        return line;
+    }
+    line.push_str(&format!(
+        " {} left, each needing a human decision",
+        plural(remaining, "finding is", "findings are")
+    ));
+    let mut parts = Vec::new();
+    if left.unsafe_fixable > 0 && !unsafe_fixes {
+        parts.push(format!(
+            "{} a suggested fix that `--unsafe-fixes` applies (review the result)",
+            plural(left.unsafe_fixable, "has", "have")
+        ));
+    }
+    if left.manual > 0 && !parts.is_empty() {
+        parts.push(format!("{} editing by hand", plural(left.manual, "needs", "need")));
+    }
+    if !parts.is_empty() {
+        line.push_str(": ");
+        line.push_str(&parts.join("; "));
+    }
+    line.push('.');
+    line
+}
+
+/// The project with its files read again from the disk (after an earlier
+/// project's fixes were written).
+fn reread(project: &Project) -> Project {
+    let mut p = project.clone();
+    let read = |input: &mut project::Input| {
+        if let Ok(bytes) = stagec::fsutil::read_limited(Path::new(&input.name), project::MAX_INPUT) {
+            input.bytes = bytes;
+        }
+    };
+    read(&mut p.config);
+    p.models.iter_mut().flatten().for_each(read);
+    if let Some(t) = p.training.as_mut() {
+        for f in &mut t.files {
+            read(&mut f.input);
+            f.parsed = None;
+        }
+    }
+    p
+}
+
+/// A unified diff of one fixed file (`--- PATH` / `+++ PATH`, three lines
+/// of context), as ruff's `--diff` prints it.
+fn unified_diff(changed: &fix::Changed) -> String {
+    let diff = similar::TextDiff::from_lines(&changed.before, &changed.after);
+    diff.unified_diff()
+        .context_radius(3)
+        .header(&changed.name, &changed.name)
+        .to_string()
 }

@@ -11,6 +11,7 @@ use stagec::render::{self, human::Style, Report, Summary};
 use stagec::{project, rules};
 
 mod check_cmd;
+mod discover;
 mod plan;
 mod probe;
 mod python_files;
@@ -38,20 +39,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Check experiment configs and report located diagnostics.
-    Check {
-        /// Experiment config files (const.yaml, ...), or Python files of the training code
-        /// (checked as part of the experiment in their folder, or on their own).
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
-        /// Exit with status 1 when there are warnings.
-        #[arg(long)]
-        deny_warnings: bool,
-        #[command(flatten)]
-        sources: SourceArgs,
-    },
+    Check(check_cmd::CheckArgs),
     /// Check, then write the resolved stage_plan.json, stage_plan.env and determined.yaml.
     Plan {
         /// The experiment config.
@@ -185,10 +173,24 @@ pub enum ProbeFormat {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
+    /// Source snippets with labels and help (the default).
     Human,
+    /// One line per diagnostic: `path:line:col: CODE message`.
+    Concise,
+    /// One JSON document with every diagnostic, its fix and documentation URL.
     Json,
+    /// GitHub Actions annotations.
     Github,
+    /// SARIF 2.1.0 for code scanning.
     Sarif,
+}
+
+impl Format {
+    /// Whether the format shows infos without `--show-infos` (the machine
+    /// formats carry everything; the ones people read leave infos out).
+    fn shows_infos(self) -> bool {
+        matches!(self, Format::Json | Format::Sarif)
+    }
 }
 
 pub fn main() -> ExitCode {
@@ -201,12 +203,7 @@ pub fn main() -> ExitCode {
         }
     };
     ExitCode::from(match cli.command {
-        Command::Check {
-            files,
-            format,
-            deny_warnings,
-            sources,
-        } => check_cmd::run_check(&files, &sources, format, deny_warnings),
+        Command::Check(args) => check_cmd::run_check(&args),
         Command::Plan {
             file,
             sources,
@@ -271,9 +268,30 @@ impl Loader {
         self.project_with(path, &[])
     }
 
+    /// The project of a config whose text was read elsewhere (stdin), as if
+    /// it were at `path`; without a path, the config on its own.
+    pub(crate) fn project_from(&mut self, path: &Path, text: &str) -> (Option<project::Project>, Vec<String>) {
+        if path.as_os_str() == "-" {
+            let mut p = project::Project::config_only("-", text);
+            p.probe = self.spec.probe.clone();
+            return (Some(p), Vec::new());
+        }
+        let overlay = OneFile { path, text };
+        self.project_through(path, &[], &overlay)
+    }
+
     /// [`Loader::project`], with Python files `named` on the command line
     /// read as training code of the experiment too.
     pub(crate) fn project_with(&mut self, path: &Path, named: &[PathBuf]) -> (Option<project::Project>, Vec<String>) {
+        self.project_through(path, named, &project::Disk)
+    }
+
+    pub(crate) fn project_through(
+        &mut self,
+        path: &Path,
+        named: &[PathBuf],
+        overlay: &dyn project::Overlay,
+    ) -> (Option<project::Project>, Vec<String>) {
         let mut problems = Vec::new();
         let scan = if self.spec.models.is_empty() {
             let dir = context_dir(path, self.context.as_deref());
@@ -298,7 +316,7 @@ impl Loader {
             }
             None => &self.spec,
         };
-        match project::Project::discover_with(path, spec, scan, &project::Disk, named) {
+        match project::Project::discover_with(path, spec, scan, overlay, named) {
             Ok((project, more)) => {
                 problems.extend(more);
                 (Some(project), problems)
@@ -308,6 +326,22 @@ impl Loader {
                 (None, problems)
             }
         }
+    }
+}
+
+/// One file's text held in memory (the config read from stdin).
+struct OneFile<'a> {
+    path: &'a Path,
+    text: &'a str,
+}
+
+impl project::Overlay for OneFile<'_> {
+    fn text(&self, path: &Path) -> Option<&str> {
+        (path == self.path).then_some(self.text)
+    }
+
+    fn paths(&self) -> Vec<PathBuf> {
+        vec![self.path.to_path_buf()]
     }
 }
 
@@ -322,10 +356,35 @@ pub(crate) fn context_dir(config_path: &Path, context: Option<&Path>) -> PathBuf
     })
 }
 
-/// Renders the diagnostics of `results` to stdout in `format`.
-pub(crate) fn print_diagnostics(results: &[stagec::Compiled], format: Format) -> Summary {
-    let reports: Vec<Report<'_>> = results.iter().map(Report::of).collect();
-    let summary = Summary::of(&reports, results.len());
+/// Renders the diagnostics of `results` to stdout in `format`; infos only
+/// in the formats that show them, or with `show_infos`.
+pub(crate) fn print_diagnostics(results: &[stagec::Compiled], format: Format, show_infos: bool) -> Summary {
+    let all: Vec<Report<'_>> = results.iter().map(Report::of).collect();
+    let mut summary = Summary::of(&all, results.len());
+    let kept: Vec<Vec<stagec::Diagnostic>> = if show_infos || format.shows_infos() {
+        Vec::new()
+    } else {
+        results
+            .iter()
+            .map(|c| {
+                let shown = c.diagnostics.iter().filter(|d| d.severity != stagec::Severity::Info);
+                shown.cloned().collect()
+            })
+            .collect()
+    };
+    let reports: Vec<Report<'_>> = if kept.is_empty() {
+        all
+    } else {
+        summary.hidden_infos = summary.infos;
+        results
+            .iter()
+            .zip(&kept)
+            .map(|(c, d)| Report {
+                diagnostics: d,
+                ..Report::of(c)
+            })
+            .collect()
+    };
     let text = match format {
         Format::Human => {
             let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
@@ -336,6 +395,7 @@ pub(crate) fn print_diagnostics(results: &[stagec::Compiled], format: Format) ->
             };
             render::human::render(&reports, summary, style)
         }
+        Format::Concise => render::concise::render(&reports, summary),
         Format::Json => render::json::render(&reports, summary),
         Format::Github => render::github::render(&reports, summary),
         Format::Sarif => render::sarif::render(&reports),

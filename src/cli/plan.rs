@@ -65,7 +65,7 @@ pub(crate) fn run_plan(
     };
     let compiled = compile(&project, &loader.settings.resolved(file).options(&options));
     if compiled.error_count() > 0 {
-        cli::print_diagnostics(std::slice::from_ref(&compiled), format);
+        cli::print_diagnostics(std::slice::from_ref(&compiled), format, false);
         eprintln!("stagec: the experiment has errors; no plan written");
         return EXIT_FINDINGS;
     }
@@ -122,7 +122,7 @@ pub(crate) fn run_plan(
     );
     if self_check.error_count() > 0 {
         eprintln!("stagec: internal error: the generated determined.yaml does not validate:");
-        cli::print_diagnostics(std::slice::from_ref(&self_check), Format::Human);
+        cli::print_diagnostics(std::slice::from_ref(&self_check), Format::Human, false);
         return EXIT_USAGE;
     }
     let outputs = [
@@ -135,7 +135,7 @@ pub(crate) fn run_plan(
         return EXIT_USAGE;
     }
     if compiled.warning_count() > 0 {
-        cli::print_diagnostics(std::slice::from_ref(&compiled), format);
+        cli::print_diagnostics(std::slice::from_ref(&compiled), format, false);
     }
     for (name, _, _) in outputs {
         eprintln!("wrote {}", out_dir.join(name).display());

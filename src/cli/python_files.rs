@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use stagec::project::{self, ContextScan, Disk, Project};
-use stagec::{compile, Compiled, Options};
+use stagec::Compiled;
 
 use super::{context_dir, Loader, SourceArgs};
 
@@ -20,17 +20,13 @@ pub(crate) fn is_python(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "py" || e == "pyi")
 }
 
-/// Checks `files` (Python files) and returns one compilation per file and
-/// config with the diagnostics located in that file, and what could not be
-/// read.
-pub(crate) fn check(
-    files: &[PathBuf],
-    sources: &SourceArgs,
-    loader: &mut Loader,
-    options: &Options<'_>,
-) -> (Vec<Compiled>, Vec<String>) {
+/// Projects for `files` (Python files): one per experiment config in each
+/// file's folder (or one of the files on their own when there is none),
+/// with the names of the files whose diagnostics are reported; and what
+/// could not be read.
+pub(crate) fn projects(files: &[PathBuf], sources: &SourceArgs, loader: &mut Loader) -> (Vec<Job>, Vec<String>) {
     let mut problems = Vec::new();
-    let mut results = Vec::new();
+    let mut jobs = Vec::new();
     // By folder, in command-line order.
     let mut folders: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
     for f in files {
@@ -53,41 +49,56 @@ pub(crate) fn check(
         };
         folders.entry(dir).or_default().push(named);
     }
-    let mut seen: HashSet<(String, usize, usize, &'static str)> = HashSet::new();
     for (dir, named) in folders {
+        let names: Vec<String> = named.iter().map(|f| f.display().to_string()).collect();
         let configs = configs_in(&dir);
-        let mut compiled: Vec<Compiled> = Vec::new();
         if configs.is_empty() {
             let scan = ContextScan::new(&dir);
             problems.extend(scan.problems.iter().cloned());
             let (project, more) = Project::python_only(&named, &scan, &Disk);
             problems.extend(more);
-            let settings = loader.settings.resolved_in(&dir);
-            compiled.push(compile(&project, &settings.options(options)));
+            jobs.push(Job { project, names });
         } else {
             for config in &configs {
                 let (project, more) = loader.project_with(config, &named);
                 problems.extend(more);
                 if let Some(project) = project {
-                    let settings = loader.settings.resolved(config);
-                    compiled.push(compile(&project, &settings.options(options)));
+                    jobs.push(Job {
+                        project,
+                        names: names.clone(),
+                    });
                 }
             }
         }
-        for c in compiled {
-            for f in &named {
-                let name = f.display().to_string();
-                let Some((id, _)) = c.sources.iter().find(|(_, s)| s.name == name) else {
-                    continue;
-                };
-                let mut one = c.clone();
-                one.diagnostics
-                    .retain(|d| d.file == id && seen.insert((name.clone(), d.span.start, d.span.end, d.code)));
-                results.push(one);
-            }
+    }
+    (jobs, problems)
+}
+
+/// A project checked for the Python files it was made for.
+pub(crate) struct Job {
+    pub(crate) project: Project,
+    /// The files whose diagnostics are reported.
+    pub(crate) names: Vec<String>,
+}
+
+/// Keeps, of each compilation, the diagnostics located in the named files,
+/// each diagnostic once over all compilations (one per named file that has
+/// any).
+pub(crate) fn narrow(checked: Vec<(Compiled, &[String])>) -> Vec<Compiled> {
+    let mut seen: HashSet<(String, usize, usize, &'static str)> = HashSet::new();
+    let mut results = Vec::new();
+    for (c, names) in checked {
+        for name in names {
+            let Some((id, _)) = c.sources.iter().find(|(_, s)| s.name == *name) else {
+                continue;
+            };
+            let mut one = c.clone();
+            one.diagnostics
+                .retain(|d| d.file == id && seen.insert((name.clone(), d.span.start, d.span.end, d.code)));
+            results.push(one);
         }
     }
-    (results, problems)
+    results
 }
 
 /// The experiment configs directly in `dir`, `const.yaml` first, then by

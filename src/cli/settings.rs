@@ -146,8 +146,7 @@ impl Resolver {
         self.root.as_ref().and_then(|s| s.deny_warnings).unwrap_or(false)
     }
 
-    /// `show-infos` of the current folder's settings (for `--show-infos`).
-    #[allow(dead_code)]
+    /// `show-infos` of the current folder's settings.
     pub(crate) fn show_infos(&self) -> bool {
         self.root.as_ref().and_then(|s| s.show_infos).unwrap_or(false)
     }
@@ -156,12 +155,6 @@ impl Resolver {
     /// its settings file is broken (which [`Resolver::prepare`] reported).
     pub(crate) fn resolved(&self, path: &Path) -> Arc<Resolved> {
         self.resolve(path).unwrap_or_else(|_| Arc::new(self.build(None)))
-    }
-
-    /// The settings of files in the folder `dir`.
-    pub(crate) fn resolved_in(&self, dir: &Path) -> Arc<Resolved> {
-        self.resolve_dir(stagec::selection::normalize(&self.cwd.join(dir)))
-            .unwrap_or_else(|_| Arc::new(self.build(None)))
     }
 
     /// The inventory the settings of `path` name, unless the command line

@@ -55,10 +55,8 @@ pub fn render(reports: &[Report<'_>], summary: Summary) -> String {
             rest.join(", ")
         ));
     }
-    out.push_str(&format!(
-        "stagec: {} error(s), {} warning(s) in {} file(s)\n",
-        summary.errors, summary.warnings, summary.files
-    ));
+    out.push_str("stagec: ");
+    out.push_str(&summary.line());
     out
 }
 

@@ -44,18 +44,8 @@ pub fn render(reports: &[Report<'_>], summary: Summary, style: Style) -> String 
             render_one(&handler, r.sources, text, d, &mut out);
         }
     }
-    out.push_str(&summary_line(summary));
+    out.push_str(&summary.line());
     out
-}
-
-fn summary_line(s: Summary) -> String {
-    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    format!(
-        "{}, {} in {}\n",
-        plural(s.errors, "error"),
-        plural(s.warnings, "warning"),
-        plural(s.files, "file")
-    )
 }
 
 /// Renders one diagnostic; `shown` is its file's text as it may be shown.
@@ -94,8 +84,9 @@ fn render_one(handler: &GraphicalReportHandler, sources: &SourceMap, shown: &str
         help.push_str("see ");
         help.push_str(&n);
     }
-    let mut md = MietteDiagnostic::new(d.message.clone())
-        .with_code(d.code)
+    // The code beside the message, as compilers print it (miette would put
+    // it on a line of its own above).
+    let mut md = MietteDiagnostic::new(format!("{} {}", d.code, d.message))
         .with_severity(severity)
         .with_labels(labels);
     if !help.is_empty() {
@@ -109,6 +100,8 @@ fn render_one(handler: &GraphicalReportHandler, sources: &SourceMap, shown: &str
         if !buf.ends_with('\n') {
             out.push('\n');
         }
+        // A blank line between one diagnostic and the next.
+        out.push('\n');
     } else {
         out.push_str(&format!(
             "{}: {}[{}]: {}\n",

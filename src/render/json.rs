@@ -22,6 +22,30 @@ struct JsonDiagnostic<'a> {
     end_column: usize,
     help: Option<&'a str>,
     related: Vec<Related<'a>>,
+    /// The fix, or `null` when there is none.
+    fix: Option<JsonFix<'a>>,
+    /// The rule's documentation page.
+    url: Option<String>,
+}
+
+#[derive(Serialize)]
+struct JsonFix<'a> {
+    title: &'a str,
+    /// `safe` (`--fix` applies it) or `unsafe` (only with `--unsafe-fixes`).
+    applicability: &'a str,
+    edits: Vec<JsonEdit<'a>>,
+}
+
+/// Replace the text from `line:column` to `end_line:end_column` (1-based,
+/// end exclusive, columns in Unicode characters) with `content`.
+#[derive(Serialize)]
+struct JsonEdit<'a> {
+    file: String,
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    content: &'a str,
 }
 
 #[derive(Serialize)]
@@ -61,6 +85,26 @@ pub fn render(reports: &[Report<'_>], summary: Summary) -> String {
                 end_column: p.end_column,
                 help: d.help.as_deref(),
                 related,
+                fix: d.fix.as_ref().map(|f| JsonFix {
+                    title: &f.title,
+                    applicability: f.applicability.as_str(),
+                    edits: f
+                        .edits
+                        .iter()
+                        .map(|e| {
+                            let ep = position(r.sources, e.file, e.span);
+                            JsonEdit {
+                                file: ep.file,
+                                line: ep.line,
+                                column: ep.column,
+                                end_line: ep.end_line,
+                                end_column: ep.end_column,
+                                content: &e.replacement,
+                            }
+                        })
+                        .collect(),
+                }),
+                url: crate::rules::lookup(d.code).map(|rule| crate::rules::docs_url(rule, None)),
             });
         }
     }

@@ -1,6 +1,7 @@
 //! Renderers: one [`Diagnostic`](crate::Diagnostic) type, many output
 //! formats. The LSP server has its own conversion in `lsp/`.
 
+pub mod concise;
 pub mod github;
 pub mod human;
 pub mod json;
@@ -40,25 +41,52 @@ impl<'a> Report<'a> {
 pub struct Summary {
     pub errors: usize,
     pub warnings: usize,
+    pub infos: usize,
     pub files: usize,
+    /// Infos left out of this output (human, concise and GitHub formats
+    /// without `--show-infos`); the summary line says so.
+    #[serde(skip)]
+    pub hidden_infos: usize,
 }
 
 impl Summary {
     pub fn of(reports: &[Report<'_>], files: usize) -> Self {
         let all = reports.iter().flat_map(|r| r.diagnostics.iter());
-        let (mut errors, mut warnings) = (0, 0);
+        let (mut errors, mut warnings, mut infos) = (0, 0, 0);
         for d in all {
             match d.severity {
                 Severity::Error => errors += 1,
                 Severity::Warning => warnings += 1,
-                Severity::Info => {}
+                Severity::Info => infos += 1,
             }
         }
         Summary {
             errors,
             warnings,
+            infos,
             files,
+            hidden_infos: 0,
         }
+    }
+
+    /// The one summary line of the text formats: `2 errors, 1 warning in 1
+    /// file`, and what was not shown.
+    pub fn line(&self) -> String {
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        let mut line = format!(
+            "{}, {} in {}",
+            plural(self.errors, "error"),
+            plural(self.warnings, "warning"),
+            plural(self.files, "file")
+        );
+        if self.hidden_infos > 0 {
+            line.push_str(&format!(
+                " ({} not shown: --show-infos)",
+                plural(self.hidden_infos, "info")
+            ));
+        }
+        line.push('\n');
+        line
     }
 }
 

@@ -26,6 +26,7 @@ pub fn render(reports: &[Report<'_>]) -> String {
                 "shortDescription": { "text": r.summary },
                 "fullDescription": { "text": r.summary },
                 "help": { "text": text, "markdown": text },
+                "helpUri": rules::docs_url(r, None),
                 "defaultConfiguration": { "level": level(r.severity) },
             })
         })
@@ -63,6 +64,32 @@ pub fn render(reports: &[Report<'_>]) -> String {
             }
             if !related.is_empty() {
                 result["relatedLocations"] = Value::Array(related);
+            }
+            if let Some(fix) = &d.fix {
+                // One artifact change per file the fix edits, in edit order.
+                let mut changes: Vec<(String, Vec<Value>)> = Vec::new();
+                for e in &fix.edits {
+                    let ep = position(r.sources, e.file, e.span);
+                    let replacement = json!({
+                        "deletedRegion": location(&ep)["region"].clone(),
+                        "insertedContent": { "text": e.replacement },
+                    });
+                    match changes.iter_mut().find(|(f, _)| *f == ep.file) {
+                        Some((_, list)) => list.push(replacement),
+                        None => changes.push((ep.file.clone(), vec![replacement])),
+                    }
+                }
+                let changes: Vec<Value> = changes
+                    .into_iter()
+                    .map(|(file, replacements)| {
+                        json!({ "artifactLocation": { "uri": uri(&file) }, "replacements": replacements })
+                    })
+                    .collect();
+                result["fixes"] = json!([{
+                    "description": { "text": fix.title },
+                    "artifactChanges": changes,
+                    "properties": { "applicability": fix.applicability.as_str() },
+                }]);
             }
             results.push(result);
         }
