@@ -176,3 +176,24 @@ fn settings_cases() {
         failures.join("\n\n")
     );
 }
+
+/// The README's settings example is valid settings, and says what it says.
+#[test]
+fn readme_settings_example_is_valid() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).expect("README.md");
+    let start = readme
+        .find("```toml\n# pyproject.toml\n")
+        .expect("the README shows a pyproject.toml example");
+    let body = &readme[start + "```toml\n".len()..];
+    let end = body.find("```").expect("the example ends");
+    let origin = stagec::settings_file::SettingsOrigin::new("/repo/pyproject.toml");
+    let settings = stagec::settings_file::parse(&body[..end], origin)
+        .unwrap_or_else(|e| panic!("the README's example has mistakes: {e:?}"));
+    assert_eq!(
+        settings.inventory.as_deref(),
+        Some(Path::new("/repo/cluster/nodes.json"))
+    );
+    let selection = settings.selection(&[], None);
+    assert!(!selection.is_enabled("P303") && selection.is_enabled("C101"));
+    assert_eq!(settings.per_file_ignores.map(|p| p.len()), Some(2));
+}

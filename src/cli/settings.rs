@@ -236,27 +236,5 @@ fn describe(errors: &[SettingsError], cwd: &Path) -> String {
 
 /// Reads a settings file: `Ok(None)` when there is no regular file there.
 fn read_settings_file(path: &Path) -> Result<Option<String>, String> {
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_file() => {}
-        Ok(_) => return Ok(None),
-        Err(e)
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-            ) =>
-        {
-            return Ok(None)
-        }
-        Err(e) => return Err(e.to_string()),
-    }
-    match stagec::fsutil::read_regular(path, settings_file::MAX_BYTES) {
-        Ok(stagec::fsutil::FileLimit::Within(bytes)) => String::from_utf8(bytes)
-            .map(Some)
-            .map_err(|_| "not UTF-8 text".to_string()),
-        Ok(stagec::fsutil::FileLimit::Beyond) => Err(format!(
-            "larger than {} KiB, the most a settings file may be",
-            settings_file::MAX_BYTES / 1024
-        )),
-        Err(e) => Err(e.to_string()),
-    }
+    stagec::fsutil::read_text_if_file(path, settings_file::MAX_BYTES)
 }
