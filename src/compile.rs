@@ -302,6 +302,13 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
         (id, report.clone())
     });
 
+    // The training files' chunks are parsed on another thread from now on
+    // (until the rules are done), so the rules mostly find them parsed.
+    let warming = project
+        .training
+        .as_ref()
+        .map(|t| crate::training::warm(t, budgets.max_bytes));
+
     let readable = |units: &[Unit], id: FileId| units.get(id.0 as usize).is_some_and(|u| u.decode.is_none());
     let text_of = |sources: &SourceMap, id: FileId| sources.get(id).map_or("", |f| f.text.as_str()).to_string();
 
@@ -448,7 +455,8 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
             let file = sources.add(SourceFile::new(input.name.clone(), text.clone()));
             Some(crate::training::Registered { file, text })
         };
-        crate::training::attach(t, &mut register, &models, facts)
+        let ahead = warming.as_ref().map_or(&[][..], |w| &w.ahead[..]);
+        crate::training::attach(t, ahead, &mut register, &models, facts)
     });
 
     let mut compiled = Compiled {
@@ -466,6 +474,9 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
         diagnostics: Vec::new(),
     };
     let mut diagnostics = rules::run(&compiled, options);
+    if let Some(w) = warming {
+        w.stop();
+    }
     for (id, source) in compiled.sources.iter() {
         suppress::apply(id, source, &mut diagnostics);
     }

@@ -50,3 +50,29 @@ fn every_page_is_linked_from_the_index_and_the_url_names_it() {
         );
     }
 }
+
+/// The README's Neovim snippet is the one `lsp/tests/neovim.rs` runs (the
+/// block after `<!-- nvim-snippet: 0.8 -->` in docs/editors.md).
+#[test]
+fn readme_neovim_snippet_is_the_tested_one() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let editors = std::fs::read_to_string(root.join("docs/editors.md")).expect("docs/editors.md");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let after = editors
+        .split("<!-- nvim-snippet: 0.8 -->")
+        .nth(1)
+        .expect("the 0.8 snippet marker");
+    let block = lua_block(after).expect("a lua block after the marker");
+    let neovim = readme.split("### Neovim").nth(1).expect("README's Neovim section");
+    assert_eq!(
+        lua_block(neovim),
+        Some(block),
+        "README's Neovim snippet differs from docs/editors.md"
+    );
+}
+
+fn lua_block(text: &str) -> Option<&str> {
+    let start = text.find("```lua\n")? + "```lua\n".len();
+    let end = start + text[start..].find("```")?;
+    Some(&text[start..end])
+}

@@ -296,12 +296,86 @@ pub struct Registered {
     pub text: String,
 }
 
+/// Parsing ahead: a thread that parses the chunks of the training files
+/// (entry and model files first) while the compilation reads the config
+/// and runs other rules; [`Warming::stop`] ends it at the next chunk.
+pub struct Warming {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    /// The parse made for each file of the sources (`None`: a kept one is
+    /// used, or the file is not text).
+    pub ahead: Vec<Option<Arc<ParsedFile>>>,
+}
+
+impl Warming {
+    /// Stops the thread after the chunk it is parsing; what it parsed stays.
+    pub fn stop(&self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+impl Drop for Warming {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// A parse for each usable file of `sources` that has no kept one, and a
+/// thread parsing the chunks of all of them ahead (none when there is
+/// nothing to parse or no thread could be started).
+pub fn warm(sources: &TrainingSources, max_bytes: usize) -> Warming {
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut order: Vec<(u8, Arc<ParsedFile>)> = Vec::new();
+    let mut ahead = Vec::new();
+    for f in &sources.files {
+        let text = std::str::from_utf8(&f.input.bytes)
+            .ok()
+            .filter(|t| t.len() <= max_bytes && !t.contains('\0'));
+        let kept = match (&f.parsed, text) {
+            (Some(p), Some(t)) if p.same_text(t) => Some(Arc::clone(p)),
+            _ => None,
+        };
+        let made = match (&kept, text) {
+            (None, Some(t)) => Some(Arc::new(ParsedFile::new(t))),
+            _ => None,
+        };
+        if let Some(p) = kept.as_ref().or(made.as_ref()) {
+            let rank = match f.role {
+                FileRole::Entry | FileRole::Named => 0,
+                FileRole::Model => 1,
+                FileRole::Imported => 2,
+            };
+            order.push((rank, Arc::clone(p)));
+        }
+        ahead.push(made);
+    }
+    order.sort_by_key(|(rank, _)| *rank);
+    let pending = order.iter().any(|(_, p)| p.parsed_chunks() < p.chunks().len());
+    if pending {
+        let flag = Arc::clone(&stop);
+        // Detached: it ends by itself after its last chunk, or at `stop`.
+        let _ = std::thread::Builder::new()
+            .name("stagec-parse-ahead".into())
+            .spawn(move || {
+                for (_, file) in order {
+                    for i in 0..file.chunks().len() {
+                        if flag.load(std::sync::atomic::Ordering::Relaxed) {
+                            return;
+                        }
+                        let _ = file.chunk(i);
+                    }
+                }
+            });
+    }
+    Warming { stop, ahead }
+}
+
 /// Builds a compilation's training facts: registers each file through
 /// `register` (which returns `None` for a file that is not usable text),
 /// reuses cached parses, and adds the model sources (`models`: id, name and
 /// text) the import graph does not reach.
 pub fn attach(
     sources: &TrainingSources,
+    ahead: &[Option<Arc<ParsedFile>>],
     register: &mut dyn FnMut(&Input) -> Option<Registered>,
     models: &[(FileId, String, String)],
     config: runtime::ConfigFacts,
@@ -309,13 +383,15 @@ pub fn attach(
     let mut files: Vec<TrainingFile> = Vec::new();
     let mut entry = sources.entry.clone();
     let mut index_of: Vec<Option<usize>> = Vec::new();
-    for t in &sources.files {
+    for (i, t) in sources.files.iter().enumerate() {
         let Some(reg) = register(&t.input) else {
             index_of.push(None);
             continue;
         };
-        let (parsed, fresh) = match &t.parsed {
-            Some(p) if p.same_text(&reg.text) => (Arc::clone(p), false),
+        let made = ahead.get(i).and_then(Option::as_ref).filter(|p| p.same_text(&reg.text));
+        let (parsed, fresh) = match (&t.parsed, made) {
+            (Some(p), _) if p.same_text(&reg.text) => (Arc::clone(p), false),
+            (_, Some(p)) => (Arc::clone(p), true),
             _ => (Arc::new(ParsedFile::new(&reg.text)), true),
         };
         index_of.push(Some(files.len()));
