@@ -316,6 +316,12 @@ impl Selection {
         rules::all().map(|r| r.code).filter(|c| self.is_enabled(c))
     }
 
+    /// Whether the selection keeps every diagnostic (nothing disabled,
+    /// ignored per file or below a floor).
+    pub fn keeps_everything(&self) -> bool {
+        self.disabled.is_empty() && self.per_file_ignores.is_empty() && self.min_severity.is_none()
+    }
+
     /// The severity floor.
     pub fn min_severity(&self) -> Option<Severity> {
         self.min_severity
