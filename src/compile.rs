@@ -43,6 +43,9 @@ pub struct Options<'a> {
     /// The Determined release the experiment targets (its default image);
     /// `None`: the newest release stagec knows.
     pub determined: Option<&'a str>,
+    /// Which diagnostics are reported (rule selection, per-file ignores, a
+    /// severity floor: see [`crate::selection`]); `None`: all of them.
+    pub selection: Option<&'a crate::selection::Selection>,
 }
 
 impl Default for Options<'_> {
@@ -52,6 +55,7 @@ impl Default for Options<'_> {
             budgets: Budgets::default(),
             require_variables: false,
             determined: None,
+            selection: None,
         }
     }
 }
@@ -211,9 +215,22 @@ impl Compiled {
 /// Compiles several projects on up to `jobs` threads; the results come in
 /// the projects' order, whatever the threads' timing.
 pub fn compile_all(projects: &[Project], options: &Options<'_>, jobs: usize) -> Vec<Compiled> {
+    compile_each(projects, std::slice::from_ref(options), jobs)
+}
+
+/// [`compile_all`] with options per project (each checked file's settings):
+/// project `i` is compiled with `options[i]` (the last options where there
+/// are fewer; the defaults where there are none).
+pub fn compile_each(projects: &[Project], options: &[Options<'_>], jobs: usize) -> Vec<Compiled> {
+    let defaults = Options::default();
+    let options_of = |i: usize| options.get(i).or(options.last()).unwrap_or(&defaults);
     let jobs = jobs.clamp(1, projects.len().max(1));
     if jobs == 1 {
-        return projects.iter().map(|p| compile(p, options)).collect();
+        return projects
+            .iter()
+            .enumerate()
+            .map(|(i, p)| compile(p, options_of(i)))
+            .collect();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let mut slots: Vec<Option<Compiled>> = Vec::new();
@@ -226,7 +243,7 @@ pub fn compile_all(projects: &[Project], options: &Options<'_>, jobs: usize) -> 
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(p) = projects.get(i) else { break };
-                        out.push((i, compile(p, options)));
+                        out.push((i, compile(p, options_of(i))));
                     }
                     out
                 })
@@ -462,6 +479,9 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
     }
     for (id, source) in compiled.sources.iter() {
         suppress::apply(id, source, &mut diagnostics);
+    }
+    if let Some(selection) = options.selection {
+        selection.apply(&mut diagnostics, &compiled.sources);
     }
     sort_and_dedup(&mut diagnostics);
     rules::cap_per_file(&mut diagnostics);

@@ -279,3 +279,30 @@ pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
 const O_NONBLOCK: i32 = 0o4000;
 #[cfg(all(unix, not(any(target_os = "linux", target_os = "android"))))]
 const O_NONBLOCK: i32 = 0x0004;
+
+/// Reads a small text file that may or may not be there (a settings file
+/// looked for): `Ok(None)` when there is no regular file at `path`, `Err`
+/// with the reason when it cannot be read, is larger than `limit` bytes or
+/// is not UTF-8.
+pub fn read_text_if_file(path: &Path, limit: usize) -> Result<Option<String>, String> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => return Ok(None),
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(None)
+        }
+        Err(e) => return Err(e.to_string()),
+    }
+    match read_regular(path, limit) {
+        Ok(FileLimit::Within(bytes)) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| "not UTF-8 text".to_string()),
+        Ok(FileLimit::Beyond) => Err(format!("larger than {limit} bytes")),
+        Err(e) => Err(e.to_string()),
+    }
+}

@@ -26,7 +26,9 @@ pub mod runtime;
 pub mod schema;
 pub mod schemas;
 pub mod secrets;
+pub mod selection;
 pub mod settings;
+pub mod settings_file;
 pub mod source;
 pub mod spec;
 pub mod stages;
@@ -36,5 +38,5 @@ pub mod training;
 pub mod vars;
 pub mod yaml;
 
-pub use compile::{check_experiment, compile, compile_all, Compiled, Options};
+pub use compile::{check_experiment, compile, compile_all, compile_each, Compiled, Options};
 pub use diagnostic::{Diagnostic, Severity};

@@ -10,6 +10,10 @@ pub fn all() -> Vec<(&'static str, String)> {
             pretty(&crate::spec::inventory::inventory_schema()),
         ),
         ("stage_plan.schema.json", pretty(&crate::plan::plan_schema())),
+        (
+            "stagec-settings.schema.json",
+            pretty(&crate::settings_file::settings_schema()),
+        ),
     ]
 }
 

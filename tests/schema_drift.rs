@@ -57,3 +57,32 @@ fn walk(v: &serde_json::Value, at: &str, missing: &mut Vec<String>) {
         _ => {}
     }
 }
+
+#[test]
+fn settings_schema_is_generated_and_described() {
+    let generated = stagec::schemas::all();
+    let text = generated
+        .iter()
+        .find(|(n, _)| *n == "stagec-settings.schema.json")
+        .map(|(_, t)| t.as_str())
+        .expect("the settings schema is one of the generated schemas");
+    let schema: serde_json::Value = serde_json::from_str(text).expect("the settings schema is JSON");
+    assert_eq!(schema["additionalProperties"], serde_json::Value::Bool(false));
+    let mut missing = Vec::new();
+    walk(&schema, "#", &mut missing);
+    assert!(missing.is_empty(), "settings without a description: {missing:#?}");
+    let keys: Vec<&str> = schema["properties"]
+        .as_object()
+        .map(|o| o.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    for key in [
+        "select",
+        "ignore",
+        "extend-select",
+        "per-file-ignores",
+        "inventory",
+        "min-severity",
+    ] {
+        assert!(keys.contains(&key), "the settings schema lacks `{key}`");
+    }
+}

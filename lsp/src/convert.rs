@@ -88,20 +88,23 @@ pub fn severity(s: Severity) -> lsp::DiagnosticSeverity {
     }
 }
 
-/// The rule's documentation page (`docs/rules/<name>.md` of the repository).
-pub fn rule_url(code: &str) -> Option<lsp::Uri> {
+/// The rule's documentation page under `base` (`<base><name>.md`, as
+/// `docs/rules/` names its pages; default [`stagec::rules::DOCS_BASE`]).
+pub fn rule_url(code: &str, base: Option<&str>) -> Option<lsp::Uri> {
     let rule = stagec::rules::lookup(code)?;
-    lsp::Uri::from_str(&stagec::rules::docs_url(rule, None)).ok()
+    lsp::Uri::from_str(&stagec::rules::docs_url(rule, base)).ok()
 }
 
 /// Converts a stagec diagnostic. `uri_of` names the files of `sources`;
-/// labels in files without a URI are left out.
+/// labels in files without a URI are left out. `docs`: the base URL
+/// `codeDescription.href` links under, `None` when the client shows no such
+/// links.
 pub fn diagnostic(
     d: &Diagnostic,
     sources: &SourceMap,
     uri_of: &dyn Fn(FileId) -> Option<lsp::Uri>,
     enc: Encoding,
-    code_description: bool,
+    docs: Option<&str>,
 ) -> Option<lsp::Diagnostic> {
     let file = sources.get(d.file)?;
     let here = range(file, d.span, enc);
@@ -125,11 +128,9 @@ pub fn diagnostic(
         range: here,
         severity: Some(severity(d.severity)),
         code: Some(lsp::NumberOrString::String(d.code.to_string())),
-        code_description: if code_description {
-            rule_url(d.code).map(|href| lsp::CodeDescription { href })
-        } else {
-            None
-        },
+        code_description: docs
+            .and_then(|base| rule_url(d.code, Some(base)))
+            .map(|href| lsp::CodeDescription { href }),
         source: Some("stagec".into()),
         message: d.message.clone(),
         related_information: (!related.is_empty()).then_some(related),

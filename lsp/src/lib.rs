@@ -9,6 +9,7 @@
 
 pub mod convert;
 pub mod server;
+pub mod settings;
 pub mod store;
 pub mod transport;
 

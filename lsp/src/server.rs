@@ -68,6 +68,10 @@ pub struct Server {
     lifecycle: Lifecycle,
     enc: Encoding,
     code_description: bool,
+    /// The client's `initializationOptions` (see [`crate::settings`]).
+    client: crate::settings::ClientOptions,
+    /// Messages shown to the user, each shown once.
+    shown: std::collections::HashSet<String>,
     store: Store,
     /// Checked configs, by path (an untitled buffer by its URI text).
     analyses: HashMap<PathBuf, Analysis>,
@@ -121,6 +125,8 @@ impl Server {
             lifecycle: Lifecycle::Uninitialized,
             enc: Encoding::Utf16,
             code_description: false,
+            client: crate::settings::ClientOptions::default(),
+            shown: std::collections::HashSet::new(),
             store: Store::default(),
             analyses: HashMap::new(),
             published: HashMap::new(),
@@ -212,6 +218,21 @@ impl Server {
             .and_then(|t| t.publish_diagnostics.as_ref())
             .and_then(|d| d.code_description_support)
             .unwrap_or(false);
+        // The client's options; what is not understood is shown once.
+        #[allow(deprecated)] // `rootUri`: the workspace folder of clients without folders
+        let root = p
+            .workspace_folders
+            .as_ref()
+            .and_then(|f| f.first())
+            .map(|f| &f.uri)
+            .or(p.root_uri.as_ref())
+            .and_then(convert::uri_to_path);
+        let (client, problems) =
+            crate::settings::ClientOptions::read(p.initialization_options.as_ref(), root.as_deref());
+        self.client = client;
+        for problem in problems {
+            self.show_once(lsp::MessageType::WARNING, format!("stagec: {problem}"));
+        }
         self.lifecycle = Lifecycle::Running;
         let caps = lsp::ServerCapabilities {
             position_encoding: Some(convert::encoding_kind(self.enc)),
@@ -428,16 +449,28 @@ impl Server {
     }
 
     fn analyze(&mut self, config: &Path, ctx: Option<&Path>) -> Analysis {
+        // The config's settings file under the client's options, as
+        // `stagec check` finds it.
+        let (settings, problem) = crate::settings::effective(config, &self.client);
+        if let Some(problem) = problem {
+            self.show_once(lsp::MessageType::ERROR, problem);
+        }
         let env = |name: &str| std::env::var(name).ok();
         let options = Options {
             env: &env,
+            determined: settings.determined.as_deref(),
+            selection: Some(&settings.selection),
             ..Options::default()
+        };
+        let spec = SourceSpec {
+            inventory: settings.inventory.clone(),
+            ..SourceSpec::default()
         };
         let mut project = match ctx {
             Some(ctx) => {
                 self.store.scan(ctx);
                 let scan = self.store.scan_of(ctx);
-                Project::discover(config, &SourceSpec::default(), scan, &self.store)
+                Project::discover(config, &spec, scan, &self.store)
                     .ok()
                     .map(|(project, _)| project)
             }
@@ -514,8 +547,10 @@ impl Server {
             let uri_of = |id: FileId| a.uri(id);
             for d in &a.compiled.diagnostics {
                 let Some(uri) = a.uri(d.file) else { continue };
-                let Some(diag) = convert::diagnostic(d, &a.compiled.sources, &uri_of, self.enc, self.code_description)
-                else {
+                let docs = self
+                    .code_description
+                    .then(|| self.client.docs_base.as_deref().unwrap_or(stagec::rules::DOCS_BASE));
+                let Some(diag) = convert::diagnostic(d, &a.compiled.sources, &uri_of, self.enc, docs) else {
                     continue;
                 };
                 let list = per_uri.entry(uri).or_default();
@@ -548,6 +583,19 @@ impl Server {
             let version = self.store.docs.get(&uri).map(|d| d.version);
             self.publish(uri.clone(), diags, version);
             self.published.insert(uri, (ctx.map(Path::to_path_buf), list));
+        }
+    }
+
+    /// Shows `message` to the user, once per distinct text.
+    fn show_once(&mut self, typ: lsp::MessageType, message: String) {
+        if !self.shown.insert(message.clone()) {
+            return;
+        }
+        if let Ok(params) = serde_json::to_value(lsp::ShowMessageParams { typ, message }) {
+            self.send(Notification {
+                method: "window/showMessage".into(),
+                params,
+            });
         }
     }
 

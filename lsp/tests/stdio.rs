@@ -717,3 +717,119 @@ fn training_code_is_checked_and_only_the_changed_file_parsed_again() {
     );
     assert_eq!(c.shutdown_and_exit(), 0);
 }
+
+/// The seed example in a fresh folder, with `extra` files beside it.
+fn seed_copy(name: &str, extra: &[(&str, &str)]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("stagec-lsp-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create the folder");
+    for f in ["const.yaml", "model.py", "train.py"] {
+        std::fs::copy(seed_dir().join(f), dir.join(f)).expect("copy the seed");
+    }
+    for (f, text) in extra {
+        std::fs::write(dir.join(f), text).expect("write a file");
+    }
+    dir
+}
+
+fn codes(diags: &[Value]) -> std::collections::BTreeSet<String> {
+    diags
+        .iter()
+        .filter_map(|d| d["code"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn initialization_options_and_settings_file_select_the_diagnostics() {
+    let inventory =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/inventories/nodelist-mixed.json"))
+            .expect("an inventory");
+    let settings = "[tool.stagec]\nignore = [\"V302\", \"C2\"]\ninventory = \"cluster.json\"\n\n[tool.stagec.per-file-ignores]\n\"train.py\" = [\"T105\"]\n";
+    let dir = seed_copy("options", &[("pyproject.toml", settings), ("cluster.json", &inventory)]);
+    let config = dir.join("const.yaml");
+    let text = std::fs::read_to_string(&config).expect("read const.yaml");
+    let uri = uri_of(&config);
+    let train = dir.join("train.py");
+    let train_text = std::fs::read_to_string(&train).expect("read train.py");
+    let train_uri = uri_of(&train);
+    let caps = json!({"textDocument": {"publishDiagnostics": {"codeDescriptionSupport": true}}});
+
+    // The client selects C, P and T, ignores C101 and links elsewhere: its
+    // `select` replaces the settings file's selection (its ignore of C2
+    // included), while the file's inventory and per-file ignores still hold.
+    let mut c = Client::start(&[]);
+    let options = json!({
+        "inventory": null,
+        "select": ["C", "P", "T"],
+        "ignore": ["C101"],
+        "docsBaseUrl": "https://docs.example/stagec/rules/",
+    });
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": null, "capabilities": caps, "initializationOptions": options}),
+    );
+    c.notify("initialized", json!({}));
+    c.open(&uri, &text);
+    let diags = c.diagnostics(&uri);
+    let want: std::collections::BTreeSet<String> = ["C103", "C209", "C210", "C211", "P118", "T113"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(codes(&diags), want, "{diags:#?}");
+    // Infos still show in the editor (C210: the default checkpoint storage).
+    assert_eq!(find(&diags, "C210")[0]["severity"], json!(3));
+    let href = find(&diags, "C103")[0]["codeDescription"]["href"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(href, "https://docs.example/stagec/rules/missing-key.md");
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": train_uri, "languageId": "python", "version": 1, "text": train_text}}),
+    );
+    let train_diags = c.diagnostics(&train_uri);
+    assert_eq!(
+        codes(&train_diags).into_iter().collect::<Vec<_>>(),
+        ["T101"],
+        "{train_diags:#?}"
+    );
+    assert_eq!(c.shutdown_and_exit(), 0);
+
+    // Without client options the settings file alone decides: V302 and the
+    // C2 rules are ignored; the default documentation base is used.
+    let mut c = Client::start(&[]);
+    c.initialize(caps.clone());
+    c.open(&uri, &text);
+    let diags = c.diagnostics(&uri);
+    let want: std::collections::BTreeSet<String> = ["C101", "C103", "P118", "R103", "R104", "T113"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(codes(&diags), want, "{diags:#?}");
+    let href = find(&diags, "C101")[0]["codeDescription"]["href"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(href.ends_with("/docs/rules/unknown-key.md"), "{href}");
+    assert_eq!(c.shutdown_and_exit(), 0);
+
+    // A broken settings file is shown to the user once; checking goes on
+    // without it.
+    std::fs::write(dir.join("pyproject.toml"), "[tool.stagec]\nselec = [\"C\"]\n").expect("write");
+    let mut c = Client::start(&[]);
+    c.initialize(caps);
+    c.open(&uri, &text);
+    let shown = c.wait(|m| m["method"] == json!("window/showMessage"));
+    let message = shown["params"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("pyproject.toml:2:1: unknown setting `selec`; did you mean `select`?"),
+        "{message}"
+    );
+    let diags = c.diagnostics(&uri);
+    assert!(
+        codes(&diags).contains("V302") && codes(&diags).contains("P303"),
+        "{diags:#?}"
+    );
+    assert_eq!(c.shutdown_and_exit(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -42,6 +42,7 @@ fn settings_reach_the_server_as_initialization_options() {
                 "stagec.inventory": "cluster/nodes.json",
                 "stagec.select": ["C", " P118 ", ""],
                 "stagec.ignore": ["V302", 7],
+                "stagec.docsBaseUrl": " https://docs.example/stagec/rules/ ",
             },
             "folder": "/work/project",
         },
@@ -71,7 +72,7 @@ fn settings_reach_the_server_as_initialization_options() {
     assert_eq!(started[0]["command"], "stagec-lsp");
     assert_eq!(
         started[0]["options"],
-        json!({ "inventory": null, "select": [], "ignore": [] })
+        json!({ "inventory": null, "select": [], "ignore": [], "docsBaseUrl": null })
     );
     assert_eq!(started[0]["languages"], json!(["yaml", "yaml", "python"]));
     // A relative inventory is resolved against the workspace folder; codes
@@ -79,11 +80,16 @@ fn settings_reach_the_server_as_initialization_options() {
     assert_eq!(started[1]["command"], "/opt/stagec/bin/stagec-lsp");
     assert_eq!(
         started[1]["options"],
-        json!({ "inventory": "/work/project/cluster/nodes.json", "select": ["C", "P118"], "ignore": ["V302"] })
+        json!({
+            "inventory": "/work/project/cluster/nodes.json",
+            "select": ["C", "P118"],
+            "ignore": ["V302"],
+            "docsBaseUrl": "https://docs.example/stagec/rules/",
+        })
     );
     assert_eq!(
         started[2]["options"],
-        json!({ "inventory": "/etc/stagec/inventory.yaml", "select": [], "ignore": [] })
+        json!({ "inventory": "/etc/stagec/inventory.yaml", "select": [], "ignore": [], "docsBaseUrl": null })
     );
     // Each restart stopped the previous server; deactivation the last.
     assert!(started.iter().all(|s| s["running"] == false), "{started:?}");
@@ -99,6 +105,7 @@ fn settings_reach_the_server_as_initialization_options() {
         "stagec.inventory",
         "stagec.select",
         "stagec.ignore",
+        "stagec.docsBaseUrl",
     ] {
         assert!(props[key].is_object(), "package.json does not declare {key}");
     }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use stagec::fix::{self, Level};
 use stagec::project::{self, Project};
-use stagec::{compile_all, Compiled, Options};
+use stagec::{compile_each, Compiled, Options};
 
 use super::{discover, python_files, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 use super::{env_lookup, print_diagnostics, Format, Loader, SourceArgs};
@@ -60,6 +60,15 @@ impl Job {
             Job::Python(j) => &j.project,
         }
     }
+
+    /// The file whose settings apply (`settings.rs`): the config, or the
+    /// first of the Python files.
+    fn settings_path(&self) -> PathBuf {
+        match self {
+            Job::Config(p) => PathBuf::from(&p.config.name),
+            Job::Python(j) => j.names.first().map(PathBuf::from).unwrap_or_default(),
+        }
+    }
 }
 
 pub(crate) fn run_check(args: &CheckArgs) -> u8 {
@@ -75,16 +84,30 @@ pub(crate) fn run_check(args: &CheckArgs) -> u8 {
             return EXIT_USAGE;
         }
     };
+    // The current folder's settings may deny warnings or show infos.
+    let args = &CheckArgs {
+        deny_warnings: args.deny_warnings || loader.settings.deny_warnings(),
+        show_infos: args.show_infos || loader.settings.show_infos(),
+        ..args.clone()
+    };
     let (jobs, problems) = jobs(args, &mut loader);
     for p in &problems {
         eprintln!("stagec: {p}");
+    }
+    // Each check's settings file (`settings.rs`): a broken one stops the run.
+    let paths: Vec<PathBuf> = jobs.iter().map(Job::settings_path).collect();
+    if let Err(e) = loader.settings.prepare(&paths) {
+        eprintln!("stagec: {e}");
+        return EXIT_USAGE;
     }
     let unreadable = !problems.is_empty();
     if args.fix || args.diff {
         return run_fix(args, jobs, &mut loader, &options, unreadable);
     }
     let projects: Vec<Project> = jobs.iter().map(|j| j.project().clone()).collect();
-    let compiled = compile_all(&projects, &options, jobs_available());
+    let settings: Vec<_> = paths.iter().map(|p| loader.settings.resolved(p)).collect();
+    let per_job: Vec<Options<'_>> = settings.iter().map(|s| s.options(&options)).collect();
+    let compiled = compile_each(&projects, &per_job, jobs_available());
     let results = narrow(&jobs, compiled);
     finish(args, &results, unreadable)
 }
@@ -232,6 +255,8 @@ fn run_fix(args: &CheckArgs, jobs: Vec<Job>, loader: &mut Loader, options: &Opti
         // Discovered again from the fixed texts: a fixed entrypoint may run
         // other files. (Not for Python files without a config, nor stdin.)
         let standalone = project.config.name.is_empty() || project.config.name == "-";
+        let settings = loader.settings.resolved(&job.settings_path());
+        let job_options = settings.options(options);
         let mut refresh = |p: &Project| -> Option<Project> {
             if standalone {
                 return None;
@@ -239,7 +264,7 @@ fn run_fix(args: &CheckArgs, jobs: Vec<Job>, loader: &mut Loader, options: &Opti
             let texts = p.texts();
             loader.project_through(Path::new(&p.config.name), &named, &texts).0
         };
-        let outcome = fix::fix(&project, options, level, &|_| {}, &mut refresh);
+        let outcome = fix::fix(&project, &job_options, level, &|_| {}, &mut refresh);
         fixed_total += outcome.fixed_count();
         for (code, n) in &outcome.fixed {
             *fixed_codes.entry(code).or_default() += n;

@@ -16,6 +16,7 @@ mod plan;
 mod probe;
 mod python_files;
 mod rank;
+mod settings;
 
 /// Exit status: no errors.
 pub const EXIT_OK: u8 = 0;
@@ -148,6 +149,9 @@ pub struct SourceArgs {
     /// where the config sets none. Default: the newest release stagec knows.
     #[arg(long, value_name = "VERSION", value_parser = parse_determined)]
     pub determined: Option<String>,
+    /// Settings files and rule selection (`settings.rs`).
+    #[command(flatten)]
+    pub settings: settings::SettingsArgs,
 }
 
 /// A Determined release whose default image stagec knows.
@@ -234,6 +238,8 @@ pub(crate) struct Loader {
     context: Option<PathBuf>,
     spec: project::SourceSpec,
     scans: std::collections::HashMap<PathBuf, project::ContextScan>,
+    /// The settings of each checked file (`settings.rs`).
+    pub(crate) settings: settings::Resolver,
 }
 
 impl Loader {
@@ -252,6 +258,7 @@ impl Loader {
                 probe,
             },
             scans: Default::default(),
+            settings: settings::Resolver::new(&sources.settings, sources.inventory.is_some() || sources.probe)?,
         })
     }
 
@@ -297,7 +304,19 @@ impl Loader {
         } else {
             None
         };
-        match project::Project::discover_with(path, &self.spec, scan, overlay, named) {
+        // The settings' inventory, where the command line names none.
+        let with_inventory;
+        let spec = match self.settings.inventory_for(path) {
+            Some(inventory) => {
+                with_inventory = project::SourceSpec {
+                    inventory: Some(inventory),
+                    ..self.spec.clone()
+                };
+                &with_inventory
+            }
+            None => &self.spec,
+        };
+        match project::Project::discover_with(path, spec, scan, overlay, named) {
             Ok((project, more)) => {
                 problems.extend(more);
                 (Some(project), problems)

@@ -52,6 +52,10 @@ pub(crate) fn run_plan(
             return EXIT_USAGE;
         }
     };
+    if let Err(e) = loader.settings.prepare(std::slice::from_ref(&file.to_path_buf())) {
+        eprintln!("stagec: {e}");
+        return EXIT_USAGE;
+    }
     let (project, problems) = loader.project(file);
     for p in &problems {
         eprintln!("stagec: {p}");
@@ -59,7 +63,8 @@ pub(crate) fn run_plan(
     let Some(project) = project.filter(|_| problems.is_empty()) else {
         return EXIT_USAGE;
     };
-    let compiled = compile(&project, &options);
+    let settings = loader.settings.resolved(file);
+    let compiled = compile(&project, &settings.options(&options));
     if compiled.error_count() > 0 {
         cli::print_diagnostics(std::slice::from_ref(&compiled), format, false);
         eprintln!("stagec: the experiment has errors; no plan written");
@@ -101,6 +106,14 @@ pub(crate) fn run_plan(
         plan_path: plan_path.clone(),
     };
     let (Some(built), Some(json)) = (plan::build(&compiled, &inputs), compiled.config_json()) else {
+        if !settings.selection.keeps_everything() {
+            // Errors the rule selection hides stop the plan.
+            eprintln!(
+                "stagec: the experiment cannot be planned: rule selection (settings, --select, --ignore) \
+                 hides the errors that stop it; `stagec check --isolated` shows them"
+            );
+            return EXIT_FINDINGS;
+        }
         eprintln!("stagec: internal error: the checked experiment could not be planned");
         return EXIT_USAGE;
     };
@@ -108,7 +121,7 @@ pub(crate) fn run_plan(
     let det = plan::determined::config(json, &plan_path, resolver);
     let det_text = plan::determined::render(&det, &project.config.name, resolve_secrets);
     // The written config must itself check clean (minus stagec's extension).
-    let self_check = check_experiment(
+    let mut self_check = check_experiment(
         "determined.yaml",
         det_text.as_bytes(),
         &Options {
@@ -116,6 +129,10 @@ pub(crate) fn run_plan(
             ..Options::default()
         },
     );
+    // What the rule selection leaves out of the config, it leaves out here.
+    self_check
+        .diagnostics
+        .retain(|d| settings.selection.keeps(d, &project.config.name));
     if self_check.error_count() > 0 {
         eprintln!("stagec: internal error: the generated determined.yaml does not validate:");
         cli::print_diagnostics(std::slice::from_ref(&self_check), Format::Human, false);

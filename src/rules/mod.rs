@@ -415,6 +415,12 @@ pub fn run(compiled: &Compiled, options: &Options<'_>) -> Vec<Diagnostic> {
     let mut from_yaml: Vec<bool> = Vec::new();
     let mut notes = Vec::new();
     for r in RULES {
+        // A rule no file reports is not run; YAML rules always are, since
+        // what they reject keeps the other families quiet at that value.
+        let selected = options.selection.is_none_or(|s| s.is_enabled(r.rule.code));
+        if !selected && r.rule.family != Family::Yaml {
+            continue;
+        }
         let mut sink = Sink {
             rule: r.rule,
             out: &mut out,
@@ -424,7 +430,7 @@ pub fn run(compiled: &Compiled, options: &Options<'_>) -> Vec<Diagnostic> {
         };
         (r.check)(&cx, &mut sink);
         let left_out = std::mem::take(&mut sink.left_out);
-        for (file, n) in left_out {
+        for (file, n) in left_out.into_iter().filter(|_| selected) {
             let severity = out
                 .iter()
                 .filter(|d| d.code == r.rule.code && d.file == file)

@@ -15,7 +15,7 @@ function codes(value) {
 }
 
 // The LSP `initializationOptions`:
-//   { inventory: string | null, select: string[], ignore: string[] }
+//   { inventory: string | null, select: string[], ignore: string[], docsBaseUrl: string | null }
 // `inventory` is made absolute against the first workspace folder, since the
 // server's working directory is not the workspace's.
 function initializationOptions(config) {
@@ -24,7 +24,8 @@ function initializationOptions(config) {
   if (inventory && !path.isAbsolute(inventory) && folders && folders.length > 0) {
     inventory = path.join(folders[0].uri.fsPath, inventory);
   }
-  return { inventory, select: codes(config.get("select")), ignore: codes(config.get("ignore")) };
+  const docsBaseUrl = (config.get("docsBaseUrl") || "").trim() || null;
+  return { inventory, select: codes(config.get("select")), ignore: codes(config.get("ignore")), docsBaseUrl };
 }
 
 function createClient() {

@@ -1,0 +1,240 @@
+//! Settings files and rule selection on the command line: `--config`,
+//! `--isolated`, `--select`, `--ignore`, `--extend-select`, and the
+//! settings file found for each checked file (see
+//! [`stagec::settings_file`] and [`stagec::selection`]). The command line
+//! wins over the settings file, as in ruff: `--select` replaces its
+//! `select`, `--ignore` and `--extend-select` add to it, `--inventory`,
+//! `--probe` and `--determined` replace its `inventory` and `determined`.
+//!
+//! Settings that concern the whole run rather than one file
+//! (`deny-warnings`, `show-infos`) come, as ruff's do, from the settings
+//! that govern the current folder (or `--config`).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use stagec::selection::{RuleSelection, RuleSelector, Selection};
+use stagec::settings_file::{self, Settings, SettingsError};
+use stagec::Options;
+
+/// Where settings come from, and the command line's rule selection.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct SettingsArgs {
+    /// The settings file to use for every checked file instead of those found beside them:
+    /// a `stagec.toml`, `.stagec.toml`, or `pyproject.toml` (its `[tool.stagec]` table).
+    #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
+    pub config: Option<PathBuf>,
+    /// Ignore every settings file.
+    #[arg(long)]
+    pub isolated: bool,
+    /// Report only these rules: codes or prefixes (`C101`, `P2`, `T`, `ALL`), comma-separated
+    /// or repeated. Replaces the settings' `select`.
+    #[arg(long, value_name = "RULE", value_delimiter = ',', value_parser = parse_selector)]
+    pub select: Option<Vec<RuleSelector>>,
+    /// Never report these rules (codes or prefixes, comma-separated or repeated); adds to the
+    /// settings' `ignore`.
+    #[arg(long, value_name = "RULE", value_delimiter = ',', value_parser = parse_selector)]
+    pub ignore: Vec<RuleSelector>,
+    /// Report these rules too (codes or prefixes), on top of `select`.
+    #[arg(long, value_name = "RULE", value_delimiter = ',', value_parser = parse_selector)]
+    pub extend_select: Vec<RuleSelector>,
+}
+
+fn parse_selector(text: &str) -> Result<RuleSelector, String> {
+    RuleSelector::parse(text).map_err(|e| e.to_string())
+}
+
+impl SettingsArgs {
+    /// The command line's layer of rule selection.
+    fn layer(&self) -> RuleSelection {
+        RuleSelection {
+            select: self.select.clone(),
+            ignore: self.ignore.clone(),
+            extend_select: self.extend_select.clone(),
+        }
+    }
+}
+
+/// What a checked file's settings and the command line resolve to.
+#[derive(Debug, Default)]
+pub(crate) struct Resolved {
+    /// The rules, files and severities reported.
+    pub selection: Selection,
+    /// The settings' inventory, named relative to the current folder when
+    /// inside it; `None` when the command line names one (or probes).
+    pub inventory: Option<PathBuf>,
+    /// The settings' Determined release.
+    pub determined: Option<String>,
+}
+
+impl Resolved {
+    /// `base` (the command line's options) with this file's selection, and
+    /// its Determined release where the command line names none.
+    pub fn options<'a>(&'a self, base: &Options<'a>) -> Options<'a> {
+        Options {
+            env: base.env,
+            budgets: base.budgets,
+            require_variables: base.require_variables,
+            determined: base.determined.or(self.determined.as_deref()),
+            selection: Some(&self.selection),
+        }
+    }
+}
+
+/// Finds and caches the settings of each checked file's folder.
+pub(crate) struct Resolver {
+    args: SettingsArgs,
+    cwd: PathBuf,
+    /// `--inventory` or `--probe` was given.
+    cli_inventory: bool,
+    /// `--config` or `--isolated`: the same settings for every file.
+    fixed: Option<Option<Settings>>,
+    /// The settings governing the current folder (run-wide settings).
+    root: Option<Settings>,
+    by_dir: Mutex<HashMap<PathBuf, Arc<Resolved>>>,
+}
+
+impl Resolver {
+    /// Reads `--config` (or nothing with `--isolated`) and the settings of
+    /// the current folder; `Err` with every located mistake.
+    pub(crate) fn new(args: &SettingsArgs, cli_inventory: bool) -> Result<Resolver, String> {
+        let cwd = std::env::current_dir().map_err(|e| format!("cannot tell the current folder: {e}"))?;
+        let cwd = stagec::selection::normalize(&cwd);
+        let fixed = if args.isolated {
+            Some(None)
+        } else if let Some(path) = &args.config {
+            let settings = settings_file::load(&cwd.join(path), &mut read_settings_file)
+                .map_err(|errors| describe(&errors, &cwd))?;
+            Some(Some(settings))
+        } else {
+            None
+        };
+        let root = match &fixed {
+            Some(settings) => settings.clone(),
+            None => settings_file::find(&cwd, &mut read_settings_file).map_err(|errors| describe(&errors, &cwd))?,
+        };
+        Ok(Resolver {
+            args: args.clone(),
+            cwd,
+            cli_inventory,
+            fixed,
+            root,
+            by_dir: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Finds the settings of every file about to be checked, so that a bad
+    /// settings file stops the run before anything is reported.
+    pub(crate) fn prepare(&self, files: &[PathBuf]) -> Result<(), String> {
+        let mut problems: Vec<String> = Vec::new();
+        for f in files {
+            if let Err(e) = self.resolve(f) {
+                if !problems.contains(&e) {
+                    problems.push(e);
+                }
+            }
+        }
+        match problems.is_empty() {
+            true => Ok(()),
+            false => Err(problems.join("\nstagec: ")),
+        }
+    }
+
+    /// `deny-warnings` of the current folder's settings.
+    pub(crate) fn deny_warnings(&self) -> bool {
+        self.root.as_ref().and_then(|s| s.deny_warnings).unwrap_or(false)
+    }
+
+    /// `show-infos` of the current folder's settings.
+    pub(crate) fn show_infos(&self) -> bool {
+        self.root.as_ref().and_then(|s| s.show_infos).unwrap_or(false)
+    }
+
+    /// The settings of the file at `path`; the command line's alone when
+    /// its settings file is broken (which [`Resolver::prepare`] reported).
+    pub(crate) fn resolved(&self, path: &Path) -> Arc<Resolved> {
+        self.resolve(path).unwrap_or_else(|_| Arc::new(self.build(None)))
+    }
+
+    /// The inventory the settings of `path` name, unless the command line
+    /// names one.
+    pub(crate) fn inventory_for(&self, path: &Path) -> Option<PathBuf> {
+        self.resolve(path).ok().and_then(|r| r.inventory.clone())
+    }
+
+    fn resolve(&self, path: &Path) -> Result<Arc<Resolved>, String> {
+        let dir = stagec::selection::normalize(&self.cwd.join(path));
+        let dir = dir.parent().map(Path::to_path_buf).unwrap_or(dir);
+        self.resolve_dir(dir)
+    }
+
+    fn resolve_dir(&self, dir: PathBuf) -> Result<Arc<Resolved>, String> {
+        if let Some(found) = self.by_dir.lock().ok().and_then(|m| m.get(&dir).cloned()) {
+            return Ok(found);
+        }
+        let settings = match &self.fixed {
+            Some(fixed) => fixed.clone(),
+            None => settings_file::find(&dir, &mut read_settings_file).map_err(|e| describe(&e, &self.cwd))?,
+        };
+        let resolved = Arc::new(self.build(settings.as_ref()));
+        if let Ok(mut m) = self.by_dir.lock() {
+            m.insert(dir, resolved.clone());
+        }
+        Ok(resolved)
+    }
+
+    fn build(&self, settings: Option<&Settings>) -> Resolved {
+        let layer = self.args.layer();
+        let overrides: &[RuleSelection] = if layer.is_empty() {
+            &[]
+        } else {
+            std::slice::from_ref(&layer)
+        };
+        let cwd = Some(self.cwd.clone());
+        match settings {
+            Some(s) => Resolved {
+                selection: s.selection(overrides, cwd),
+                inventory: s
+                    .inventory
+                    .as_ref()
+                    .filter(|_| !self.cli_inventory)
+                    .map(|p| relative_to(p, &self.cwd)),
+                determined: s.determined.clone(),
+            },
+            None => Resolved {
+                selection: Settings::default().selection(overrides, cwd),
+                inventory: None,
+                determined: None,
+            },
+        }
+    }
+}
+
+/// `path` relative to `cwd` when inside it, as the user would name it.
+fn relative_to(path: &Path, cwd: &Path) -> PathBuf {
+    match path.strip_prefix(cwd) {
+        Ok(rel) if !rel.as_os_str().is_empty() => rel.to_path_buf(),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// One line per mistake, each file named relative to the current folder.
+fn describe(errors: &[SettingsError], cwd: &Path) -> String {
+    errors
+        .iter()
+        .map(|e| {
+            SettingsError {
+                path: relative_to(&e.path, cwd),
+                ..e.clone()
+            }
+            .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\nstagec: ")
+}
+
+/// Reads a settings file: `Ok(None)` when there is no regular file there.
+fn read_settings_file(path: &Path) -> Result<Option<String>, String> {
+    stagec::fsutil::read_text_if_file(path, settings_file::MAX_BYTES)
+}

@@ -1,0 +1,721 @@
+//! stagec's own settings: `.stagec.toml` or `stagec.toml` (keys at the top
+//! level), or the `[tool.stagec]` table of `pyproject.toml`, found as ruff
+//! finds its settings — in the checked file's folder or the closest folder
+//! above it that has one; in one folder `.stagec.toml` wins over
+//! `stagec.toml`, which wins over `pyproject.toml`, and a `pyproject.toml`
+//! without a `[tool.stagec]` table does not count. Settings of different
+//! folders are not merged, except through `extend`, which names a settings
+//! file this one builds on (its keys win; rule selections stack).
+//!
+//! Plain data: [`parse`] reads text, and [`load`] and [`find`] read files
+//! only through the function they are given. Unknown settings are errors
+//! with the nearest known key; every error is located (file, line, column).
+//! The generated schema is `schemas/stagec-settings.schema.json`.
+//!
+//! ```toml
+//! [tool.stagec]
+//! select = ["ALL"]
+//! ignore = ["P303"]
+//! inventory = "cluster/nodes.json"
+//! min-severity = "warning"
+//!
+//! [tool.stagec.per-file-ignores]
+//! "experiments/legacy/*.yaml" = ["C2"]
+//! "*.py" = ["T107"]
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use toml::de::{DeTable, DeValue};
+use toml::Spanned;
+
+use crate::diagnostic::Severity;
+use crate::selection::{normalize, PerFileIgnore, RuleSelection, RuleSelector, Selection};
+
+/// The settings files looked for in each folder, in order of precedence.
+pub const FILE_NAMES: [&str; 3] = [".stagec.toml", "stagec.toml", "pyproject.toml"];
+
+/// Largest settings file read.
+pub const MAX_BYTES: usize = 1024 * 1024;
+
+/// Most settings files one `extend` chain may name.
+pub const MAX_EXTEND_DEPTH: usize = 16;
+
+/// `$id` of the generated settings schema.
+pub const SETTINGS_SCHEMA_ID: &str = "https://stagec.dev/schemas/stagec-settings.schema.json";
+
+/// `title` of the generated settings schema.
+pub const SETTINGS_SCHEMA_TITLE: &str = "stagec settings (stagec.toml, .stagec.toml, [tool.stagec] in pyproject.toml)";
+
+/// stagec's settings: the keys of `stagec.toml` or `.stagec.toml`, or of the `[tool.stagec]` table of `pyproject.toml`. Paths are relative to the folder of the file that sets them. The command line wins over these settings.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct SettingsOptions {
+    /// Another settings file (`stagec.toml`, `.stagec.toml` or a `pyproject.toml` with `[tool.stagec]`) these settings build on: its settings apply where these set nothing, and its rule selection is applied first, then this file's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extend: Option<String>,
+    /// Rule codes or prefixes to report, and no others: `C101`, `P2`, `T`, or `ALL`. Default: every rule. The most specific selector wins between `select` and `ignore` (`select = ["C"]` with `ignore = ["C101"]` drops C101; `select = ["C101"]` with `ignore = ["C"]` keeps it). `--select` on the command line replaces it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub select: Option<Vec<String>>,
+    /// Rule codes or prefixes never to report, e.g. `["P303", "V302"]`. `--ignore` on the command line adds to it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ignore: Option<Vec<String>>,
+    /// Rule codes or prefixes to report in addition to `select` (or to every rule when `select` is not set).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extend_select: Option<Vec<String>>,
+    /// Rules to ignore in some files: a glob (relative to this file's folder, or a bare file name such as `*.py`; `*` stays within a folder, `**` crosses folders, a leading `!` negates) mapped to rule codes or prefixes. Applies to every file diagnostics are reported in: configs, `stages.yaml`, model sources and training code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_file_ignores: Option<BTreeMap<String, Vec<String>>>,
+    /// The cluster inventory to check hardware availability against when the command line names none (`--inventory`, `--probe`): stagec's inventory YAML, `kubectl get nodes -o json` output or nvidia-smi CSV. Relative to this file's folder.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inventory: Option<String>,
+    /// The Determined release the cluster runs (e.g. `0.38.1`), as `--determined`: its default image applies where a config sets none. Default: the newest release stagec knows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub determined: Option<String>,
+    /// Show info diagnostics in the human, concise and GitHub formats too (`--show-infos`). JSON, SARIF and the editor always carry them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub show_infos: Option<bool>,
+    /// Exit with status 1 when there are warnings (`--deny-warnings`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deny_warnings: Option<bool>,
+    /// The least severe diagnostics reported anywhere (terminal, JSON, SARIF, editor): `"info"` (default: everything), `"warning"` or `"error"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_severity: Option<MinSeverity>,
+}
+
+/// A severity floor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MinSeverity {
+    /// Report everything.
+    Info,
+    /// Report warnings and errors.
+    Warning,
+    /// Report errors only.
+    Error,
+}
+
+/// The keys [`SettingsOptions`] has, as written in a file.
+pub const KEYS: &[&str] = &[
+    "extend",
+    "select",
+    "ignore",
+    "extend-select",
+    "per-file-ignores",
+    "inventory",
+    "determined",
+    "show-infos",
+    "deny-warnings",
+    "min-severity",
+];
+
+/// The JSON Schema of the settings.
+pub fn settings_schema() -> serde_json::Value {
+    crate::spec::root_schema::<SettingsOptions>(SETTINGS_SCHEMA_ID, SETTINGS_SCHEMA_TITLE)
+}
+
+/// Where a settings file keeps its settings.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SettingsKind {
+    /// `stagec.toml`, `.stagec.toml` (or any other name): the top level.
+    #[default]
+    Stagec,
+    /// `pyproject.toml`: the `[tool.stagec]` table.
+    Pyproject,
+}
+
+/// The file settings come from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SettingsOrigin {
+    pub path: PathBuf,
+    pub kind: SettingsKind,
+}
+
+impl SettingsOrigin {
+    /// The origin of the file at `path`: a `pyproject.toml` keeps its
+    /// settings under `[tool.stagec]`, any other file at the top level.
+    pub fn new(path: impl Into<PathBuf>) -> SettingsOrigin {
+        let path = path.into();
+        let kind = if path.file_name().is_some_and(|n| n == "pyproject.toml") {
+            SettingsKind::Pyproject
+        } else {
+            SettingsKind::Stagec
+        };
+        SettingsOrigin { path, kind }
+    }
+
+    /// The folder relative paths are resolved against.
+    pub fn dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new(""))
+    }
+}
+
+/// Settings read from a file (and the files it extends), validated.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Settings {
+    pub origin: SettingsOrigin,
+    /// `extend`, resolved against the file's folder.
+    pub extend: Option<PathBuf>,
+    /// Rule selection layers, the extended files' first.
+    pub rules: Vec<RuleSelection>,
+    /// `per-file-ignores`, patterns relative to the folder of the file
+    /// that set them.
+    pub per_file_ignores: Option<Vec<PerFileIgnore>>,
+    /// `inventory`, resolved against the file's folder.
+    pub inventory: Option<PathBuf>,
+    /// `determined`: a release stagec knows.
+    pub determined: Option<String>,
+    pub show_infos: Option<bool>,
+    pub deny_warnings: Option<bool>,
+    pub min_severity: Option<Severity>,
+    /// Where `extend` is written, for errors about the file it names.
+    extend_at: Option<(usize, usize)>,
+}
+
+impl Settings {
+    /// The selection these settings make, with `overrides` (the command
+    /// line's, an editor's) layered on top. Relative file names are resolved
+    /// against `cwd` for the per-file ignores.
+    pub fn selection(&self, overrides: &[RuleSelection], cwd: Option<PathBuf>) -> Selection {
+        let layers: Vec<RuleSelection> = self.rules.iter().chain(overrides).cloned().collect();
+        Selection::new(&layers)
+            .with_per_file_ignores(self.per_file_ignores.clone().unwrap_or_default())
+            .with_min_severity(self.min_severity)
+            .with_cwd(cwd)
+    }
+
+    /// These settings over `base` (the file `extend` names): what these
+    /// set wins, rule selections stack.
+    fn over(self, base: Settings) -> Settings {
+        Settings {
+            origin: self.origin,
+            extend: self.extend,
+            rules: base.rules.into_iter().chain(self.rules).collect(),
+            per_file_ignores: self.per_file_ignores.or(base.per_file_ignores),
+            inventory: self.inventory.or(base.inventory),
+            determined: self.determined.or(base.determined),
+            show_infos: self.show_infos.or(base.show_infos),
+            deny_warnings: self.deny_warnings.or(base.deny_warnings),
+            min_severity: self.min_severity.or(base.min_severity),
+            extend_at: self.extend_at,
+        }
+    }
+}
+
+/// A mistake in a settings file, located (1-based line and column, columns
+/// in characters).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SettingsError {
+    pub path: PathBuf,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.path.display(),
+            self.line,
+            self.column,
+            self.message
+        )
+    }
+}
+
+impl std::error::Error for SettingsError {}
+
+/// How [`load`] and [`find`] read a file: `Ok(None)` when there is no such
+/// file, `Err` with the reason when it exists but cannot be read.
+pub type ReadFile<'a> = &'a mut dyn FnMut(&Path) -> Result<Option<String>, String>;
+
+/// Reads the settings of one file's text (without following `extend`). A
+/// `pyproject.toml` without `[tool.stagec]` gives default settings.
+pub fn parse(text: &str, origin: SettingsOrigin) -> Result<Settings, Vec<SettingsError>> {
+    parse_optional(text, origin.clone()).map(|s| {
+        s.unwrap_or(Settings {
+            origin,
+            ..Settings::default()
+        })
+    })
+}
+
+/// The settings of the file at `path`, with the files its `extend` names.
+pub fn load(path: &Path, read: ReadFile<'_>) -> Result<Settings, Vec<SettingsError>> {
+    let origin = SettingsOrigin::new(normalize(path));
+    let text = match read(&origin.path) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Err(vec![error_at(&origin.path, 0, 0, "no such settings file".to_string())]),
+        Err(e) => return Err(vec![error_at(&origin.path, 0, 0, format!("cannot read: {e}"))]),
+    };
+    let settings = parse(&text, origin)?;
+    extend(settings, read)
+}
+
+/// The settings that govern files in `dir` (an absolute folder): those of
+/// the closest folder, `dir` or above, with a settings file. `Ok(None)`
+/// when there is none.
+pub fn find(dir: &Path, read: ReadFile<'_>) -> Result<Option<Settings>, Vec<SettingsError>> {
+    let dir = normalize(dir);
+    for folder in dir.ancestors() {
+        for name in FILE_NAMES {
+            let path = folder.join(name);
+            let text = match read(&path) {
+                Ok(Some(text)) => text,
+                Ok(None) => continue,
+                Err(e) => return Err(vec![error_at(&path, 0, 0, format!("cannot read: {e}"))]),
+            };
+            if let Some(settings) = parse_optional(&text, SettingsOrigin::new(path))? {
+                return extend(settings, read).map(Some);
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Follows `extend` from `settings`.
+fn extend(settings: Settings, read: ReadFile<'_>) -> Result<Settings, Vec<SettingsError>> {
+    let mut chain = vec![settings];
+    while let Some(last) = chain.last() {
+        let Some(next) = last.extend.clone() else { break };
+        let (line, column) = last.extend_at.unwrap_or((0, 0));
+        let at = |message: String| vec![error_at(&last.origin.path, line, column, message)];
+        if chain.iter().any(|s| s.origin.path == next) {
+            return Err(at(format!(
+                "`extend` names {}, which extends this file again",
+                next.display()
+            )));
+        }
+        if chain.len() > MAX_EXTEND_DEPTH {
+            return Err(at(format!(
+                "`extend` chains more than {MAX_EXTEND_DEPTH} settings files"
+            )));
+        }
+        let text = match read(&next) {
+            Ok(Some(text)) => text,
+            Ok(None) => return Err(at(format!("`extend` names {}, which does not exist", next.display()))),
+            Err(e) => return Err(at(format!("cannot read {} (named by `extend`): {e}", next.display()))),
+        };
+        let base = parse(&text, SettingsOrigin::new(next))?;
+        chain.push(base);
+    }
+    let mut merged: Option<Settings> = None;
+    while let Some(s) = chain.pop() {
+        merged = Some(match merged {
+            Some(base) => s.over(base),
+            None => s,
+        });
+    }
+    Ok(merged.unwrap_or_default())
+}
+
+fn error_at(path: &Path, line: usize, column: usize, message: String) -> SettingsError {
+    SettingsError {
+        path: path.to_path_buf(),
+        line: line + 1,
+        column: column + 1,
+        message,
+    }
+}
+
+/// Collects located errors while a file is read.
+struct Reader<'t> {
+    text: &'t str,
+    lines: crate::source::LineIndex,
+    origin: &'t SettingsOrigin,
+    errors: Vec<(usize, SettingsError)>,
+}
+
+impl Reader<'_> {
+    fn loc(&self, offset: usize) -> (usize, usize) {
+        self.lines.line_col_chars(self.text, offset)
+    }
+
+    fn error(&mut self, offset: usize, message: String) {
+        let (line, column) = self.loc(offset);
+        self.errors
+            .push((offset, error_at(&self.origin.path, line, column, message)));
+    }
+
+    fn string(&mut self, key: &str, value: &Spanned<DeValue<'_>>) -> Option<String> {
+        match value.get_ref() {
+            DeValue::String(s) => Some(s.to_string()),
+            other => {
+                self.error(
+                    value.span().start,
+                    format!("`{key}` must be a string, not {}", a_type(other)),
+                );
+                None
+            }
+        }
+    }
+
+    fn bool(&mut self, key: &str, value: &Spanned<DeValue<'_>>) -> Option<bool> {
+        match value.get_ref() {
+            DeValue::Boolean(b) => Some(*b),
+            other => {
+                self.error(
+                    value.span().start,
+                    format!("`{key}` must be `true` or `false`, not {}", a_type(other)),
+                );
+                None
+            }
+        }
+    }
+
+    fn path(&mut self, key: &str, value: &Spanned<DeValue<'_>>) -> Option<PathBuf> {
+        let text = self.string(key, value)?;
+        if text.trim().is_empty() {
+            self.error(value.span().start, format!("`{key}` is empty: name a file"));
+            return None;
+        }
+        Some(normalize(&self.origin.dir().join(text)))
+    }
+
+    fn selectors(&mut self, key: &str, value: &Spanned<DeValue<'_>>) -> Option<Vec<RuleSelector>> {
+        let DeValue::Array(items) = value.get_ref() else {
+            self.error(
+                value.span().start,
+                format!(
+                    "`{key}` must be a list of rule codes or prefixes (e.g. `[\"C101\", \"P2\"]`), not {}",
+                    a_type(value.get_ref())
+                ),
+            );
+            return None;
+        };
+        let mut out = Vec::new();
+        let mut ok = true;
+        for item in items {
+            let DeValue::String(s) = item.get_ref() else {
+                self.error(
+                    item.span().start,
+                    format!(
+                        "`{key}` lists rule codes or prefixes as strings, not {}",
+                        a_type(item.get_ref())
+                    ),
+                );
+                ok = false;
+                continue;
+            };
+            match RuleSelector::parse(s) {
+                Ok(sel) => out.push(sel),
+                Err(e) => {
+                    self.error(item.span().start, e.to_string());
+                    ok = false;
+                }
+            }
+        }
+        ok.then_some(out)
+    }
+
+    fn per_file_ignores(&mut self, value: &Spanned<DeValue<'_>>) -> Option<Vec<PerFileIgnore>> {
+        let DeValue::Table(table) = value.get_ref() else {
+            self.error(
+                value.span().start,
+                format!(
+                    "`per-file-ignores` must be a table of globs to rule lists (e.g. `{{ \"*.py\" = [\"T107\"] }}`), not {}",
+                    a_type(value.get_ref())
+                ),
+            );
+            return None;
+        };
+        let mut out = Vec::new();
+        let mut ok = true;
+        for (pattern, codes) in table.iter() {
+            let selectors = self.selectors(&format!("per-file-ignores.\"{}\"", pattern.get_ref()), codes);
+            let Some(selectors) = selectors else {
+                ok = false;
+                continue;
+            };
+            match PerFileIgnore::new(pattern.get_ref(), self.origin.dir(), selectors) {
+                Ok(p) => out.push(p),
+                Err(e) => {
+                    self.error(
+                        pattern.span().start,
+                        format!("invalid glob `{}`: {e}", pattern.get_ref()),
+                    );
+                    ok = false;
+                }
+            }
+        }
+        ok.then_some(out)
+    }
+
+    fn determined(&mut self, value: &Spanned<DeValue<'_>>) -> Option<String> {
+        let release = self.string("determined", value)?;
+        if crate::runtime::image::default_image(&release).is_some() {
+            return Some(release);
+        }
+        self.error(
+            value.span().start,
+            format!(
+                "unknown Determined release `{}`: stagec knows Determined's default images for releases 0.15.0 to {}",
+                crate::rules::text::truncate(&release),
+                crate::runtime::image::latest_determined()
+            ),
+        );
+        None
+    }
+
+    fn min_severity(&mut self, value: &Spanned<DeValue<'_>>) -> Option<Severity> {
+        let text = self.string("min-severity", value)?;
+        match text.as_str() {
+            "info" => Some(Severity::Info),
+            "warning" => Some(Severity::Warning),
+            "error" => Some(Severity::Error),
+            other => {
+                let names = ["info", "warning", "error"];
+                let hint = match crate::suggest::nearest(other, names.into_iter()) {
+                    Some(s) => format!("; did you mean `{s}`?"),
+                    None => String::new(),
+                };
+                self.error(
+                    value.span().start,
+                    format!(
+                        "`min-severity` must be \"info\", \"warning\" or \"error\", not `{}`{hint}",
+                        crate::rules::text::truncate(other)
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    /// Reads the settings table.
+    fn settings(&mut self, table: &DeTable<'_>) -> Settings {
+        let mut s = Settings {
+            origin: self.origin.clone(),
+            ..Settings::default()
+        };
+        let mut rules = RuleSelection::default();
+        for (key, value) in table.iter() {
+            let name: &str = key.get_ref();
+            match name {
+                "extend" => {
+                    s.extend = self.path(name, value);
+                    s.extend_at = Some(self.loc(value.span().start));
+                }
+                "select" => rules.select = self.selectors(name, value),
+                "ignore" => rules.ignore = self.selectors(name, value).unwrap_or_default(),
+                "extend-select" => rules.extend_select = self.selectors(name, value).unwrap_or_default(),
+                "per-file-ignores" => s.per_file_ignores = self.per_file_ignores(value),
+                "inventory" => s.inventory = self.path(name, value),
+                "determined" => s.determined = self.determined(value),
+                "show-infos" => s.show_infos = self.bool(name, value),
+                "deny-warnings" => s.deny_warnings = self.bool(name, value),
+                "min-severity" => s.min_severity = self.min_severity(value),
+                unknown => {
+                    let message = format!("unknown setting `{}`", crate::rules::text::truncate(unknown));
+                    let message = match suggest_key(unknown) {
+                        Some(k) => format!("{message}; did you mean `{k}`?"),
+                        None => format!("{message}; the settings are {}", list_keys()),
+                    };
+                    self.error(key.span().start, message);
+                }
+            }
+        }
+        if !rules.is_empty() {
+            s.rules.push(rules);
+        }
+        s
+    }
+}
+
+/// The nearest known key: the kebab-case spelling of a snake_case one, or
+/// the closest by edit distance.
+fn suggest_key(unknown: &str) -> Option<&'static str> {
+    let kebab = unknown.replace('_', "-").to_ascii_lowercase();
+    if let Some(k) = KEYS.iter().find(|k| **k == kebab) {
+        return Some(k);
+    }
+    crate::suggest::nearest(unknown, KEYS.iter().copied())
+}
+
+fn list_keys() -> String {
+    KEYS.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+}
+
+fn a_type(v: &DeValue<'_>) -> &'static str {
+    match v {
+        DeValue::String(_) => "a string",
+        DeValue::Integer(_) => "an integer",
+        DeValue::Float(_) => "a float",
+        DeValue::Boolean(_) => "a boolean",
+        DeValue::Datetime(_) => "a date-time",
+        DeValue::Array(_) => "a list",
+        DeValue::Table(_) => "a table",
+    }
+}
+
+/// Reads a file's settings; `Ok(None)` for a `pyproject.toml` without
+/// `[tool.stagec]`.
+fn parse_optional(text: &str, origin: SettingsOrigin) -> Result<Option<Settings>, Vec<SettingsError>> {
+    let mut reader = Reader {
+        text,
+        lines: crate::source::LineIndex::new(text),
+        origin: &origin,
+        errors: Vec::new(),
+    };
+    let root = match DeTable::parse(text) {
+        Ok(root) => root,
+        Err(e) => {
+            let offset = e.span().map_or(0, |s| s.start);
+            let message = format!("invalid TOML: {}", e.message().trim_end());
+            reader.error(offset, message);
+            return Err(reader.errors.into_iter().map(|(_, e)| e).collect());
+        }
+    };
+    let table = match origin.kind {
+        SettingsKind::Stagec => Some(root.get_ref()),
+        SettingsKind::Pyproject => {
+            let tool = root.get_ref().get("tool");
+            match tool.map(|t| (t, t.get_ref())) {
+                None => None,
+                Some((_, DeValue::Table(tool))) => match tool.get("stagec") {
+                    None => None,
+                    Some(stagec) => match stagec.get_ref() {
+                        DeValue::Table(t) => Some(t),
+                        other => {
+                            let message = format!("`tool.stagec` must be a table, not {}", a_type(other));
+                            reader.error(stagec.span().start, message);
+                            None
+                        }
+                    },
+                },
+                // Not stagec's to judge: no `[tool.stagec]`.
+                Some(_) => None,
+            }
+        }
+    };
+    let settings = table.map(|t| reader.settings(t));
+    if reader.errors.is_empty() {
+        return Ok(settings);
+    }
+    reader.errors.sort_by_key(|(offset, _)| *offset);
+    Err(reader.errors.into_iter().map(|(_, e)| e).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn origin(name: &str) -> SettingsOrigin {
+        SettingsOrigin::new(Path::new("/repo").join(name))
+    }
+
+    #[test]
+    fn keys_are_the_schema_properties() {
+        let schema = settings_schema();
+        let mut props: Vec<&str> = schema["properties"]
+            .as_object()
+            .map(|o| o.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        props.sort_unstable();
+        let mut keys = KEYS.to_vec();
+        keys.sort_unstable();
+        assert_eq!(props, keys);
+    }
+
+    #[test]
+    fn every_key_is_read() {
+        let text = r#"
+extend = "base/stagec.toml"
+select = ["C", "P2"]
+ignore = ["C101"]
+extend-select = ["T1"]
+inventory = "cluster/nodes.json"
+determined = "0.38.1"
+show-infos = true
+deny-warnings = false
+min-severity = "warning"
+[per-file-ignores]
+"legacy/*.yaml" = ["C2"]
+"#;
+        let s = parse(text, origin("stagec.toml")).expect("valid settings");
+        assert_eq!(s.extend.as_deref(), Some(Path::new("/repo/base/stagec.toml")));
+        assert_eq!(s.rules.len(), 1);
+        assert_eq!(s.rules[0].select.as_ref().map(Vec::len), Some(2));
+        assert_eq!(s.rules[0].ignore.len(), 1);
+        assert_eq!(s.rules[0].extend_select.len(), 1);
+        assert_eq!(s.inventory.as_deref(), Some(Path::new("/repo/cluster/nodes.json")));
+        assert_eq!(s.determined.as_deref(), Some("0.38.1"));
+        assert_eq!((s.show_infos, s.deny_warnings), (Some(true), Some(false)));
+        assert_eq!(s.min_severity, Some(Severity::Warning));
+        assert_eq!(s.per_file_ignores.as_ref().map(Vec::len), Some(1));
+        // The same text is valid to serde against the schema's type.
+        let typed: SettingsOptions = toml::from_str(text).expect("the schema's type reads it");
+        assert_eq!(typed.min_severity, Some(MinSeverity::Warning));
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_located() {
+        let text = "select = [\"C\"]\nselec = [\"P\"]\nextend_select = [\"T\"]\nignore = [\"C1O1\", 3]\nmin-severity = \"warn\"\n";
+        let errors = parse(text, origin("stagec.toml")).expect_err("mistakes");
+        let shown: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            shown,
+            [
+                "/repo/stagec.toml:2:1: unknown setting `selec`; did you mean `select`?",
+                "/repo/stagec.toml:3:1: unknown setting `extend_select`; did you mean `extend-select`?",
+                "/repo/stagec.toml:4:11: unknown rule selector `C1O1`; did you mean `C101`?",
+                "/repo/stagec.toml:4:19: `ignore` lists rule codes or prefixes as strings, not an integer",
+                "/repo/stagec.toml:5:16: `min-severity` must be \"info\", \"warning\" or \"error\", not `warn`; did you mean `warning`?",
+            ]
+        );
+        let errors = parse("select = [\n", origin("stagec.toml")).expect_err("not TOML");
+        assert!(errors[0].message.starts_with("invalid TOML"), "{errors:?}");
+    }
+
+    #[test]
+    fn pyproject_settings_live_under_tool_stagec() {
+        let none = parse_optional("[tool.ruff]\nselect = [\"E\"]\n", origin("pyproject.toml")).expect("valid");
+        assert!(none.is_none());
+        let some = parse_optional("[tool.stagec]\nignore = [\"P303\"]\n", origin("pyproject.toml")).expect("valid");
+        assert_eq!(some.map(|s| s.rules.len()), Some(1));
+        // A nested table creates `tool.stagec` too.
+        let nested = parse_optional(
+            "[tool.stagec.per-file-ignores]\n\"*.py\" = [\"T\"]\n",
+            origin("pyproject.toml"),
+        )
+        .expect("valid");
+        assert!(nested.is_some());
+        let errors = parse("[tool.stagec]\nselct = []\n", origin("pyproject.toml")).expect_err("unknown");
+        assert_eq!(errors[0].line, 2);
+    }
+
+    #[test]
+    fn discovery_takes_the_closest_folder_and_its_precedence() {
+        let files: BTreeMap<PathBuf, &str> = [
+            ("/r/pyproject.toml", "[tool.stagec]\nignore = [\"C\"]\n"),
+            ("/r/a/pyproject.toml", "[project]\nname = \"x\"\n"),
+            ("/r/a/b/stagec.toml", "ignore = [\"P\"]\n"),
+            ("/r/a/b/.stagec.toml", "ignore = [\"T\"]\n"),
+            (
+                "/r/x/stagec.toml",
+                "extend = \"../pyproject.toml\"\nextend-select = [\"C101\"]\n",
+            ),
+            ("/r/loop/stagec.toml", "extend = \"stagec.toml\"\n"),
+        ]
+        .into_iter()
+        .map(|(p, t)| (PathBuf::from(p), t))
+        .collect();
+        let mut read = |p: &Path| Ok(files.get(p).map(|t| t.to_string()));
+        let found = |dir: &str, read: ReadFile<'_>| find(Path::new(dir), read);
+        let a = found("/r/a", &mut read).expect("valid").expect("found");
+        assert_eq!(a.origin.path, Path::new("/r/pyproject.toml"));
+        let b = found("/r/a/b/c", &mut read).expect("valid").expect("found");
+        assert_eq!(b.origin.path, Path::new("/r/a/b/.stagec.toml"));
+        let x = found("/r/x", &mut read).expect("valid").expect("found");
+        let sel = x.selection(&[], None);
+        assert!(!sel.is_enabled("C102") && sel.is_enabled("C101"));
+        assert!(found("/elsewhere", &mut read).expect("valid").is_none());
+        let errors = found("/r/loop", &mut read).expect_err("a cycle");
+        assert!(errors[0].message.contains("extends this file again"), "{errors:?}");
+    }
+}
