@@ -17,6 +17,9 @@ use serde_json::{json, Value};
 
 const SEED: &str = include_str!("../../examples/hpp-seed-fixed/const.yaml");
 const MODEL: &str = include_str!("../../examples/hpp-seed-fixed/model.py");
+/// The training code the config's entrypoint runs: analysed on every edit
+/// (its parse kept between edits).
+const TRAIN: &str = include_str!("../../examples/hpp-seed-fixed/train.py");
 
 /// A valid config of `lines` lines: the seed plus extra hyperparameters.
 fn config_of(lines: usize) -> String {
@@ -58,6 +61,7 @@ impl Session {
         let config = dir.join("const.yaml");
         let _ = std::fs::write(&config, &text);
         let _ = std::fs::write(dir.join("model.py"), MODEL);
+        let _ = std::fs::write(dir.join("train.py"), TRAIN);
         let (server_side, client) = Connection::memory();
         let server = thread::spawn(move || stagec_lsp::server::serve(&server_side));
         let uri = uri_of(&config);
