@@ -8,7 +8,7 @@
 //! says "unknown" and the rules stay silent.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::ast::{Arg, ChunkAst, Class, CompFor, DictItem, Expr, ExprKind, Function, Handler, Parent, Stmt, StmtKind};
 use super::scan::ChunkKind;
@@ -269,6 +269,13 @@ pub struct Program {
     files: Vec<FileEntry>,
     by_module: HashMap<String, ModId>,
     tables: Vec<HashMap<String, Vec<ModBinding>>>,
+    /// The chunks each identifier occurs in (built on first use): where a
+    /// function's call sites can be.
+    words: OnceLock<HashMap<Box<str>, Vec<(ModId, u32)>>>,
+    /// The call sites found for each function so far (scope and call
+    /// span): following values through parameters asks for the same
+    /// functions again and again.
+    sites: Mutex<HashMap<FuncId, Arc<[(Scope, Span)]>>>,
 }
 
 impl std::fmt::Debug for Program {
@@ -319,6 +326,8 @@ impl Program {
             files: entries,
             by_module,
             tables: Vec::new(),
+            words: OnceLock::new(),
+            sites: Mutex::new(HashMap::new()),
         };
         program.tables = (0..program.files.len() as ModId)
             .map(|m| program.module_table(m))
@@ -1000,38 +1009,93 @@ impl Program {
     /// Every call of function `f` in the training code: the calling scope
     /// and the call. Instantiations count as calls of `__init__`.
     pub fn call_sites(&self, f: FuncId) -> Vec<(Scope, &Expr)> {
+        let kept = self.sites.lock().ok().and_then(|m| m.get(&f).cloned());
+        let found = match kept {
+            Some(found) => found,
+            None => {
+                let found: Arc<[(Scope, Span)]> = self.find_call_sites(f).into();
+                if let Ok(mut m) = self.sites.lock() {
+                    m.insert(f, Arc::clone(&found));
+                }
+                found
+            }
+        };
+        // The calls themselves, found again in their scopes by span.
+        let mut out = Vec::with_capacity(found.len());
+        let mut i = 0;
+        while i < found.len() {
+            let scope = found[i].0;
+            let mut j = i;
+            while j < found.len() && found[j].0 == scope {
+                j += 1;
+            }
+            let spans = &found[i..j];
+            self.walk_exprs(scope, &mut |_, e| {
+                if matches!(e.kind, ExprKind::Call { .. }) && spans.iter().any(|(_, s)| *s == e.span) {
+                    out.push((scope, e));
+                }
+            });
+            i = j;
+        }
+        out
+    }
+
+    /// The calls of `f` (scope and span, grouped by scope in walk order),
+    /// looked for in the chunks that mention its name.
+    fn find_call_sites(&self, f: FuncId) -> Vec<(Scope, Span)> {
         let Some(func) = self.func(f) else { return Vec::new() };
         let class = self.class_of(f);
-        let needle: String = if func.name == "__init__" {
+        let needle: &str = if func.name == "__init__" {
             match class.and_then(|k| self.class(k)) {
-                Some(c) => c.name.clone(),
+                Some(c) => c.name.as_str(),
                 None => return Vec::new(),
             }
         } else {
-            func.name.clone()
+            func.name.as_str()
         };
         let mut out = Vec::new();
-        let needles = [needle.as_str()];
-        for m in self.modules() {
-            let chunks: Vec<u32> = self.chunks_mentioning(m, &needles).collect();
-            for c in chunks {
-                for scope in self.scopes(m, c) {
-                    self.walk_exprs(scope, &mut |_, e| {
-                        if let ExprKind::Call { func: callee_expr, .. } = &e.kind {
-                            let hit = match self.callee(scope, callee_expr) {
-                                Callee::Func(g) => g == f,
-                                Callee::Class(k) => func.name == "__init__" && Some(k) == class,
-                                _ => false,
-                            };
-                            if hit {
-                                out.push((scope, e));
-                            }
+        let chunks = self.chunks_with_word(needle);
+        for &(m, c) in chunks {
+            for scope in self.scopes(m, c) {
+                self.walk_exprs(scope, &mut |_, e| {
+                    if let ExprKind::Call { func: callee_expr, .. } = &e.kind {
+                        let hit = match self.callee(scope, callee_expr) {
+                            Callee::Func(g) => g == f,
+                            Callee::Class(k) => func.name == "__init__" && Some(k) == class,
+                            _ => false,
+                        };
+                        if hit {
+                            out.push((scope, e.span));
                         }
-                    });
-                }
+                    }
+                });
             }
         }
         out
+    }
+
+    /// The chunks (in module and chunk order) whose text has `word` as a
+    /// whole identifier.
+    fn chunks_with_word(&self, word: &str) -> &[(ModId, u32)] {
+        let index = self.words.get_or_init(|| {
+            let mut index: HashMap<Box<str>, Vec<(ModId, u32)>> = HashMap::new();
+            for m in self.modules() {
+                let Some(p) = self.parsed(m) else { continue };
+                for (c, info) in p.chunks().iter().enumerate() {
+                    let Some(text) = p.text().get(info.range.clone()) else {
+                        continue;
+                    };
+                    for w in identifiers(text) {
+                        let at = index.entry(w.into()).or_default();
+                        if at.last() != Some(&(m, c as u32)) {
+                            at.push((m, c as u32));
+                        }
+                    }
+                }
+            }
+            index
+        });
+        index.get(word).map_or(&[], Vec::as_slice)
     }
 
     /// How a call binds parameter `index` of `f` (whose call it is).
@@ -2426,4 +2490,11 @@ pub fn walk_expr<'p>(e: &'p Expr, stack: &mut Vec<Anc<'p>>, visit: &mut dyn FnMu
         _ => {}
     }
     stack.pop();
+}
+
+/// The identifiers of `text` (ASCII and Unicode word characters after a
+/// non-word character), comments and strings included.
+fn identifiers(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| w.chars().next().is_some_and(|c| !c.is_ascii_digit()))
 }
