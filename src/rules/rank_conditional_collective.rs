@@ -53,22 +53,12 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         return;
     }
     let ddp = runtime::data_parallel_model(code.prog, code.rt);
-    let needles = [
-        "barrier",
-        "all_reduce",
-        "broadcast",
-        "all_gather",
-        "gather",
-        "scatter",
-        "reduce",
-        "backward",
-        "step_optimizer",
-        "checkpoint",
-        "should_preempt",
-        "allgather",
-        "all_to_all",
-    ];
-    for scope in code.scopes(&needles) {
+    // Chunks that call a collective by name: `reduce` as a word, not
+    // `reduce_dict`; `checkpoint` in `core.checkpoint`, not in
+    // `save_checkpoint`.
+    let words = runtime::collective_words(code.prog);
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    for scope in code.scopes_with_words(&words) {
         let cx = Counter {
             code: &code,
             ddp,

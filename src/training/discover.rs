@@ -234,13 +234,15 @@ pub fn discover(
         };
         bytes += input.bytes.len();
         let text = String::from_utf8_lossy(&input.bytes);
-        let imports = super::scan::scan(&text).imports;
+        // Scanned once: the compilation takes this scan over.
+        let scanned = std::sync::Arc::new(super::ParsedFile::new(&text));
+        let imports = scanned.imports();
         let package = if q.rel.ends_with("__init__.py") {
             q.module.clone()
         } else {
             q.module.rsplit_once('.').map_or(String::new(), |(p, _)| p.to_string())
         };
-        for imp in &imports {
+        for imp in imports {
             for (rel, module) in resolve_import(&ctx, imp, &package, &q.roots) {
                 if !seen.contains(&rel) {
                     queue.push_back(Queued {
@@ -257,6 +259,7 @@ pub fn discover(
             module: q.module,
             role: q.role,
             parsed: None,
+            scanned: Some(scanned),
         });
     }
     // The entry file first; the others keep their discovery order.

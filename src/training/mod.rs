@@ -77,6 +77,10 @@ pub struct TrainingInput {
     /// A parse kept from an earlier compilation of the same text (the
     /// language server's [`Cache`]); used only when its text matches.
     pub parsed: Option<Arc<ParsedFile>>,
+    /// The file as discovery scanned it for imports (nothing parsed yet),
+    /// so the compilation does not scan it again; used only when its text
+    /// matches.
+    pub scanned: Option<Arc<ParsedFile>>,
 }
 
 /// The training code of an experiment, as discovery found it.
@@ -314,8 +318,9 @@ pub fn attach(
             index_of.push(None);
             continue;
         };
-        let (parsed, fresh) = match &t.parsed {
-            Some(p) if p.same_text(&reg.text) => (Arc::clone(p), false),
+        let (parsed, fresh) = match (&t.parsed, &t.scanned) {
+            (Some(p), _) if p.same_text(&reg.text) => (Arc::clone(p), false),
+            (_, Some(s)) if s.same_text(&reg.text) => (Arc::clone(s), true),
             _ => (Arc::new(ParsedFile::new(&reg.text)), true),
         };
         index_of.push(Some(files.len()));

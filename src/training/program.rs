@@ -271,7 +271,7 @@ pub struct Program {
     tables: Vec<HashMap<String, Vec<ModBinding>>>,
     /// The chunks each identifier occurs in (built on first use): where a
     /// function's call sites can be.
-    words: OnceLock<HashMap<Box<str>, Vec<(ModId, u32)>>>,
+    words: OnceLock<WordIndex>,
     /// The call sites found for each function so far (scope and call
     /// span): following values through parameters asks for the same
     /// functions again and again.
@@ -659,13 +659,19 @@ impl Program {
             .iter()
             .map(|t| t.rsplit('.').next().unwrap_or(t).to_string())
             .collect();
+        out.extend(self.names_bound_to(m, targets));
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// The names module `m` binds to one of the external `targets`, sorted.
+    pub fn names_bound_to(&self, m: ModId, targets: &[&str]) -> Vec<String> {
+        let mut out = Vec::new();
         if let Some(table) = self.tables.get(m as usize) {
             let mut names: Vec<&String> = table.keys().collect();
             names.sort();
             for n in names {
-                if out.contains(n) {
-                    continue;
-                }
                 if let Some(Sym::External(p)) = self.global(m, n, 0) {
                     if targets.contains(&p.as_str()) {
                         out.push(n.clone());
@@ -673,8 +679,6 @@ impl Program {
                 }
             }
         }
-        out.sort();
-        out.dedup();
         out
     }
 
@@ -1074,21 +1078,43 @@ impl Program {
         out
     }
 
+    /// The chunks of module `m` whose text has one of `words` as a whole
+    /// identifier (`checkpoint` in `core.checkpoint.store_path`, not in
+    /// `save_checkpoint`), in chunk order.
+    pub fn chunks_with_words(&self, m: ModId, words: &[&str]) -> Vec<u32> {
+        let mut out: Vec<u32> = words
+            .iter()
+            .flat_map(|w| self.chunks_with_word(w).iter())
+            .filter(|(at, _)| *at == m)
+            .map(|(_, c)| *c)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// The chunks (in module and chunk order) whose text has `word` as a
     /// whole identifier.
     fn chunks_with_word(&self, word: &str) -> &[(ModId, u32)] {
         let index = self.words.get_or_init(|| {
-            let mut index: HashMap<Box<str>, Vec<(ModId, u32)>> = HashMap::new();
+            let mut index = WordIndex::default();
             for m in self.modules() {
                 let Some(p) = self.parsed(m) else { continue };
                 for (c, info) in p.chunks().iter().enumerate() {
                     let Some(text) = p.text().get(info.range.clone()) else {
                         continue;
                     };
+                    let at = (m, c as u32);
                     for w in identifiers(text) {
-                        let at = index.entry(w.into()).or_default();
-                        if at.last() != Some(&(m, c as u32)) {
-                            at.push((m, c as u32));
+                        match index.get_mut(w) {
+                            Some(list) => {
+                                if list.last() != Some(&at) {
+                                    list.push(at);
+                                }
+                            }
+                            None => {
+                                index.insert(w.into(), vec![at]);
+                            }
                         }
                     }
                 }
@@ -2492,9 +2518,30 @@ pub fn walk_expr<'p>(e: &'p Expr, stack: &mut Vec<Anc<'p>>, visit: &mut dyn FnMu
     stack.pop();
 }
 
-/// The identifiers of `text` (ASCII and Unicode word characters after a
-/// non-word character), comments and strings included.
+/// The identifiers of `text`: runs of ASCII letters, digits and `_` (and
+/// of non-ASCII bytes, so a Unicode identifier stays whole) not starting
+/// with a digit; comments and strings included.
 fn identifiers(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| w.chars().next().is_some_and(|c| !c.is_ascii_digit()))
+    let bytes = text.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || !b.is_ascii();
+    let mut i = 0usize;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            while i < bytes.len() && !word(bytes[i]) {
+                i += 1;
+            }
+            let start = i;
+            while i < bytes.len() && word(bytes[i]) {
+                i += 1;
+            }
+            // Both ends are ASCII bytes or the text's ends: char boundaries.
+            if start < i && !bytes[start].is_ascii_digit() {
+                return text.get(start..i);
+            }
+        }
+        None
+    })
 }
+
+/// Which chunks each identifier occurs in.
+type WordIndex = HashMap<Box<str>, Vec<(ModId, u32)>>;

@@ -882,6 +882,81 @@ const DIST_COLLECTIVES: &[&str] = &[
     "monitored_barrier",
 ];
 
+/// The names [`collective`] recognises as collectives (method or function
+/// names, as whole identifiers): a chunk that has none of them, nor a name
+/// its module binds to one ([`collective_words`]), calls none directly.
+const COLLECTIVE_NAMES: &[&str] = &[
+    // torch.distributed and deepspeed.comm
+    "barrier",
+    "all_reduce",
+    "all_gather",
+    "all_gather_object",
+    "all_gather_into_tensor",
+    "all_to_all",
+    "all_to_all_single",
+    "broadcast",
+    "broadcast_object_list",
+    "reduce",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "gather",
+    "gather_object",
+    "scatter",
+    "scatter_object_list",
+    "monitored_barrier",
+    // torch.distributed.checkpoint (its functions' names are common
+    // words: the names bound to them and to the module are added)
+    "checkpoint",
+    // Horovod
+    "allreduce",
+    "allreduce_",
+    "allgather",
+    "broadcast_",
+    "broadcast_parameters",
+    "broadcast_optimizer_state",
+    "broadcast_object",
+    "alltoall",
+    // (`hvd.join` is left out: `join` is mostly `os.path.join`.)
+    // engines, Accelerate, Determined
+    "backward",
+    "step_optimizer",
+    "wait_for_everyone",
+    "gather_for_metrics",
+    "broadcast_local",
+    "allgather_local",
+    "gather_local",
+    "restore_path",
+    "download",
+    "store_path",
+    "upload",
+    "should_preempt",
+];
+
+/// The words a chunk that calls a collective directly has as identifiers:
+/// [`COLLECTIVE_NAMES`], and the names the training code's modules bind to
+/// collective functions or to `torch.distributed.checkpoint`
+/// (`from torch.distributed import all_reduce as ar`, `import
+/// torch.distributed.checkpoint as dcp`).
+pub fn collective_words(prog: &Program) -> Vec<String> {
+    let mut targets: Vec<String> = Vec::new();
+    for name in DIST_COLLECTIVES {
+        targets.push(format!("torch.distributed.{name}"));
+        targets.push(format!("deepspeed.comm.{name}"));
+    }
+    for name in ["save", "load", "save_state_dict", "load_state_dict"] {
+        targets.push(format!("torch.distributed.checkpoint.{name}"));
+    }
+    let targets: Vec<&str> = targets.iter().map(String::as_str).collect();
+    let mut out: Vec<String> = COLLECTIVE_NAMES.iter().map(|n| n.to_string()).collect();
+    for m in prog.code_modules() {
+        out.extend(prog.names_bound_to(m, &targets));
+        out.extend(prog.module_alias(m, "torch.distributed.checkpoint"));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// A collective operation: its kind (what must match across ranks) and
 /// how to name it.
 #[derive(Clone, Debug, PartialEq, Eq)]
