@@ -112,7 +112,10 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         if !live(b) {
             continue;
         }
-        let Some(request) = requests.iter().find(|r| !exclusive(&code, b, r)) else {
+        // A request in the same program: the experiment's code, or the
+        // named files it never runs.
+        let same = |r: &&&Site<'_>| code.prog.detached(r.scope.m) == code.prog.detached(b.scope.m);
+        let Some(request) = requests.iter().find(|r| same(r) && !exclusive(&code, b, r)) else {
             continue;
         };
         let d = out.at_loc(

@@ -53,11 +53,14 @@ pub(crate) fn iteration_wrapper(callee: &Callee, pos: &ArgPos<'_>) -> bool {
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
-    if !code.rt.world.distributed() {
+    if !code.rt.distributed_somewhere() {
         return;
     }
     let subclasses = sampler_subclasses(&code);
     for scope in code.scopes_for(&[SAMPLER], &["Sampler"]) {
+        if !code.rt.world_at(code.prog, scope.m).distributed() {
+            continue;
+        }
         code.prog.walk_exprs(scope, &mut |anc, e| {
             let ExprKind::Call { func, args, .. } = &e.kind else {
                 return;

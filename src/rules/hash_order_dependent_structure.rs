@@ -51,7 +51,7 @@ const REGISTRIES: &[&str] = &[
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
-    if !code.rt.world.distributed() || code.cfg.sets_env("PYTHONHASHSEED") || plan_environment(cx) {
+    if !code.rt.distributed_somewhere() || code.cfg.sets_env("PYTHONHASHSEED") || plan_environment(cx) {
         return;
     }
     // A value assigned before new interpreters start counts as set.
@@ -61,6 +61,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         return;
     }
     for scope in code.scopes(&["set(", "{", "hash("]) {
+        if !code.rt.world_at(code.prog, scope.m).distributed() {
+            continue;
+        }
         let mut hits: Vec<(&Expr, String, bool)> = Vec::new();
         // (a) loops over a set that register modules.
         code.prog.walk_stmts(scope, &mut |_, s| {

@@ -49,7 +49,7 @@ const RANKS: [i64; 3] = [0, 1, 2];
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
-    if !code.rt.world.distributed() {
+    if !code.rt.distributed_somewhere() {
         return;
     }
     let ddp = runtime::data_parallel_model(code.prog, code.rt);
@@ -59,6 +59,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let words = runtime::collective_words(code.prog);
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
     for scope in code.scopes_with_words(&words) {
+        if !code.rt.world_at(code.prog, scope.m).distributed() {
+            continue;
+        }
         let cx = Counter {
             code: &code,
             ddp,

@@ -69,11 +69,20 @@ struct Hit<'p> {
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
-    if !code.rt.world.distributed() {
+    if !code.rt.distributed_somewhere() {
         return;
     }
-    let seeding = runtime::seeding(code.prog, code.rt);
-    if seeding == Seeding::NotIdentical {
+    // The experiment's code, and the named files it never runs (each
+    // seeded, or not, by its own code).
+    let seedings = [
+        runtime::seeding_of(code.prog, code.rt, false),
+        runtime::seeding_of(code.prog, code.rt, true),
+    ];
+    let group = |m: ModId| usize::from(code.prog.detached(m));
+    let applies = |m: ModId| {
+        code.rt.world_at(code.prog, m).distributed() && seedings[group(m)] != Seeding::NotIdentical
+    };
+    if !seedings.iter().any(|s| *s != Seeding::NotIdentical) {
         return;
     }
     let mut hits: Vec<Hit<'_>> = Vec::new();
@@ -84,6 +93,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         "torch.randperm",
     ];
     for scope in code.scopes_for(&targets, &["shuffle"]) {
+        if !applies(scope.m) {
+            continue;
+        }
         code.prog.walk_exprs(scope, &mut |anc, e| {
             let ExprKind::Call { func, args, .. } = &e.kind else {
                 return;
@@ -139,12 +151,13 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         });
     }
     let degree = super::training_support::pipeline_degree(cx);
-    let world = match code.rt.world {
-        runtime::World::Ranks(Some(n)) => format!("all {n} ranks"),
-        _ => "all ranks".to_string(),
-    };
     for hit in hits {
-        let source = match &seeding {
+        let world = match code.rt.world_at(code.prog, hit.m) {
+            runtime::World::Ranks(Some(n)) => format!("all {n} ranks"),
+            _ => "all ranks".to_string(),
+        };
+        let seeding = &seedings[group(hit.m)];
+        let source = match seeding {
             Seeding::Trial => "Determined's trial seed".to_string(),
             Seeding::Call { scope, call, .. } => format!("`{}`", excerpt(code.text(scope.m, *call))),
             Seeding::NotIdentical => continue,
@@ -162,10 +175,11 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 d.label(code.file(lm), span, "the plain torch DataLoader it feeds");
             }
         }
-        if let Seeding::Call { scope, call, .. } = &seeding {
+        if let Seeding::Call { scope, call, .. } = seeding {
             d.label(code.file(scope.m), *call, "every rank seeds the global RNG alike here");
         }
-        if let Some(text) = generator(&code, &seeding, hit.scope, degree) {
+        let degree = if code.prog.detached(hit.m) { None } else { degree };
+        if let Some(text) = generator(&code, seeding, hit.scope, degree) {
             if let Some(edit) = add_argument(code.file(hit.m), hit.call, code.prog.text(hit.m), &text) {
                 d.unsafe_fix("give the sampler a generator seeded per replica", vec![edit]);
             }

@@ -5,7 +5,7 @@
 //! importing package). Imports are read from a scan of the text, without
 //! parsing; a module outside the context (site-packages) is never read.
 
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
 use super::entry::{self, Launch, NotPython, Target};
@@ -175,6 +175,9 @@ pub fn discover(
     let ctx = Context::new(root, python_files);
     let mut queue: VecDeque<Queued> = VecDeque::new();
     let mut entry_rel: Option<String> = None;
+    // Where the experiment's process starts: the entry and the packages
+    // imported before it.
+    let mut starts: Vec<String> = Vec::new();
     let spec = match config_text.map(entrypoint) {
         None => EntrySpec::Absent,
         Some(None) => EntrySpec::Absent,
@@ -182,6 +185,9 @@ pub fn discover(
         Some(Some(Ok(launch))) => match locate(&ctx, &launch) {
             Ok(found) => {
                 entry_rel = Some(found.rel.clone());
+                starts.push(found.rel.clone());
+                starts.push(found.entry.rel.clone());
+                starts.extend(found.parents.iter().map(|p| p.rel.clone()));
                 queue.extend(found.parents);
                 queue.push_front(found.entry);
                 EntrySpec::Found(launch, 0)
@@ -201,6 +207,9 @@ pub fn discover(
     }
 
     let mut files: Vec<TrainingInput> = Vec::new();
+    // Each file's context path, and the context files its imports name.
+    let mut rels: Vec<String> = Vec::new();
+    let mut edges: HashMap<String, Vec<String>> = HashMap::new();
     let mut problems = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
     let mut bytes = 0usize;
@@ -242,8 +251,10 @@ pub fn discover(
         } else {
             q.module.rsplit_once('.').map_or(String::new(), |(p, _)| p.to_string())
         };
+        let mut targets = Vec::new();
         for imp in imports {
             for (rel, module) in resolve_import(&ctx, imp, &package, &q.roots) {
+                targets.push(rel.clone());
                 if !seen.contains(&rel) {
                     queue.push_back(Queued {
                         rel,
@@ -254,13 +265,33 @@ pub fn discover(
                 }
             }
         }
+        edges.insert(q.rel.clone(), targets);
+        rels.push(q.rel);
         files.push(TrainingInput {
             input,
             module: q.module,
             role: q.role,
             parsed: None,
             scanned: Some(scanned),
+            detached: false,
         });
+    }
+    // Files named on the command line that the entrypoint's process never
+    // imports (nor what only they import) do not run in the experiment.
+    if !starts.is_empty() {
+        let mut reached: HashSet<&str> = HashSet::new();
+        let mut stack: Vec<&str> = starts.iter().map(String::as_str).collect();
+        while let Some(rel) = stack.pop() {
+            if !reached.insert(rel) {
+                continue;
+            }
+            if let Some(next) = edges.get(rel) {
+                stack.extend(next.iter().map(String::as_str));
+            }
+        }
+        for (f, rel) in files.iter_mut().zip(&rels) {
+            f.detached = !reached.contains(rel.as_str());
+        }
     }
     // The entry file first; the others keep their discovery order.
     let entry = match (&spec, &entry_rel) {

@@ -81,6 +81,10 @@ pub struct TrainingInput {
     /// so the compilation does not scan it again; used only when its text
     /// matches.
     pub scanned: Option<Arc<ParsedFile>>,
+    /// A file named on the command line (or imported only by such files)
+    /// that the entrypoint's process never imports: it does not run in the
+    /// experiment, and is analysed as code on its own.
+    pub detached: bool,
 }
 
 /// The training code of an experiment, as discovery found it.
@@ -199,6 +203,8 @@ pub struct TrainingFile {
     pub parsed: Arc<ParsedFile>,
     /// Whether this compilation parsed the file (not reused from a cache).
     pub fresh: bool,
+    /// See [`TrainingInput::detached`].
+    pub detached: bool,
 }
 
 /// The training code of a compilation: plain facts for the `T…` rules.
@@ -330,6 +336,7 @@ pub fn attach(
             role: t.role,
             parsed,
             fresh,
+            detached: t.detached,
         });
     }
     if let EntrySpec::Found(launch, i) = &entry {
@@ -352,6 +359,7 @@ pub fn attach(
             role: FileRole::Model,
             parsed: Arc::new(ParsedFile::new(text)),
             fresh: true,
+            detached: false,
         });
     }
     Training::new(entry, files, config)

@@ -261,6 +261,7 @@ struct FileEntry {
     file: FileId,
     module: String,
     role: FileRole,
+    detached: bool,
 }
 
 /// The program: every training file, its top-level names, and the
@@ -314,6 +315,7 @@ impl Program {
                 file: f.file,
                 module: f.module.clone(),
                 role: f.role,
+                detached: f.detached,
             })
             .collect();
         let mut by_module = HashMap::new();
@@ -348,6 +350,12 @@ impl Program {
 
     pub fn role(&self, m: ModId) -> Option<FileRole> {
         self.files.get(m as usize).map(|f| f.role)
+    }
+
+    /// Whether module `m` is code the experiment does not run (see
+    /// [`crate::training::TrainingInput::detached`]).
+    pub fn detached(&self, m: ModId) -> bool {
+        self.files.get(m as usize).is_some_and(|f| f.detached)
     }
 
     pub fn module_name(&self, m: ModId) -> &str {

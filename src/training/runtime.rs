@@ -102,6 +102,10 @@ pub struct Runtime {
     pub unlaunched_trial: Option<(ClassId, TrialKind)>,
     /// The launch, when the entrypoint was read.
     pub launch: Option<Launch>,
+    /// Who runs the files named on the command line that the experiment
+    /// never runs ([`Program::detached`]), worked out as for files checked
+    /// on their own.
+    pub detached_world: World,
 }
 
 impl Runtime {
@@ -113,9 +117,10 @@ impl Runtime {
         };
         let slots = config.slots;
         let mut unlaunched_trial = None;
+        let main = |m: ModId| !prog.detached(m);
         let world = if !config.present {
             // Files on their own: distributed when the code says so.
-            if distributed_markers(prog) || !trials.is_empty() {
+            if distributed_markers(prog, &main) || !trials.is_empty() {
                 World::Ranks(None)
             } else {
                 World::Single
@@ -138,7 +143,7 @@ impl Runtime {
                             // `determined.exec.harness` directly: one process.
                             World::Single
                         } else {
-                            spawned_world(prog, slots)
+                            spawned_world(prog, slots, &main)
                         }
                     }
                     (_, Procs::Slots) => slots_world(slots),
@@ -152,7 +157,7 @@ impl Runtime {
                     (_, Procs::One) => World::Single,
                 },
                 None => {
-                    if distributed_markers(prog) {
+                    if distributed_markers(prog, &main) {
                         World::Ranks(None)
                     } else {
                         World::Single
@@ -160,12 +165,35 @@ impl Runtime {
                 }
             }
         };
+        let detached = |m: ModId| prog.detached(m);
+        let detached_world = if !prog.code_modules().any(detached) {
+            World::Single
+        } else if distributed_markers(prog, &detached) || trials.iter().any(|(k, _)| detached(k.m)) {
+            World::Ranks(None)
+        } else {
+            World::Single
+        };
         Runtime {
             world,
             trials,
             unlaunched_trial,
             launch,
+            detached_world,
         }
+    }
+
+    /// Who runs the code of module `m`.
+    pub fn world_at(&self, prog: &Program, m: ModId) -> World {
+        if prog.detached(m) {
+            self.detached_world
+        } else {
+            self.world
+        }
+    }
+
+    /// Whether some of the code runs once per rank.
+    pub fn distributed_somewhere(&self) -> bool {
+        self.world.distributed() || self.detached_world.distributed()
     }
 
     /// The entrypoint's arguments.
@@ -234,8 +262,8 @@ fn only_definitions(prog: &Program, m: ModId) -> bool {
 
 /// The process count when plain `python script.py` spawns ranks itself
 /// (`torch.multiprocessing.spawn`, Lightning with several devices).
-fn spawned_world(prog: &Program, slots: Option<i64>) -> World {
-    for m in prog.code_modules() {
+fn spawned_world(prog: &Program, slots: Option<i64>, which: &dyn Fn(ModId) -> bool) -> World {
+    for m in prog.code_modules().filter(|m| which(*m)) {
         let needles = ["spawn", "start_processes", "Trainer"];
         let chunks: Vec<u32> = prog.chunks_mentioning(m, &needles).collect();
         for c in chunks {
@@ -288,8 +316,8 @@ fn spawned_world(prog: &Program, slots: Option<i64>) -> World {
 }
 
 /// Code that only makes sense with several ranks (for files checked on
-/// their own).
-fn distributed_markers(prog: &Program) -> bool {
+/// their own), in the modules `which` accepts.
+fn distributed_markers(prog: &Program, which: &dyn Fn(ModId) -> bool) -> bool {
     const MARKERS: &[&str] = &[
         "torch.distributed.init_process_group",
         "torch.nn.parallel.DistributedDataParallel",
@@ -310,13 +338,18 @@ fn distributed_markers(prog: &Program) -> bool {
         "deepspeed",
         "spawn",
     ];
-    any_call(prog, &needles, |path| MARKERS.contains(&path))
+    any_call_in(prog, &needles, |path| MARKERS.contains(&path), which)
 }
 
 /// Whether some call of the training code resolves to an external path
 /// `pred` accepts (only chunks mentioning `needles` are parsed).
 pub fn any_call(prog: &Program, needles: &[&str], pred: impl Fn(&str) -> bool) -> bool {
-    for m in prog.code_modules() {
+    any_call_in(prog, needles, pred, &|_| true)
+}
+
+/// [`any_call`] in the modules `which` accepts.
+fn any_call_in(prog: &Program, needles: &[&str], pred: impl Fn(&str) -> bool, which: &dyn Fn(ModId) -> bool) -> bool {
+    for m in prog.code_modules().filter(|m| which(*m)) {
         let chunks: Vec<u32> = prog.chunks_mentioning(m, needles).collect();
         for c in chunks {
             for scope in prog.scopes(m, c) {
@@ -1212,6 +1245,13 @@ pub enum Seeding {
 
 /// Whether every rank seeds the global torch RNG with the same value.
 pub fn seeding(prog: &Program, runtime: &Runtime) -> Seeding {
+    seeding_of(prog, runtime, false)
+}
+
+/// [`seeding`] for the code the experiment runs (`detached` false) or for
+/// the named files it never runs (`detached` true): only seeding calls and
+/// trial classes of the same code count.
+pub fn seeding_of(prog: &Program, runtime: &Runtime, detached: bool) -> Seeding {
     let seed_calls = calls(
         prog,
         &[
@@ -1225,6 +1265,9 @@ pub fn seeding(prog: &Program, runtime: &Runtime) -> Seeding {
     );
     let mut first = None;
     for (scope, _, call, path) in &seed_calls {
+        if prog.detached(scope.m) != detached {
+            continue;
+        }
         let ExprKind::Call { args, .. } = &call.kind else {
             continue;
         };
@@ -1247,9 +1290,11 @@ pub fn seeding(prog: &Program, runtime: &Runtime) -> Seeding {
     }
     // A seeding call the code makes wins over the trial seed Determined set
     // before it ran (both are the same on every rank).
+    let trial = runtime.trials.iter().any(|(k, _)| prog.detached(k.m) == detached)
+        || (!detached && runtime.unlaunched_trial.is_some());
     match first {
         Some(call) => call,
-        None if !runtime.trials.is_empty() || runtime.unlaunched_trial.is_some() => Seeding::Trial,
+        None if trial => Seeding::Trial,
         None => Seeding::NotIdentical,
     }
 }
