@@ -74,7 +74,8 @@ fn named_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Checks a fixture folder: as `stagec check DIR/const.yaml` does, or with
-/// its named files as `stagec check FILE.py` does.
+/// its named files as `stagec check FILE.py` does (with the folder's
+/// experiment, or on their own when it has no `const.yaml`).
 fn check_dir(dir: &Path) -> Compiled {
     let named = named_files(dir);
     if named.is_empty() {
@@ -83,6 +84,16 @@ fn check_dir(dir: &Path) -> Compiled {
     let relative = PathBuf::from(common::display_name(dir));
     let scan = ContextScan::new(&relative);
     assert!(scan.problems.is_empty(), "{:?}", scan.problems);
+    let opts = Options {
+        env: &common::test_env,
+        ..Options::default()
+    };
+    if !dir.join("const.yaml").exists() {
+        // No experiment in the folder: the named files on their own.
+        let (project, problems) = Project::python_only(&named, &scan, &Disk);
+        assert!(problems.is_empty(), "{problems:?}");
+        return stagec::compile(&project, &opts);
+    }
     let discovered = Project::discover_with(
         &relative.join("const.yaml"),
         &SourceSpec::default(),
@@ -95,10 +106,6 @@ fn check_dir(dir: &Path) -> Compiled {
         Err(e) => panic!("{e}"),
     };
     assert!(problems.is_empty(), "{problems:?}");
-    let opts = Options {
-        env: &common::test_env,
-        ..Options::default()
-    };
     stagec::compile(&project, &opts)
 }
 

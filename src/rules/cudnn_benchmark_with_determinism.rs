@@ -112,9 +112,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         if !live(b) {
             continue;
         }
-        // A request in the same program: the experiment's code, or the
-        // named files it never runs.
-        let same = |r: &&&Site<'_>| code.prog.detached(r.scope.m) == code.prog.detached(b.scope.m);
+        // A request in a program the assignment runs in too (the
+        // experiment's, or a script named on the command line).
+        let same = |r: &&&Site<'_>| code.prog.same_program(r.scope.m, b.scope.m);
         let Some(request) = requests.iter().find(|r| same(r) && !exclusive(&code, b, r)) else {
             continue;
         };

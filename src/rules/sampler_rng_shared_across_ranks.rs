@@ -72,17 +72,22 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     if !code.rt.distributed_somewhere() {
         return;
     }
-    // The experiment's code, and the named files it never runs (each
-    // seeded, or not, by its own code).
-    let seedings = [
-        runtime::seeding_of(code.prog, code.rt, false),
-        runtime::seeding_of(code.prog, code.rt, true),
-    ];
-    let group = |m: ModId| usize::from(code.prog.detached(m));
-    let applies = |m: ModId| {
-        code.rt.world_at(code.prog, m).distributed() && seedings[group(m)] != Seeding::NotIdentical
+    // Each program (the experiment's, and each script named on the command
+    // line that it never runs) is seeded, or not, by its own code.
+    let mut seedings: Vec<(u64, Seeding)> = vec![(1, runtime::seeding_of(code.prog, code.rt, 1))];
+    for (bit, _) in &code.rt.scripts {
+        seedings.push((*bit, runtime::seeding_of(code.prog, code.rt, *bit)));
+    }
+    // The program of module `m` whose ranks all draw alike: its world and
+    // seeding.
+    let shared = |m: ModId| -> Option<(runtime::World, &Seeding)> {
+        code.rt.worlds_of(code.prog, m).into_iter().find_map(|(bit, w)| {
+            let s = seedings.iter().find(|(b, _)| *b == bit).map(|(_, s)| s)?;
+            (w.distributed() && *s != Seeding::NotIdentical).then_some((w, s))
+        })
     };
-    if !seedings.iter().any(|s| *s != Seeding::NotIdentical) {
+    let applies = |m: ModId| shared(m).is_some();
+    if seedings.iter().all(|(_, s)| *s == Seeding::NotIdentical) {
         return;
     }
     let mut hits: Vec<Hit<'_>> = Vec::new();
@@ -152,11 +157,13 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     }
     let degree = super::training_support::pipeline_degree(cx);
     for hit in hits {
-        let world = match code.rt.world_at(code.prog, hit.m) {
+        let Some((world, seeding)) = shared(hit.m) else {
+            continue;
+        };
+        let world = match world {
             runtime::World::Ranks(Some(n)) => format!("all {n} ranks"),
             _ => "all ranks".to_string(),
         };
-        let seeding = &seedings[group(hit.m)];
         let source = match seeding {
             Seeding::Trial => "Determined's trial seed".to_string(),
             Seeding::Call { scope, call, .. } => format!("`{}`", excerpt(code.text(scope.m, *call))),

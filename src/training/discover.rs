@@ -195,8 +195,10 @@ pub fn discover(
             Err(what) => EntrySpec::Missing(launch, what),
         },
     };
+    let mut named_rels: Vec<String> = Vec::new();
     for path in named {
         let Some(rel) = relative(root, path) else { continue };
+        named_rels.push(rel.clone());
         let dir = folder(&rel);
         queue.push_back(Queued {
             module: module_name(&rel, &dir),
@@ -273,25 +275,59 @@ pub fn discover(
             role: q.role,
             parsed: None,
             scanned: Some(scanned),
-            detached: false,
+            programs: 0,
         });
     }
-    // Files named on the command line that the entrypoint's process never
-    // imports (nor what only they import) do not run in the experiment.
-    if !starts.is_empty() {
-        let mut reached: HashSet<&str> = HashSet::new();
-        let mut stack: Vec<&str> = starts.iter().map(String::as_str).collect();
+    // The programs each file runs in: the experiment's (bit 0: what its
+    // entry imports; everything when its entry was not found), and one per
+    // named file that neither the experiment nor another named file imports
+    // (a script of its own: what it imports runs in it).
+    let reach = |from: &[&str]| -> HashSet<String> {
+        let mut reached: HashSet<String> = HashSet::new();
+        let mut stack: Vec<&str> = from.to_vec();
         while let Some(rel) = stack.pop() {
-            if !reached.insert(rel) {
+            if !reached.insert(rel.to_string()) {
                 continue;
             }
             if let Some(next) = edges.get(rel) {
                 stack.extend(next.iter().map(String::as_str));
             }
         }
-        for (f, rel) in files.iter_mut().zip(&rels) {
-            f.detached = !reached.contains(rel.as_str());
+        reached
+    };
+    let mut programs: Vec<(u64, HashSet<String>)> = Vec::new();
+    if config_text.is_some() {
+        if starts.is_empty() {
+            programs.push((1, rels.iter().cloned().collect()));
+        } else {
+            let from: Vec<&str> = starts.iter().map(String::as_str).collect();
+            programs.push((1, reach(&from)));
         }
+    }
+    let candidates: Vec<(&String, HashSet<String>)> = named_rels
+        .iter()
+        .filter(|r| !programs.iter().any(|(_, p)| p.contains(*r)))
+        .map(|r| (r, reach(&[r.as_str()])))
+        .collect();
+    // Bit 0 is the experiment's; past 63 scripts the last bit is shared.
+    let mut next_bit = 1u32;
+    for (i, (rel, reached)) in candidates.iter().enumerate() {
+        // Imported by another candidate that it does not import back: a
+        // module of that script, not a script.
+        let imported = candidates
+            .iter()
+            .enumerate()
+            .any(|(j, (other, theirs))| j != i && theirs.contains(*rel) && !reached.contains(*other));
+        if !imported {
+            programs.push((1u64 << next_bit, reached.clone()));
+            next_bit = (next_bit + 1).min(63);
+        }
+    }
+    for (f, rel) in files.iter_mut().zip(&rels) {
+        f.programs = programs
+            .iter()
+            .filter(|(_, p)| p.contains(rel))
+            .fold(0, |acc, (bit, _)| acc | bit);
     }
     // The entry file first; the others keep their discovery order.
     let entry = match (&spec, &entry_rel) {

@@ -81,10 +81,12 @@ pub struct TrainingInput {
     /// so the compilation does not scan it again; used only when its text
     /// matches.
     pub scanned: Option<Arc<ParsedFile>>,
-    /// A file named on the command line (or imported only by such files)
-    /// that the entrypoint's process never imports: it does not run in the
-    /// experiment, and is analysed as code on its own.
-    pub detached: bool,
+    /// The programs the file runs in, one bit each: bit 0 the experiment's
+    /// (the files its entrypoint imports), the others one per file named on
+    /// the command line that runs as a script of its own (neither the
+    /// experiment nor another named file imports it). A file outside the
+    /// experiment's program is analysed as code on its own.
+    pub programs: u64,
 }
 
 /// The training code of an experiment, as discovery found it.
@@ -203,8 +205,8 @@ pub struct TrainingFile {
     pub parsed: Arc<ParsedFile>,
     /// Whether this compilation parsed the file (not reused from a cache).
     pub fresh: bool,
-    /// See [`TrainingInput::detached`].
-    pub detached: bool,
+    /// See [`TrainingInput::programs`].
+    pub programs: u64,
 }
 
 /// The training code of a compilation: plain facts for the `T…` rules.
@@ -336,7 +338,7 @@ pub fn attach(
             role: t.role,
             parsed,
             fresh,
-            detached: t.detached,
+            programs: t.programs,
         });
     }
     if let EntrySpec::Found(launch, i) = &entry {
@@ -359,7 +361,7 @@ pub fn attach(
             role: FileRole::Model,
             parsed: Arc::new(ParsedFile::new(text)),
             fresh: true,
-            detached: false,
+            programs: 0,
         });
     }
     Training::new(entry, files, config)

@@ -261,12 +261,15 @@ struct FileEntry {
     file: FileId,
     module: String,
     role: FileRole,
-    detached: bool,
+    programs: u64,
 }
 
 /// The program: every training file, its top-level names, and the
 /// questions rules ask.
 pub struct Program {
+    /// Whether the files include the experiment's program (bit 0 of
+    /// [`Program::programs`]).
+    experiment: bool,
     files: Vec<FileEntry>,
     by_module: HashMap<String, ModId>,
     tables: Vec<HashMap<String, Vec<ModBinding>>>,
@@ -315,7 +318,7 @@ impl Program {
                 file: f.file,
                 module: f.module.clone(),
                 role: f.role,
-                detached: f.detached,
+                programs: f.programs,
             })
             .collect();
         let mut by_module = HashMap::new();
@@ -324,7 +327,9 @@ impl Program {
             // `pkg.__main__` also answers to nothing else; a script is also
             // known by its stem (done by discovery).
         }
+        let experiment = entries.iter().any(|f| f.programs & 1 != 0);
         let mut program = Program {
+            experiment,
             files: entries,
             by_module,
             tables: Vec::new(),
@@ -352,10 +357,22 @@ impl Program {
         self.files.get(m as usize).map(|f| f.role)
     }
 
-    /// Whether module `m` is code the experiment does not run (see
-    /// [`crate::training::TrainingInput::detached`]).
+    /// The programs module `m` runs in (see
+    /// [`crate::training::TrainingInput::programs`]).
+    pub fn programs(&self, m: ModId) -> u64 {
+        self.files.get(m as usize).map_or(0, |f| f.programs)
+    }
+
+    /// Whether module `m` is code the experiment does not run: a file named
+    /// on the command line outside the experiment's program, or one checked
+    /// without an experiment.
     pub fn detached(&self, m: ModId) -> bool {
-        self.files.get(m as usize).is_some_and(|f| f.detached)
+        self.role(m) != Some(FileRole::Model) && (!self.experiment || self.programs(m) & 1 == 0)
+    }
+
+    /// Whether modules `a` and `b` run in a program together.
+    pub fn same_program(&self, a: ModId, b: ModId) -> bool {
+        self.programs(a) & self.programs(b) != 0
     }
 
     pub fn module_name(&self, m: ModId) -> &str {

@@ -102,10 +102,10 @@ pub struct Runtime {
     pub unlaunched_trial: Option<(ClassId, TrialKind)>,
     /// The launch, when the entrypoint was read.
     pub launch: Option<Launch>,
-    /// Who runs the files named on the command line that the experiment
-    /// never runs ([`Program::detached`]), worked out as for files checked
-    /// on their own.
-    pub detached_world: World,
+    /// Who runs each program other than the experiment's (the scripts
+    /// named on the command line, [`Program::programs`]), worked out from
+    /// their own code: its bit and its world.
+    pub scripts: Vec<(u64, World)>,
 }
 
 impl Runtime {
@@ -118,9 +118,12 @@ impl Runtime {
         let slots = config.slots;
         let mut unlaunched_trial = None;
         let main = |m: ModId| !prog.detached(m);
-        let world = if !config.present {
+        let has_main = prog.code_modules().any(main);
+        let world = if !has_main {
+            World::Single
+        } else if !config.present {
             // Files on their own: distributed when the code says so.
-            if distributed_markers(prog, &main) || !trials.is_empty() {
+            if distributed_markers(prog, &main) || trials.iter().any(|(k, _)| main(k.m)) {
                 World::Ranks(None)
             } else {
                 World::Single
@@ -165,35 +168,57 @@ impl Runtime {
                 }
             }
         };
-        let detached = |m: ModId| prog.detached(m);
-        let detached_world = if !prog.code_modules().any(detached) {
-            World::Single
-        } else if distributed_markers(prog, &detached) || trials.iter().any(|(k, _)| detached(k.m)) {
-            World::Ranks(None)
-        } else {
-            World::Single
-        };
+        let mut scripts: Vec<(u64, World)> = Vec::new();
+        let bits = prog.code_modules().fold(0u64, |acc, m| acc | prog.programs(m)) & !1;
+        for i in 1..64 {
+            let bit = 1u64 << i;
+            if bits & bit == 0 {
+                continue;
+            }
+            let mine = |m: ModId| prog.programs(m) & bit != 0;
+            let w = if distributed_markers(prog, &mine) || trials.iter().any(|(k, _)| mine(k.m)) {
+                World::Ranks(None)
+            } else {
+                World::Single
+            };
+            scripts.push((bit, w));
+        }
         Runtime {
             world,
             trials,
             unlaunched_trial,
             launch,
-            detached_world,
+            scripts,
         }
     }
 
-    /// Who runs the code of module `m`.
-    pub fn world_at(&self, prog: &Program, m: ModId) -> World {
-        if prog.detached(m) {
-            self.detached_world
-        } else {
-            self.world
+    /// The programs module `m` runs in, each with who runs it: the
+    /// experiment's (bit 0) and the scripts'.
+    pub fn worlds_of(&self, prog: &Program, m: ModId) -> Vec<(u64, World)> {
+        let mut out = Vec::new();
+        if !prog.detached(m) {
+            out.push((1, self.world));
         }
+        let bits = prog.programs(m);
+        out.extend(self.scripts.iter().copied().filter(|(b, _)| bits & b != 0));
+        out
+    }
+
+    /// Who runs the code of module `m` (once per rank when any program it
+    /// runs in does).
+    pub fn world_at(&self, prog: &Program, m: ModId) -> World {
+        let worlds = self.worlds_of(prog, m);
+        worlds
+            .iter()
+            .map(|(_, w)| *w)
+            .find(|w| w.distributed())
+            .or_else(|| worlds.first().map(|(_, w)| *w))
+            .unwrap_or(World::Single)
     }
 
     /// Whether some of the code runs once per rank.
     pub fn distributed_somewhere(&self) -> bool {
-        self.world.distributed() || self.detached_world.distributed()
+        self.world.distributed() || self.scripts.iter().any(|(_, w)| w.distributed())
     }
 
     /// The entrypoint's arguments.
@@ -1245,13 +1270,20 @@ pub enum Seeding {
 
 /// Whether every rank seeds the global torch RNG with the same value.
 pub fn seeding(prog: &Program, runtime: &Runtime) -> Seeding {
-    seeding_of(prog, runtime, false)
+    seeding_of(prog, runtime, 1)
 }
 
-/// [`seeding`] for the code the experiment runs (`detached` false) or for
-/// the named files it never runs (`detached` true): only seeding calls and
-/// trial classes of the same code count.
-pub fn seeding_of(prog: &Program, runtime: &Runtime, detached: bool) -> Seeding {
+/// [`seeding`] in the program `bit` (see [`Program::programs`]; bit 0 the
+/// experiment's): only its seeding calls and trial classes count.
+pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
+    let experiment = bit == 1;
+    let within = |m: ModId| {
+        if experiment {
+            !prog.detached(m)
+        } else {
+            prog.programs(m) & bit != 0
+        }
+    };
     let seed_calls = calls(
         prog,
         &[
@@ -1265,7 +1297,7 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, detached: bool) -> Seeding 
     );
     let mut first = None;
     for (scope, _, call, path) in &seed_calls {
-        if prog.detached(scope.m) != detached {
+        if !within(scope.m) {
             continue;
         }
         let ExprKind::Call { args, .. } = &call.kind else {
@@ -1290,8 +1322,7 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, detached: bool) -> Seeding 
     }
     // A seeding call the code makes wins over the trial seed Determined set
     // before it ran (both are the same on every rank).
-    let trial = runtime.trials.iter().any(|(k, _)| prog.detached(k.m) == detached)
-        || (!detached && runtime.unlaunched_trial.is_some());
+    let trial = runtime.trials.iter().any(|(k, _)| within(k.m)) || (experiment && runtime.unlaunched_trial.is_some());
     match first {
         Some(call) => call,
         None if trial => Seeding::Trial,
