@@ -42,9 +42,6 @@ checkpoint_storage:
   host_path: /mnt/checkpoints
 environment:
   image: determinedai/environments:cuda-11.8-pytorch-2.0-gpu-0.26.4
-  environment_variables:
-    - PYTHONHASHSEED=0
-    - CUBLAS_WORKSPACE_CONFIG=:4096:8
 ";
 
 const UTILS: &str = r#""""Distributed helpers shared by the package."""
@@ -722,7 +719,10 @@ fn package(shape: Shape) -> Vec<(String, String)> {
     entry.push_str(ENTRY_TAIL);
     let mut out = vec![
         ("train.py".to_string(), entry),
-        ("trainer/__init__.py".to_string(), "\"\"\"The training package.\"\"\"\n".to_string()),
+        (
+            "trainer/__init__.py".to_string(),
+            "\"\"\"The training package.\"\"\"\n".to_string(),
+        ),
     ];
     out.extend(modules);
     out
@@ -783,7 +783,10 @@ fn training_package(c: &mut Criterion) {
     for (label, shape) in [("typical", Shape::Typical), ("dense", Shape::Dense)] {
         let files = package(shape);
         let lines: usize = files.iter().map(|(_, t)| t.lines().count()).sum();
-        assert!((TARGET_LINES - 200..TARGET_LINES + 400).contains(&lines), "{lines} lines");
+        assert!(
+            (TARGET_LINES - 200..TARGET_LINES + 400).contains(&lines),
+            "{lines} lines"
+        );
 
         // What the check does with the package: every module read, no
         // finding.

@@ -71,8 +71,10 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         let mut branches: Vec<(&Stmt, &Expr)> = Vec::new();
         code.prog.walk_stmts(scope, &mut |_, s| {
             if let StmtKind::If { test, body, orelse } = &s.kind {
-                if mentions_rank(code.prog, scope, test)
-                    && (cx.has_collective(scope, body) || cx.has_collective(scope, orelse))
+                // The collective first: most branches have none, and
+                // following a condition's names to the rank can be long.
+                if (cx.has_collective(scope, body) || cx.has_collective(scope, orelse))
+                    && mentions_rank(code.prog, scope, test)
                 {
                     branches.push((s, test));
                 }

@@ -673,9 +673,7 @@ impl<'t> Conv<'t> {
                 "block" => body = self.block_children(*child),
                 "as_pattern" => {
                     types = named(*child).first().map(|e| self.expr(*e));
-                    name = child
-                        .field("alias")
-                        .map(|a| self.slice(a).trim().to_string());
+                    name = child.field("alias").map(|a| self.slice(a).trim().to_string());
                 }
                 _ if types.is_none() => types = Some(self.expr(*child)),
                 _ => {
@@ -749,10 +747,7 @@ impl<'t> Conv<'t> {
             decorators,
             parent: self.parent,
         });
-        let params = node
-            .field("parameters")
-            .map(|p| self.params(p))
-            .unwrap_or_default();
+        let params = node.field("parameters").map(|p| self.params(p)).unwrap_or_default();
         let saved = std::mem::replace(&mut self.parent, Parent::Func(idx));
         let body = self.block_field(node, "body");
         self.parent = saved;
@@ -769,12 +764,7 @@ impl<'t> Conv<'t> {
         for p in named(node) {
             let (name_node, default, annotation, kind) = match p.kind() {
                 "identifier" => (Some(p), None, None, ParamKind::Normal),
-                "default_parameter" => (
-                    p.field("name"),
-                    p.field("value"),
-                    None,
-                    ParamKind::Normal,
-                ),
+                "default_parameter" => (p.field("name"), p.field("value"), None, ParamKind::Normal),
                 "typed_parameter" => {
                     let inner = named(p);
                     let first = inner.first().copied();
@@ -789,12 +779,7 @@ impl<'t> Conv<'t> {
                     };
                     (name, None, p.field("type"), kind)
                 }
-                "typed_default_parameter" => (
-                    p.field("name"),
-                    p.field("value"),
-                    p.field("type"),
-                    ParamKind::Normal,
-                ),
+                "typed_default_parameter" => (p.field("name"), p.field("value"), p.field("type"), ParamKind::Normal),
                 "list_splat_pattern" => (named(p).first().copied(), None, None, ParamKind::VarArgs),
                 "dictionary_splat_pattern" => (named(p).first().copied(), None, None, ParamKind::KwArgs),
                 "keyword_separator" => {
@@ -1004,9 +989,7 @@ impl<'t> Conv<'t> {
             },
             "not_operator" => ExprKind::Not(self.boxed(node.field("argument"), node)),
             "boolean_operator" => ExprKind::BoolOp {
-                and: node
-                    .field("operator")
-                    .is_some_and(|o| self.slice(o) == "and"),
+                and: node.field("operator").is_some_and(|o| self.slice(o) == "and"),
                 left: self.boxed(node.field("left"), node),
                 right: self.boxed(node.field("right"), node),
             },

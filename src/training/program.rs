@@ -280,6 +280,9 @@ pub struct Program {
     /// span): following values through parameters asks for the same
     /// functions again and again.
     sites: Mutex<HashMap<FuncId, Arc<[(Scope, Span)]>>>,
+    /// The names each function binds (a superset), found once: most names
+    /// a function uses are not its own, and need no walk of its body.
+    bound: Mutex<HashMap<FuncId, Arc<HashSet<String>>>>,
 }
 
 impl std::fmt::Debug for Program {
@@ -335,6 +338,7 @@ impl Program {
             tables: Vec::new(),
             words: OnceLock::new(),
             sites: Mutex::new(HashMap::new()),
+            bound: Mutex::new(HashMap::new()),
         };
         program.tables = (0..program.files.len() as ModId)
             .map(|m| program.module_table(m))
@@ -690,6 +694,23 @@ impl Program {
         out
     }
 
+    /// The module-level assignments of module `m`: each name and a value it
+    /// is assigned (before any unpacking).
+    pub fn module_assignments(&self, m: ModId) -> Vec<(&str, &Expr)> {
+        let mut out = Vec::new();
+        if let Some(table) = self.tables.get(m as usize) {
+            for (name, bindings) in table {
+                for b in bindings {
+                    if let ModBinding::Assign { value, .. } = b {
+                        out.push((name.as_str(), &**value));
+                    }
+                }
+            }
+        }
+        out.sort_by_key(|(n, v)| (*n, v.span.start));
+        out
+    }
+
     /// The names module `m` binds to one of the external `targets`, sorted.
     pub fn names_bound_to(&self, m: ModId, targets: &[&str]) -> Vec<String> {
         let mut out = Vec::new();
@@ -836,6 +857,9 @@ impl Program {
     /// functions), in source order.
     pub fn local_defs(&self, f: FuncId, name: &str) -> Vec<LocalDef<'_>> {
         let Some(func) = self.func(f) else { return Vec::new() };
+        if !self.bound_names(f).contains(name) {
+            return Vec::new();
+        }
         let mut out = Vec::new();
         for (i, p) in func.params.iter().enumerate() {
             if p.name == name {
@@ -845,6 +869,104 @@ impl Program {
         let package = self.package_of(f.m);
         self.collect_local(f, &func.body, name, &package, &mut out, 0);
         out
+    }
+
+    /// Every name function `f` may bind: its parameters, and the names in
+    /// its assignment, loop, `with`, `except`, import and definition
+    /// targets (a superset of the names [`Program::local_defs`] finds).
+    fn bound_names(&self, f: FuncId) -> Arc<HashSet<String>> {
+        if let Some(kept) = self.bound.lock().ok().and_then(|m| m.get(&f).cloned()) {
+            return kept;
+        }
+        let mut names: HashSet<String> = HashSet::new();
+        if let Some(func) = self.func(f) {
+            names.extend(func.params.iter().map(|p| p.name.clone()));
+            let package = self.package_of(f.m);
+            self.collect_bound(f, &func.body, &package, &mut names, 0);
+        }
+        let names = Arc::new(names);
+        if let Ok(mut m) = self.bound.lock() {
+            m.insert(f, Arc::clone(&names));
+        }
+        names
+    }
+
+    fn collect_bound(&self, f: FuncId, body: &[Stmt], package: &str, out: &mut HashSet<String>, depth: u32) {
+        if depth > 64 {
+            return;
+        }
+        // Every name inside a target (tuples and lists at any depth).
+        fn target_names(t: &Expr, out: &mut HashSet<String>) {
+            match &t.kind {
+                ExprKind::Name(n) => {
+                    out.insert(n.clone());
+                }
+                ExprKind::Tuple(items) | ExprKind::List(items) => {
+                    for i in items {
+                        target_names(i, out);
+                    }
+                }
+                ExprKind::Starred(inner) => target_names(inner, out),
+                _ => {}
+            }
+        }
+        for s in body {
+            match &s.kind {
+                StmtKind::Assign { targets, .. } => targets.iter().for_each(|t| target_names(t, out)),
+                StmtKind::AnnAssign { target, .. } | StmtKind::AugAssign { target, .. } => target_names(target, out),
+                StmtKind::For {
+                    target, body, orelse, ..
+                } => {
+                    target_names(target, out);
+                    self.collect_bound(f, body, package, out, depth + 1);
+                    self.collect_bound(f, orelse, package, out, depth + 1);
+                }
+                StmtKind::While { body, orelse, .. } | StmtKind::If { body, orelse, .. } => {
+                    self.collect_bound(f, body, package, out, depth + 1);
+                    self.collect_bound(f, orelse, package, out, depth + 1);
+                }
+                StmtKind::With { items, body } => {
+                    for item in items {
+                        if let Some(var) = &item.var {
+                            target_names(var, out);
+                        }
+                    }
+                    self.collect_bound(f, body, package, out, depth + 1);
+                }
+                StmtKind::Try {
+                    body,
+                    handlers,
+                    orelse,
+                    finalbody,
+                } => {
+                    self.collect_bound(f, body, package, out, depth + 1);
+                    for h in handlers {
+                        if let Some(n) = &h.name {
+                            out.insert(n.clone());
+                        }
+                        self.collect_bound(f, &h.body, package, out, depth + 1);
+                    }
+                    self.collect_bound(f, orelse, package, out, depth + 1);
+                    self.collect_bound(f, finalbody, package, out, depth + 1);
+                }
+                StmtKind::FunctionDef(i) => {
+                    if let Some(x) = self.func(FuncId { m: f.m, c: f.c, f: *i }) {
+                        out.insert(x.name.clone());
+                    }
+                }
+                StmtKind::ClassDef(k) => {
+                    if let Some(x) = self.class(ClassId { m: f.m, c: f.c, k: *k }) {
+                        out.insert(x.name.clone());
+                    }
+                }
+                StmtKind::Import(_) | StmtKind::ImportFrom { .. } => {
+                    let mut bs = Vec::new();
+                    collect_bindings(std::slice::from_ref(s), package, f.c, &mut bs, 0);
+                    out.extend(bs.into_iter().map(|(n, _)| n));
+                }
+                _ => {}
+            }
+        }
     }
 
     fn collect_local<'p>(
