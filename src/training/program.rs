@@ -279,7 +279,7 @@ pub struct Program {
     /// The call sites found for each function so far (scope and call
     /// span): following values through parameters asks for the same
     /// functions again and again.
-    sites: Mutex<HashMap<FuncId, Arc<[(Scope, Span)]>>>,
+    sites: Mutex<HashMap<FuncId, CallSites>>,
     /// The names each function binds (a superset), found once: most names
     /// a function uses are not its own, and need no walk of its body.
     bound: Mutex<HashMap<FuncId, Arc<HashSet<String>>>>,
@@ -1164,7 +1164,7 @@ impl Program {
         let found = match kept {
             Some(found) => found,
             None => {
-                let found: Arc<[(Scope, Span)]> = self.find_call_sites(f).into();
+                let found: CallSites = self.find_call_sites(f).into();
                 if let Ok(mut m) = self.sites.lock() {
                     m.insert(f, Arc::clone(&found));
                 }
@@ -2689,6 +2689,9 @@ fn identifiers(text: &str) -> impl Iterator<Item = &str> {
         None
     })
 }
+
+/// The calls of one function: each call's scope and span.
+type CallSites = Arc<[(Scope, Span)]>;
 
 /// Which chunks each identifier occurs in.
 type WordIndex = HashMap<Box<str>, Vec<(ModId, u32)>>;
