@@ -4,14 +4,17 @@
 //! project. Every Python file's header lists the findings expected in it
 //! (`T101 at 52:17 …`, or "no finding"); the test asserts exactly those codes
 //! at exactly those positions, and snapshots the rendering with each
-//! finding's fix (the edited lines).
+//! finding's fix (the edited lines). A file whose header has a `# named:`
+//! line is named on the command line, as `stagec check FILE.py` does with
+//! the experiment in its folder.
 
 mod common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use stagec::Compiled;
+use stagec::project::{ContextScan, Disk, Project, SourceSpec};
+use stagec::{Compiled, Options};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -50,6 +53,61 @@ fn python_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 type Finding = (String, String, usize, usize);
+
+/// The Python files of a fixture whose header says they are named on the
+/// command line, as the context scan names them.
+fn named_files(dir: &Path) -> Vec<PathBuf> {
+    let relative = PathBuf::from(common::display_name(dir));
+    let mut files = Vec::new();
+    python_files(dir, &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .filter(|f| {
+            let text = std::fs::read_to_string(f).unwrap_or_default();
+            text.lines()
+                .take_while(|l| !l.starts_with("# ----"))
+                .any(|l| l.starts_with("# named:"))
+        })
+        .map(|f| relative.join(f.strip_prefix(dir).unwrap_or(&f)))
+        .collect()
+}
+
+/// Checks a fixture folder: as `stagec check DIR/const.yaml` does, or with
+/// its named files as `stagec check FILE.py` does (with the folder's
+/// experiment, or on their own when it has no `const.yaml`).
+fn check_dir(dir: &Path) -> Compiled {
+    let named = named_files(dir);
+    if named.is_empty() {
+        return common::check_project_dir(dir);
+    }
+    let relative = PathBuf::from(common::display_name(dir));
+    let scan = ContextScan::new(&relative);
+    assert!(scan.problems.is_empty(), "{:?}", scan.problems);
+    let opts = Options {
+        env: &common::test_env,
+        ..Options::default()
+    };
+    if !dir.join("const.yaml").exists() {
+        // No experiment in the folder: the named files on their own.
+        let (project, problems) = Project::python_only(&named, &scan, &Disk);
+        assert!(problems.is_empty(), "{problems:?}");
+        return stagec::compile(&project, &opts);
+    }
+    let discovered = Project::discover_with(
+        &relative.join("const.yaml"),
+        &SourceSpec::default(),
+        Some(&scan),
+        &Disk,
+        &named,
+    );
+    let (project, problems) = match discovered {
+        Ok(found) => found,
+        Err(e) => panic!("{e}"),
+    };
+    assert!(problems.is_empty(), "{problems:?}");
+    stagec::compile(&project, &opts)
+}
 
 /// `(file, code, line, column)` of each `Txxx at L:C` in the headers (the
 /// comment lines before `# ----`).
@@ -139,7 +197,7 @@ fn training_fixtures_report_what_their_headers_expect() {
     let mut failures = Vec::new();
     let mut snapshots = Vec::new();
     for dir in &dirs {
-        let checked = common::check_project_dir(dir);
+        let checked = check_dir(dir);
         let want = expected(dir);
         let got = actual(dir, &checked);
         let name = dir
@@ -180,7 +238,7 @@ fn every_training_rule_is_covered_both_ways() {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let checked = common::check_project_dir(&dir);
+        let checked = check_dir(&dir);
         let codes: BTreeSet<String> = checked.diagnostics.iter().map(|d| d.code.to_string()).collect();
         fired.extend(codes.iter().filter(|c| c.starts_with('T')).cloned());
         if name.contains("_neg_") {

@@ -112,7 +112,10 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         if !live(b) {
             continue;
         }
-        let Some(request) = requests.iter().find(|r| !exclusive(&code, b, r)) else {
+        // A request in a program the assignment runs in too (the
+        // experiment's, or a script named on the command line).
+        let same = |r: &&&Site<'_>| code.prog.same_program(r.scope.m, b.scope.m);
+        let Some(request) = requests.iter().find(|r| same(r) && !exclusive(&code, b, r)) else {
             continue;
         };
         let d = out.at_loc(

@@ -65,10 +65,13 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         ],
     );
     for (scope, anc, call, path_) in calls {
+        // Model-only sources, and named files the experiment never runs
+        // (its environment is not theirs).
         if !code
             .prog
             .role(scope.m)
             .is_some_and(|r| r != crate::training::FileRole::Model)
+            || code.prog.detached(scope.m)
         {
             continue;
         }

@@ -53,15 +53,19 @@ pub(crate) fn iteration_wrapper(callee: &Callee, pos: &ArgPos<'_>) -> bool {
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
-    if !code.rt.world.distributed() {
+    if !code.rt.distributed_somewhere() {
         return;
     }
+    let subclasses = sampler_subclasses(&code);
     for scope in code.scopes_for(&[SAMPLER], &["Sampler"]) {
+        if !code.rt.world_at(code.prog, scope.m).distributed() {
+            continue;
+        }
         code.prog.walk_exprs(scope, &mut |anc, e| {
             let ExprKind::Call { func, args, .. } = &e.kind else {
                 return;
             };
-            if !is_epoch_sampler(&code, scope, func) || has_splat(args) {
+            if !is_epoch_sampler(&code, &subclasses, scope, func) || has_splat(args) {
                 return;
             }
             let shuffles = arg(args, "shuffle", 3)
@@ -77,13 +81,49 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
 }
 
 /// Whether `func` is torch's `DistributedSampler`, or a training-code
-/// subclass whose order still follows `self.epoch`.
-fn is_epoch_sampler(code: &Code<'_>, scope: Scope, func: &Expr) -> bool {
+/// subclass (one of `subclasses`) whose order still follows `self.epoch`.
+fn is_epoch_sampler(code: &Code<'_>, subclasses: &[ClassId], scope: Scope, func: &Expr) -> bool {
     match code.prog.callee(scope, func) {
         Callee::External(p) => p == SAMPLER,
-        Callee::Class(k) => code.prog.derives_from(k, &[SAMPLER]) && keeps_epoch_order(code, k),
+        Callee::Class(k) => subclasses.contains(&k) && keeps_epoch_order(code, k),
         _ => false,
     }
+}
+
+/// The training code's subclasses of `DistributedSampler`, directly or
+/// through other project classes. Only the classes whose chunk names the
+/// sampler (or an alias of it, or a subclass found so far) are parsed, so
+/// the datasets and transforms instantiated next to a sampler are not.
+fn sampler_subclasses(code: &Code<'_>) -> Vec<ClassId> {
+    let prog = code.prog;
+    let mut needles: Vec<String> = vec!["Sampler".to_string()];
+    for m in prog.modules() {
+        needles.extend(prog.needles_for(m, &[SAMPLER]));
+    }
+    let mut found: Vec<ClassId> = Vec::new();
+    // Each round adds the names of the subclasses found; a chain of
+    // project classes is followed a few levels deep.
+    for _ in 0..4 {
+        needles.sort();
+        needles.dedup();
+        let words: Vec<&str> = needles.iter().map(String::as_str).collect();
+        let mut more = Vec::new();
+        for k in prog.classes_mentioning(&words) {
+            if !found.contains(&k) && prog.derives_from(k, &[SAMPLER]) {
+                more.push(k);
+            }
+        }
+        if more.is_empty() {
+            break;
+        }
+        for k in &more {
+            if let Some(class) = prog.class(*k) {
+                needles.push(class.name.clone());
+            }
+        }
+        found.extend(more);
+    }
+    found
 }
 
 fn keeps_epoch_order(code: &Code<'_>, k: ClassId) -> bool {

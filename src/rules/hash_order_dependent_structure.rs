@@ -51,7 +51,7 @@ const REGISTRIES: &[&str] = &[
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
-    if !code.rt.world.distributed() || code.cfg.sets_env("PYTHONHASHSEED") || plan_environment(cx) {
+    if !code.rt.distributed_somewhere() || code.cfg.sets_env("PYTHONHASHSEED") || plan_environment(cx) {
         return;
     }
     // A value assigned before new interpreters start counts as set.
@@ -60,7 +60,10 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     {
         return;
     }
-    for scope in code.scopes(&["set(", "{", "hash("]) {
+    for scope in candidate_scopes(&code) {
+        if !code.rt.world_at(code.prog, scope.m).distributed() {
+            continue;
+        }
         let mut hits: Vec<(&Expr, String, bool)> = Vec::new();
         // (a) loops over a set that register modules.
         code.prog.walk_stmts(scope, &mut |_, s| {
@@ -68,10 +71,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 return;
             };
             let ExprKind::Name(var) = &target.kind else { return };
-            if !string_set(&code, scope, iter, 0) {
-                return;
-            }
-            if registers(&code, scope, body, var) {
+            // What the loop does first: following the iterated value to a
+            // set can take long, and most loops register nothing.
+            if registers(&code, scope, body, var) && string_set(&code, scope, iter, 0) {
                 hits.push((iter, "the modules registered in this loop".into(), true));
             }
         });
@@ -93,7 +95,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 let used = vars
                     .iter()
                     .any(|v| v != "_" && (mentions(elt, v) || value.as_ref().is_some_and(|x| mentions(x, v))));
-                if used && string_set(&code, scope, &g.iter, 0) && registry_arg(&code, scope, anc) {
+                if used && registry_arg(&code, scope, anc) && string_set(&code, scope, &g.iter, 0) {
                     hits.push((&g.iter, "the modules this registers".into(), true));
                 }
             }
@@ -145,6 +147,94 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             }
         }
     }
+}
+
+/// The scopes a finding can be in: chunks that call `hash(`, and chunks
+/// that register modules (or number things with `enumerate`) and iterate
+/// something that may be a set (see [`iterates_set`]). Only these are
+/// parsed.
+fn candidate_scopes(code: &Code<'_>) -> Vec<Scope> {
+    let prog = code.prog;
+    let set_like = |e: &Expr| match &e.kind {
+        ExprKind::Set(_)
+        | ExprKind::Comp {
+            kind: CompKind::Set, ..
+        } => true,
+        ExprKind::Call { func, .. } => matches!(&func.kind, ExprKind::Name(n) if n == "set" || n == "frozenset"),
+        _ => false,
+    };
+    let mut set_names: Vec<String> = Vec::new();
+    for m in prog.code_modules() {
+        for (name, value) in prog.module_assignments(m) {
+            if set_like(value) {
+                set_names.push(name.to_string());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for m in prog.code_modules() {
+        let mut words = prog.needles_for(m, REGISTRIES);
+        words.extend(
+            [
+                "add_module",
+                "register_parameter",
+                "register_buffer",
+                "register_module",
+                "setattr",
+                "append",
+                "enumerate",
+            ]
+            .map(String::from),
+        );
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        let registering = prog.chunks_with_words(m, &words);
+        let Some(parsed) = prog.parsed(m) else { continue };
+        for c in 0..prog.chunk_count(m) {
+            let text = parsed
+                .chunks()
+                .get(c as usize)
+                .and_then(|i| parsed.text().get(i.range.clone()))
+                .unwrap_or("");
+            if text.contains("hash(") || (registering.contains(&c) && iterates_set(text, &set_names)) {
+                out.extend(prog.scopes(m, c));
+            }
+        }
+    }
+    out
+}
+
+/// Whether a chunk's text may iterate a set: `in`/`enumerate(` followed by
+/// a set display or comprehension (`{`), `set(`, `frozenset(`, or a name
+/// (or `self.` attribute) assigned one of those in the chunk or at module
+/// level (`module_sets`). Dicts pass too; what is not a set is sorted out
+/// once parsed.
+fn iterates_set(text: &str, module_sets: &[String]) -> bool {
+    static PATTERNS: std::sync::OnceLock<Option<(regex::Regex, regex::Regex)>> = std::sync::OnceLock::new();
+    let Some((iterated, assigned)) = PATTERNS
+        .get_or_init(|| {
+            let iterated = regex::Regex::new(r"\b(?:in|enumerate\()\s*(?:self\.)?(\{|set\(|frozenset\(|\w+)").ok()?;
+            let assigned = regex::Regex::new(r"(?:self\.)?(\w+)\s*(?::[^=\n]*)?=\s*(?:\{|set\(|frozenset\()").ok()?;
+            Some((iterated, assigned))
+        })
+        .as_ref()
+    else {
+        // Without the patterns, every registering chunk is looked at.
+        return true;
+    };
+    if !iterated.is_match(text) {
+        return false;
+    }
+    let local: Vec<&str> = assigned
+        .captures_iter(text)
+        .filter_map(|c| c.get(1).map(|m| m.as_str()))
+        .collect();
+    iterated
+        .captures_iter(text)
+        .any(|c| match c.get(1).map(|m| m.as_str()) {
+            Some("{" | "set(" | "frozenset(") => true,
+            Some(name) => local.contains(&name) || module_sets.iter().any(|s| s == name),
+            None => false,
+        })
 }
 
 fn names(target: &Expr) -> Vec<String> {

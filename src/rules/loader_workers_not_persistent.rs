@@ -62,6 +62,10 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         return;
     }
     for scope in code.scopes_for(&["torch.utils.data.DataLoader", DET_LOADER], &["num_workers"]) {
+        // The pipeline's hosts run the experiment's code only.
+        if code.prog.detached(scope.m) {
+            continue;
+        }
         let mut hits = Vec::new();
         code.prog.walk_exprs(scope, &mut |anc, e| {
             let ExprKind::Call { func, args, .. } = &e.kind else {

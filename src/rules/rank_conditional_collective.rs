@@ -49,26 +49,19 @@ const RANKS: [i64; 3] = [0, 1, 2];
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
-    if !code.rt.world.distributed() {
+    if !code.rt.distributed_somewhere() {
         return;
     }
     let ddp = runtime::data_parallel_model(code.prog, code.rt);
-    let needles = [
-        "barrier",
-        "all_reduce",
-        "broadcast",
-        "all_gather",
-        "gather",
-        "scatter",
-        "reduce",
-        "backward",
-        "step_optimizer",
-        "checkpoint",
-        "should_preempt",
-        "allgather",
-        "all_to_all",
-    ];
-    for scope in code.scopes(&needles) {
+    // Chunks that call a collective by name: `reduce` as a word, not
+    // `reduce_dict`; `checkpoint` in `core.checkpoint`, not in
+    // `save_checkpoint`.
+    let words = runtime::collective_words(code.prog);
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    for scope in code.scopes_with_words(&words) {
+        if !code.rt.world_at(code.prog, scope.m).distributed() {
+            continue;
+        }
         let cx = Counter {
             code: &code,
             ddp,
@@ -78,8 +71,10 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         let mut branches: Vec<(&Stmt, &Expr)> = Vec::new();
         code.prog.walk_stmts(scope, &mut |_, s| {
             if let StmtKind::If { test, body, orelse } = &s.kind {
-                if mentions_rank(code.prog, scope, test)
-                    && (cx.has_collective(scope, body) || cx.has_collective(scope, orelse))
+                // The collective first: most branches have none, and
+                // following a condition's names to the rank can be long.
+                if (cx.has_collective(scope, body) || cx.has_collective(scope, orelse))
+                    && mentions_rank(code.prog, scope, test)
                 {
                     branches.push((s, test));
                 }

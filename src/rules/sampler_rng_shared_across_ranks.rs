@@ -69,11 +69,25 @@ struct Hit<'p> {
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
-    if !code.rt.world.distributed() {
+    if !code.rt.distributed_somewhere() {
         return;
     }
-    let seeding = runtime::seeding(code.prog, code.rt);
-    if seeding == Seeding::NotIdentical {
+    // Each program (the experiment's, and each script named on the command
+    // line that it never runs) is seeded, or not, by its own code.
+    let mut seedings: Vec<(u64, Seeding)> = vec![(1, runtime::seeding_of(code.prog, code.rt, 1))];
+    for (bit, _) in &code.rt.scripts {
+        seedings.push((*bit, runtime::seeding_of(code.prog, code.rt, *bit)));
+    }
+    // The program of module `m` whose ranks all draw alike: its world and
+    // seeding.
+    let shared = |m: ModId| -> Option<(runtime::World, &Seeding)> {
+        code.rt.worlds_of(code.prog, m).into_iter().find_map(|(bit, w)| {
+            let s = seedings.iter().find(|(b, _)| *b == bit).map(|(_, s)| s)?;
+            (w.distributed() && *s != Seeding::NotIdentical).then_some((w, s))
+        })
+    };
+    let applies = |m: ModId| shared(m).is_some();
+    if seedings.iter().all(|(_, s)| *s == Seeding::NotIdentical) {
         return;
     }
     let mut hits: Vec<Hit<'_>> = Vec::new();
@@ -84,6 +98,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         "torch.randperm",
     ];
     for scope in code.scopes_for(&targets, &["shuffle"]) {
+        if !applies(scope.m) {
+            continue;
+        }
         code.prog.walk_exprs(scope, &mut |anc, e| {
             let ExprKind::Call { func, args, .. } = &e.kind else {
                 return;
@@ -139,12 +156,15 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         });
     }
     let degree = super::training_support::pipeline_degree(cx);
-    let world = match code.rt.world {
-        runtime::World::Ranks(Some(n)) => format!("all {n} ranks"),
-        _ => "all ranks".to_string(),
-    };
     for hit in hits {
-        let source = match &seeding {
+        let Some((world, seeding)) = shared(hit.m) else {
+            continue;
+        };
+        let world = match world {
+            runtime::World::Ranks(Some(n)) => format!("all {n} ranks"),
+            _ => "all ranks".to_string(),
+        };
+        let source = match seeding {
             Seeding::Trial => "Determined's trial seed".to_string(),
             Seeding::Call { scope, call, .. } => format!("`{}`", excerpt(code.text(scope.m, *call))),
             Seeding::NotIdentical => continue,
@@ -162,10 +182,11 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 d.label(code.file(lm), span, "the plain torch DataLoader it feeds");
             }
         }
-        if let Seeding::Call { scope, call, .. } = &seeding {
+        if let Seeding::Call { scope, call, .. } = seeding {
             d.label(code.file(scope.m), *call, "every rank seeds the global RNG alike here");
         }
-        if let Some(text) = generator(&code, &seeding, hit.scope, degree) {
+        let degree = if code.prog.detached(hit.m) { None } else { degree };
+        if let Some(text) = generator(&code, seeding, hit.scope, degree) {
             if let Some(edit) = add_argument(code.file(hit.m), hit.call, code.prog.text(hit.m), &text) {
                 d.unsafe_fix("give the sampler a generator seeded per replica", vec![edit]);
             }

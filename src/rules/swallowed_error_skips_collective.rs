@@ -69,11 +69,14 @@ enum Caught {
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
-    if !code.rt.world.distributed() {
+    if !code.rt.distributed_somewhere() {
         return;
     }
     let ddp = runtime::data_parallel_model(code.prog, code.rt);
     for scope in code.scopes(&["except"]) {
+        if !code.rt.world_at(code.prog, scope.m).distributed() {
+            continue;
+        }
         let mut found = Vec::new();
         code.prog.walk_stmts(scope, &mut |anc, s| {
             let StmtKind::Try { body, handlers, .. } = &s.kind else {

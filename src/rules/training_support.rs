@@ -59,6 +59,19 @@ impl<'a> Code<'a> {
         out
     }
 
+    /// The scopes of training-code chunks that have one of `words` as a
+    /// whole identifier (cheaper and more selective than [`Code::scopes`]
+    /// for names: `reduce` does not pick `reduce_dict`).
+    pub fn scopes_with_words(&self, words: &[&str]) -> Vec<Scope> {
+        let mut out = Vec::new();
+        for m in self.prog.code_modules() {
+            for c in self.prog.chunks_with_words(m, words) {
+                out.extend(self.prog.scopes(m, c));
+            }
+        }
+        out
+    }
+
     /// The scopes of training-code chunks that may call one of the external
     /// `targets` (by name or by an alias the module imports), or mention
     /// one of `extra`.

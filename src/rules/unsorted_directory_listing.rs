@@ -46,10 +46,13 @@ enum Use {
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
-    if !code.rt.world.distributed() {
+    if !code.rt.distributed_somewhere() {
         return;
     }
     for scope in code.scopes(&["listdir", "scandir", "glob", "iterdir"]) {
+        if !code.rt.world_at(code.prog, scope.m).distributed() {
+            continue;
+        }
         let mut hits: Vec<(&Expr, String, Use, bool)> = Vec::new();
         code.prog.walk_exprs(scope, &mut |anc, e| {
             let Some((name, fixable)) = listing(&code, scope, e) else {

@@ -362,6 +362,29 @@ fn span(node: Node<'_>) -> Span {
     Span::new(node.start_byte(), node.end_byte())
 }
 
+/// A node's child by field name, with the grammar's field ids looked up
+/// once (tree-sitter's own lookup compares the name with every field name
+/// at each call).
+trait Fields<'t> {
+    fn field(&self, name: &str) -> Option<Node<'t>>;
+}
+
+impl<'t> Fields<'t> for Node<'t> {
+    fn field(&self, name: &str) -> Option<Node<'t>> {
+        static IDS: std::sync::OnceLock<Vec<(&'static str, u16)>> = std::sync::OnceLock::new();
+        let ids = IDS.get_or_init(|| {
+            let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+            (1..=language.field_count() as u16)
+                .filter_map(|id| language.field_name_for_id(id).map(|n| (n, id)))
+                .collect()
+        });
+        match ids.iter().find(|(n, _)| *n == name) {
+            Some((_, id)) => self.child_by_field_id(*id),
+            None => self.child_by_field_name(name),
+        }
+    }
+}
+
 /// Named children, comments left out.
 fn named(node: Node<'_>) -> Vec<Node<'_>> {
     let mut cursor = node.walk();
@@ -415,7 +438,7 @@ impl<'t> Conv<'t> {
     }
 
     fn block_field(&mut self, node: Node<'_>, field: &str) -> Vec<Stmt> {
-        match node.child_by_field_name(field) {
+        match node.field(field) {
             Some(b) => self.block_children(b),
             None => Vec::new(),
         }
@@ -449,7 +472,7 @@ impl<'t> Conv<'t> {
                         "augmented_assignment" => StmtKind::AugAssign {
                             target: self.field_expr(*one, "left"),
                             op: one
-                                .child_by_field_name("operator")
+                                .field("operator")
                                 .map(|o| self.slice(o).to_string())
                                 .unwrap_or_default(),
                             value: self.field_expr(*one, "right"),
@@ -491,7 +514,7 @@ impl<'t> Conv<'t> {
                             if item.kind() != "with_item" {
                                 continue;
                             }
-                            if let Some(value) = item.child_by_field_name("value") {
+                            if let Some(value) = item.field("value") {
                                 items.push(self.with_item(value));
                             }
                         }
@@ -534,7 +557,7 @@ impl<'t> Conv<'t> {
                     .filter(|c| c.kind() == "decorator")
                     .filter_map(|d| named(d).first().map(|e| self.expr(*e)))
                     .collect();
-                match node.child_by_field_name("definition") {
+                match node.field("definition") {
                     Some(def) if def.kind() == "function_definition" => {
                         StmtKind::FunctionDef(self.function(def, decorators))
                     }
@@ -551,7 +574,7 @@ impl<'t> Conv<'t> {
                 StmtKind::Import(names)
             }
             "import_from_statement" => {
-                let (module, level) = match node.child_by_field_name("module_name") {
+                let (module, level) = match node.field("module_name") {
                     Some(m) if m.kind() == "relative_import" => {
                         let text = self.slice(m);
                         let level = text.chars().take_while(|c| *c == '.').count() as u32;
@@ -616,7 +639,7 @@ impl<'t> Conv<'t> {
     }
 
     fn else_of(&mut self, node: Node<'_>) -> Vec<Stmt> {
-        match node.child_by_field_name("alternative") {
+        match node.field("alternative") {
             Some(e) if e.kind() == "else_clause" => self.block_field(e, "body"),
             _ => Vec::new(),
         }
@@ -627,7 +650,7 @@ impl<'t> Conv<'t> {
             let inner = named(value);
             let ctx = inner.first().map_or_else(|| Self::other(value), |e| self.expr(*e));
             let var = value
-                .child_by_field_name("alias")
+                .field("alias")
                 .and_then(|a| named(a).first().copied().or(Some(a)))
                 .map(|a| self.expr(a));
             WithItem { ctx, var }
@@ -650,9 +673,7 @@ impl<'t> Conv<'t> {
                 "block" => body = self.block_children(*child),
                 "as_pattern" => {
                     types = named(*child).first().map(|e| self.expr(*e));
-                    name = child
-                        .child_by_field_name("alias")
-                        .map(|a| self.slice(a).trim().to_string());
+                    name = child.field("alias").map(|a| self.slice(a).trim().to_string());
                 }
                 _ if types.is_none() => types = Some(self.expr(*child)),
                 _ => {
@@ -664,7 +685,7 @@ impl<'t> Conv<'t> {
                 }
             }
         }
-        if let Some(alias) = node.child_by_field_name("alias") {
+        if let Some(alias) = node.field("alias") {
             name = Some(self.slice(alias).to_string());
         }
         Handler {
@@ -679,8 +700,8 @@ impl<'t> Conv<'t> {
     fn alias(&self, node: Node<'_>) -> Option<Alias> {
         match node.kind() {
             "aliased_import" => Some(Alias {
-                name: dotted(self.slice(node.child_by_field_name("name")?)),
-                alias: node.child_by_field_name("alias").map(|a| self.slice(a).to_string()),
+                name: dotted(self.slice(node.field("name")?)),
+                alias: node.field("alias").map(|a| self.slice(a).to_string()),
             }),
             "dotted_name" => Some(Alias {
                 name: dotted(self.slice(node)),
@@ -697,7 +718,7 @@ impl<'t> Conv<'t> {
         // `a = b = value`: the right side is another assignment.
         loop {
             guard += 1;
-            match cur.child_by_field_name("right") {
+            match cur.field("right") {
                 Some(r) if r.kind() == "assignment" && guard < MAX_DEPTH => {
                     targets.push(self.field_expr(r, "left"));
                     cur = r;
@@ -716,7 +737,7 @@ impl<'t> Conv<'t> {
 
     fn function(&mut self, node: Node<'_>, decorators: Vec<Expr>) -> FuncIdx {
         let idx = self.funcs.len() as FuncIdx;
-        let name_node = node.child_by_field_name("name");
+        let name_node = node.field("name");
         self.funcs.push(Function {
             name: name_node.map(|n| self.slice(n).to_string()).unwrap_or_default(),
             name_span: name_node.map_or(span(node), span),
@@ -726,10 +747,7 @@ impl<'t> Conv<'t> {
             decorators,
             parent: self.parent,
         });
-        let params = node
-            .child_by_field_name("parameters")
-            .map(|p| self.params(p))
-            .unwrap_or_default();
+        let params = node.field("parameters").map(|p| self.params(p)).unwrap_or_default();
         let saved = std::mem::replace(&mut self.parent, Parent::Func(idx));
         let body = self.block_field(node, "body");
         self.parent = saved;
@@ -746,12 +764,7 @@ impl<'t> Conv<'t> {
         for p in named(node) {
             let (name_node, default, annotation, kind) = match p.kind() {
                 "identifier" => (Some(p), None, None, ParamKind::Normal),
-                "default_parameter" => (
-                    p.child_by_field_name("name"),
-                    p.child_by_field_name("value"),
-                    None,
-                    ParamKind::Normal,
-                ),
+                "default_parameter" => (p.field("name"), p.field("value"), None, ParamKind::Normal),
                 "typed_parameter" => {
                     let inner = named(p);
                     let first = inner.first().copied();
@@ -764,14 +777,9 @@ impl<'t> Conv<'t> {
                         ParamKind::Normal => first,
                         _ => first.and_then(|f| named(f).first().copied()),
                     };
-                    (name, None, p.child_by_field_name("type"), kind)
+                    (name, None, p.field("type"), kind)
                 }
-                "typed_default_parameter" => (
-                    p.child_by_field_name("name"),
-                    p.child_by_field_name("value"),
-                    p.child_by_field_name("type"),
-                    ParamKind::Normal,
-                ),
+                "typed_default_parameter" => (p.field("name"), p.field("value"), p.field("type"), ParamKind::Normal),
                 "list_splat_pattern" => (named(p).first().copied(), None, None, ParamKind::VarArgs),
                 "dictionary_splat_pattern" => (named(p).first().copied(), None, None, ParamKind::KwArgs),
                 "keyword_separator" => {
@@ -801,10 +809,10 @@ impl<'t> Conv<'t> {
 
     fn class(&mut self, node: Node<'_>, decorators: Vec<Expr>) -> ClassIdx {
         let idx = self.classes.len() as ClassIdx;
-        let name_node = node.child_by_field_name("name");
+        let name_node = node.field("name");
         let mut bases = Vec::new();
         let mut keywords = Vec::new();
-        if let Some(list) = node.child_by_field_name("superclasses") {
+        if let Some(list) = node.field("superclasses") {
             for a in self.args(list) {
                 match a {
                     Arg::Pos(e) => bases.push(e),
@@ -833,7 +841,7 @@ impl<'t> Conv<'t> {
     }
 
     fn field_expr(&mut self, node: Node<'_>, field: &str) -> Expr {
-        match node.child_by_field_name(field) {
+        match node.field(field) {
             Some(n) => self.expr(n),
             None => Self::other(node),
         }
@@ -860,8 +868,8 @@ impl<'t> Conv<'t> {
         match node.kind() {
             "identifier" => ExprKind::Name(self.slice(node).to_string()),
             "attribute" => {
-                let value = self.boxed(node.child_by_field_name("object"), node);
-                match node.child_by_field_name("attribute") {
+                let value = self.boxed(node.field("object"), node);
+                match node.field("attribute") {
                     Some(a) if !a.is_missing() => ExprKind::Attribute {
                         value,
                         attr: self.slice(a).to_string(),
@@ -870,8 +878,8 @@ impl<'t> Conv<'t> {
                 }
             }
             "call" => {
-                let func = self.boxed(node.child_by_field_name("function"), node);
-                let (args, args_span) = match node.child_by_field_name("arguments") {
+                let func = self.boxed(node.field("function"), node);
+                let (args, args_span) = match node.field("arguments") {
                     Some(a) if a.kind() == "argument_list" => (self.args(a), span(a)),
                     Some(g) => (vec![Arg::Pos(self.expr(g))], span(g)),
                     None => (Vec::new(), Span::at(node.end_byte())),
@@ -879,7 +887,7 @@ impl<'t> Conv<'t> {
                 ExprKind::Call { func, args, args_span }
             }
             "subscript" => {
-                let value = self.boxed(node.child_by_field_name("value"), node);
+                let value = self.boxed(node.field("value"), node);
                 let mut cursor = node.walk();
                 let subs: Vec<Node<'_>> = node.children_by_field_name("subscript", &mut cursor).collect();
                 let index = match subs.as_slice() {
@@ -965,27 +973,25 @@ impl<'t> Conv<'t> {
                 _ => ExprKind::Other,
             },
             "binary_operator" => ExprKind::BinOp {
-                left: self.boxed(node.child_by_field_name("left"), node),
+                left: self.boxed(node.field("left"), node),
                 op: node
-                    .child_by_field_name("operator")
+                    .field("operator")
                     .map(|o| self.slice(o).to_string())
                     .unwrap_or_default(),
-                right: self.boxed(node.child_by_field_name("right"), node),
+                right: self.boxed(node.field("right"), node),
             },
             "unary_operator" => ExprKind::Unary {
                 op: node
-                    .child_by_field_name("operator")
+                    .field("operator")
                     .map(|o| self.slice(o).to_string())
                     .unwrap_or_default(),
-                operand: self.boxed(node.child_by_field_name("argument"), node),
+                operand: self.boxed(node.field("argument"), node),
             },
-            "not_operator" => ExprKind::Not(self.boxed(node.child_by_field_name("argument"), node)),
+            "not_operator" => ExprKind::Not(self.boxed(node.field("argument"), node)),
             "boolean_operator" => ExprKind::BoolOp {
-                and: node
-                    .child_by_field_name("operator")
-                    .is_some_and(|o| self.slice(o) == "and"),
-                left: self.boxed(node.child_by_field_name("left"), node),
-                right: self.boxed(node.child_by_field_name("right"), node),
+                and: node.field("operator").is_some_and(|o| self.slice(o) == "and"),
+                left: self.boxed(node.field("left"), node),
+                right: self.boxed(node.field("right"), node),
             },
             "comparison_operator" => {
                 let mut left = None;
@@ -1022,15 +1028,15 @@ impl<'t> Conv<'t> {
                 },
                 _ => ExprKind::Other,
             },
-            "lambda" => ExprKind::Lambda(self.boxed(node.child_by_field_name("body"), node)),
+            "lambda" => ExprKind::Lambda(self.boxed(node.field("body"), node)),
             "list_splat" | "list_splat_pattern" => ExprKind::Starred(self.boxed(named(node).first().copied(), node)),
             "await" => ExprKind::Await(self.boxed(named(node).first().copied(), node)),
             "named_expression" => ExprKind::Named {
                 name: node
-                    .child_by_field_name("name")
+                    .field("name")
                     .map(|n| self.slice(n).to_string())
                     .unwrap_or_default(),
-                value: self.boxed(node.child_by_field_name("value"), node),
+                value: self.boxed(node.field("value"), node),
             },
             "yield" => ExprKind::Yield(named(node).first().map(|e| Box::new(self.expr(*e)))),
             "keyword_argument" => ExprKind::Other,
@@ -1043,7 +1049,7 @@ impl<'t> Conv<'t> {
         for a in named(list) {
             match a.kind() {
                 "keyword_argument" => {
-                    let Some(name) = a.child_by_field_name("name") else {
+                    let Some(name) = a.field("name") else {
                         continue;
                     };
                     out.push(Arg::Kw {

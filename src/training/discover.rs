@@ -5,7 +5,7 @@
 //! importing package). Imports are read from a scan of the text, without
 //! parsing; a module outside the context (site-packages) is never read.
 
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
 use super::entry::{self, Launch, NotPython, Target};
@@ -175,6 +175,9 @@ pub fn discover(
     let ctx = Context::new(root, python_files);
     let mut queue: VecDeque<Queued> = VecDeque::new();
     let mut entry_rel: Option<String> = None;
+    // Where the experiment's process starts: the entry and the packages
+    // imported before it.
+    let mut starts: Vec<String> = Vec::new();
     let spec = match config_text.map(entrypoint) {
         None => EntrySpec::Absent,
         Some(None) => EntrySpec::Absent,
@@ -182,6 +185,9 @@ pub fn discover(
         Some(Some(Ok(launch))) => match locate(&ctx, &launch) {
             Ok(found) => {
                 entry_rel = Some(found.rel.clone());
+                starts.push(found.rel.clone());
+                starts.push(found.entry.rel.clone());
+                starts.extend(found.parents.iter().map(|p| p.rel.clone()));
                 queue.extend(found.parents);
                 queue.push_front(found.entry);
                 EntrySpec::Found(launch, 0)
@@ -189,8 +195,10 @@ pub fn discover(
             Err(what) => EntrySpec::Missing(launch, what),
         },
     };
+    let mut named_rels: Vec<String> = Vec::new();
     for path in named {
         let Some(rel) = relative(root, path) else { continue };
+        named_rels.push(rel.clone());
         let dir = folder(&rel);
         queue.push_back(Queued {
             module: module_name(&rel, &dir),
@@ -201,6 +209,9 @@ pub fn discover(
     }
 
     let mut files: Vec<TrainingInput> = Vec::new();
+    // Each file's context path, and the context files its imports name.
+    let mut rels: Vec<String> = Vec::new();
+    let mut edges: HashMap<String, Vec<String>> = HashMap::new();
     let mut problems = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
     let mut bytes = 0usize;
@@ -234,14 +245,18 @@ pub fn discover(
         };
         bytes += input.bytes.len();
         let text = String::from_utf8_lossy(&input.bytes);
-        let imports = super::scan::scan(&text).imports;
+        // Scanned once: the compilation takes this scan over.
+        let scanned = std::sync::Arc::new(super::ParsedFile::new(&text));
+        let imports = scanned.imports();
         let package = if q.rel.ends_with("__init__.py") {
             q.module.clone()
         } else {
             q.module.rsplit_once('.').map_or(String::new(), |(p, _)| p.to_string())
         };
-        for imp in &imports {
+        let mut targets = Vec::new();
+        for imp in imports {
             for (rel, module) in resolve_import(&ctx, imp, &package, &q.roots) {
+                targets.push(rel.clone());
                 if !seen.contains(&rel) {
                     queue.push_back(Queued {
                         rel,
@@ -252,12 +267,67 @@ pub fn discover(
                 }
             }
         }
+        edges.insert(q.rel.clone(), targets);
+        rels.push(q.rel);
         files.push(TrainingInput {
             input,
             module: q.module,
             role: q.role,
             parsed: None,
+            scanned: Some(scanned),
+            programs: 0,
         });
+    }
+    // The programs each file runs in: the experiment's (bit 0: what its
+    // entry imports; everything when its entry was not found), and one per
+    // named file that neither the experiment nor another named file imports
+    // (a script of its own: what it imports runs in it).
+    let reach = |from: &[&str]| -> HashSet<String> {
+        let mut reached: HashSet<String> = HashSet::new();
+        let mut stack: Vec<&str> = from.to_vec();
+        while let Some(rel) = stack.pop() {
+            if !reached.insert(rel.to_string()) {
+                continue;
+            }
+            if let Some(next) = edges.get(rel) {
+                stack.extend(next.iter().map(String::as_str));
+            }
+        }
+        reached
+    };
+    let mut programs: Vec<(u64, HashSet<String>)> = Vec::new();
+    if config_text.is_some() {
+        if starts.is_empty() {
+            programs.push((1, rels.iter().cloned().collect()));
+        } else {
+            let from: Vec<&str> = starts.iter().map(String::as_str).collect();
+            programs.push((1, reach(&from)));
+        }
+    }
+    let candidates: Vec<(&String, HashSet<String>)> = named_rels
+        .iter()
+        .filter(|r| !programs.iter().any(|(_, p)| p.contains(*r)))
+        .map(|r| (r, reach(&[r.as_str()])))
+        .collect();
+    // Bit 0 is the experiment's; past 63 scripts the last bit is shared.
+    let mut next_bit = 1u32;
+    for (i, (rel, reached)) in candidates.iter().enumerate() {
+        // Imported by another candidate that it does not import back: a
+        // module of that script, not a script.
+        let imported = candidates
+            .iter()
+            .enumerate()
+            .any(|(j, (other, theirs))| j != i && theirs.contains(*rel) && !reached.contains(*other));
+        if !imported {
+            programs.push((1u64 << next_bit, reached.clone()));
+            next_bit = (next_bit + 1).min(63);
+        }
+    }
+    for (f, rel) in files.iter_mut().zip(&rels) {
+        f.programs = programs
+            .iter()
+            .filter(|(_, p)| p.contains(rel))
+            .fold(0, |acc, (bit, _)| acc | bit);
     }
     // The entry file first; the others keep their discovery order.
     let entry = match (&spec, &entry_rel) {

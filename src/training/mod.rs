@@ -77,6 +77,16 @@ pub struct TrainingInput {
     /// A parse kept from an earlier compilation of the same text (the
     /// language server's [`Cache`]); used only when its text matches.
     pub parsed: Option<Arc<ParsedFile>>,
+    /// The file as discovery scanned it for imports (nothing parsed yet),
+    /// so the compilation does not scan it again; used only when its text
+    /// matches.
+    pub scanned: Option<Arc<ParsedFile>>,
+    /// The programs the file runs in, one bit each: bit 0 the experiment's
+    /// (the files its entrypoint imports), the others one per file named on
+    /// the command line that runs as a script of its own (neither the
+    /// experiment nor another named file imports it). A file outside the
+    /// experiment's program is analysed as code on its own.
+    pub programs: u64,
 }
 
 /// The training code of an experiment, as discovery found it.
@@ -195,6 +205,8 @@ pub struct TrainingFile {
     pub parsed: Arc<ParsedFile>,
     /// Whether this compilation parsed the file (not reused from a cache).
     pub fresh: bool,
+    /// See [`TrainingInput::programs`].
+    pub programs: u64,
 }
 
 /// The training code of a compilation: plain facts for the `T…` rules.
@@ -334,8 +346,12 @@ pub fn warm(sources: &TrainingSources, max_bytes: usize) -> Warming {
             (Some(p), Some(t)) if p.same_text(t) => Some(Arc::clone(p)),
             _ => None,
         };
+        // Discovery's scan of the file, when it has one, or a new one.
         let made = match (&kept, text) {
-            (None, Some(t)) => Some(Arc::new(ParsedFile::new(t))),
+            (None, Some(t)) => match &f.scanned {
+                Some(scanned) if scanned.same_text(t) => Some(Arc::clone(scanned)),
+                _ => Some(Arc::new(ParsedFile::new(t))),
+            },
             _ => None,
         };
         if let Some(p) = kept.as_ref().or(made.as_ref()) {
@@ -389,9 +405,10 @@ pub fn attach(
             continue;
         };
         let made = ahead.get(i).and_then(Option::as_ref).filter(|p| p.same_text(&reg.text));
-        let (parsed, fresh) = match (&t.parsed, made) {
-            (Some(p), _) if p.same_text(&reg.text) => (Arc::clone(p), false),
-            (_, Some(p)) => (Arc::clone(p), true),
+        let (parsed, fresh) = match (&t.parsed, made, &t.scanned) {
+            (Some(p), _, _) if p.same_text(&reg.text) => (Arc::clone(p), false),
+            (_, Some(p), _) => (Arc::clone(p), true),
+            (_, _, Some(s)) if s.same_text(&reg.text) => (Arc::clone(s), true),
             _ => (Arc::new(ParsedFile::new(&reg.text)), true),
         };
         index_of.push(Some(files.len()));
@@ -401,6 +418,7 @@ pub fn attach(
             role: t.role,
             parsed,
             fresh,
+            programs: t.programs,
         });
     }
     if let EntrySpec::Found(launch, i) = &entry {
@@ -423,6 +441,7 @@ pub fn attach(
             role: FileRole::Model,
             parsed: Arc::new(ParsedFile::new(text)),
             fresh: true,
+            programs: 0,
         });
     }
     Training::new(entry, files, config)

@@ -8,7 +8,7 @@
 //! says "unknown" and the rules stay silent.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::ast::{Arg, ChunkAst, Class, CompFor, DictItem, Expr, ExprKind, Function, Handler, Parent, Stmt, StmtKind};
 use super::scan::ChunkKind;
@@ -261,14 +261,28 @@ struct FileEntry {
     file: FileId,
     module: String,
     role: FileRole,
+    programs: u64,
 }
 
 /// The program: every training file, its top-level names, and the
 /// questions rules ask.
 pub struct Program {
+    /// Whether the files include the experiment's program (bit 0 of
+    /// [`Program::programs`]).
+    experiment: bool,
     files: Vec<FileEntry>,
     by_module: HashMap<String, ModId>,
     tables: Vec<HashMap<String, Vec<ModBinding>>>,
+    /// The chunks each identifier occurs in (built on first use): where a
+    /// function's call sites can be.
+    words: OnceLock<WordIndex>,
+    /// The call sites found for each function so far (scope and call
+    /// span): following values through parameters asks for the same
+    /// functions again and again.
+    sites: Mutex<HashMap<FuncId, CallSites>>,
+    /// The names each function binds (a superset), found once: most names
+    /// a function uses are not its own, and need no walk of its body.
+    bound: Mutex<HashMap<FuncId, Arc<HashSet<String>>>>,
 }
 
 impl std::fmt::Debug for Program {
@@ -307,6 +321,7 @@ impl Program {
                 file: f.file,
                 module: f.module.clone(),
                 role: f.role,
+                programs: f.programs,
             })
             .collect();
         let mut by_module = HashMap::new();
@@ -315,10 +330,15 @@ impl Program {
             // `pkg.__main__` also answers to nothing else; a script is also
             // known by its stem (done by discovery).
         }
+        let experiment = entries.iter().any(|f| f.programs & 1 != 0);
         let mut program = Program {
+            experiment,
             files: entries,
             by_module,
             tables: Vec::new(),
+            words: OnceLock::new(),
+            sites: Mutex::new(HashMap::new()),
+            bound: Mutex::new(HashMap::new()),
         };
         program.tables = (0..program.files.len() as ModId)
             .map(|m| program.module_table(m))
@@ -339,6 +359,24 @@ impl Program {
 
     pub fn role(&self, m: ModId) -> Option<FileRole> {
         self.files.get(m as usize).map(|f| f.role)
+    }
+
+    /// The programs module `m` runs in (see
+    /// [`crate::training::TrainingInput::programs`]).
+    pub fn programs(&self, m: ModId) -> u64 {
+        self.files.get(m as usize).map_or(0, |f| f.programs)
+    }
+
+    /// Whether module `m` is code the experiment does not run: a file named
+    /// on the command line outside the experiment's program, or one checked
+    /// without an experiment.
+    pub fn detached(&self, m: ModId) -> bool {
+        self.role(m) != Some(FileRole::Model) && (!self.experiment || self.programs(m) & 1 == 0)
+    }
+
+    /// Whether modules `a` and `b` run in a program together.
+    pub fn same_program(&self, a: ModId, b: ModId) -> bool {
+        self.programs(a) & self.programs(b) != 0
     }
 
     pub fn module_name(&self, m: ModId) -> &str {
@@ -650,13 +688,36 @@ impl Program {
             .iter()
             .map(|t| t.rsplit('.').next().unwrap_or(t).to_string())
             .collect();
+        out.extend(self.names_bound_to(m, targets));
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// The module-level assignments of module `m`: each name and a value it
+    /// is assigned (before any unpacking).
+    pub fn module_assignments(&self, m: ModId) -> Vec<(&str, &Expr)> {
+        let mut out = Vec::new();
+        if let Some(table) = self.tables.get(m as usize) {
+            for (name, bindings) in table {
+                for b in bindings {
+                    if let ModBinding::Assign { value, .. } = b {
+                        out.push((name.as_str(), &**value));
+                    }
+                }
+            }
+        }
+        out.sort_by_key(|(n, v)| (*n, v.span.start));
+        out
+    }
+
+    /// The names module `m` binds to one of the external `targets`, sorted.
+    pub fn names_bound_to(&self, m: ModId, targets: &[&str]) -> Vec<String> {
+        let mut out = Vec::new();
         if let Some(table) = self.tables.get(m as usize) {
             let mut names: Vec<&String> = table.keys().collect();
             names.sort();
             for n in names {
-                if out.contains(n) {
-                    continue;
-                }
                 if let Some(Sym::External(p)) = self.global(m, n, 0) {
                     if targets.contains(&p.as_str()) {
                         out.push(n.clone());
@@ -664,8 +725,6 @@ impl Program {
                 }
             }
         }
-        out.sort();
-        out.dedup();
         out
     }
 
@@ -798,6 +857,9 @@ impl Program {
     /// functions), in source order.
     pub fn local_defs(&self, f: FuncId, name: &str) -> Vec<LocalDef<'_>> {
         let Some(func) = self.func(f) else { return Vec::new() };
+        if !self.bound_names(f).contains(name) {
+            return Vec::new();
+        }
         let mut out = Vec::new();
         for (i, p) in func.params.iter().enumerate() {
             if p.name == name {
@@ -807,6 +869,104 @@ impl Program {
         let package = self.package_of(f.m);
         self.collect_local(f, &func.body, name, &package, &mut out, 0);
         out
+    }
+
+    /// Every name function `f` may bind: its parameters, and the names in
+    /// its assignment, loop, `with`, `except`, import and definition
+    /// targets (a superset of the names [`Program::local_defs`] finds).
+    fn bound_names(&self, f: FuncId) -> Arc<HashSet<String>> {
+        if let Some(kept) = self.bound.lock().ok().and_then(|m| m.get(&f).cloned()) {
+            return kept;
+        }
+        let mut names: HashSet<String> = HashSet::new();
+        if let Some(func) = self.func(f) {
+            names.extend(func.params.iter().map(|p| p.name.clone()));
+            let package = self.package_of(f.m);
+            self.collect_bound(f, &func.body, &package, &mut names, 0);
+        }
+        let names = Arc::new(names);
+        if let Ok(mut m) = self.bound.lock() {
+            m.insert(f, Arc::clone(&names));
+        }
+        names
+    }
+
+    fn collect_bound(&self, f: FuncId, body: &[Stmt], package: &str, out: &mut HashSet<String>, depth: u32) {
+        if depth > 64 {
+            return;
+        }
+        // Every name inside a target (tuples and lists at any depth).
+        fn target_names(t: &Expr, out: &mut HashSet<String>) {
+            match &t.kind {
+                ExprKind::Name(n) => {
+                    out.insert(n.clone());
+                }
+                ExprKind::Tuple(items) | ExprKind::List(items) => {
+                    for i in items {
+                        target_names(i, out);
+                    }
+                }
+                ExprKind::Starred(inner) => target_names(inner, out),
+                _ => {}
+            }
+        }
+        for s in body {
+            match &s.kind {
+                StmtKind::Assign { targets, .. } => targets.iter().for_each(|t| target_names(t, out)),
+                StmtKind::AnnAssign { target, .. } | StmtKind::AugAssign { target, .. } => target_names(target, out),
+                StmtKind::For {
+                    target, body, orelse, ..
+                } => {
+                    target_names(target, out);
+                    self.collect_bound(f, body, package, out, depth + 1);
+                    self.collect_bound(f, orelse, package, out, depth + 1);
+                }
+                StmtKind::While { body, orelse, .. } | StmtKind::If { body, orelse, .. } => {
+                    self.collect_bound(f, body, package, out, depth + 1);
+                    self.collect_bound(f, orelse, package, out, depth + 1);
+                }
+                StmtKind::With { items, body } => {
+                    for item in items {
+                        if let Some(var) = &item.var {
+                            target_names(var, out);
+                        }
+                    }
+                    self.collect_bound(f, body, package, out, depth + 1);
+                }
+                StmtKind::Try {
+                    body,
+                    handlers,
+                    orelse,
+                    finalbody,
+                } => {
+                    self.collect_bound(f, body, package, out, depth + 1);
+                    for h in handlers {
+                        if let Some(n) = &h.name {
+                            out.insert(n.clone());
+                        }
+                        self.collect_bound(f, &h.body, package, out, depth + 1);
+                    }
+                    self.collect_bound(f, orelse, package, out, depth + 1);
+                    self.collect_bound(f, finalbody, package, out, depth + 1);
+                }
+                StmtKind::FunctionDef(i) => {
+                    if let Some(x) = self.func(FuncId { m: f.m, c: f.c, f: *i }) {
+                        out.insert(x.name.clone());
+                    }
+                }
+                StmtKind::ClassDef(k) => {
+                    if let Some(x) = self.class(ClassId { m: f.m, c: f.c, k: *k }) {
+                        out.insert(x.name.clone());
+                    }
+                }
+                StmtKind::Import(_) | StmtKind::ImportFrom { .. } => {
+                    let mut bs = Vec::new();
+                    collect_bindings(std::slice::from_ref(s), package, f.c, &mut bs, 0);
+                    out.extend(bs.into_iter().map(|(n, _)| n));
+                }
+                _ => {}
+            }
+        }
     }
 
     fn collect_local<'p>(
@@ -1000,38 +1160,115 @@ impl Program {
     /// Every call of function `f` in the training code: the calling scope
     /// and the call. Instantiations count as calls of `__init__`.
     pub fn call_sites(&self, f: FuncId) -> Vec<(Scope, &Expr)> {
+        let kept = self.sites.lock().ok().and_then(|m| m.get(&f).cloned());
+        let found = match kept {
+            Some(found) => found,
+            None => {
+                let found: CallSites = self.find_call_sites(f).into();
+                if let Ok(mut m) = self.sites.lock() {
+                    m.insert(f, Arc::clone(&found));
+                }
+                found
+            }
+        };
+        // The calls themselves, found again in their scopes by span.
+        let mut out = Vec::with_capacity(found.len());
+        let mut i = 0;
+        while i < found.len() {
+            let scope = found[i].0;
+            let mut j = i;
+            while j < found.len() && found[j].0 == scope {
+                j += 1;
+            }
+            let spans = &found[i..j];
+            self.walk_exprs(scope, &mut |_, e| {
+                if matches!(e.kind, ExprKind::Call { .. }) && spans.iter().any(|(_, s)| *s == e.span) {
+                    out.push((scope, e));
+                }
+            });
+            i = j;
+        }
+        out
+    }
+
+    /// The calls of `f` (scope and span, grouped by scope in walk order),
+    /// looked for in the chunks that mention its name.
+    fn find_call_sites(&self, f: FuncId) -> Vec<(Scope, Span)> {
         let Some(func) = self.func(f) else { return Vec::new() };
         let class = self.class_of(f);
-        let needle: String = if func.name == "__init__" {
+        let needle: &str = if func.name == "__init__" {
             match class.and_then(|k| self.class(k)) {
-                Some(c) => c.name.clone(),
+                Some(c) => c.name.as_str(),
                 None => return Vec::new(),
             }
         } else {
-            func.name.clone()
+            func.name.as_str()
         };
         let mut out = Vec::new();
-        let needles = [needle.as_str()];
-        for m in self.modules() {
-            let chunks: Vec<u32> = self.chunks_mentioning(m, &needles).collect();
-            for c in chunks {
-                for scope in self.scopes(m, c) {
-                    self.walk_exprs(scope, &mut |_, e| {
-                        if let ExprKind::Call { func: callee_expr, .. } = &e.kind {
-                            let hit = match self.callee(scope, callee_expr) {
-                                Callee::Func(g) => g == f,
-                                Callee::Class(k) => func.name == "__init__" && Some(k) == class,
-                                _ => false,
-                            };
-                            if hit {
-                                out.push((scope, e));
-                            }
+        let chunks = self.chunks_with_word(needle);
+        for &(m, c) in chunks {
+            for scope in self.scopes(m, c) {
+                self.walk_exprs(scope, &mut |_, e| {
+                    if let ExprKind::Call { func: callee_expr, .. } = &e.kind {
+                        let hit = match self.callee(scope, callee_expr) {
+                            Callee::Func(g) => g == f,
+                            Callee::Class(k) => func.name == "__init__" && Some(k) == class,
+                            _ => false,
+                        };
+                        if hit {
+                            out.push((scope, e.span));
                         }
-                    });
-                }
+                    }
+                });
             }
         }
         out
+    }
+
+    /// The chunks of module `m` whose text has one of `words` as a whole
+    /// identifier (`checkpoint` in `core.checkpoint.store_path`, not in
+    /// `save_checkpoint`), in chunk order.
+    pub fn chunks_with_words(&self, m: ModId, words: &[&str]) -> Vec<u32> {
+        let mut out: Vec<u32> = words
+            .iter()
+            .flat_map(|w| self.chunks_with_word(w).iter())
+            .filter(|(at, _)| *at == m)
+            .map(|(_, c)| *c)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The chunks (in module and chunk order) whose text has `word` as a
+    /// whole identifier.
+    fn chunks_with_word(&self, word: &str) -> &[(ModId, u32)] {
+        let index = self.words.get_or_init(|| {
+            let mut index = WordIndex::default();
+            for m in self.modules() {
+                let Some(p) = self.parsed(m) else { continue };
+                for (c, info) in p.chunks().iter().enumerate() {
+                    let Some(text) = p.text().get(info.range.clone()) else {
+                        continue;
+                    };
+                    let at = (m, c as u32);
+                    for w in identifiers(text) {
+                        match index.get_mut(w) {
+                            Some(list) => {
+                                if list.last() != Some(&at) {
+                                    list.push(at);
+                                }
+                            }
+                            None => {
+                                index.insert(w.into(), vec![at]);
+                            }
+                        }
+                    }
+                }
+            }
+            index
+        });
+        index.get(word).map_or(&[], Vec::as_slice)
     }
 
     /// How a call binds parameter `index` of `f` (whose call it is).
@@ -2427,3 +2664,34 @@ pub fn walk_expr<'p>(e: &'p Expr, stack: &mut Vec<Anc<'p>>, visit: &mut dyn FnMu
     }
     stack.pop();
 }
+
+/// The identifiers of `text`: runs of ASCII letters, digits and `_` (and
+/// of non-ASCII bytes, so a Unicode identifier stays whole) not starting
+/// with a digit; comments and strings included.
+fn identifiers(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || !b.is_ascii();
+    let mut i = 0usize;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            while i < bytes.len() && !word(bytes[i]) {
+                i += 1;
+            }
+            let start = i;
+            while i < bytes.len() && word(bytes[i]) {
+                i += 1;
+            }
+            // Both ends are ASCII bytes or the text's ends: char boundaries.
+            if start < i && !bytes[start].is_ascii_digit() {
+                return text.get(start..i);
+            }
+        }
+        None
+    })
+}
+
+/// The calls of one function: each call's scope and span.
+type CallSites = Arc<[(Scope, Span)]>;
+
+/// Which chunks each identifier occurs in.
+type WordIndex = HashMap<Box<str>, Vec<(ModId, u32)>>;

@@ -102,6 +102,10 @@ pub struct Runtime {
     pub unlaunched_trial: Option<(ClassId, TrialKind)>,
     /// The launch, when the entrypoint was read.
     pub launch: Option<Launch>,
+    /// Who runs each program other than the experiment's (the scripts
+    /// named on the command line, [`Program::programs`]), worked out from
+    /// their own code: its bit and its world.
+    pub scripts: Vec<(u64, World)>,
 }
 
 impl Runtime {
@@ -113,9 +117,13 @@ impl Runtime {
         };
         let slots = config.slots;
         let mut unlaunched_trial = None;
-        let world = if !config.present {
+        let main = |m: ModId| !prog.detached(m);
+        let has_main = prog.code_modules().any(main);
+        let world = if !has_main {
+            World::Single
+        } else if !config.present {
             // Files on their own: distributed when the code says so.
-            if distributed_markers(prog) || !trials.is_empty() {
+            if distributed_markers(prog, &main) || trials.iter().any(|(k, _)| main(k.m)) {
                 World::Ranks(None)
             } else {
                 World::Single
@@ -138,7 +146,7 @@ impl Runtime {
                             // `determined.exec.harness` directly: one process.
                             World::Single
                         } else {
-                            spawned_world(prog, slots)
+                            spawned_world(prog, slots, &main)
                         }
                     }
                     (_, Procs::Slots) => slots_world(slots),
@@ -152,7 +160,7 @@ impl Runtime {
                     (_, Procs::One) => World::Single,
                 },
                 None => {
-                    if distributed_markers(prog) {
+                    if distributed_markers(prog, &main) {
                         World::Ranks(None)
                     } else {
                         World::Single
@@ -160,12 +168,57 @@ impl Runtime {
                 }
             }
         };
+        let mut scripts: Vec<(u64, World)> = Vec::new();
+        let bits = prog.code_modules().fold(0u64, |acc, m| acc | prog.programs(m)) & !1;
+        for i in 1..64 {
+            let bit = 1u64 << i;
+            if bits & bit == 0 {
+                continue;
+            }
+            let mine = |m: ModId| prog.programs(m) & bit != 0;
+            let w = if distributed_markers(prog, &mine) || trials.iter().any(|(k, _)| mine(k.m)) {
+                World::Ranks(None)
+            } else {
+                World::Single
+            };
+            scripts.push((bit, w));
+        }
         Runtime {
             world,
             trials,
             unlaunched_trial,
             launch,
+            scripts,
         }
+    }
+
+    /// The programs module `m` runs in, each with who runs it: the
+    /// experiment's (bit 0) and the scripts'.
+    pub fn worlds_of(&self, prog: &Program, m: ModId) -> Vec<(u64, World)> {
+        let mut out = Vec::new();
+        if !prog.detached(m) {
+            out.push((1, self.world));
+        }
+        let bits = prog.programs(m);
+        out.extend(self.scripts.iter().copied().filter(|(b, _)| bits & b != 0));
+        out
+    }
+
+    /// Who runs the code of module `m` (once per rank when any program it
+    /// runs in does).
+    pub fn world_at(&self, prog: &Program, m: ModId) -> World {
+        let worlds = self.worlds_of(prog, m);
+        worlds
+            .iter()
+            .map(|(_, w)| *w)
+            .find(|w| w.distributed())
+            .or_else(|| worlds.first().map(|(_, w)| *w))
+            .unwrap_or(World::Single)
+    }
+
+    /// Whether some of the code runs once per rank.
+    pub fn distributed_somewhere(&self) -> bool {
+        self.world.distributed() || self.scripts.iter().any(|(_, w)| w.distributed())
     }
 
     /// The entrypoint's arguments.
@@ -234,8 +287,8 @@ fn only_definitions(prog: &Program, m: ModId) -> bool {
 
 /// The process count when plain `python script.py` spawns ranks itself
 /// (`torch.multiprocessing.spawn`, Lightning with several devices).
-fn spawned_world(prog: &Program, slots: Option<i64>) -> World {
-    for m in prog.code_modules() {
+fn spawned_world(prog: &Program, slots: Option<i64>, which: &dyn Fn(ModId) -> bool) -> World {
+    for m in prog.code_modules().filter(|m| which(*m)) {
         let needles = ["spawn", "start_processes", "Trainer"];
         let chunks: Vec<u32> = prog.chunks_mentioning(m, &needles).collect();
         for c in chunks {
@@ -288,8 +341,8 @@ fn spawned_world(prog: &Program, slots: Option<i64>) -> World {
 }
 
 /// Code that only makes sense with several ranks (for files checked on
-/// their own).
-fn distributed_markers(prog: &Program) -> bool {
+/// their own), in the modules `which` accepts.
+fn distributed_markers(prog: &Program, which: &dyn Fn(ModId) -> bool) -> bool {
     const MARKERS: &[&str] = &[
         "torch.distributed.init_process_group",
         "torch.nn.parallel.DistributedDataParallel",
@@ -310,13 +363,18 @@ fn distributed_markers(prog: &Program) -> bool {
         "deepspeed",
         "spawn",
     ];
-    any_call(prog, &needles, |path| MARKERS.contains(&path))
+    any_call_in(prog, &needles, |path| MARKERS.contains(&path), which)
 }
 
 /// Whether some call of the training code resolves to an external path
 /// `pred` accepts (only chunks mentioning `needles` are parsed).
 pub fn any_call(prog: &Program, needles: &[&str], pred: impl Fn(&str) -> bool) -> bool {
-    for m in prog.code_modules() {
+    any_call_in(prog, needles, pred, &|_| true)
+}
+
+/// [`any_call`] in the modules `which` accepts.
+fn any_call_in(prog: &Program, needles: &[&str], pred: impl Fn(&str) -> bool, which: &dyn Fn(ModId) -> bool) -> bool {
+    for m in prog.code_modules().filter(|m| which(*m)) {
         let chunks: Vec<u32> = prog.chunks_mentioning(m, needles).collect();
         for c in chunks {
             for scope in prog.scopes(m, c) {
@@ -882,6 +940,81 @@ const DIST_COLLECTIVES: &[&str] = &[
     "monitored_barrier",
 ];
 
+/// The names [`collective`] recognises as collectives (method or function
+/// names, as whole identifiers): a chunk that has none of them, nor a name
+/// its module binds to one ([`collective_words`]), calls none directly.
+const COLLECTIVE_NAMES: &[&str] = &[
+    // torch.distributed and deepspeed.comm
+    "barrier",
+    "all_reduce",
+    "all_gather",
+    "all_gather_object",
+    "all_gather_into_tensor",
+    "all_to_all",
+    "all_to_all_single",
+    "broadcast",
+    "broadcast_object_list",
+    "reduce",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "gather",
+    "gather_object",
+    "scatter",
+    "scatter_object_list",
+    "monitored_barrier",
+    // torch.distributed.checkpoint (its functions' names are common
+    // words: the names bound to them and to the module are added)
+    "checkpoint",
+    // Horovod
+    "allreduce",
+    "allreduce_",
+    "allgather",
+    "broadcast_",
+    "broadcast_parameters",
+    "broadcast_optimizer_state",
+    "broadcast_object",
+    "alltoall",
+    // (`hvd.join` is left out: `join` is mostly `os.path.join`.)
+    // engines, Accelerate, Determined
+    "backward",
+    "step_optimizer",
+    "wait_for_everyone",
+    "gather_for_metrics",
+    "broadcast_local",
+    "allgather_local",
+    "gather_local",
+    "restore_path",
+    "download",
+    "store_path",
+    "upload",
+    "should_preempt",
+];
+
+/// The words a chunk that calls a collective directly has as identifiers:
+/// [`COLLECTIVE_NAMES`], and the names the training code's modules bind to
+/// collective functions or to `torch.distributed.checkpoint`
+/// (`from torch.distributed import all_reduce as ar`, `import
+/// torch.distributed.checkpoint as dcp`).
+pub fn collective_words(prog: &Program) -> Vec<String> {
+    let mut targets: Vec<String> = Vec::new();
+    for name in DIST_COLLECTIVES {
+        targets.push(format!("torch.distributed.{name}"));
+        targets.push(format!("deepspeed.comm.{name}"));
+    }
+    for name in ["save", "load", "save_state_dict", "load_state_dict"] {
+        targets.push(format!("torch.distributed.checkpoint.{name}"));
+    }
+    let targets: Vec<&str> = targets.iter().map(String::as_str).collect();
+    let mut out: Vec<String> = COLLECTIVE_NAMES.iter().map(|n| n.to_string()).collect();
+    for m in prog.code_modules() {
+        out.extend(prog.names_bound_to(m, &targets));
+        out.extend(prog.module_alias(m, "torch.distributed.checkpoint"));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// A collective operation: its kind (what must match across ranks) and
 /// how to name it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1137,6 +1270,20 @@ pub enum Seeding {
 
 /// Whether every rank seeds the global torch RNG with the same value.
 pub fn seeding(prog: &Program, runtime: &Runtime) -> Seeding {
+    seeding_of(prog, runtime, 1)
+}
+
+/// [`seeding`] in the program `bit` (see [`Program::programs`]; bit 0 the
+/// experiment's): only its seeding calls and trial classes count.
+pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
+    let experiment = bit == 1;
+    let within = |m: ModId| {
+        if experiment {
+            !prog.detached(m)
+        } else {
+            prog.programs(m) & bit != 0
+        }
+    };
     let seed_calls = calls(
         prog,
         &[
@@ -1150,6 +1297,9 @@ pub fn seeding(prog: &Program, runtime: &Runtime) -> Seeding {
     );
     let mut first = None;
     for (scope, _, call, path) in &seed_calls {
+        if !within(scope.m) {
+            continue;
+        }
         let ExprKind::Call { args, .. } = &call.kind else {
             continue;
         };
@@ -1172,9 +1322,10 @@ pub fn seeding(prog: &Program, runtime: &Runtime) -> Seeding {
     }
     // A seeding call the code makes wins over the trial seed Determined set
     // before it ran (both are the same on every rank).
+    let trial = runtime.trials.iter().any(|(k, _)| within(k.m)) || (experiment && runtime.unlaunched_trial.is_some());
     match first {
         Some(call) => call,
-        None if !runtime.trials.is_empty() || runtime.unlaunched_trial.is_some() => Seeding::Trial,
+        None if trial => Seeding::Trial,
         None => Seeding::NotIdentical,
     }
 }
