@@ -354,13 +354,13 @@ pub fn warm(sources: &TrainingSources, max_bytes: usize) -> Warming {
             },
             _ => None,
         };
+        // Only the files the entrypoint runs or the command line names: most
+        // of their chunks are read; imported modules are parsed as the rules
+        // ask for their chunks (often a few of many).
         if let Some(p) = kept.as_ref().or(made.as_ref()) {
-            let rank = match f.role {
-                FileRole::Entry | FileRole::Named => 0,
-                FileRole::Model => 1,
-                FileRole::Imported => 2,
-            };
-            order.push((rank, Arc::clone(p)));
+            if matches!(f.role, FileRole::Entry | FileRole::Named) {
+                order.push((0u8, Arc::clone(p)));
+            }
         }
         ahead.push(made);
     }
