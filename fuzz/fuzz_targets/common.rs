@@ -80,6 +80,7 @@ pub fn project(config: &[u8], models: Vec<Input>, inventory: Option<Input>) -> P
         inventory,
         probe: None,
         searched: "fuzz".into(),
+        training: None,
     }
 }
 
