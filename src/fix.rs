@@ -53,7 +53,7 @@ pub struct Outcome {
     pub project: Project,
     /// The check of the fixed project: what is left.
     pub compiled: Compiled,
-    /// Changed files, in the order the project lists them.
+    /// Changed files, by path.
     pub changed: Vec<Changed>,
     /// The fixes applied, by rule code (code, count), in code order.
     pub fixed: Vec<(&'static str, usize)>,
@@ -166,11 +166,13 @@ pub fn fix(
             break;
         }
     }
+    // By name: a project discovered again may hold other files than before.
     let changed = texts(&project)
         .into_iter()
-        .zip(originals)
-        .filter(|((_, after), (_, before))| after != before)
-        .map(|((name, after), (_, before))| Changed { name, before, after })
+        .filter_map(|(name, after)| {
+            let before = originals.iter().find(|(n, _)| *n == name)?.1.clone();
+            (before != after).then_some(Changed { name, before, after })
+        })
         .collect();
     Outcome {
         project,
@@ -285,20 +287,15 @@ fn set_text(project: &mut Project, name: &str, text: &str) {
     }
 }
 
-/// Every editable input's name and text, once per name, in project order.
+/// Every input's name and text (one per path, in path order): what the
+/// fixes may have changed.
 fn texts(project: &Project) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    let mut push = |i: &crate::project::Input| {
-        if !out.iter().any(|(n, _)| *n == i.name) {
-            out.push((i.name.clone(), String::from_utf8_lossy(&i.bytes).into_owned()));
-        }
-    };
-    push(&project.config);
-    project.models.iter().flatten().for_each(&mut push);
-    if let Some(t) = &project.training {
-        t.files.iter().for_each(|f| push(&f.input));
-    }
-    out
+    project
+        .texts()
+        .0
+        .into_iter()
+        .map(|(path, text)| (path.display().to_string(), text))
+        .collect()
 }
 
 /// What a check reports, by rule and message (positions move as text is

@@ -245,7 +245,9 @@ fn run_fix(args: &CheckArgs, jobs: Vec<Job>, loader: &mut Loader, options: &Opti
         // A project read before an earlier one was fixed may be stale:
         // read its files again.
         let project = match &job {
-            Job::Config(p) if !args.diff && fixed_total > 0 => reread(p),
+            Job::Config(p) if !args.diff && fixed_total > 0 && p.config.name != "-" => {
+                loader.project(Path::new(&p.config.name)).0.unwrap_or_else(|| p.clone())
+            }
             _ => job.project().clone(),
         };
         let named: Vec<PathBuf> = match &job {
@@ -353,26 +355,6 @@ fn fix_summary(fixed: &[(&'static str, usize)], left: fix::Remaining, unsafe_fix
     }
     line.push('.');
     line
-}
-
-/// The project with its files read again from the disk (after an earlier
-/// project's fixes were written).
-fn reread(project: &Project) -> Project {
-    let mut p = project.clone();
-    let read = |input: &mut project::Input| {
-        if let Ok(bytes) = stagec::fsutil::read_limited(Path::new(&input.name), project::MAX_INPUT) {
-            input.bytes = bytes;
-        }
-    };
-    read(&mut p.config);
-    p.models.iter_mut().flatten().for_each(read);
-    if let Some(t) = p.training.as_mut() {
-        for f in &mut t.files {
-            read(&mut f.input);
-            f.parsed = None;
-        }
-    }
-    p
 }
 
 /// A unified diff of one fixed file (`--- PATH` / `+++ PATH`, three lines

@@ -85,22 +85,27 @@ pub(crate) fn configs_under(dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy();
-        if !(name.ends_with(".yaml") || name.ends_with(".yml")) {
-            continue;
-        }
-        let Ok(bytes) = stagec::fsutil::read_limited(path, MAX_INPUT) else {
-            // Too large or unreadable: not something the walk can classify.
-            continue;
-        };
-        let text = String::from_utf8_lossy(&bytes);
-        if classify(&name, &text) == DocumentKind::Experiment {
-            configs.push(path.to_path_buf());
+        if is_experiment_config(entry.path()) {
+            configs.push(entry.path().to_path_buf());
         }
     }
     configs.sort();
     (configs, problems)
+}
+
+/// Whether `path` is a YAML file holding an experiment config, as the
+/// language server recognises one. Only regular files are opened, and
+/// only up to the input budget: a FIFO, a device or a file too large is
+/// not a config here.
+pub(crate) fn is_experiment_config(path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    if !(name.ends_with(".yaml") || name.ends_with(".yml")) {
+        return false;
+    }
+    let Ok(bytes) = stagec::fsutil::read_limited(path, MAX_INPUT) else {
+        return false;
+    };
+    classify(&name, &String::from_utf8_lossy(&bytes)) == DocumentKind::Experiment
 }
 
 #[cfg(test)]

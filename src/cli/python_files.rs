@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use stagec::project::{self, ContextScan, Disk, Project};
+use stagec::project::{ContextScan, Disk, Project};
 use stagec::Compiled;
 
 use super::{context_dir, Loader, SourceArgs};
@@ -110,15 +110,7 @@ fn configs_in(dir: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     for entry in listing.filter_map(Result::ok).take(MAX_CONFIGS * 16) {
         let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if !(name.ends_with(".yaml") || name.ends_with(".yml")) || !entry.file_type().is_ok_and(|t| t.is_file()) {
-            continue;
-        }
-        let Ok(bytes) = stagec::fsutil::read_limited(&path, project::MAX_INPUT) else {
-            continue;
-        };
-        let text = String::from_utf8_lossy(&bytes);
-        if stagec::ide::classify(&name, &text) == stagec::ide::DocumentKind::Experiment {
+        if entry.file_type().is_ok_and(|t| t.is_file()) && super::discover::is_experiment_config(&path) {
             out.push(path);
         }
         if out.len() >= MAX_CONFIGS {
