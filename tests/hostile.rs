@@ -476,6 +476,70 @@ fn item07_fifos_never_block() {
     f.finish();
 }
 
+/// The inputs `stagec check` gained with folders and stdin: a folder walk
+/// meets FIFOs, a config too large to classify and a deep tree; stdin may be
+/// too large or not text, and `--stdin-filename` 100 KB long. Never a hang,
+/// memory bounded, a clear exit status.
+#[test]
+fn item07_folder_walks_and_stdin_are_bounded() {
+    let mut f = Failures::new();
+    let s = project("item07-walk");
+    s.mkdir("a/b/c");
+    s.fifo("a/pipe.yaml");
+    s.fifo("a/b/c/const.yaml");
+    s.write("a/huge.yaml", &"entrypoint: x\n".repeat(700_000));
+    let out = stagec()
+        .args(["check", ".", "--format", "concise"])
+        .current_dir(&s.path)
+        .run();
+    // The project's config is checked; the FIFOs are no configs to the
+    // walk; the oversized file looks like one and gets Y005, read no further
+    // (neither by the check nor by the discovery of its training code).
+    f.check("walk with FIFOs and an oversized file", out.exit(&[1]));
+    f.check(
+        "the walk found the config and the oversized file, not the FIFOs",
+        if out.stdout.contains(" in 2 files")
+            && !out.stdout.contains("pipe.yaml")
+            && out.stdout.contains("a/huge.yaml:1:1: Y005")
+        {
+            Ok(())
+        } else {
+            Err(out.describe())
+        },
+    );
+    f.check(
+        "memory stays near the input budget",
+        if out.max_rss_kib < 150 * 1024 {
+            Ok(())
+        } else {
+            Err(out.describe())
+        },
+    );
+
+    let big = vec![b'a'; stagec::project::MAX_INPUT + 10];
+    let out = stagec().args(["check", "-"]).stdin(big).run();
+    f.check("stdin beyond the input budget", out.exit(&[2]));
+    f.check(
+        "says why",
+        if out.stderr.contains("stdin holds more than") {
+            Ok(())
+        } else {
+            Err(out.describe())
+        },
+    );
+    let out = stagec().args(["check", "-"]).stdin(vec![0xff, 0xfe, b'a', 0]).run();
+    f.check("stdin that is not UTF-8", out.exit(&[2]));
+    // The longest argument Linux passes (128 KiB per argument).
+    let long = "n".repeat(100_000);
+    let out = stagec()
+        .args(["check", "-", "--stdin-filename", &long])
+        .stdin("name: x\nentrypoint: python3 train.py\n")
+        .current_dir(&s.path)
+        .run();
+    f.check("a 100 KB --stdin-filename", out.exit(&[0, 1, 2]));
+    f.finish();
+}
+
 // 8. Malformed LSP frames: see lsp/tests/hostile.rs.
 
 // ---------------------------------------------------------------------------

@@ -20,6 +20,11 @@ pub fn entrypoint(config_text: &str) -> Option<Result<Launch, NotPython>> {
         max_nodes: 10_000,
         ..Budgets::default()
     };
+    // A config over the input budget is read no further by the check (Y005);
+    // discovery does not read it either.
+    if config_text.len() > budgets.max_bytes {
+        return None;
+    }
     let (tree, _) = crate::yaml::parse_with(config_text, &budgets, Schema::Master);
     let root = tree.root()?;
     let found = tree.get(root, "entrypoint")?;
