@@ -487,7 +487,7 @@ fn item07_folder_walks_and_stdin_are_bounded() {
     s.mkdir("a/b/c");
     s.fifo("a/pipe.yaml");
     s.fifo("a/b/c/const.yaml");
-    s.write("a/huge.yaml", &"entrypoint: x\n".repeat(700_000));
+    s.write("a/huge.yaml", "entrypoint: x\n".repeat(700_000));
     let out = stagec()
         .args(["check", ".", "--format", "concise"])
         .current_dir(&s.path)
