@@ -274,7 +274,11 @@ pub enum Bound {
 pub enum FindingKind {
     /// A key the schema does not allow here (`span`: the key). `allowed`:
     /// the keys valid here and not yet present.
-    UnknownKey { key: String, allowed: Vec<String> },
+    /// (`allowed` is shared by the unknown keys of one mapping.)
+    UnknownKey {
+        key: String,
+        allowed: std::sync::Arc<[String]>,
+    },
     /// A required key is absent. `choices`: the values of a union's tag when
     /// the missing key is that tag; `description` and `schema`: the missing
     /// key's documentation and schema, when the schema has them.
@@ -361,12 +365,19 @@ impl Mapper<'_> {
 
     fn convert(&mut self, err: &ValidationError<'_>) {
         let path = to_path(err.instance_path());
-        let found = self.json_at(&path).cloned();
+        // What the value is, copied only for the messages that show it.
+        let found = match err.kind() {
+            ValidationErrorKind::Type { .. }
+            | ValidationErrorKind::Enum { .. }
+            | ValidationErrorKind::Constant { .. } => self.json_at(&path).cloned(),
+            _ => None,
+        };
         match err.kind() {
             ValidationErrorKind::AdditionalProperties { unexpected }
             | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+                let allowed = self.allowed_keys(&path);
                 for key in unexpected {
-                    self.unknown_key(&path, key);
+                    self.unknown_key(&path, key, &allowed);
                 }
             }
             ValidationErrorKind::Required { property } => {
@@ -607,31 +618,30 @@ impl Mapper<'_> {
         );
     }
 
-    fn unknown_key(&mut self, path: &[PathSeg], key: &str) {
+    /// The keys valid in the mapping at `path` and not yet present there.
+    fn allowed_keys(&self, path: &[PathSeg]) -> std::sync::Arc<[String]> {
+        let present = self.json_at(path).and_then(Json::as_object);
+        self.index
+            .properties_at(path, self.json)
+            .into_iter()
+            .map(|(k, _)| k)
+            .filter(|k| present.is_none_or(|o| !o.contains_key(*k)))
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn unknown_key(&mut self, path: &[PathSeg], key: &str, allowed: &std::sync::Arc<[String]>) {
         let key_path: Vec<PathSeg> = path.iter().cloned().chain([PathSeg::Key(key.to_string())]).collect();
         let span = match self.tree.locate(&key_path) {
             Some(loc) => self.tree.span(loc.key.unwrap_or(loc.node)),
             None => self.value_span(path),
         };
-        let present: Vec<String> = self
-            .json_at(path)
-            .and_then(Json::as_object)
-            .map(|o| o.keys().cloned().collect())
-            .unwrap_or_default();
-        let allowed: Vec<String> = self
-            .index
-            .properties_at(path, self.json)
-            .into_iter()
-            .map(|(k, _)| k)
-            .filter(|k| !present.iter().any(|p| p == k))
-            .map(str::to_string)
-            .collect();
         self.push(
             path,
             span,
             FindingKind::UnknownKey {
                 key: key.to_string(),
-                allowed,
+                allowed: std::sync::Arc::clone(allowed),
             },
         );
     }

@@ -523,6 +523,20 @@ impl Sink<'_> {
         &mut self.out[last]
     }
 
+    /// Whether `file` has all the diagnostics of this rule it lists: if so,
+    /// one more is counted as left out, and the rule need not work out its
+    /// message (a hostile file can hold hundreds of thousands).
+    pub fn full_for(&mut self, file: FileId) -> bool {
+        let full = self
+            .listed
+            .get(&file)
+            .is_some_and(|n| *n >= diagnostics_capped::PER_RULE);
+        if full {
+            *self.left_out.entry(file).or_default() += 1;
+        }
+        full
+    }
+
     /// Reports `message` at `loc`.
     pub fn at_loc(&mut self, loc: Loc, message: impl Into<String>) -> &mut Diagnostic {
         self.at(loc.file, loc.span, message)

@@ -42,6 +42,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             let FindingKind::UnknownKey { key, allowed } = &f.kind else {
                 continue;
             };
+            if out.full_for(file) {
+                continue;
+            }
             let place = if f.path.is_empty() {
                 "at the top level".to_string()
             } else {

@@ -23,6 +23,8 @@ pub use issue::YamlIssue;
 pub use parse::{parse, parse_with, Budgets};
 pub use scalar::{master_key_text, resolve_master, resolve_master_non_string, resolve_plain, same_reading};
 
+use std::collections::HashMap;
+
 use crate::source::Span;
 
 /// Index of a node in its [`Tree`].
@@ -148,6 +150,21 @@ pub struct Tree {
     nodes: Vec<Node>,
     root: Option<NodeId>,
     schema: Schema,
+    /// Key lookup for the large mappings, built on the first lookup in one
+    /// (see [`Tree::get`]).
+    large_maps: std::sync::OnceLock<HashMap<NodeId, KeyIndex>>,
+}
+
+/// A mapping with more entries than this gets a key index: a loop that looks
+/// up each of a mapping's keys stays linear in its size.
+const INDEXED_MAP_ENTRIES: usize = 32;
+
+/// One large mapping's keys: where each key is written last (merge keys
+/// excluded), and where its merge keys are, in order.
+#[derive(Clone, Debug, Default)]
+struct KeyIndex {
+    last: HashMap<String, usize>,
+    merges: Vec<usize>,
 }
 
 /// Key text of the merge key.
@@ -404,6 +421,11 @@ impl Tree {
             return None;
         }
         let entries = self.entries(map);
+        if entries.len() > INDEXED_MAP_ENTRIES {
+            if let Some(index) = self.large_maps().get(&self.resolve(map)) {
+                return self.get_indexed(entries, index, key, depth);
+            }
+        }
         let in_merge = |e: &Entry| {
             self.merge_sources(e.value)
                 .into_iter()
@@ -431,6 +453,68 @@ impl Tree {
                 }
             }),
         }
+    }
+
+    /// [`Tree::get_in`] in a large mapping through its index: the same
+    /// answer without reading every entry.
+    fn get_indexed(&self, entries: &[Entry], index: &KeyIndex, key: &str, depth: usize) -> Option<Located> {
+        let at = |i: usize| entries.get(i);
+        let explicit = index.last.get(key).copied();
+        let found = |i: usize| {
+            at(i).map(|e| Located {
+                node: e.value,
+                key: Some(e.key),
+            })
+        };
+        let in_merge = |i: usize| {
+            at(i).and_then(|e| {
+                self.merge_sources(e.value)
+                    .into_iter()
+                    .find_map(|src| self.get_in(src, key, depth + 1))
+            })
+        };
+        match self.schema {
+            Schema::Core => explicit
+                .and_then(found)
+                .or_else(|| index.merges.iter().find_map(|&m| in_merge(m))),
+            // The last entry or merge to set the key wins: merges written
+            // after the key's last entry first, latest first.
+            Schema::Master => index
+                .merges
+                .iter()
+                .rev()
+                .take_while(|&&m| explicit.is_none_or(|e| m > e))
+                .find_map(|&m| in_merge(m))
+                .or_else(|| explicit.and_then(found)),
+        }
+    }
+
+    /// The key indexes of every large mapping, built once, in one pass.
+    fn large_maps(&self) -> &HashMap<NodeId, KeyIndex> {
+        self.large_maps.get_or_init(|| {
+            let mut maps = HashMap::new();
+            for (i, node) in self.nodes.iter().enumerate() {
+                let Value::Map(entries) = &node.value else { continue };
+                if entries.len() <= INDEXED_MAP_ENTRIES {
+                    continue;
+                }
+                let mut index = KeyIndex::default();
+                for (at, e) in entries.iter().enumerate() {
+                    if self.is_merge_key(e.key) {
+                        index.merges.push(at);
+                        continue;
+                    }
+                    let text = match self.value(e.key) {
+                        Value::Str(s) => s.clone(),
+                        Value::Seq(_) | Value::Map(_) => continue,
+                        other => scalar_text(other),
+                    };
+                    index.last.insert(text, at);
+                }
+                maps.insert(NodeId(i as u32), index);
+            }
+            maps
+        })
     }
 
     /// Walks a path from the root. Stops early with `None` if a step is
@@ -693,6 +777,7 @@ impl TreeBuilder {
             nodes: self.nodes,
             root,
             schema,
+            large_maps: std::sync::OnceLock::new(),
         }
     }
 }
