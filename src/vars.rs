@@ -84,21 +84,68 @@ fn is_valid_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// Maps a range inside a scalar's value to the source, when the value
-/// appears verbatim in the scalar's token; otherwise the whole token.
-pub fn source_span(token_text: &str, token: Span, value: &str, range: &std::ops::Range<usize>) -> Span {
-    let Some(piece) = value.get(range.clone()) else {
-        return token;
-    };
-    match token_text.find(piece) {
-        Some(at) => Span::new(token.start + at, token.start + at + piece.len()),
-        None => token,
+/// Source spans of a value's pieces (a range inside a scalar's value maps to
+/// the source where the piece appears verbatim in the scalar's token;
+/// otherwise to the whole token), taken in the order they are written:
+/// each is looked for after the previous one, so a repeated reference gets
+/// its own place and a value with many references is read once.
+struct Spans<'t> {
+    token_text: &'t str,
+    token: Span,
+    from: usize,
+}
+
+impl<'t> Spans<'t> {
+    fn new(token_text: &'t str, token: Span) -> Spans<'t> {
+        Spans {
+            token_text,
+            token,
+            from: 0,
+        }
+    }
+
+    fn of(&mut self, value: &str, range: &std::ops::Range<usize>) -> Span {
+        let Some(piece) = value.get(range.clone()) else {
+            return self.token;
+        };
+        let found = self
+            .token_text
+            .get(self.from..)
+            .and_then(|rest| rest.find(piece))
+            .map(|at| self.from + at);
+        match found {
+            Some(at) => {
+                self.from = at + piece.len();
+                Span::new(self.token.start + at, self.token.start + at + piece.len())
+            }
+            None => self.token,
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_repeated_reference_is_located_where_each_is_written() {
+        let text = "a: \"${A} x ${A} ${1B} ${A}\"\n";
+        let (tree, _) = crate::yaml::parse_with(text, &crate::yaml::Budgets::default(), crate::yaml::Schema::Core);
+        let found: Vec<&str> = sites(&tree, text)
+            .iter()
+            .map(|s| match s {
+                VarSite::Reference { span, .. } | VarSite::Malformed { span, .. } => &text[span.start..span.end],
+            })
+            .collect();
+        assert_eq!(found, ["${1B}", "${A}", "${A}", "${A}"]);
+        let starts: Vec<usize> = sites(&tree, text)
+            .iter()
+            .map(|s| match s {
+                VarSite::Reference { span, .. } | VarSite::Malformed { span, .. } => span.start,
+            })
+            .collect();
+        assert_eq!(starts, [16, 4, 11, 22]);
+    }
 
     #[test]
     fn finds_references_and_errors() {
@@ -146,17 +193,36 @@ pub fn sites(tree: &crate::yaml::Tree, text: &str) -> Vec<VarSite> {
         }
         let token = text.get(node.span.start..node.span.end).unwrap_or("");
         let (refs, errors) = scan(s);
-        for e in errors {
+        // Located in the order written (the scanner reports errors and
+        // references apart); listed errors first, as always.
+        let mut starts: Vec<(usize, bool, usize)> = errors
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.range.start, false, i))
+            .chain(refs.iter().enumerate().map(|(i, r)| (r.range.start, true, i)))
+            .collect();
+        starts.sort_unstable();
+        let mut spans = Spans::new(token, node.span);
+        let mut error_spans = vec![node.span; errors.len()];
+        let mut ref_spans = vec![node.span; refs.len()];
+        for (_, is_ref, i) in starts {
+            let (range, slot) = if is_ref {
+                (refs.get(i).map(|r| &r.range), ref_spans.get_mut(i))
+            } else {
+                (errors.get(i).map(|e| &e.range), error_spans.get_mut(i))
+            };
+            if let (Some(range), Some(slot)) = (range, slot) {
+                *slot = spans.of(s, range);
+            }
+        }
+        for (e, span) in errors.into_iter().zip(error_spans) {
             out.push(VarSite::Malformed {
-                span: source_span(token, node.span, s, &e.range),
+                span,
                 problem: e.problem,
             });
         }
-        for r in refs {
-            out.push(VarSite::Reference {
-                span: source_span(token, node.span, s, &r.range),
-                reference: r,
-            });
+        for (r, span) in refs.into_iter().zip(ref_spans) {
+            out.push(VarSite::Reference { span, reference: r });
         }
     }
     out
