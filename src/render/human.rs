@@ -1,7 +1,8 @@
 //! `--format human`: miette's graphical reports with source snippets.
 
-use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource};
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic};
 
+use super::excerpt::{Excerpt, Lines};
 use super::{position, Report, Summary};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::source::SourceMap;
@@ -35,46 +36,67 @@ pub fn render(reports: &[Report<'_>], summary: Summary, style: Style) -> String 
         .with_links(false);
     let mut out = String::new();
     for r in reports {
-        let mut shown: Vec<Option<String>> = vec![None; r.sources.len()];
+        let shown: Vec<Option<String>> = (0..r.sources.len())
+            .map(|i| {
+                let file = crate::source::FileId(i as u32);
+                r.diagnostics
+                    .iter()
+                    .any(|d| d.file == file)
+                    .then(|| r.shown_text(file).unwrap_or_default())
+            })
+            .collect();
+        let lines: Vec<Option<Lines<'_>>> = shown.iter().map(|t| t.as_deref().map(Lines::new)).collect();
         for d in r.diagnostics {
-            let Some(slot) = shown.get_mut(d.file.0 as usize) else {
+            let Some(Some(lines)) = lines.get(d.file.0 as usize) else {
                 continue;
             };
-            let text = slot.get_or_insert_with(|| r.shown_text(d.file).unwrap_or_default());
-            render_one(&handler, r.sources, text, d, &mut out);
+            render_one(&handler, r.sources, lines, d, &mut out);
         }
     }
     out.push_str(&summary.line());
     out
 }
 
-/// Renders one diagnostic; `shown` is its file's text as it may be shown.
-fn render_one(handler: &GraphicalReportHandler, sources: &SourceMap, shown: &str, d: &Diagnostic, out: &mut String) {
+/// A label this many lines or more from the primary span is named in the
+/// help (as one in another file is) rather than drawn.
+const FAR_LINES: usize = 200;
+
+/// Renders one diagnostic; `lines` holds its file's text as it may be shown.
+fn render_one(
+    handler: &GraphicalReportHandler,
+    sources: &SourceMap,
+    lines: &Lines<'_>,
+    d: &Diagnostic,
+    out: &mut String,
+) {
     let Some(file) = sources.get(d.file) else { return };
     let severity = match d.severity {
         Severity::Error => miette::Severity::Error,
         Severity::Warning => miette::Severity::Warning,
         Severity::Info => miette::Severity::Advice,
     };
-    let mut labels = vec![LabeledSpan::new_primary_with_span(
-        Some(String::new()),
-        clamp(d.span, file.text.len()),
-    )];
+    let primary = lines.clamp_span(clamp(d.span, file.text.len()));
+    let primary_line = lines.line_of(primary.start);
+    let mut drawn: Vec<(crate::source::Span, &str)> = Vec::new();
     let mut notes = Vec::new();
     for l in &d.labels {
-        if l.file == d.file {
-            labels.push(LabeledSpan::new_with_span(
-                Some(l.message.clone()),
-                clamp(l.span, file.text.len()),
-            ));
+        let span = lines.clamp_span(clamp(l.span, file.text.len()));
+        if l.file == d.file && lines.line_of(span.start).abs_diff(primary_line) < FAR_LINES {
+            drawn.push((span, &l.message));
         } else {
             let p = position(sources, l.file, l.span);
             notes.push(format!("{}:{}:{}: {}", p.file, p.line, p.column, l.message));
         }
     }
+    let spans: Vec<crate::source::Span> = std::iter::once(primary).chain(drawn.iter().map(|(s, _)| *s)).collect();
+    let excerpt = Excerpt::new(file.name.clone(), lines, &spans);
     // An empty primary label draws just the pointer.
-    if let Some(first) = labels.first_mut() {
-        *first = LabeledSpan::new_primary_with_span(None, clamp(d.span, file.text.len()));
+    let mut labels = vec![LabeledSpan::new_primary_with_span(None, excerpt.span(lines, primary))];
+    for (span, message) in drawn {
+        labels.push(LabeledSpan::new_with_span(
+            Some(message.to_string()),
+            excerpt.span(lines, span),
+        ));
     }
     let mut help = d.help.clone().unwrap_or_default();
     for n in notes {
@@ -93,7 +115,7 @@ fn render_one(handler: &GraphicalReportHandler, sources: &SourceMap, shown: &str
         md = md.with_help(help);
     }
     let name = file.name.clone();
-    let report = miette::Report::new(md).with_source_code(NamedSource::new(name.clone(), shown.to_string()));
+    let report = miette::Report::new(md).with_source_code(excerpt);
     let mut buf = String::new();
     if handler.render_report(&mut buf, report.as_ref()).is_ok() {
         out.push_str(&buf);
@@ -113,8 +135,7 @@ fn render_one(handler: &GraphicalReportHandler, sources: &SourceMap, shown: &str
     }
 }
 
-fn clamp(span: crate::source::Span, len: usize) -> miette::SourceSpan {
+fn clamp(span: crate::source::Span, len: usize) -> crate::source::Span {
     let start = span.start.min(len);
-    let end = span.end.clamp(start, len);
-    (start, end - start).into()
+    crate::source::Span::new(start, span.end.clamp(start, len))
 }

@@ -2,6 +2,7 @@
 //! formats. The LSP server has its own conversion in `lsp/`.
 
 pub mod concise;
+mod excerpt;
 pub mod github;
 pub mod human;
 pub mod json;
