@@ -350,6 +350,58 @@ fn item04_diagnostics_are_capped_with_a_count_of_the_rest() {
     f.finish();
 }
 
+/// Item 4's siblings: findings that are all different. Each used to cost the
+/// size of the file (an unknown key looked for its mapping's other keys one
+/// by one; a `${VAR}` looked for its own text from the value's start; each
+/// snippet copied the file and printed its line whole), so a config of
+/// 100,000 unknown keys ran for hours and one line of 100,000 references
+/// printed 100,000 copies of itself.
+#[test]
+fn item04_many_different_findings_finish_and_print_little() {
+    let mut f = Failures::new();
+
+    let mut keys = String::from(CONFIG);
+    for i in 0..100_000 {
+        keys.push_str(&format!("x-key-{i}: 1\n"));
+    }
+    let mut references = String::from(CONFIG);
+    references.push_str("description: \"");
+    for i in 0..100_000 {
+        references.push_str(&format!("${{UNSET_{i}}} "));
+    }
+    references.push_str("\"\n");
+
+    for (tag, text, code) in [("keys", keys, "C101"), ("references", references, "V302")] {
+        let s = project(&format!("item04-{tag}"));
+        let config = s.write("const.yaml", &text);
+        for format in ["json", "human"] {
+            let out = stagec()
+                .args(["check", "--format", format])
+                .arg(&config)
+                .timeout(Duration::from_secs(120))
+                .run();
+            f.check(
+                format!("{tag}, {format}"),
+                // V302 is a warning: the references' check passes.
+                out.exit(&[0, 1]).and_then(|_| {
+                    let shown = out.stdout.text();
+                    if out.stdout.total > 1 << 20 {
+                        Err(format!("{} bytes of output", out.stdout.total))
+                    } else if !shown.contains(code) || !says_n_more(&shown) {
+                        Err(format!(
+                            "no {code}, or no count of the rest, in: {}",
+                            &shown[..shown.len().min(2000)]
+                        ))
+                    } else {
+                        Ok(())
+                    }
+                }),
+            );
+        }
+    }
+    f.finish();
+}
+
 // ---------------------------------------------------------------------------
 // 5. A long unknown GPU name is matched against the catalog in linear time.
 
