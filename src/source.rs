@@ -214,6 +214,11 @@ impl LineIndex {
         }
     }
 
+    /// How many lines the text has (one more than its line breaks).
+    pub fn line_count(&self) -> usize {
+        self.starts.len()
+    }
+
     /// Byte offset where 0-based `line` starts, if it exists.
     pub fn line_start(&self, line: usize) -> Option<usize> {
         self.starts.get(line).copied()

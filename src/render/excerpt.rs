@@ -8,7 +8,7 @@
 
 use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
 
-use crate::source::Span;
+use crate::source::{LineIndex, Span};
 
 /// Lines of context kept around a label (miette draws one).
 const CONTEXT_LINES: usize = 2;
@@ -26,44 +26,39 @@ const KEPT: usize = 480;
 /// Marks where a cut line goes on.
 const CUT: &str = "…";
 
-/// Where each line of a file starts: built once per file.
+/// A file's text as it may be shown, with its line index (the file's own:
+/// masking keeps every offset).
 pub(super) struct Lines<'t> {
     text: &'t str,
-    starts: Vec<usize>,
+    index: &'t LineIndex,
 }
 
 impl<'t> Lines<'t> {
-    pub(super) fn new(text: &'t str) -> Lines<'t> {
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        Lines { text, starts }
+    pub(super) fn new(text: &'t str, index: &'t LineIndex) -> Lines<'t> {
+        Lines { text, index }
     }
 
     /// The line holding byte `offset` (the last line for offsets past the end).
     pub(super) fn line_of(&self, offset: usize) -> usize {
-        self.starts.partition_point(|&s| s <= offset).saturating_sub(1)
+        self.index.line_of(offset)
     }
 
     fn count(&self) -> usize {
-        self.starts.len()
+        self.index.line_count()
     }
 
     fn start(&self, line: usize) -> usize {
-        self.starts.get(line).copied().unwrap_or(self.text.len())
+        self.index.line_start(line).unwrap_or(self.text.len())
     }
 
     /// Where the line ends, its line break included.
     fn end(&self, line: usize) -> usize {
-        self.starts.get(line + 1).copied().unwrap_or(self.text.len())
+        self.index.line_start(line + 1).unwrap_or(self.text.len())
     }
 
-    /// Where the line's text ends, before `\n` or `\r\n`.
+    /// Where the line's text ends, before its line break.
     fn content_end(&self, line: usize) -> usize {
-        let (start, end) = (self.start(line), self.end(line));
-        let text = self.text.get(start..end).unwrap_or("");
-        let text = text.strip_suffix('\n').unwrap_or(text);
-        let text = text.strip_suffix('\r').unwrap_or(text);
-        start + text.len()
+        self.index.line_span(self.text, line).map_or(self.text.len(), |s| s.end)
     }
 
     /// The end of the span's drawn part: at most [`MAX_SPAN_LINES`] lines
@@ -222,7 +217,8 @@ mod tests {
     #[test]
     fn an_excerpt_maps_offsets_and_reports_file_lines() {
         let text = "a: 1\nb: 2\nc: 3\nd: 4\ne: 5\nf: 6\ng: 7\n";
-        let lines = Lines::new(text);
+        let index = LineIndex::new(text);
+        let lines = Lines::new(text, &index);
         let span = Span::new(20, 21); // `e`
         let ex = Excerpt::new("f.yaml".into(), &lines, &[span]);
         assert_eq!(ex.text, "c: 3\nd: 4\ne: 5\nf: 6\ng: 7\n");
@@ -236,7 +232,8 @@ mod tests {
     fn a_long_line_is_cut_around_its_label() {
         let long = format!("x: \"{}${{HERE}}{}\"\n", "a".repeat(5000), "b".repeat(5000));
         let text = format!("first: 1\n{long}last: 2\n");
-        let lines = Lines::new(&text);
+        let index = LineIndex::new(&text);
+        let lines = Lines::new(&text, &index);
         let start = text.find("${HERE}").expect("present");
         let span = Span::new(start, start + 7);
         let ex = Excerpt::new("f.yaml".into(), &lines, &[span]);

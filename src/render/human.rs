@@ -45,7 +45,11 @@ pub fn render(reports: &[Report<'_>], summary: Summary, style: Style) -> String 
                     .then(|| r.shown_text(file).unwrap_or_default())
             })
             .collect();
-        let lines: Vec<Option<Lines<'_>>> = shown.iter().map(|t| t.as_deref().map(Lines::new)).collect();
+        let lines: Vec<Option<Lines<'_>>> = shown
+            .iter()
+            .zip(r.sources.iter())
+            .map(|(t, (_, f))| t.as_deref().map(|t| Lines::new(t, &f.lines)))
+            .collect();
         for d in r.diagnostics {
             let Some(Some(lines)) = lines.get(d.file.0 as usize) else {
                 continue;
