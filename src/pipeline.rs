@@ -539,7 +539,7 @@ fn resolve_devices(
     contiguous: bool,
     facts: &mut Facts,
 ) -> Vec<String> {
-    let mut known = |name: &Located<String>| match catalog::resolve(&name.value) {
+    let mut known = |name: &Located<String>| match catalog::resolve_quietly(&name.value).resolution {
         Resolution::Unknown { .. } => {
             facts.unknown_gpus.push(name.clone());
             None

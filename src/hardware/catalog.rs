@@ -486,7 +486,9 @@ impl Catalog {
         }
     }
 
-    fn lookup(&'static self, base: &str) -> Resolution {
+    /// What `base` resolves to; an unknown name with suggestions only when
+    /// `suggest` (they cost a comparison with every known name).
+    fn lookup(&'static self, base: &str, suggest: bool) -> Resolution {
         if let Some(&i) = self.driver_index.get(base) {
             if let Some(r) = self.resolution(&[i]) {
                 return r;
@@ -504,7 +506,7 @@ impl Catalog {
             return r;
         }
         Resolution::Unknown {
-            suggestions: self.suggest(short),
+            suggestions: if suggest { self.suggest(short) } else { Vec::new() },
         }
     }
 
@@ -653,10 +655,21 @@ pub fn resolve(name: &str) -> Resolution {
 /// Resolves a GPU name and reports the MIG profile / `-SHARED` suffix that
 /// was stripped from it (e.g. `NVIDIA-A100-SXM4-80GB-MIG-3g.40gb`).
 pub fn resolve_detailed(name: &str) -> Resolved {
+    resolve_with(name, true)
+}
+
+/// [`resolve_detailed`] without suggestions for an unknown name, for a
+/// caller that only asks what a name stands for (an inventory's nodes: a
+/// hostile one names 100,000 unknown types).
+pub fn resolve_quietly(name: &str) -> Resolved {
+    resolve_with(name, false)
+}
+
+fn resolve_with(name: &str, suggest: bool) -> Resolved {
     let norm = normalize(name);
     let (base, mig, shared) = split_suffixes(&norm);
     Resolved {
-        resolution: catalog().lookup(base),
+        resolution: catalog().lookup(base, suggest),
         mig,
         shared,
     }
@@ -671,8 +684,8 @@ pub fn resolve_detailed(name: &str) -> Resolved {
 /// satisfy a whole-GPU request); `-SHARED` is ignored. Unknown names never
 /// satisfy or get satisfied.
 pub fn satisfies(requested: &str, offered: &str) -> bool {
-    let req = resolve_detailed(requested);
-    let off = resolve_detailed(offered);
+    let req = resolve_quietly(requested);
+    let off = resolve_quietly(offered);
     if req.mig.as_ref().map(|m| &m.raw) != off.mig.as_ref().map(|m| &m.raw) {
         return false;
     }
@@ -697,9 +710,9 @@ pub fn serves(requested: &str, offered: &str) -> bool {
     if satisfies(requested, offered) {
         return true;
     }
-    match resolve(offered) {
+    match resolve_quietly(offered).resolution {
         Resolution::Family { family, .. } => {
-            offered.eq_ignore_ascii_case(family) && resolve(requested).family() == Some(family)
+            offered.eq_ignore_ascii_case(family) && resolve_quietly(requested).resolution.family() == Some(family)
         }
         _ => false,
     }
@@ -712,7 +725,7 @@ pub fn serves(requested: &str, offered: &str) -> bool {
 /// tolerance. Returns `None` for unknown names or when memory does not
 /// single out one variant.
 pub fn match_probe(name: &str, total_mem_bytes: u64) -> Option<&'static Gpu> {
-    match resolve(name) {
+    match resolve_quietly(name).resolution {
         Resolution::Exact(g) => Some(g),
         Resolution::Family { variants, .. } => {
             let mut fitting = variants.into_iter().filter(|g| g.matches_memory(total_mem_bytes));
@@ -736,7 +749,7 @@ mod tests {
     }
 
     fn exact_id(name: &str) -> &'static str {
-        match resolve(name) {
+        match resolve_quietly(name).resolution {
             Resolution::Exact(g) => g.id.as_str(),
             other => panic!("{name:?} resolved to {other:?}, expected exact"),
         }

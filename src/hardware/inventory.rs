@@ -320,7 +320,7 @@ pub(crate) fn build_gpu(
     compute_capability: Option<(u32, u32)>,
     loc: Loc,
 ) -> InvGpu {
-    let resolved = catalog::resolve_detailed(label);
+    let resolved = catalog::resolve_quietly(label);
     let mig = resolved.mig.as_ref().map(|m| m.raw.clone());
     let gpu = match &resolved.resolution {
         Resolution::Exact(g) => Some(*g),
@@ -788,7 +788,7 @@ mod nodelist {
             .collect();
         let chosen = candidates
             .iter()
-            .find(|(_, (v, _))| catalog::resolve(v).is_known())
+            .find(|(_, (v, _))| catalog::resolve_quietly(v).resolution.is_known())
             .or(candidates.first());
         let count = count.unwrap_or(0);
         match chosen {

@@ -481,7 +481,7 @@ pub fn build(compiled: &Compiled, inputs: &PlanInputs<'_>) -> Option<PlanFiles> 
                 let mut v: Vec<String> = s
                     .gpu_types
                     .iter()
-                    .flat_map(|t| catalog::resolve(t).variants())
+                    .flat_map(|t| catalog::resolve_quietly(t).resolution.variants())
                     .map(|g| g.id.clone())
                     .collect();
                 v.sort();
@@ -494,8 +494,12 @@ pub fn build(compiled: &Compiled, inputs: &PlanInputs<'_>) -> Option<PlanFiles> 
                 .and_then(|a| a.taken.get(&s.id))
                 .and_then(|t| t.first());
             let pinned = taken
-                .and_then(|t| catalog::resolve(&t.offered).exact())
-                .or_else(|| s.gpu_types.first().and_then(|t| catalog::resolve(t).exact()));
+                .and_then(|t| catalog::resolve_quietly(&t.offered).resolution.exact())
+                .or_else(|| {
+                    s.gpu_types
+                        .first()
+                        .and_then(|t| catalog::resolve_quietly(t).resolution.exact())
+                });
             let node_selector = match (taken, inventory) {
                 (Some(t), Some(inv)) => inv
                     .nodes

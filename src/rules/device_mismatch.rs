@@ -30,8 +30,8 @@ use crate::hardware::catalog;
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(pipeline) = cx.pipeline() else { return };
     for (id, listed, declared) in &pipeline.facts.disagreements {
-        let declared_family = catalog::resolve(&declared.value).family();
-        let same_family = declared_family == catalog::resolve(&listed.value).family();
+        let declared_family = catalog::resolve_quietly(&declared.value).resolution.family();
+        let same_family = declared_family == catalog::resolve_quietly(&listed.value).resolution.family();
         let what = if same_family {
             "a different variant"
         } else {

@@ -33,6 +33,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                     source,
                     count,
                 } => {
+                    if out.full_for(file) {
+                        continue;
+                    }
                     let suggestions = match catalog::resolve(label) {
                         Resolution::Unknown { suggestions } => suggestions,
                         _ => Vec::new(),

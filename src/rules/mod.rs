@@ -664,7 +664,7 @@ impl<'a> Cx<'a> {
             .map(|s| {
                 let mut ccs: Vec<(String, crate::runtime::Version)> = Vec::new();
                 for t in &s.gpu_types {
-                    for g in crate::hardware::catalog::resolve(t).variants() {
+                    for g in crate::hardware::catalog::resolve_quietly(t).resolution.variants() {
                         let cc = crate::runtime::Version::new(g.compute_capability.0, g.compute_capability.1);
                         if !ccs.iter().any(|(name, c)| name == t && *c == cc) {
                             ccs.push((t.clone(), cc));

@@ -37,7 +37,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         let variants: Vec<&'static Gpu> = s
             .gpu_types
             .iter()
-            .flat_map(|t| catalog::resolve(t).variants())
+            .flat_map(|t| catalog::resolve_quietly(t).resolution.variants())
             .collect();
         let Some(smallest) = variants.iter().min_by_key(|g| g.memory_bytes()) else {
             continue;

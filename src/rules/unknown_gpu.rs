@@ -31,6 +31,9 @@ use crate::hardware::catalog::{self, Resolution};
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(pipeline) = cx.pipeline() else { return };
     for name in &pipeline.facts.unknown_gpus {
+        if out.full_for(name.loc.file) {
+            continue;
+        }
         let suggestions = match catalog::resolve(&name.value) {
             Resolution::Unknown { suggestions } => suggestions,
             _ => Vec::new(),

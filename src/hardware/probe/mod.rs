@@ -253,7 +253,10 @@ impl ProbedDevice {
         };
         self.catalog_id = match &self.mig {
             // The slice's memory never fits the whole GPU's entry: the name decides alone.
-            Some(mig) if mig.profile != "unknown" => catalog::resolve(&mig.parent_name).exact().map(|g| g.id.clone()),
+            Some(mig) if mig.profile != "unknown" => catalog::resolve_quietly(&mig.parent_name)
+                .resolution
+                .exact()
+                .map(|g| g.id.clone()),
             Some(_) => None,
             None => catalog_id(&self.name, self.total_memory_bytes),
         };
