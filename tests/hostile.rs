@@ -428,6 +428,55 @@ fn item05_long_unknown_gpu_name_is_reported_quickly() {
     f.finish();
 }
 
+/// Item 5's sibling: many unknown GPU names. Each looked for its nearest
+/// known names (a comparison with every name in the catalog) wherever it
+/// was resolved, also where only the answer "unknown" was used and past the
+/// cap on diagnostics, so 50,000 of them took minutes.
+#[test]
+fn item05_many_unknown_gpu_names_finish() {
+    let mut f = Failures::new();
+    let names: Vec<String> = (0..50_000).map(|i| format!("zz-gpu-{i}")).collect();
+
+    let s = project("item05-many-config");
+    let config = s.write(
+        "const.yaml",
+        CONFIG.replace(
+            "stage_0_gpus: [a100-40g]",
+            &format!("stage_0_gpus: [{}]", names.join(", ")),
+        ),
+    );
+    let out = stagec()
+        .args(["check", "--format", "json"])
+        .arg(&config)
+        .timeout(Duration::from_secs(60))
+        .run();
+    f.check(
+        "stage_0_gpus",
+        out.exit(&[1])
+            .and_then(|_| has_code(&out, "P202"))
+            .and_then(|_| match says_n_more(&out.stdout.text()) {
+                true => Ok(()),
+                false => Err("no count of the rest".into()),
+            }),
+    );
+
+    let s = project("item05-many-inventory");
+    let mut inventory = String::from("nodes:\n");
+    for (i, name) in names.iter().enumerate() {
+        inventory.push_str(&format!("  - name: node-{i}\n    gpus: {{type: {name}, count: 8}}\n"));
+    }
+    let inventory = s.write("cluster.yaml", &inventory);
+    let out = stagec()
+        .args(["check", "--format", "json"])
+        .arg(s.join("const.yaml"))
+        .arg("--inventory")
+        .arg(&inventory)
+        .timeout(Duration::from_secs(60))
+        .run();
+    f.check("inventory", out.exit(&[1]).and_then(|_| has_code(&out, "P302")));
+    f.finish();
+}
+
 // ---------------------------------------------------------------------------
 // 6. Many configs in one big folder (a performance item: only a generous
 // limit here; the speed target belongs in benchmarks).
