@@ -7,6 +7,7 @@
 //! (generated from the types in [`crate::spec`]; a test keeps it in sync),
 //! compiled once per process.
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use jsonschema::error::ValidationErrorKind;
@@ -376,8 +377,9 @@ impl Mapper<'_> {
             ValidationErrorKind::AdditionalProperties { unexpected }
             | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
                 let allowed = self.allowed_keys(&path);
+                let written = self.keys_written(&path);
                 for key in unexpected {
-                    self.unknown_key(&path, key, &allowed);
+                    self.unknown_key(&path, key, &allowed, &written);
                 }
             }
             ValidationErrorKind::Required { property } => {
@@ -630,11 +632,35 @@ impl Mapper<'_> {
             .collect()
     }
 
-    fn unknown_key(&mut self, path: &[PathSeg], key: &str, allowed: &std::sync::Arc<[String]>) {
-        let key_path: Vec<PathSeg> = path.iter().cloned().chain([PathSeg::Key(key.to_string())]).collect();
-        let span = match self.tree.locate(&key_path) {
-            Some(loc) => self.tree.span(loc.key.unwrap_or(loc.node)),
-            None => self.value_span(path),
+    /// Where each key of the mapping at `path` is written, merges applied
+    /// (one pass: a mapping can merge 100,000 sources).
+    fn keys_written(&self, path: &[PathSeg]) -> HashMap<String, Span> {
+        let Some(at) = self.tree.locate(path) else {
+            return HashMap::new();
+        };
+        self.tree
+            .merged_entries(at.node)
+            .into_iter()
+            .map(|(k, e)| (k, self.tree.span(e.key)))
+            .collect()
+    }
+
+    fn unknown_key(
+        &mut self,
+        path: &[PathSeg],
+        key: &str,
+        allowed: &std::sync::Arc<[String]>,
+        written: &HashMap<String, Span>,
+    ) {
+        let span = match written.get(key) {
+            Some(span) => *span,
+            None => {
+                let key_path: Vec<PathSeg> = path.iter().cloned().chain([PathSeg::Key(key.to_string())]).collect();
+                match self.tree.locate(&key_path) {
+                    Some(loc) => self.tree.span(loc.key.unwrap_or(loc.node)),
+                    None => self.value_span(path),
+                }
+            }
         };
         self.push(
             path,
