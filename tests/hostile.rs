@@ -352,10 +352,11 @@ fn item04_diagnostics_are_capped_with_a_count_of_the_rest() {
 
 /// Item 4's siblings: findings that are all different. Each used to cost the
 /// size of the file (an unknown key looked for its mapping's other keys one
-/// by one; a `${VAR}` looked for its own text from the value's start; each
-/// snippet copied the file and printed its line whole), so a config of
-/// 100,000 unknown keys ran for hours and one line of 100,000 references
-/// printed 100,000 copies of itself.
+/// by one, and for itself through every source its mapping merges; a
+/// `${VAR}` looked for its own text from the value's start; each snippet
+/// copied the file and printed its line whole), so a config of 100,000
+/// unknown keys ran for hours and one line of 100,000 references printed
+/// 100,000 copies of itself.
 #[test]
 fn item04_many_different_findings_finish_and_print_little() {
     let mut f = Failures::new();
@@ -370,8 +371,22 @@ fn item04_many_different_findings_finish_and_print_little() {
         references.push_str(&format!("${{UNSET_{i}}} "));
     }
     references.push_str("\"\n");
+    // One mapping merging 50,000 sources, each bringing an unknown key.
+    let mut merges = String::from(CONFIG);
+    merges.push_str("x-sources:\n");
+    for i in 0..50_000 {
+        merges.push_str(&format!("  s{i}: &s{i} {{x-key-{i}: 1}}\n"));
+    }
+    merges.push_str("environment:\n  <<: [");
+    let aliases: Vec<String> = (0..50_000).map(|i| format!("*s{i}")).collect();
+    merges.push_str(&aliases.join(", "));
+    merges.push_str("]\n");
 
-    for (tag, text, code) in [("keys", keys, "C101"), ("references", references, "V302")] {
+    for (tag, text, code) in [
+        ("keys", keys, "C101"),
+        ("references", references, "V302"),
+        ("merges", merges, "C101"),
+    ] {
         let s = project(&format!("item04-{tag}"));
         let config = s.write("const.yaml", &text);
         for format in ["json", "human"] {
