@@ -144,6 +144,11 @@ fn crlf_comments_and_quoting_survive_a_fix() {
 #[test]
 fn stdin_is_fixed_to_stdout() {
     use std::io::Write;
+    // A folder of its own: `--stdin-filename` places the config there, and
+    // the check reads that folder as the experiment's context (the shared
+    // temporary folder holds whatever other processes put there meanwhile).
+    let dir = std::env::temp_dir().join(format!("stagec-fix-stdin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch folder");
     let mut child = Command::new(env!("CARGO_BIN_EXE_stagec"))
         .args([
             "check",
@@ -154,7 +159,7 @@ fn stdin_is_fixed_to_stdout() {
             "--format",
             "json",
         ])
-        .current_dir(std::env::temp_dir())
+        .current_dir(&dir)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -168,6 +173,7 @@ fn stdin_is_fixed_to_stdout() {
         .write_all(config.as_bytes())
         .expect("write");
     let o = child.wait_with_output().expect("wait");
+    let _ = std::fs::remove_dir_all(&dir);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
         out.starts_with("name: x\n") && out.contains("    base: 10\n"),
