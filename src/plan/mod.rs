@@ -467,16 +467,18 @@ pub fn build(compiled: &Compiled, inputs: &PlanInputs<'_>) -> Option<PlanFiles> 
     let gradient_normalization = settings.gradient_normalization;
     let clip_norm = settings.clip_norm;
 
+    // Ranks are counted with the data-parallel degree settled (one copy of
+    // the pipeline for all stages: a copy per stage made the plan quadratic).
+    let settled = Pipeline {
+        data_parallel: Some(dp),
+        ..pipeline.clone()
+    };
     let stages: Vec<PlanStage> = pipeline
         .stages
         .iter()
         .enumerate()
         .map(|(index, s)| {
-            let ranks = Pipeline {
-                data_parallel: Some(dp),
-                ..pipeline.clone()
-            }
-            .ranks(index);
+            let ranks = settled.ranks(index);
             let candidates: Vec<String> = {
                 let mut v: Vec<String> = s
                     .gpu_types
