@@ -1294,6 +1294,27 @@ fn item18_large_pipeline_finishes() {
             }
         }),
     );
+
+    // The plan of a long pipeline (it copied the whole pipeline for each
+    // stage: 4,000 stages took 5 s in a release build, 10,000 took 22 s).
+    let (config, stages) = pipeline(20_000);
+    let s = Scratch::new("item18-plan");
+    s.write("const.yaml", &config);
+    s.write("stages.yaml", &stages);
+    let out = stagec()
+        .args(["plan", "--format", "json", "--out"])
+        .arg(s.join("plan"))
+        .arg(s.join("const.yaml"))
+        .timeout(Duration::from_secs(60))
+        .run();
+    f.check(
+        "plan of 20,000 stages",
+        out.exit(&[0])
+            .and_then(|_| match s.join("plan/stage_plan.json").is_file() {
+                true => Ok(()),
+                false => Err("no stage_plan.json".into()),
+            }),
+    );
     f.finish();
 }
 
