@@ -941,27 +941,11 @@ const DIST_COLLECTIVES: &[&str] = &[
 ];
 
 /// The names [`collective`] recognises as collectives (method or function
-/// names, as whole identifiers): a chunk that has none of them, nor a name
-/// its module binds to one ([`collective_words`]), calls none directly.
-const COLLECTIVE_NAMES: &[&str] = &[
-    // torch.distributed and deepspeed.comm
-    "barrier",
-    "all_reduce",
-    "all_gather",
-    "all_gather_object",
-    "all_gather_into_tensor",
-    "all_to_all",
-    "all_to_all_single",
-    "broadcast",
-    "broadcast_object_list",
-    "reduce",
-    "reduce_scatter",
-    "reduce_scatter_tensor",
-    "gather",
-    "gather_object",
-    "scatter",
-    "scatter_object_list",
-    "monitored_barrier",
+/// names, as whole identifiers) besides those of torch.distributed and
+/// deepspeed.comm ([`DIST_COLLECTIVES`]): a chunk that has none of them, nor
+/// a name its module binds to one ([`collective_words`]), calls none
+/// directly.
+const OTHER_COLLECTIVE_NAMES: &[&str] = &[
     // torch.distributed.checkpoint (its functions' names are common
     // words: the names bound to them and to the module are added)
     "checkpoint",
@@ -991,7 +975,7 @@ const COLLECTIVE_NAMES: &[&str] = &[
 ];
 
 /// The words a chunk that calls a collective directly has as identifiers:
-/// [`COLLECTIVE_NAMES`], and the names the training code's modules bind to
+/// [`DIST_COLLECTIVES`], [`OTHER_COLLECTIVE_NAMES`], and the names the training code's modules bind to
 /// collective functions or to `torch.distributed.checkpoint`
 /// (`from torch.distributed import all_reduce as ar`, `import
 /// torch.distributed.checkpoint as dcp`).
@@ -1005,7 +989,11 @@ pub fn collective_words(prog: &Program) -> Vec<String> {
         targets.push(format!("torch.distributed.checkpoint.{name}"));
     }
     let targets: Vec<&str> = targets.iter().map(String::as_str).collect();
-    let mut out: Vec<String> = COLLECTIVE_NAMES.iter().map(|n| n.to_string()).collect();
+    let mut out: Vec<String> = DIST_COLLECTIVES
+        .iter()
+        .chain(OTHER_COLLECTIVE_NAMES)
+        .map(|n| n.to_string())
+        .collect();
     for m in prog.code_modules() {
         out.extend(prog.names_bound_to(m, &targets));
         out.extend(prog.module_alias(m, "torch.distributed.checkpoint"));
