@@ -417,6 +417,76 @@ fn item04_many_different_findings_finish_and_print_little() {
     f.finish();
 }
 
+/// What the human format's snippets keep: a line cut to a window around its
+/// label (with its line and column as in the file), and a label 200 lines or
+/// more from the primary span named in the help rather than drawn with
+/// every line between.
+#[test]
+fn item04_snippets_cut_long_lines_and_name_far_labels() {
+    let mut f = Failures::new();
+
+    let s = project("item04-snippet-long");
+    let padding = "a".repeat(100_000);
+    s.write(
+        "const.yaml",
+        format!("{CONFIG}description: \"{padding} ${{UNSET_FAR_RIGHT}} {padding}\"\n"),
+    );
+    let out = stagec()
+        .args(["check", "--format", "human"])
+        .arg(s.join("const.yaml"))
+        .run();
+    let line = CONFIG.lines().count() + 1;
+    let column = "description: \"".len() + padding.len() + 2;
+    f.check(
+        "long line",
+        out.exit(&[0, 1]).and_then(|_| {
+            let shown = out.stdout.text();
+            if out.stdout.total > 20_000 {
+                Err(format!("{} bytes of output", out.stdout.total))
+            } else if !shown.contains(&format!("const.yaml:{line}:{column}]")) {
+                Err(format!("no `const.yaml:{line}:{column}` in: {shown}"))
+            } else if !shown
+                .lines()
+                .any(|l| l.contains("${UNSET_FAR_RIGHT}") && l.contains('…') && l.len() < 1000)
+            {
+                Err(format!("the line is not cut around its label: {shown}"))
+            } else {
+                Ok(())
+            }
+        }),
+    );
+
+    let s = project("item04-snippet-far");
+    let mut pad = String::from("hyperparameters:\n  lr: 1\n");
+    for i in 0..300 {
+        pad.push_str(&format!("  pad_{i}: {i}\n"));
+    }
+    pad.push_str("  lr: 2\n");
+    s.write("const.yaml", CONFIG.replace("hyperparameters:\n", &pad));
+    let first = CONFIG.lines().position(|l| l == "hyperparameters:").unwrap_or(0) + 2;
+    let out = stagec()
+        .args(["check", "--format", "human"])
+        .arg(s.join("const.yaml"))
+        .run();
+    f.check(
+        "far label",
+        out.exit(&[1]).and_then(|_| {
+            let shown = out.stdout.text();
+            if !shown.contains("Y002")
+                || !shown.contains(&format!("const.yaml:{first}:3: `lr`"))
+                || shown.contains("pad_150")
+            {
+                Err(format!(
+                    "no Y002 naming its far first key in the help, or all lines drawn: {shown}"
+                ))
+            } else {
+                Ok(())
+            }
+        }),
+    );
+    f.finish();
+}
+
 // ---------------------------------------------------------------------------
 // 5. A long unknown GPU name is matched against the catalog in linear time.
 
