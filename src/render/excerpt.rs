@@ -151,7 +151,7 @@ impl Excerpt {
         excerpt
     }
 
-    /// Where file offset `offset` (on line `line` of the file) is in the
+    /// Where file offset `offset` is in the
     /// excerpt; offsets outside it go to its nearest end.
     pub(super) fn map(&self, lines: &Lines<'_>, offset: usize) -> usize {
         let line = lines.line_of(offset);
