@@ -302,47 +302,15 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
         (id, report.clone())
     });
 
-    // The training files' chunks are parsed on another thread from now on
-    // (until the rules are done), so the rules mostly find them parsed.
-    let warming = project
-        .training
-        .as_ref()
-        .map(|t| crate::training::warm(t, budgets.max_bytes));
-
     let readable = |units: &[Unit], id: FileId| units.get(id.0 as usize).is_some_and(|u| u.decode.is_none());
     let text_of = |sources: &SourceMap, id: FileId| sources.get(id).map_or("", |f| f.text.as_str()).to_string();
 
-    // What each model source says, read on another thread while this one
-    // reads the config (tree-sitter is most of a check's work); the
-    // catalogs the pipeline needs are loaded meanwhile too. Results are
-    // taken in file order, so the outcome does not depend on timing.
-    enum ModelRead {
-        Stages(stages_yaml::StagesRead),
-        Python(python::PyModel),
-    }
-    let model_inputs: Vec<(FileId, Role, String)> = models
-        .iter()
-        .filter(|&&id| readable(&units, id))
-        .map(|&id| (id, units[id.0 as usize].role, text_of(&sources, id)))
-        .collect();
-    let read_models = move || -> Vec<(FileId, ModelRead)> {
-        model_inputs
-            .into_iter()
-            .map(|(id, role, text)| {
-                let read = if role == Role::Stages {
-                    ModelRead::Stages(stages_yaml::read(id, &text, budgets))
-                } else {
-                    ModelRead::Python(python::read_model(&text))
-                };
-                (id, read)
-            })
-            .collect()
-    };
-    // Python files checked without a config: nothing to read there.
-    let config_text = (readable(&units, config) && !standalone).then(|| text_of(&sources, config));
-    let read_config = |text: &str| {
-        let mut doc = Document::parse(text, budgets, crate::yaml::Schema::Master);
-        let mut settings = None;
+    // The experiment config: YAML, the gate, the schema, typed settings
+    // (Python files checked without a config: nothing to read there).
+    let mut settings = None;
+    if readable(&units, config) && !standalone {
+        let text = text_of(&sources, config);
+        let mut doc = Document::parse(&text, budgets, crate::yaml::Schema::Master);
         if doc.gate(budgets) {
             if let Some(json) = &doc.json {
                 let findings = doc.map(schema::experiment, schema::experiment_errors(json));
@@ -350,52 +318,29 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
                 doc.findings = findings;
             }
         }
-        (doc, settings)
-    };
-    let (config_read, model_reads) = if models.is_empty() {
-        (config_text.as_deref().map(read_config), Vec::new())
-    } else {
-        std::thread::scope(|scope| {
-            let models_thread = scope.spawn(read_models);
-            let warm = scope.spawn(|| {
-                let _ = crate::hardware::catalog::all();
-                let _ = crate::runtime::data::images();
-                let _ = crate::runtime::data::ngc_pytorch();
-                let _ = crate::runtime::data::architectures();
-                let _ = crate::runtime::data::torch_dtypes();
-            });
-            let config_read = config_text.as_deref().map(read_config);
-            // A panic there is a bug like one here: it goes on as such.
-            let model_reads = match models_thread.join() {
-                Ok(reads) => reads,
-                Err(panic) => std::panic::resume_unwind(panic),
-            };
-            let _ = warm.join();
-            (config_read, model_reads)
-        })
-    };
-
-    // The experiment config: YAML, the gate, the schema, typed settings.
-    let mut settings = None;
-    if let Some((doc, read)) = config_read {
-        settings = read;
         units[config.0 as usize].yaml = Some(doc);
     }
 
     // Model sources: declarations from Python and `stages.yaml`.
     let mut decls: Vec<StageDecl> = Vec::new();
-    for (id, read) in model_reads {
+    // The whole-file parses the stage reader made, for the training rules.
+    let mut model_trees: Vec<(FileId, tree_sitter::Tree)> = Vec::new();
+    for &id in &models {
+        if !readable(&units, id) {
+            continue;
+        }
+        let text = text_of(&sources, id);
         let unit = &mut units[id.0 as usize];
-        match read {
-            ModelRead::Stages(read) => {
-                decls.extend(read.decls);
-                unit.yaml = Some(read.document);
-                unit.stages = read.issues;
-            }
-            ModelRead::Python(model) => {
-                decls.extend(from_python::stage_decls(id, &model));
-                unit.python = Some(model);
-            }
+        if unit.role == Role::Stages {
+            let read = stages_yaml::read(id, &text, budgets);
+            decls.extend(read.decls);
+            unit.yaml = Some(read.document);
+            unit.stages = read.issues;
+        } else {
+            let (model, tree) = python::read_model_with_tree(&text);
+            model_trees.extend(tree.map(|t| (id, t)));
+            decls.extend(from_python::stage_decls(id, &model));
+            unit.python = Some(model);
         }
     }
 
@@ -434,10 +379,13 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
     let training = project.training.as_ref().map(|t| {
         let config_json = units[config.0 as usize].yaml.as_ref().and_then(|d| d.json.as_ref());
         let facts = crate::training::runtime::ConfigFacts::read(config_json, settings.as_ref(), !standalone);
-        let models: Vec<(FileId, String, String)> = models
+        let models: Vec<(FileId, String, String, Option<tree_sitter::Tree>)> = models
             .iter()
             .filter(|&&id| units[id.0 as usize].role == Role::Model && readable(&units, id))
-            .filter_map(|&id| sources.get(id).map(|f| (id, f.name.clone(), f.text.clone())))
+            .filter_map(|&id| {
+                let tree = model_trees.iter().find(|(m, _)| *m == id).map(|(_, t)| t.clone());
+                sources.get(id).map(|f| (id, f.name.clone(), f.text.clone(), tree))
+            })
             .collect();
         let mut register = |input: &Input| -> Option<crate::training::Registered> {
             if let Some((id, f)) = sources.iter().find(|(_, f)| f.name == input.name) {
@@ -455,8 +403,7 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
             let file = sources.add(SourceFile::new(input.name.clone(), text.clone()));
             Some(crate::training::Registered { file, text })
         };
-        let ahead = warming.as_ref().map_or(&[][..], |w| &w.ahead[..]);
-        crate::training::attach(t, ahead, &mut register, &models, facts)
+        crate::training::attach(t, &mut register, &models, facts)
     });
 
     let mut compiled = Compiled {
@@ -474,9 +421,6 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
         diagnostics: Vec::new(),
     };
     let mut diagnostics = rules::run(&compiled, options);
-    if let Some(w) = warming {
-        w.stop();
-    }
     for (id, source) in compiled.sources.iter() {
         suppress::apply(id, source, &mut diagnostics);
     }

@@ -1,7 +1,7 @@
 //! Catalog of NVIDIA GPUs and resolution of the GPU names found in the wild.
 //!
-//! The data lives in `gpus.json` next to this file (compiled in with
-//! `include_str!` and parsed once). Facts come from the project reference
+//! The data lives in `gpus.json` next to this file; the build reads it into
+//! tables compiled into the binary (see [`compiled`]). Facts come from the project reference
 //! `gpu-facts.md` §1. Names are accepted in the forms users and tools write
 //! them:
 //!
@@ -19,15 +19,12 @@
 //!
 //! Matching is case-insensitive; spaces, `_` and `-` are interchangeable.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::OnceLock;
 
-use serde::{Deserialize, Serialize};
-
+pub use super::catalog_data::{Architecture, Gpu, Interconnect, LinkKind, PeakTflops};
+use super::catalog_keys::{compact, normalize, strip_vendor};
 use crate::dtype::{DType, Support};
-
-/// The embedded catalog data.
-const GPUS_JSON: &str = include_str!("gpus.json");
 
 /// Bytes per MiB.
 const MIB: u64 = 1 << 20;
@@ -42,129 +39,6 @@ const MEM_TOLERANCE_ABOVE: f64 = 0.01;
 
 /// Maximum number of suggestions for an unknown name.
 const MAX_SUGGESTIONS: usize = 3;
-
-/// Vendor prefixes dropped from driver names and labels (`NVIDIA `, `Tesla `, `GeForce `).
-const VENDOR_PREFIXES: [&str; 3] = ["nvidia-", "tesla-", "geforce-"];
-
-/// GPU micro-architecture.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Architecture {
-    /// Volta (CC 7.0): V100.
-    Volta,
-    /// Turing (CC 7.5): T4.
-    Turing,
-    /// Ampere (CC 8.0 / 8.6): A100, A30, A10, A40, RTX A6000.
-    Ampere,
-    /// Ada Lovelace (CC 8.9): L4, L40, L40S, RTX 4090.
-    Ada,
-    /// Hopper (CC 9.0): H100, H200, H20, GH200.
-    Hopper,
-    /// Blackwell (CC 10.x): B200, GB200.
-    Blackwell,
-}
-
-/// Kind of GPU-to-GPU link.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LinkKind {
-    /// NVLink through an NVSwitch / baseboard (SXM parts).
-    Nvlink,
-    /// NVLink bridge between a small number of PCIe cards.
-    NvlinkBridge,
-    /// Only PCIe between GPUs.
-    Pcie,
-    /// No peer-to-peer link (GeForce).
-    #[serde(rename = "none")]
-    NoLink,
-}
-
-/// GPU-to-GPU interconnect.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Interconnect {
-    /// Kind of link.
-    pub kind: LinkKind,
-    /// NVLink or PCIe generation, if known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub generation: Option<u32>,
-    /// Total bandwidth per GPU in GB/s as marketed (bidirectional).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bandwidth_gbps: Option<f64>,
-    /// Free-form remark (e.g. the host PCIe link).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-}
-
-/// Dense peak throughput per dtype in TFLOPS (TOPS for INT8); `None` = unsupported.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct PeakTflops {
-    /// FP32 on CUDA cores (non tensor core).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fp32: Option<f64>,
-    /// TF32 tensor cores.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tf32: Option<f64>,
-    /// FP16 tensor cores.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fp16: Option<f64>,
-    /// BF16 tensor cores.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bf16: Option<f64>,
-    /// FP8 (E4M3/E5M2) tensor cores.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fp8: Option<f64>,
-    /// INT8 tensor cores (TOPS).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub int8: Option<f64>,
-    /// FP4 tensor cores.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fp4: Option<f64>,
-}
-
-/// One GPU variant of the catalog.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Gpu {
-    /// Stable catalog id, e.g. `a100-sxm4-40gb`, `t4`, `h100-sxm5-80gb`.
-    pub id: String,
-    /// Family, e.g. `a100`; variants of one family satisfy a request for it.
-    pub family: String,
-    /// Human-readable name, e.g. `NVIDIA A100 SXM4 40GB`.
-    pub name: String,
-    /// Micro-architecture.
-    pub architecture: Architecture,
-    /// CUDA compute capability `(major, minor)`.
-    pub compute_capability: (u32, u32),
-    /// Form factor (`sxm4`, `pcie`, `nvl`, …) where a family has several.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub form_factor: Option<String>,
-    /// Other spellings of the form factor accepted in names (`sxm` for `sxm4`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub form_aliases: Vec<String>,
-    /// Marketed memory size in GB.
-    pub memory_gb: u32,
-    /// Memory technology (`HBM3`, `GDDR6`, …).
-    pub memory_type: String,
-    /// Total memory in MiB as `nvidia-smi --query-gpu=memory.total` reports
-    /// it on R535+ drivers (CUDA reports a few hundred MiB less).
-    pub memory_mib: u64,
-    /// Memory bandwidth in GB/s.
-    pub memory_bandwidth_gbps: f64,
-    /// GPU-to-GPU interconnect.
-    pub interconnect: Interconnect,
-    /// Device names as printed by `nvidia-smi` / `cuDeviceGetName`.
-    pub driver_names: Vec<String>,
-    /// Dense peak throughput per dtype.
-    pub tflops: PeakTflops,
-    /// Extra names that resolve to exactly this variant.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub aliases: Vec<String>,
-    /// Provenance remarks and caveats.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
-}
 
 impl Gpu {
     /// Total memory in bytes (from the `nvidia-smi` MiB figure).
@@ -316,166 +190,39 @@ pub struct Resolved {
     pub shared: bool,
 }
 
-/// Family metadata in the data file.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FamilyData {
-    name: String,
-    #[serde(default)]
-    aliases: Vec<String>,
+/// The catalog compiled in: `build.rs` reads `gpus.json` with the types of
+/// `catalog_data.rs` and computes the name index with `catalog_keys.rs`, so
+/// a check decodes nothing and builds no index (`gpus.rs` in the build's
+/// output folder holds the result; a test compares it with the file).
+mod compiled {
+    use super::{Architecture, Gpu, Interconnect, LinkKind, PeakTflops};
+
+    include!(concat!(env!("OUT_DIR"), "/gpus.rs"));
 }
 
-/// Layout of `gpus.json`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CatalogData {
-    #[allow(dead_code)]
-    schema_version: u32,
-    #[allow(dead_code)]
-    source: String,
-    families: BTreeMap<String, FamilyData>,
-    gpus: Vec<Gpu>,
-}
-
-/// Index priority: on a key clash the higher rank wins; equal ranks merge.
-mod rank {
-    pub const DRIVER_NAME_WITHOUT_VENDOR: u8 = 1;
-    pub const COMBINATION: u8 = 2;
-    pub const FAMILY: u8 = 3;
-    pub const ALIAS: u8 = 4;
-    pub const ID: u8 = 5;
-}
-
-/// Parsed catalog plus lookup indexes.
-#[derive(Debug, Default)]
+/// The variants, made once from the compiled-in table.
 struct Catalog {
     gpus: Vec<Gpu>,
-    families: BTreeMap<String, FamilyData>,
-    /// Full normalized driver names (with vendor prefix) → variant.
-    driver_index: HashMap<String, usize>,
-    /// Normalized names without vendor prefix → (rank, variants).
-    index: HashMap<String, (u8, Vec<usize>)>,
-    /// `index` keys with `-` removed → variants (ambiguous keys map to an empty list).
-    compact_index: HashMap<String, (u8, Vec<usize>)>,
-    /// Names for completion, sorted.
-    known: Vec<String>,
-    /// Why the embedded data failed to load, if it did.
-    error: Option<String>,
 }
 
-fn insert(index: &mut HashMap<String, (u8, Vec<usize>)>, key: String, rank: u8, gpus: &[usize]) {
-    if key.is_empty() {
-        return;
-    }
-    let entry = index.entry(key).or_insert((rank, Vec::new()));
-    if rank > entry.0 {
-        *entry = (rank, Vec::new());
-    }
-    if rank == entry.0 {
-        for &g in gpus {
-            if !entry.1.contains(&g) {
-                entry.1.push(g);
-            }
-        }
-        entry.1.sort_unstable();
-    }
+static CATALOG: OnceLock<Catalog> = OnceLock::new();
+
+fn catalog() -> &'static Catalog {
+    CATALOG.get_or_init(|| Catalog { gpus: compiled::gpus() })
+}
+
+/// The entry of a sorted table under `key`.
+fn keyed<T>(table: &'static [(&'static str, T)], key: &str) -> Option<&'static T> {
+    table
+        .binary_search_by(|(k, _)| (*k).cmp(key))
+        .ok()
+        .and_then(|i| table.get(i))
+        .map(|(_, v)| v)
 }
 
 impl Catalog {
-    fn load() -> Catalog {
-        match serde_json::from_str::<CatalogData>(GPUS_JSON) {
-            Ok(data) => Catalog::build(data),
-            Err(e) => Catalog {
-                error: Some(format!("embedded gpus.json is invalid: {e}")),
-                ..Catalog::default()
-            },
-        }
-    }
-
-    fn build(data: CatalogData) -> Catalog {
-        let CatalogData { families, gpus, .. } = data;
-        let mut driver_index = HashMap::new();
-        let mut index: HashMap<String, (u8, Vec<usize>)> = HashMap::new();
-        let mut known: Vec<String> = Vec::new();
-
-        for (i, gpu) in gpus.iter().enumerate() {
-            let one = [i];
-            insert(&mut index, normalize(&gpu.id), rank::ID, &one);
-            known.push(normalize(&gpu.id));
-            for alias in &gpu.aliases {
-                insert(&mut index, normalize(alias), rank::ALIAS, &one);
-                known.push(normalize(alias));
-            }
-            let family = normalize(&gpu.family);
-            insert(&mut index, family.clone(), rank::FAMILY, &one);
-            known.push(family.clone());
-            if let Some(fam) = families.get(&gpu.family) {
-                for alias in &fam.aliases {
-                    insert(&mut index, normalize(alias), rank::FAMILY, &one);
-                    known.push(normalize(alias));
-                }
-            }
-            let mem = gpu.memory_gb;
-            for key in [format!("{family}-{mem}g"), format!("{family}-{mem}gb")] {
-                insert(&mut index, key, rank::COMBINATION, &one);
-            }
-            known.push(format!("{family}-{mem}g"));
-            let forms = gpu.form_factor.iter().chain(gpu.form_aliases.iter());
-            for form in forms.map(|f| normalize(f)) {
-                for key in [
-                    format!("{family}-{form}"),
-                    format!("{family}-{form}-{mem}g"),
-                    format!("{family}-{form}-{mem}gb"),
-                    format!("{family}-{mem}g-{form}"),
-                    format!("{family}-{mem}gb-{form}"),
-                ] {
-                    insert(&mut index, key, rank::COMBINATION, &one);
-                }
-            }
-            for name in &gpu.driver_names {
-                let full = normalize(name);
-                insert(
-                    &mut index,
-                    strip_vendor(&full).to_string(),
-                    rank::DRIVER_NAME_WITHOUT_VENDOR,
-                    &one,
-                );
-                driver_index.insert(full, i);
-            }
-        }
-
-        let mut compact_index: HashMap<String, (u8, Vec<usize>)> = HashMap::new();
-        for (key, (rank, targets)) in &index {
-            let compact = compact(key);
-            match compact_index.get_mut(&compact) {
-                None => {
-                    compact_index.insert(compact, (*rank, targets.clone()));
-                }
-                Some(existing) => {
-                    if *rank > existing.0 {
-                        *existing = (*rank, targets.clone());
-                    } else if *rank == existing.0 && existing.1 != *targets {
-                        existing.1.clear();
-                    }
-                }
-            }
-        }
-
-        known.sort();
-        known.dedup();
-        Catalog {
-            gpus,
-            families,
-            driver_index,
-            index,
-            compact_index,
-            known,
-            error: None,
-        }
-    }
-
-    fn resolution(&'static self, targets: &[usize]) -> Option<Resolution> {
-        let variants: Vec<&'static Gpu> = targets.iter().filter_map(|&i| self.gpus.get(i)).collect();
+    fn resolution(&'static self, targets: &[u16]) -> Option<Resolution> {
+        let variants: Vec<&'static Gpu> = targets.iter().filter_map(|&i| self.gpus.get(usize::from(i))).collect();
         match variants.as_slice() {
             [] => None,
             [one] => Some(Resolution::Exact(one)),
@@ -489,20 +236,16 @@ impl Catalog {
     /// What `base` resolves to; an unknown name with suggestions only when
     /// `suggest` (they cost a comparison with every known name).
     fn lookup(&'static self, base: &str, suggest: bool) -> Resolution {
-        if let Some(&i) = self.driver_index.get(base) {
+        if let Some(&i) = keyed(compiled::DRIVER, base) {
             if let Some(r) = self.resolution(&[i]) {
                 return r;
             }
         }
         let short = strip_vendor(base);
-        if let Some(r) = self.index.get(short).and_then(|(_, t)| self.resolution(t)) {
+        if let Some(r) = keyed(compiled::NAMES, short).and_then(|(_, t)| self.resolution(t)) {
             return r;
         }
-        if let Some(r) = self
-            .compact_index
-            .get(&compact(short))
-            .and_then(|(_, t)| self.resolution(t))
-        {
+        if let Some(r) = keyed(compiled::COMPACT, &compact(short)).and_then(|(_, t)| self.resolution(t)) {
             return r;
         }
         Resolution::Unknown {
@@ -520,69 +263,28 @@ impl Catalog {
         let limit = (input.chars().count() / 3).max(2);
         // Sort key: folded distance, raw distance, longer common prefix
         // first, listed in `known_names` first, shorter first, then the name.
-        type Score<'a> = (usize, usize, usize, bool, usize, &'a String);
-        let mut scored: Vec<(Score<'_>, &Vec<usize>)> = self
-            .index
+        type Score = (usize, usize, usize, bool, usize, &'static str);
+        let mut scored: Vec<(Score, &'static [u16])> = compiled::NAMES
             .iter()
-            .filter_map(|(key, (_, targets))| {
+            .filter_map(|&(key, (_, targets))| {
                 let folded = strsim::damerau_levenshtein(&folded_input, &fold(key));
                 (folded <= limit).then(|| {
                     let raw = strsim::damerau_levenshtein(input, key);
                     let prefix = input.chars().zip(key.chars()).take_while(|(a, b)| a == b).count();
-                    let unlisted = self.known.binary_search(key).is_err();
+                    let unlisted = compiled::KNOWN.binary_search(&key).is_err();
                     ((folded, raw, usize::MAX - prefix, unlisted, key.len(), key), targets)
                 })
             })
             .collect();
         scored.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut seen: HashSet<&Vec<usize>> = HashSet::new();
+        let mut seen: HashSet<&[u16]> = HashSet::new();
         scored
             .into_iter()
             .filter(|(_, targets)| seen.insert(*targets))
             .take(MAX_SUGGESTIONS)
-            .map(|(score, _)| score.5.clone())
+            .map(|(score, _)| score.5.to_string())
             .collect()
     }
-}
-
-static CATALOG: OnceLock<Catalog> = OnceLock::new();
-
-fn catalog() -> &'static Catalog {
-    CATALOG.get_or_init(Catalog::load)
-}
-
-/// Lower-cases and trims; spaces and `_` become `-`; runs of `-` collapse.
-fn normalize(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    for c in name.trim().chars() {
-        let c = match c {
-            ' ' | '_' | '\t' => '-',
-            c => c.to_ascii_lowercase(),
-        };
-        if c == '-' && (out.is_empty() || out.ends_with('-')) {
-            continue;
-        }
-        out.push(c);
-    }
-    while out.ends_with('-') {
-        out.pop();
-    }
-    out
-}
-
-/// Drops leading `nvidia-`, `tesla-`, `geforce-` (in any combination).
-fn strip_vendor(mut s: &str) -> &str {
-    loop {
-        match VENDOR_PREFIXES.iter().find_map(|p| s.strip_prefix(p)) {
-            Some(rest) => s = rest,
-            None => return s,
-        }
-    }
-}
-
-/// Removes all `-`.
-fn compact(s: &str) -> String {
-    s.chars().filter(|&c| c != '-').collect()
 }
 
 /// Maps visually confusable characters together (`o`→`0`, `l`/`i`→`1`) for ranking suggestions.
@@ -608,15 +310,9 @@ fn split_suffixes(norm: &str) -> (&str, Option<MigProfile>, bool) {
     }
 }
 
-/// Every GPU variant in the catalog, in data-file order. Empty only if the
-/// embedded data failed to parse (see [`load_error`]).
+/// Every GPU variant in the catalog, in data-file order.
 pub fn all() -> &'static [Gpu] {
     &catalog().gpus
-}
-
-/// Why the embedded catalog failed to load (`None` when it loaded).
-pub fn load_error() -> Option<&'static str> {
-    catalog().error.as_deref()
 }
 
 /// Looks up a variant by its catalog id (exact, case-insensitive).
@@ -627,11 +323,7 @@ pub fn by_id(id: &str) -> Option<&'static Gpu> {
 
 /// Family ids with their display names (`("a100", "A100")`, …), sorted by id.
 pub fn families() -> Vec<(&'static str, &'static str)> {
-    catalog()
-        .families
-        .iter()
-        .map(|(id, f)| (id.as_str(), f.name.as_str()))
-        .collect()
+    compiled::FAMILIES.to_vec()
 }
 
 /// The variants of a family, in catalog order (empty for unknown families).
@@ -643,7 +335,7 @@ pub fn family_variants(family: &str) -> Vec<&'static Gpu> {
 /// Names for editor completion: family names and aliases, catalog ids,
 /// variant aliases and `<family>-<memory>g` forms; sorted, lower-case.
 pub fn known_names() -> Vec<&'static str> {
-    catalog().known.iter().map(String::as_str).collect()
+    compiled::KNOWN.to_vec()
 }
 
 /// Resolves a GPU name (see the module docs for accepted forms), ignoring
@@ -756,11 +448,39 @@ mod tests {
     }
 
     #[test]
-    fn embedded_json_parses() {
-        let parsed: Result<CatalogData, _> = serde_json::from_str(GPUS_JSON);
-        assert!(parsed.is_ok(), "{:?}", parsed.err());
-        assert_eq!(load_error(), None);
+    fn compiled_catalog_is_the_file() {
+        let data: super::super::catalog_data::CatalogData = match serde_json::from_str(include_str!("gpus.json")) {
+            Ok(data) => data,
+            Err(e) => panic!("gpus.json does not read: {e}"),
+        };
         assert!(all().len() >= 26);
+        assert_eq!(all(), data.gpus.as_slice());
+        let read: Vec<(&str, &str)> = data
+            .families
+            .iter()
+            .map(|(id, f)| (id.as_str(), f.name.as_str()))
+            .collect();
+        assert_eq!(families(), read);
+        // The index the build computed, against the same function run here.
+        let index = super::super::catalog_keys::build(&data.gpus, &data.families);
+        let driver: Vec<(String, usize)> = compiled::DRIVER
+            .iter()
+            .map(|&(k, i)| (k.to_string(), usize::from(i)))
+            .collect();
+        assert_eq!(driver, index.driver);
+        type Table = [(&'static str, (u8, &'static [u16]))];
+        let owned = |table: &Table| -> Vec<(String, u8, Vec<usize>)> {
+            table
+                .iter()
+                .map(|&(k, (r, t))| (k.to_string(), r, t.iter().map(|&i| usize::from(i)).collect()))
+                .collect()
+        };
+        assert_eq!(owned(compiled::NAMES), index.names);
+        assert_eq!(owned(compiled::COMPACT), index.compact);
+        assert_eq!(
+            known_names(),
+            index.known.iter().map(String::as_str).collect::<Vec<_>>()
+        );
     }
 
     #[test]
@@ -834,9 +554,8 @@ mod tests {
 
     #[test]
     fn index_targets_stay_within_one_family() {
-        let cat = catalog();
-        for (key, (_, targets)) in &cat.index {
-            let fams: HashSet<&str> = targets.iter().map(|&i| cat.gpus[i].family.as_str()).collect();
+        for (key, (_, targets)) in compiled::NAMES {
+            let fams: HashSet<&str> = targets.iter().map(|&i| all()[usize::from(i)].family.as_str()).collect();
             assert_eq!(fams.len(), 1, "{key} spans families {fams:?}");
         }
         for name in known_names() {

@@ -2,5 +2,7 @@
 
 pub mod allocate;
 pub mod catalog;
+mod catalog_data;
+mod catalog_keys;
 pub mod inventory;
 pub mod probe;

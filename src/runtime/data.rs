@@ -1,246 +1,61 @@
-//! The runtime data tables (`data/*.json`, see `data/README.md`), compiled
-//! in and read once, on first use, into typed rows. Only the fields the
-//! checks use are read; every row keeps its `source` (the test in
-//! `data_tests.rs` checks each names a citation).
+//! The runtime data tables (`data/*.json`, see `data/README.md`), read by
+//! the build into typed rows (`data_rows.rs`) that are compiled in as static
+//! tables: a check decodes no JSON. Only the fields the checks use are read;
+//! every row keeps its `source` (the test in `data_tests.rs` checks each
+//! names a citation).
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use serde::Deserialize;
+pub use super::data_rows::{ArchRow, DatedBase, DriverRow, EnvMatch, EnvRow, ImageRow, List, NgcRow, Text, TorchRow};
 
-#[derive(Deserialize)]
-struct File<R> {
-    rows: Vec<R>,
-}
+/// The tables as `build.rs` wrote them from `data/*.json` (the test below
+/// compares each with its file).
+mod compiled {
+    use std::borrow::Cow;
 
-/// Text of a table, borrowed from the compiled-in file where it has no
-/// escapes, so reading a table allocates little.
-pub type Text<'a> = Cow<'a, str>;
+    use super::{ArchRow, DatedBase, DriverRow, EnvMatch, EnvRow, ImageRow, NgcRow, TorchRow};
 
-/// Parses a table; a table that does not parse (a test catches it) is empty.
-fn load<R: Deserialize<'static>>(text: &'static str) -> Vec<R> {
-    serde_json::from_str::<File<R>>(text)
-        .map(|f| f.rows)
-        .unwrap_or_default()
-}
-
-/// `images.json`: tag grammars, known tags, Determined's default images and
-/// what image families were built from.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct ImageRow<'a> {
-    #[serde(borrow)]
-    pub kind: Text<'a>,
-    /// `tag_pattern`: its id and repository, the regex with named groups.
-    #[serde(borrow)]
-    pub id: Text<'a>,
-    #[serde(borrow)]
-    pub repository: Text<'a>,
-    #[serde(borrow)]
-    pub regex: Text<'a>,
-    /// `tag`: the exact image and what it carries.
-    #[serde(borrow)]
-    pub image: Text<'a>,
-    #[serde(borrow)]
-    pub cuda: Option<Text<'a>>,
-    #[serde(borrow)]
-    pub torch: Option<Text<'a>>,
-    #[serde(borrow)]
-    pub python: Option<Text<'a>>,
-    #[serde(borrow)]
-    pub rocm: Option<Text<'a>>,
-    pub known_published: Option<bool>,
-    pub base: Option<bool>,
-    /// `default_image`: the Determined releases and their GPU image.
-    #[serde(borrow)]
-    pub determined_from: Text<'a>,
-    #[serde(borrow)]
-    pub determined_to: Text<'a>,
-    #[serde(borrow)]
-    pub gpu_image: Text<'a>,
-    /// `build_input`: an image family (`…-gpu-*`), its base image and
-    /// PyTorch build.
-    #[serde(borrow)]
-    pub image_family: Text<'a>,
-    #[serde(borrow)]
-    pub base_image: Option<Text<'a>>,
-    #[serde(borrow)]
-    pub base_images: Vec<DatedBase<'a>>,
-}
-
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct DatedBase<'a> {
-    #[serde(borrow)]
-    pub image: Text<'a>,
-    #[serde(borrow)]
-    pub from: Text<'a>,
-    #[serde(borrow)]
-    pub to: Text<'a>,
-}
-
-/// `torch_builds.json` (releases, compiled architectures) and
-/// `torch_dtypes.json` (the release that first has a dtype or API).
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct TorchRow<'a> {
-    #[serde(borrow)]
-    pub kind: Text<'a>,
-    #[serde(borrow)]
-    pub torch: Text<'a>,
-    #[serde(borrow)]
-    pub channel: Text<'a>,
-    #[serde(borrow)]
-    pub variant: Option<Text<'a>>,
-    #[serde(borrow)]
-    pub arch_list: Vec<Text<'a>>,
-    #[serde(borrow)]
-    pub pip_variants: Vec<Text<'a>>,
-    #[serde(borrow)]
-    pub pypi_default: Option<Text<'a>>,
-    /// `dtype` rows: `torch.float8_e4m3fn`, first release (`<=1.10` when
-    /// earlier ones were not checked).
-    #[serde(borrow)]
-    pub name: Text<'a>,
-    #[serde(borrow)]
-    pub first_torch: Text<'a>,
-}
-
-/// `architectures.json`: compute capability → the CUDA that first builds for it.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct ArchRow<'a> {
-    #[serde(borrow)]
-    pub kind: Text<'a>,
-    #[serde(borrow)]
-    pub cc: Text<'a>,
-    #[serde(borrow)]
-    pub sm: Text<'a>,
-    #[serde(borrow)]
-    pub arch: Text<'a>,
-    #[serde(borrow)]
-    pub first_cuda: Option<Text<'a>>,
-    #[serde(borrow)]
-    pub first_cuda_at_most: Option<Text<'a>>,
-    #[serde(borrow)]
-    pub removed_in: Option<Text<'a>>,
-}
-
-/// `cuda_drivers.json`: toolkit minimum drivers, minor-version floors,
-/// forward-compatibility branches.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct DriverRow<'a> {
-    #[serde(borrow)]
-    pub kind: Text<'a>,
-    #[serde(borrow)]
-    pub cuda: Text<'a>,
-    #[serde(borrow)]
-    pub release: Text<'a>,
-    #[serde(borrow)]
-    pub min_driver: Option<Text<'a>>,
-    pub cuda_major: Option<u32>,
-    #[serde(borrow)]
-    pub cuda_from: Option<Text<'a>>,
-    #[serde(borrow)]
-    pub cuda_to: Option<Text<'a>>,
-    #[serde(borrow)]
-    pub host_branches: Vec<Text<'a>>,
-}
-
-/// `ngc_pytorch.json`: NGC PyTorch containers.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct NgcRow<'a> {
-    #[serde(borrow)]
-    pub kind: Text<'a>,
-    #[serde(borrow)]
-    pub tag: Text<'a>,
-    #[serde(borrow)]
-    pub cuda: Option<Text<'a>>,
-    #[serde(borrow)]
-    pub driver: Option<Text<'a>>,
-    #[serde(borrow)]
-    pub torch: Option<Text<'a>>,
-    #[serde(borrow)]
-    pub torch_version: Option<Text<'a>>,
-    #[serde(borrow)]
-    pub torch_cuda_arch_list: Vec<Text<'a>>,
-    #[serde(borrow)]
-    pub requires_driver_branch: Option<Text<'a>>,
-}
-
-/// `debug_env.json`: environment switches that change speed or behaviour.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct EnvRow<'a> {
-    #[serde(borrow)]
-    pub kind: Text<'a>,
-    #[serde(borrow)]
-    pub name: Text<'a>,
-    #[serde(rename = "match")]
-    #[serde(borrow)]
-    pub matches: EnvMatch<'a>,
-    #[serde(borrow)]
-    pub effect: Text<'a>,
-    #[serde(borrow)]
-    pub category: Text<'a>,
-    #[serde(borrow)]
-    pub severity: Text<'a>,
-    #[serde(borrow)]
-    pub aliases: Vec<Text<'a>>,
-    #[serde(borrow)]
-    pub note: Option<Text<'a>>,
-}
-
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct EnvMatch<'a> {
-    #[serde(borrow)]
-    pub values: Vec<Text<'a>>,
-    pub case_insensitive: bool,
-    pub any: bool,
+    include!(concat!(env!("OUT_DIR"), "/runtime_tables.rs"));
 }
 
 macro_rules! table {
-    ($(#[$doc:meta])* $name:ident, $row:ty, $file:literal) => {
+    ($(#[$doc:meta])* $name:ident, $row:ty, $table:ident) => {
         $(#[$doc])*
         pub fn $name() -> &'static [$row] {
-            static ROWS: OnceLock<Vec<$row>> = OnceLock::new();
-            ROWS.get_or_init(|| load(include_str!(concat!("data/", $file))))
+            compiled::$table
         }
     };
 }
 
 table!(
     /// Rows of `images.json`.
-    images, ImageRow<'static>, "images.json"
+    images, ImageRow<'static>, IMAGES
 );
 table!(
     /// Rows of `torch_builds.json`.
-    torch_builds, TorchRow<'static>, "torch_builds.json"
+    torch_builds, TorchRow<'static>, TORCH_BUILDS
 );
 table!(
     /// Rows of `torch_dtypes.json` (read on their own: a dtype check needs
     /// nothing else of PyTorch's builds).
-    torch_dtypes, TorchRow<'static>, "torch_dtypes.json"
+    torch_dtypes, TorchRow<'static>, TORCH_DTYPES
 );
 table!(
     /// Rows of `architectures.json`.
-    architectures, ArchRow<'static>, "architectures.json"
+    architectures, ArchRow<'static>, ARCHITECTURES
 );
 table!(
     /// Rows of `cuda_drivers.json`.
-    cuda_drivers, DriverRow<'static>, "cuda_drivers.json"
+    cuda_drivers, DriverRow<'static>, CUDA_DRIVERS
 );
 table!(
     /// Rows of `ngc_pytorch.json`.
-    ngc_pytorch, NgcRow<'static>, "ngc_pytorch.json"
+    ngc_pytorch, NgcRow<'static>, NGC_PYTORCH
 );
 table!(
     /// Rows of `debug_env.json`.
-    debug_env, EnvRow<'static>, "debug_env.json"
+    debug_env, EnvRow<'static>, DEBUG_ENV
 );
 
 /// A tag pattern and its regex, compiled on first use.
@@ -302,6 +117,31 @@ mod tests {
         assert!(cuda_drivers().iter().any(|r| r.kind == "mvc_floor"));
         assert!(ngc_pytorch().iter().any(|r| r.tag == "24.03-py3"));
         assert!(debug_env().iter().any(|r| r.name == "CUDA_LAUNCH_BLOCKING"));
+    }
+
+    /// The rows serde reads from a table's file, as the build read them.
+    fn read<R: serde::Deserialize<'static>>(text: &'static str) -> Vec<R> {
+        match serde_json::from_str::<super::super::data_rows::File<R>>(text) {
+            Ok(file) => file.rows,
+            Err(e) => panic!("a table does not read: {e}"),
+        }
+    }
+
+    #[test]
+    fn compiled_tables_are_their_files() {
+        assert_eq!(images(), read::<ImageRow>(include_str!("data/images.json")));
+        assert_eq!(torch_builds(), read::<TorchRow>(include_str!("data/torch_builds.json")));
+        assert_eq!(torch_dtypes(), read::<TorchRow>(include_str!("data/torch_dtypes.json")));
+        assert_eq!(
+            architectures(),
+            read::<ArchRow>(include_str!("data/architectures.json"))
+        );
+        assert_eq!(
+            cuda_drivers(),
+            read::<DriverRow>(include_str!("data/cuda_drivers.json"))
+        );
+        assert_eq!(ngc_pytorch(), read::<NgcRow>(include_str!("data/ngc_pytorch.json")));
+        assert_eq!(debug_env(), read::<EnvRow>(include_str!("data/debug_env.json")));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 pub mod compat;
 pub mod data;
+mod data_rows;
 pub mod image;
 pub mod version;
 

@@ -252,6 +252,13 @@ pub enum NotLiteral {
 /// [`PyModel::syntax_errors`] or [`PyModel::problems`].
 #[must_use]
 pub fn read_model(text: &str) -> PyModel {
+    read_model_with_tree(text).0
+}
+
+/// [`read_model`], and the parse of the whole file when it has no syntax
+/// errors (of the text with each lone `\r` read as `\n`), for other readers
+/// of the same file.
+pub fn read_model_with_tree(text: &str) -> (PyModel, Option<tree_sitter::Tree>) {
     // Python ends lines at a lone `\r` too; tree-sitter's grammar does not.
     // Each lone `\r` becomes `\n`, byte for byte, so every span holds.
     let normalized;
@@ -268,17 +275,18 @@ pub fn read_model(text: &str) -> PyModel {
             kind: PyProblemKind::ParserUnavailable(Some(err.to_string())),
             span: 0..0,
         });
-        return model;
+        return (model, None);
     }
     let Some(main) = parser.parse(text, None) else {
         model.problems.push(PyProblem {
             kind: PyProblemKind::ParserUnavailable(None),
             span: 0..0,
         });
-        return model;
+        return (model, None);
     };
 
     model.syntax_errors = syntax_errors(main.root_node(), text);
+    let whole = (!main.root_node().has_error()).then(|| main.clone());
     let recovered = recovery_trees(&mut parser, &main, text);
     let mut trees = vec![main];
     trees.extend(recovered);
@@ -337,7 +345,7 @@ pub fn read_model(text: &str) -> PyModel {
     model.root = pick_root(&reader, &model.stage_classes, classes);
     model.problems.extend(reader.problems);
     model.problems.sort_by_key(|p| p.span.start);
-    model
+    (model, whole)
 }
 
 /// The class whose `__init__` references the most stage classes (ties: the

@@ -11,7 +11,7 @@
 use std::cell::RefCell;
 use std::ops::Range;
 
-use tree_sitter::{Node, Parser, Point};
+use tree_sitter::{Node, Parser, Point, Tree};
 
 use crate::source::Span;
 
@@ -352,6 +352,41 @@ pub fn parse_range(text: &str, line_starts: &[usize], range: Range<usize>) -> Op
     })
 }
 
+/// Converts `range` of `text` from `tree`, a parse of the whole text made
+/// for another reader (the stage declarations), as [`parse_range`] would
+/// have parsed it: the top-level statements inside the range. `None` when
+/// the tree has errors or a statement crosses the range's edge, where a
+/// parse of the range alone could read differently.
+pub fn convert_range(text: &str, tree: &Tree, range: Range<usize>) -> Option<ChunkAst> {
+    let root = tree.root_node();
+    if root.has_error() || root.end_byte() > text.len() {
+        return None;
+    }
+    let mut inside = Vec::new();
+    for child in named(root) {
+        let (start, end) = (child.start_byte(), child.end_byte());
+        if start >= range.start && end <= range.end {
+            inside.push(child);
+        } else if start < range.end && end > range.start {
+            return None;
+        }
+    }
+    let mut conv = Conv {
+        text,
+        depth: 0,
+        funcs: Vec::new(),
+        classes: Vec::new(),
+        parent: Parent::Module,
+    };
+    let stmts = conv.statements(inside);
+    Some(ChunkAst {
+        stmts,
+        funcs: conv.funcs,
+        classes: conv.classes,
+        errors: false,
+    })
+}
+
 fn point_at(line_starts: &[usize], byte: usize) -> Point {
     let row = line_starts.partition_point(|&s| s <= byte).saturating_sub(1);
     let column = byte.saturating_sub(line_starts.get(row).copied().unwrap_or(0));
@@ -421,8 +456,13 @@ impl<'t> Conv<'t> {
 
     /// The statements of a `block` or `module` node.
     fn block_children(&mut self, node: Node<'_>) -> Vec<Stmt> {
+        self.statements(named(node))
+    }
+
+    /// The statements among `children` (the named children of a block).
+    fn statements(&mut self, children: Vec<Node<'_>>) -> Vec<Stmt> {
         let mut out = Vec::new();
-        for child in named(node) {
+        for child in children {
             if child.is_error() || child.is_missing() {
                 // Statements the grammar could still recognise inside.
                 for inner in named(child) {
@@ -1212,6 +1252,60 @@ mod tests {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         parse_range(text, &starts, 0..text.len()).unwrap_or_default()
+    }
+
+    /// Top-level shapes a chunk edge could fall inside of: decorators, a
+    /// bracket closed at column 0, continued lines, strings holding code,
+    /// comments between statements, a guarded main block.
+    const EDGE_SHAPES: &str = "import os\n# a comment\n\n@decorator(\n    1,\n)\nclass A:\n    x = 1\n\nCONFIG = dict(\n    a=1,\n)\nTEXT = \"\"\"\ndef not_code():\n    pass\n\"\"\"\nvalue = 1 + \\\n    2\n\n\ndef f():\n    return [\n1]\n\nif __name__ == \"__main__\":\n    f()\n";
+
+    #[test]
+    fn chunks_converted_from_a_whole_parse_equal_chunks_parsed_alone() {
+        let texts = [
+            include_str!("../../examples/hpp-seed-fixed/model.py"),
+            include_str!("../../examples/hpp-seed-fixed/train.py"),
+            include_str!("../../examples/hpp-seed/model.py"),
+            include_str!("../../examples/hpp-seed/train.py"),
+            EDGE_SHAPES,
+        ];
+        for text in texts {
+            let alone = crate::training::ParsedFile::new(text);
+            let mut parser = Parser::new();
+            assert!(parser.set_language(&tree_sitter_python::LANGUAGE.into()).is_ok());
+            let Some(tree) = parser.parse(alone.text(), None) else {
+                panic!("no parse")
+            };
+            assert!(!tree.root_node().has_error(), "{text}");
+            let shared = crate::training::ParsedFile::new(text);
+            shared.offer_tree(&tree);
+            assert!(alone.chunks().len() > 1, "{text}");
+            for (i, chunk) in alone.chunks().iter().enumerate() {
+                // Every chunk of an error-free file converts…
+                let converted = convert_range(alone.text(), &tree, chunk.range.clone());
+                assert!(converted.is_some(), "chunk {:?} of {text}", chunk.range);
+                // …into what parsing it alone gives.
+                assert_eq!(shared.chunk(i), alone.chunk(i), "chunk {:?} of {text}", chunk.range);
+                assert_eq!(converted.as_ref(), alone.chunk(i));
+            }
+        }
+    }
+
+    #[test]
+    fn a_whole_parse_with_errors_is_not_taken() {
+        let text = "import os\n\ndef f(:\n    pass\n\nx = 1\n";
+        let mut parser = Parser::new();
+        assert!(parser.set_language(&tree_sitter_python::LANGUAGE.into()).is_ok());
+        let Some(tree) = parser.parse(text, None) else {
+            panic!("no parse")
+        };
+        assert!(tree.root_node().has_error());
+        assert_eq!(convert_range(text, &tree, 0..10), None);
+        let alone = crate::training::ParsedFile::new(text);
+        let shared = crate::training::ParsedFile::new(text);
+        shared.offer_tree(&tree);
+        for i in 0..alone.chunks().len() {
+            assert_eq!(shared.chunk(i), alone.chunk(i));
+        }
     }
 
     #[test]

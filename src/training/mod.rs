@@ -108,6 +108,9 @@ pub struct ParsedFile {
     chunks: Vec<ChunkInfo>,
     imports: Vec<ImportLine>,
     asts: Vec<OnceLock<ChunkAst>>,
+    /// A parse of the whole text another reader made (see
+    /// [`ParsedFile::offer_tree`]); chunks are converted from it.
+    tree: OnceLock<tree_sitter::Tree>,
 }
 
 impl ParsedFile {
@@ -130,6 +133,19 @@ impl ParsedFile {
             chunks: scanned.chunks,
             imports: scanned.imports,
             asts,
+            tree: OnceLock::new(),
+        }
+    }
+
+    /// Offers a tree-sitter parse of the whole text, so the chunks the
+    /// rules ask for are converted from it instead of parsed again (the
+    /// stage reader parses a model file whole). Taken only when it covers
+    /// exactly this text and has no syntax errors; each chunk still falls
+    /// back to a parse of its own where the tree cannot stand for one.
+    pub fn offer_tree(&self, tree: &tree_sitter::Tree) {
+        let root = tree.root_node();
+        if root.start_byte() == 0 && root.end_byte() <= self.text.len() && !root.has_error() {
+            let _ = self.tree.set(tree.clone());
         }
     }
 
@@ -150,11 +166,13 @@ impl ParsedFile {
     pub fn chunk(&self, i: usize) -> Option<&ChunkAst> {
         let info = self.chunks.get(i)?;
         let cell = self.asts.get(i)?;
-        Some(
-            cell.get_or_init(|| {
-                ast::parse_range(&self.text, &self.line_starts, info.range.clone()).unwrap_or_default()
-            }),
-        )
+        Some(cell.get_or_init(|| {
+            self.tree
+                .get()
+                .and_then(|tree| ast::convert_range(&self.text, tree, info.range.clone()))
+                .or_else(|| ast::parse_range(&self.text, &self.line_starts, info.range.clone()))
+                .unwrap_or_default()
+        }))
     }
 
     /// Whether the text of chunk `i` contains any of `needles`.
@@ -308,109 +326,34 @@ pub struct Registered {
     pub text: String,
 }
 
-/// Parsing ahead: a thread that parses the chunks of the training files
-/// (entry and model files first) while the compilation reads the config
-/// and runs other rules; [`Warming::stop`] ends it at the next chunk.
-pub struct Warming {
-    stop: Arc<std::sync::atomic::AtomicBool>,
-    /// The parse made for each file of the sources (`None`: a kept one is
-    /// used, or the file is not text).
-    pub ahead: Vec<Option<Arc<ParsedFile>>>,
-}
-
-impl Warming {
-    /// Stops the thread after the chunk it is parsing; what it parsed stays.
-    pub fn stop(&self) {
-        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    }
-}
-
-impl Drop for Warming {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
-/// A parse for each usable file of `sources` that has no kept one, and a
-/// thread parsing the chunks of all of them ahead (none when there is
-/// nothing to parse or no thread could be started).
-pub fn warm(sources: &TrainingSources, max_bytes: usize) -> Warming {
-    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let mut order: Vec<(u8, Arc<ParsedFile>)> = Vec::new();
-    let mut ahead = Vec::new();
-    for f in &sources.files {
-        let text = std::str::from_utf8(&f.input.bytes)
-            .ok()
-            .filter(|t| t.len() <= max_bytes && !t.contains('\0'));
-        let kept = match (&f.parsed, text) {
-            (Some(p), Some(t)) if p.same_text(t) => Some(Arc::clone(p)),
-            _ => None,
-        };
-        // Discovery's scan of the file, when it has one, or a new one.
-        let made = match (&kept, text) {
-            (None, Some(t)) => match &f.scanned {
-                Some(scanned) if scanned.same_text(t) => Some(Arc::clone(scanned)),
-                _ => Some(Arc::new(ParsedFile::new(t))),
-            },
-            _ => None,
-        };
-        // Only the files the entrypoint runs or the command line names: most
-        // of their chunks are read; imported modules are parsed as the rules
-        // ask for their chunks (often a few of many).
-        if let Some(p) = kept.as_ref().or(made.as_ref()) {
-            if matches!(f.role, FileRole::Entry | FileRole::Named) {
-                order.push((0u8, Arc::clone(p)));
-            }
-        }
-        ahead.push(made);
-    }
-    order.sort_by_key(|(rank, _)| *rank);
-    let pending = order.iter().any(|(_, p)| p.parsed_chunks() < p.chunks().len());
-    if pending {
-        let flag = Arc::clone(&stop);
-        // Detached: it ends by itself after its last chunk, or at `stop`.
-        let _ = std::thread::Builder::new()
-            .name("stagec-parse-ahead".into())
-            .spawn(move || {
-                for (_, file) in order {
-                    for i in 0..file.chunks().len() {
-                        if flag.load(std::sync::atomic::Ordering::Relaxed) {
-                            return;
-                        }
-                        let _ = file.chunk(i);
-                    }
-                }
-            });
-    }
-    Warming { stop, ahead }
-}
-
 /// Builds a compilation's training facts: registers each file through
 /// `register` (which returns `None` for a file that is not usable text),
-/// reuses cached parses, and adds the model sources (`models`: id, name and
-/// text) the import graph does not reach.
+/// reuses cached parses, and adds the model sources (`models`: id, name,
+/// text and the stage reader's parse of it, when it kept one) the import
+/// graph does not reach.
 pub fn attach(
     sources: &TrainingSources,
-    ahead: &[Option<Arc<ParsedFile>>],
     register: &mut dyn FnMut(&Input) -> Option<Registered>,
-    models: &[(FileId, String, String)],
+    models: &[(FileId, String, String, Option<tree_sitter::Tree>)],
     config: runtime::ConfigFacts,
 ) -> Training {
     let mut files: Vec<TrainingFile> = Vec::new();
     let mut entry = sources.entry.clone();
     let mut index_of: Vec<Option<usize>> = Vec::new();
-    for (i, t) in sources.files.iter().enumerate() {
+    for t in &sources.files {
         let Some(reg) = register(&t.input) else {
             index_of.push(None);
             continue;
         };
-        let made = ahead.get(i).and_then(Option::as_ref).filter(|p| p.same_text(&reg.text));
-        let (parsed, fresh) = match (&t.parsed, made, &t.scanned) {
-            (Some(p), _, _) if p.same_text(&reg.text) => (Arc::clone(p), false),
-            (_, Some(p), _) => (Arc::clone(p), true),
-            (_, _, Some(s)) if s.same_text(&reg.text) => (Arc::clone(s), true),
+        let (parsed, fresh) = match (&t.parsed, &t.scanned) {
+            (Some(p), _) if p.same_text(&reg.text) => (Arc::clone(p), false),
+            // Discovery's scan of the file, when it has one.
+            (_, Some(s)) if s.same_text(&reg.text) => (Arc::clone(s), true),
             _ => (Arc::new(ParsedFile::new(&reg.text)), true),
         };
+        if let Some(tree) = models.iter().find(|m| m.0 == reg.file).and_then(|m| m.3.as_ref()) {
+            parsed.offer_tree(tree);
+        }
         index_of.push(Some(files.len()));
         files.push(TrainingFile {
             file: reg.file,
@@ -427,9 +370,13 @@ pub fn attach(
             None => EntrySpec::Missing(launch.clone(), String::new()),
         };
     }
-    for (id, name, text) in models {
+    for (id, name, text, tree) in models {
         if files.iter().any(|f| f.file == *id) {
             continue;
+        }
+        let parsed = Arc::new(ParsedFile::new(text));
+        if let Some(tree) = tree {
+            parsed.offer_tree(tree);
         }
         let module = std::path::Path::new(name)
             .file_stem()
@@ -439,7 +386,7 @@ pub fn attach(
             file: *id,
             module,
             role: FileRole::Model,
-            parsed: Arc::new(ParsedFile::new(text)),
+            parsed,
             fresh: true,
             programs: 0,
         });
