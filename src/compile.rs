@@ -310,7 +310,17 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
     let mut settings = None;
     if readable(&units, config) && !standalone {
         let text = text_of(&sources, config);
-        let mut doc = Document::parse(&text, budgets, crate::yaml::Schema::Master);
+        // Discovery parsed the same text to find the entrypoint: taken, not
+        // parsed again.
+        let discovered = project
+            .training
+            .as_ref()
+            .and_then(|t| t.config.as_deref())
+            .filter(|c| c.budgets == *budgets && c.text == text);
+        let mut doc = match discovered {
+            Some(c) => Document::from_parse(c.tree.clone(), c.issues.clone()),
+            None => Document::parse(&text, budgets, crate::yaml::Schema::Master),
+        };
         if doc.gate(budgets) {
             if let Some(json) = &doc.json {
                 let findings = doc.map(schema::experiment, schema::experiment_errors(json));

@@ -29,6 +29,11 @@ impl Document {
     /// Parses `text` as `schema` reads it (never fails; see [`yaml::parse_with`]).
     pub fn parse(text: &str, budgets: &Budgets, schema: Schema) -> Document {
         let (tree, issues) = yaml::parse_with(text, budgets, schema);
+        Document::from_parse(tree, issues)
+    }
+
+    /// A document from a parse made before (`yaml::parse_with`'s result).
+    pub fn from_parse(tree: Tree, issues: Vec<YamlIssue>) -> Document {
         Document {
             tree,
             issues,

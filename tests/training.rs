@@ -250,3 +250,40 @@ fn every_training_rule_is_covered_both_ways() {
     }
     assert!(silent_named.len() >= 25, "{silent_named:?}");
 }
+
+/// Discovery parses the config to find the entrypoint and the compilation
+/// takes that parse: what a check reports is the same as when the
+/// compilation parses the config itself.
+#[test]
+fn the_config_discovery_parsed_gives_the_same_check() {
+    let mut taken = 0;
+    let mut reported = 0;
+    for dir in folders().into_iter().chain([root().join("examples/hpp-seed")]) {
+        if !dir.join("const.yaml").exists() {
+            continue;
+        }
+        let relative = PathBuf::from(common::display_name(&dir));
+        let scan = ContextScan::new(&relative);
+        let opts = Options {
+            env: &common::test_env,
+            ..Options::default()
+        };
+        let (project, _) =
+            match Project::discover(&relative.join("const.yaml"), &SourceSpec::default(), Some(&scan), &Disk) {
+                Ok(found) => found,
+                Err(e) => panic!("{e}"),
+            };
+        let mut parsed_again = project.clone();
+        if let Some(t) = parsed_again.training.as_mut() {
+            if t.config.take().is_some() {
+                taken += 1;
+            }
+        }
+        let with = stagec::compile(&project, &opts);
+        let without = stagec::compile(&parsed_again, &opts);
+        reported += with.diagnostics.len();
+        assert_eq!(with.diagnostics, without.diagnostics, "{}", dir.display());
+    }
+    assert!(taken > 5, "discovery kept a parse of {taken} configs");
+    assert!(reported > 20, "{reported} diagnostics in all");
+}

@@ -7,25 +7,50 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::entry::{self, Launch, NotPython, Target};
 use super::{EntrySpec, FileRole, TrainingInput, TrainingSources, MAX_BYTES, MAX_FILES};
 use crate::project::Input;
-use crate::yaml::{Budgets, Schema};
+use crate::yaml::{Budgets, Schema, Tree, YamlIssue};
+
+/// The config as discovery parsed it to find the entrypoint (with the
+/// default budgets, as a check parses it), kept so that the compilation
+/// takes this parse instead of making a second one.
+#[derive(Debug)]
+pub struct ConfigParse {
+    /// The text parsed.
+    pub text: String,
+    /// The budgets it was parsed under.
+    pub budgets: Budgets,
+    pub tree: Tree,
+    pub issues: Vec<YamlIssue>,
+}
+
+/// Parses a config's text for discovery: `None` when it is over the input
+/// budget (the check reads it no further, Y005; discovery neither).
+pub fn parse_config(config_text: &str) -> Option<ConfigParse> {
+    let budgets = Budgets::default();
+    if config_text.len() > budgets.max_bytes {
+        return None;
+    }
+    let (tree, issues) = crate::yaml::parse_with(config_text, &budgets, Schema::Master);
+    Some(ConfigParse {
+        text: config_text.to_string(),
+        budgets,
+        tree,
+        issues,
+    })
+}
 
 /// Reads the entrypoint of a config's text: `None` when there is none (or
 /// it is neither a string nor a list of strings).
 pub fn entrypoint(config_text: &str) -> Option<Result<Launch, NotPython>> {
-    let budgets = Budgets {
-        max_nodes: 10_000,
-        ..Budgets::default()
-    };
-    // A config over the input budget is read no further by the check (Y005);
-    // discovery does not read it either.
-    if config_text.len() > budgets.max_bytes {
-        return None;
-    }
-    let (tree, _) = crate::yaml::parse_with(config_text, &budgets, Schema::Master);
+    entrypoint_in(&parse_config(config_text)?.tree)
+}
+
+/// The entrypoint of a parsed config.
+fn entrypoint_in(tree: &Tree) -> Option<Result<Launch, NotPython>> {
     let root = tree.root()?;
     let found = tree.get(root, "entrypoint")?;
     match tree.to_json(found.node, 10_000)? {
@@ -183,7 +208,8 @@ pub fn discover(
     // Where the experiment's process starts: the entry and the packages
     // imported before it.
     let mut starts: Vec<String> = Vec::new();
-    let spec = match config_text.map(entrypoint) {
+    let config = config_text.and_then(parse_config).map(Arc::new);
+    let spec = match config_text.map(|_| config.as_ref().and_then(|c| entrypoint_in(&c.tree))) {
         None => EntrySpec::Absent,
         Some(None) => EntrySpec::Absent,
         Some(Some(Err(why))) => EntrySpec::NotPython(why),
@@ -350,6 +376,7 @@ pub fn discover(
             entry,
             files,
             standalone: config_text.is_none(),
+            config,
         },
         problems,
     )

@@ -96,6 +96,8 @@ pub struct TrainingSources {
     pub files: Vec<TrainingInput>,
     /// Whether the files were checked without an experiment config.
     pub standalone: bool,
+    /// The config's parse discovery made to read the entrypoint.
+    pub config: Option<Arc<discover::ConfigParse>>,
 }
 
 /// A Python file read for the training checks: its text, where its
