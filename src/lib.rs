@@ -20,6 +20,7 @@ pub mod ide;
 pub mod pipeline;
 pub mod plan;
 pub mod project;
+pub mod python_grammar;
 pub mod render;
 pub mod rules;
 pub mod runtime;

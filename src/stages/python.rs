@@ -23,6 +23,8 @@ use std::ops::Range;
 
 use tree_sitter::{Node, Parser, Point, Tree};
 
+use crate::python_grammar::KindName;
+
 /// Name of the decorator function that marks a class as a pipeline stage.
 pub const STAGE_DECORATOR: &str = "stage_decorator";
 
@@ -297,7 +299,7 @@ pub fn read_model_with_tree(text: &str) -> (PyModel, Option<tree_sitter::Tree>) 
     let mut classes = Vec::new();
     for tree in &trees {
         walk(tree.root_node(), |node| {
-            match node.kind() {
+            match node.kind_name() {
                 "import_statement" | "import_from_statement" => {
                     imports.push(node);
                     return false;
@@ -327,7 +329,7 @@ pub fn read_model_with_tree(text: &str) -> (PyModel, Option<tree_sitter::Tree>) 
     for node in decorated {
         let Some(class) = node
             .child_by_field_name("definition")
-            .filter(|d| d.kind() == "class_definition")
+            .filter(|d| d.kind_name() == "class_definition")
         else {
             continue;
         };
@@ -418,7 +420,7 @@ fn children(node: Node<'_>, named: bool) -> Vec<Node<'_>> {
     if cursor.goto_first_child() {
         loop {
             let child = cursor.node();
-            if (!named || child.is_named()) && child.kind() != "comment" {
+            if (!named || child.is_named()) && child.kind_name() != "comment" {
                 out.push(child);
             }
             if !cursor.goto_next_sibling() {
@@ -431,7 +433,7 @@ fn children(node: Node<'_>, named: bool) -> Vec<Node<'_>> {
 
 /// Strips any number of enclosing parentheses.
 fn unparen(mut node: Node<'_>) -> Node<'_> {
-    while node.kind() == "parenthesized_expression" {
+    while node.kind_name() == "parenthesized_expression" {
         match children(node, true).as_slice() {
             [inner] => node = *inner,
             _ => break,
@@ -473,9 +475,9 @@ fn excerpt(s: &str) -> String {
 /// `a`, `a.b.c` (attribute chain or dotted name) as dotted text; `None` for
 /// anything else. Iterative, so deep chains cannot overflow the stack.
 fn dotted_path(node: Node<'_>, text: &str) -> Option<String> {
-    if node.kind() == "dotted_name" {
+    if node.kind_name() == "dotted_name" {
         let parts = children(node, true);
-        if parts.is_empty() || parts.iter().any(|p| p.kind() != "identifier") {
+        if parts.is_empty() || parts.iter().any(|p| p.kind_name() != "identifier") {
             return None;
         }
         let parts: Vec<&str> = parts.iter().map(|p| slice(text, *p)).collect();
@@ -484,14 +486,14 @@ fn dotted_path(node: Node<'_>, text: &str) -> Option<String> {
     let mut parts = Vec::new();
     let mut cur = node;
     loop {
-        match cur.kind() {
+        match cur.kind_name() {
             "identifier" => {
                 parts.push(slice(text, cur));
                 break;
             }
             "attribute" => {
                 let attr = cur.child_by_field_name("attribute")?;
-                if attr.kind() != "identifier" || attr.is_missing() {
+                if attr.kind_name() != "identifier" || attr.is_missing() {
                     return None;
                 }
                 parts.push(slice(text, attr));
@@ -518,7 +520,7 @@ fn syntax_errors(root: Node<'_>, text: &str) -> Vec<PySyntaxError> {
             false
         } else if node.is_missing() {
             errors.push(PySyntaxError {
-                kind: SyntaxErrorKind::Missing(node.kind().to_string()),
+                kind: SyntaxErrorKind::Missing(node.kind_name().to_string()),
                 span: node.byte_range(),
             });
             false
@@ -535,15 +537,15 @@ fn describe_error(node: Node<'_>, text: &str) -> PySyntaxError {
     let mut open: Vec<Node<'_>> = Vec::new();
     walk(node, |n| {
         if n.child_count() == 0 && !n.is_missing() {
-            match n.kind() {
+            match n.kind_name() {
                 "(" | "[" | "{" => open.push(n),
                 ")" | "]" | "}" => {
-                    let opener = match n.kind() {
+                    let opener = match n.kind_name() {
                         ")" => "(",
                         "]" => "[",
                         _ => "{",
                     };
-                    if open.last().is_some_and(|o| o.kind() == opener) {
+                    if open.last().is_some_and(|o| o.kind_name() == opener) {
                         open.pop();
                     }
                 }
@@ -554,7 +556,7 @@ fn describe_error(node: Node<'_>, text: &str) -> PySyntaxError {
     });
     if let Some(first) = open.first() {
         return PySyntaxError {
-            kind: SyntaxErrorKind::Unclosed(first.kind().to_string()),
+            kind: SyntaxErrorKind::Unclosed(first.kind_name().to_string()),
             span: first.byte_range(),
         };
     }
@@ -679,11 +681,11 @@ impl<'s> Reader<'s> {
 
     /// Records decorator and module aliases introduced by an import.
     fn add_import(&mut self, node: Node<'_>) {
-        let is_from = node.kind() == "import_from_statement";
+        let is_from = node.kind_name() == "import_from_statement";
         let mut cursor = node.walk();
         let names: Vec<Node<'_>> = node.children_by_field_name("name", &mut cursor).collect();
         for name in names {
-            let (path_node, alias) = if name.kind() == "aliased_import" {
+            let (path_node, alias) = if name.kind_name() == "aliased_import" {
                 let alias = name.child_by_field_name("alias").map(|a| self.slice(a).to_string());
                 (name.child_by_field_name("name"), alias)
             } else {
@@ -734,13 +736,13 @@ impl<'s> Reader<'s> {
         // (decorator node, its call if called)
         let mut found: Vec<(Node<'_>, Option<Node<'_>>)> = Vec::new();
         for dec in children(decorated, true) {
-            if dec.kind() != "decorator" {
+            if dec.kind_name() != "decorator" {
                 continue;
             }
             let Some(expr) = children(dec, true).first().map(|e| unparen(*e)) else {
                 continue;
             };
-            if expr.kind() == "call" {
+            if expr.kind_name() == "call" {
                 if let Some(func) = expr.child_by_field_name("function") {
                     if self.is_stage_decorator(func) {
                         found.push((dec, Some(expr)));
@@ -763,7 +765,7 @@ impl<'s> Reader<'s> {
             .map(|list| {
                 children(list, true)
                     .into_iter()
-                    .filter(|b| !matches!(b.kind(), "keyword_argument" | "ERROR"))
+                    .filter(|b| !matches!(b.kind_name(), "keyword_argument" | "ERROR"))
                     .map(|b| self.slice(b).to_string())
                     .collect()
             })
@@ -790,7 +792,7 @@ impl<'s> Reader<'s> {
         let Some(args) = call.child_by_field_name("arguments") else {
             return;
         };
-        if args.kind() != "argument_list" {
+        if args.kind_name() != "argument_list" {
             self.problem(PyProblemKind::GeneratorArguments, args.byte_range());
             return;
         }
@@ -799,7 +801,7 @@ impl<'s> Reader<'s> {
         let mut positional = 0usize;
         let mut after_keyword = false;
         for arg in children(args, true) {
-            match arg.kind() {
+            match arg.kind_name() {
                 "ERROR" => {}
                 "list_splat" | "dictionary_splat" => {
                     unpacked = true;
@@ -891,8 +893,8 @@ impl<'s> Reader<'s> {
         let bad = |why: NotLiteral| Err(PyProblemKind::InvalidValue(StageParam::StageId, why));
         let mut node = unparen(value);
         let mut negative = false;
-        while node.kind() == "unary_operator" {
-            let op = node.child_by_field_name("operator").map(|o| o.kind());
+        while node.kind_name() == "unary_operator" {
+            let op = node.child_by_field_name("operator").map(|o| o.kind_name());
             match op {
                 Some("-") => negative = !negative,
                 Some("+") => {}
@@ -903,7 +905,7 @@ impl<'s> Reader<'s> {
                 None => return bad(NotLiteral::Incomplete),
             }
         }
-        if node.kind() != "integer" {
+        if node.kind_name() != "integer" {
             return bad(NotLiteral::Found(excerpt(self.slice(value))));
         }
         let digits: String = self.slice(node).chars().filter(|&c| c != '_').collect();
@@ -934,7 +936,7 @@ impl<'s> Reader<'s> {
     /// A plain string literal (or implicit concatenation of plain literals).
     fn string_literal(&self, value: Node<'_>) -> Result<String, NotLiteral> {
         let node = unparen(value);
-        match node.kind() {
+        match node.kind_name() {
             "string" => self.single_string(node),
             "concatenated_string" => {
                 let mut out = String::new();
@@ -948,13 +950,13 @@ impl<'s> Reader<'s> {
     }
 
     fn single_string(&self, node: Node<'_>) -> Result<String, NotLiteral> {
-        if node.kind() != "string" {
+        if node.kind_name() != "string" {
             return Err(NotLiteral::Found(excerpt(self.slice(node))));
         }
         let mut start = None;
         let mut end = None;
         for child in children(node, false) {
-            match child.kind() {
+            match child.kind_name() {
                 "string_start" => start = Some(child),
                 "string_end" if !child.is_missing() => end = Some(child),
                 "interpolation" => return Err(NotLiteral::FString),
@@ -989,7 +991,7 @@ impl<'s> Reader<'s> {
 
     fn dtype_value(&self, value: Node<'_>) -> Result<String, NotLiteral> {
         let node = unparen(value);
-        match node.kind() {
+        match node.kind_name() {
             "string" | "concatenated_string" => self.string_literal(node),
             "identifier" | "attribute" => {
                 dotted_path(node, self.text).ok_or_else(|| NotLiteral::Found(excerpt(self.slice(value))))
@@ -1004,12 +1006,12 @@ impl<'s> Reader<'s> {
         let body = class.child_by_field_name("body")?;
         let mut init = None;
         for stmt in children(body, true) {
-            let def = if stmt.kind() == "decorated_definition" {
+            let def = if stmt.kind_name() == "decorated_definition" {
                 stmt.child_by_field_name("definition")
             } else {
                 Some(stmt)
             };
-            let Some(def) = def.filter(|d| d.kind() == "function_definition") else {
+            let Some(def) = def.filter(|d| d.kind_name() == "function_definition") else {
                 continue;
             };
             if def
@@ -1023,7 +1025,7 @@ impl<'s> Reader<'s> {
         let self_name = init
             .child_by_field_name("parameters")
             .and_then(|p| children(p, true).into_iter().next())
-            .and_then(|p| match p.kind() {
+            .and_then(|p| match p.kind_name() {
                 "identifier" => Some(p),
                 "typed_parameter" => children(p, true).into_iter().next(),
                 "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
@@ -1033,7 +1035,7 @@ impl<'s> Reader<'s> {
         let init_body = init.child_by_field_name("body")?;
 
         let mut members = Vec::new();
-        walk(init_body, |node| match node.kind() {
+        walk(init_body, |node| match node.kind_name() {
             "assignment" => {
                 if let Some(member) = self.member(node, self_name, stages) {
                     members.push(member);
@@ -1056,22 +1058,22 @@ impl<'s> Reader<'s> {
         }
         let left = assignment.child_by_field_name("left")?;
         let mut right = assignment.child_by_field_name("right")?;
-        while right.kind() == "assignment" {
+        while right.kind_name() == "assignment" {
             if garbled(right) {
                 return None;
             }
             right = right.child_by_field_name("right")?;
         }
-        if left.kind() != "attribute" {
+        if left.kind_name() != "attribute" {
             return None;
         }
         let object = left.child_by_field_name("object")?;
         let attr = left.child_by_field_name("attribute")?;
-        if object.kind() != "identifier" || self.slice(object) != self_name || attr.is_missing() {
+        if object.kind_name() != "identifier" || self.slice(object) != self_name || attr.is_missing() {
             return None;
         }
         let call = unparen(right);
-        if call.kind() != "call" {
+        if call.kind_name() != "call" {
             return None;
         }
         let ctor = self.constructor(call, stages)?;
@@ -1090,11 +1092,11 @@ impl<'s> Reader<'s> {
     /// the innermost call.
     fn constructor<'t>(&self, mut call: Node<'t>, stages: &HashMap<&str, usize>) -> Option<Ctor<'t>> {
         let mut func = call.child_by_field_name("function")?;
-        while func.kind() == "attribute" {
+        while func.kind_name() == "attribute" {
             let Some(object) = func.child_by_field_name("object").map(unparen) else {
                 break;
             };
-            if object.kind() != "call" {
+            if object.kind_name() != "call" {
                 break;
             }
             let Some(inner) = object.child_by_field_name("function") else {
@@ -1105,7 +1107,7 @@ impl<'s> Reader<'s> {
         }
         let constructor = dotted_path(func, self.text)
             .unwrap_or_else(|| self.slice(func).split_whitespace().collect::<Vec<_>>().join(" "));
-        let stage_class = if func.kind() == "identifier" {
+        let stage_class = if func.kind_name() == "identifier" {
             stages.get(self.slice(func)).copied()
         } else {
             None
@@ -1122,20 +1124,20 @@ impl<'s> Reader<'s> {
         let mut out = Vec::new();
         let Some(args) = call
             .child_by_field_name("arguments")
-            .filter(|a| a.kind() == "argument_list")
+            .filter(|a| a.kind_name() == "argument_list")
         else {
             return out;
         };
         let mut candidates = Vec::new();
         for arg in children(args, true) {
             let arg = unparen(arg);
-            match arg.kind() {
+            match arg.kind_name() {
                 "call" => candidates.push(arg),
                 "list" | "tuple" => candidates.extend(
                     children(arg, true)
                         .into_iter()
                         .map(unparen)
-                        .filter(|e| e.kind() == "call"),
+                        .filter(|e| e.kind_name() == "call"),
                 ),
                 _ => {}
             }

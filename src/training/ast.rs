@@ -13,6 +13,8 @@ use std::ops::Range;
 
 use tree_sitter::{Node, Parser, Point, Tree};
 
+use crate::python_grammar::KindName;
+
 use crate::source::Span;
 
 /// Deepest nesting of statements and expressions converted.
@@ -424,14 +426,16 @@ impl<'t> Fields<'t> for Node<'t> {
 fn named(node: Node<'_>) -> Vec<Node<'_>> {
     let mut cursor = node.walk();
     node.named_children(&mut cursor)
-        .filter(|c| c.kind() != "comment")
+        .filter(|c| c.kind_name() != "comment")
         .collect()
 }
 
 /// All children, comments left out.
 fn all(node: Node<'_>) -> Vec<Node<'_>> {
     let mut cursor = node.walk();
-    node.children(&mut cursor).filter(|c| c.kind() != "comment").collect()
+    node.children(&mut cursor)
+        .filter(|c| c.kind_name() != "comment")
+        .collect()
 }
 
 struct Conv<'t> {
@@ -466,7 +470,7 @@ impl<'t> Conv<'t> {
             if child.is_error() || child.is_missing() {
                 // Statements the grammar could still recognise inside.
                 for inner in named(child) {
-                    if inner.kind().ends_with("statement") || inner.kind().ends_with("definition") {
+                    if inner.kind_name().ends_with("statement") || inner.kind_name().ends_with("definition") {
                         self.stmt(inner, &mut out);
                     }
                 }
@@ -503,11 +507,11 @@ impl<'t> Conv<'t> {
     /// The statement's kind; `None` when it was pushed already (several
     /// statements from one node) or is nothing.
     fn stmt_kind(&mut self, node: Node<'_>, out: &mut Vec<Stmt>) -> Option<StmtKind> {
-        Some(match node.kind() {
+        Some(match node.kind_name() {
             "expression_statement" => {
                 let children = named(node);
                 match children.as_slice() {
-                    [one] => match one.kind() {
+                    [one] => match one.kind_name() {
                         "assignment" => self.assignment(*one),
                         "augmented_assignment" => StmtKind::AugAssign {
                             target: self.field_expr(*one, "left"),
@@ -549,9 +553,9 @@ impl<'t> Conv<'t> {
             "with_statement" => {
                 let mut items = Vec::new();
                 for child in named(node) {
-                    if child.kind() == "with_clause" {
+                    if child.kind_name() == "with_clause" {
                         for item in named(child) {
-                            if item.kind() != "with_item" {
+                            if item.kind_name() != "with_item" {
                                 continue;
                             }
                             if let Some(value) = item.field("value") {
@@ -571,11 +575,11 @@ impl<'t> Conv<'t> {
                 let mut orelse = Vec::new();
                 let mut finalbody = Vec::new();
                 for child in named(node) {
-                    match child.kind() {
+                    match child.kind_name() {
                         "except_clause" | "except_group_clause" => handlers.push(self.handler(child)),
                         "else_clause" => orelse = self.block_field(child, "body"),
                         "finally_clause" => {
-                            if let Some(b) = named(child).into_iter().find(|c| c.kind() == "block") {
+                            if let Some(b) = named(child).into_iter().find(|c| c.kind_name() == "block") {
                                 finalbody = self.block_children(b);
                             }
                         }
@@ -594,14 +598,16 @@ impl<'t> Conv<'t> {
             "decorated_definition" => {
                 let decorators: Vec<Expr> = named(node)
                     .into_iter()
-                    .filter(|c| c.kind() == "decorator")
+                    .filter(|c| c.kind_name() == "decorator")
                     .filter_map(|d| named(d).first().map(|e| self.expr(*e)))
                     .collect();
                 match node.field("definition") {
-                    Some(def) if def.kind() == "function_definition" => {
+                    Some(def) if def.kind_name() == "function_definition" => {
                         StmtKind::FunctionDef(self.function(def, decorators))
                     }
-                    Some(def) if def.kind() == "class_definition" => StmtKind::ClassDef(self.class(def, decorators)),
+                    Some(def) if def.kind_name() == "class_definition" => {
+                        StmtKind::ClassDef(self.class(def, decorators))
+                    }
                     _ => StmtKind::Other,
                 }
             }
@@ -615,7 +621,7 @@ impl<'t> Conv<'t> {
             }
             "import_from_statement" => {
                 let (module, level) = match node.field("module_name") {
-                    Some(m) if m.kind() == "relative_import" => {
+                    Some(m) if m.kind_name() == "relative_import" => {
                         let text = self.slice(m);
                         let level = text.chars().take_while(|c| *c == '.').count() as u32;
                         (text.trim_start_matches('.').trim().to_string(), level)
@@ -628,7 +634,7 @@ impl<'t> Conv<'t> {
                     .children_by_field_name("name", &mut cursor)
                     .filter_map(|n| self.alias(n))
                     .collect();
-                let star = named(node).iter().any(|c| c.kind() == "wildcard_import");
+                let star = named(node).iter().any(|c| c.kind_name() == "wildcard_import");
                 StmtKind::ImportFrom {
                     module,
                     level,
@@ -654,7 +660,7 @@ impl<'t> Conv<'t> {
         let Some((first, rest)) = alternatives.split_first() else {
             return Vec::new();
         };
-        match first.kind() {
+        match first.kind_name() {
             "elif_clause" => {
                 if self.depth >= MAX_DEPTH {
                     return vec![Stmt {
@@ -680,13 +686,13 @@ impl<'t> Conv<'t> {
 
     fn else_of(&mut self, node: Node<'_>) -> Vec<Stmt> {
         match node.field("alternative") {
-            Some(e) if e.kind() == "else_clause" => self.block_field(e, "body"),
+            Some(e) if e.kind_name() == "else_clause" => self.block_field(e, "body"),
             _ => Vec::new(),
         }
     }
 
     fn with_item(&mut self, value: Node<'_>) -> WithItem {
-        if value.kind() == "as_pattern" {
+        if value.kind_name() == "as_pattern" {
             let inner = named(value);
             let ctx = inner.first().map_or_else(|| Self::other(value), |e| self.expr(*e));
             let var = value
@@ -709,7 +715,7 @@ impl<'t> Conv<'t> {
         let mut body = Vec::new();
         let children = named(node);
         for child in &children {
-            match child.kind() {
+            match child.kind_name() {
                 "block" => body = self.block_children(*child),
                 "as_pattern" => {
                     types = named(*child).first().map(|e| self.expr(*e));
@@ -719,7 +725,7 @@ impl<'t> Conv<'t> {
                 _ => {
                     // `except E, e:` (Python 2) or `except E as e` read as
                     // value + alias fields.
-                    if name.is_none() && child.kind() == "identifier" {
+                    if name.is_none() && child.kind_name() == "identifier" {
                         name = Some(self.slice(*child).to_string());
                     }
                 }
@@ -738,7 +744,7 @@ impl<'t> Conv<'t> {
     }
 
     fn alias(&self, node: Node<'_>) -> Option<Alias> {
-        match node.kind() {
+        match node.kind_name() {
             "aliased_import" => Some(Alias {
                 name: dotted(self.slice(node.field("name")?)),
                 alias: node.field("alias").map(|a| self.slice(a).to_string()),
@@ -759,7 +765,7 @@ impl<'t> Conv<'t> {
         loop {
             guard += 1;
             match cur.field("right") {
-                Some(r) if r.kind() == "assignment" && guard < MAX_DEPTH => {
+                Some(r) if r.kind_name() == "assignment" && guard < MAX_DEPTH => {
                     targets.push(self.field_expr(r, "left"));
                     cur = r;
                 }
@@ -802,13 +808,13 @@ impl<'t> Conv<'t> {
         let mut out = Vec::new();
         let mut kw_only = false;
         for p in named(node) {
-            let (name_node, default, annotation, kind) = match p.kind() {
+            let (name_node, default, annotation, kind) = match p.kind_name() {
                 "identifier" => (Some(p), None, None, ParamKind::Normal),
                 "default_parameter" => (p.field("name"), p.field("value"), None, ParamKind::Normal),
                 "typed_parameter" => {
                     let inner = named(p);
                     let first = inner.first().copied();
-                    let kind = match first.map(|f| f.kind()) {
+                    let kind = match first.map(|f| f.kind_name()) {
                         Some("list_splat_pattern") => ParamKind::VarArgs,
                         Some("dictionary_splat_pattern") => ParamKind::KwArgs,
                         _ => ParamKind::Normal,
@@ -905,7 +911,7 @@ impl<'t> Conv<'t> {
     }
 
     fn expr_kind(&mut self, node: Node<'_>) -> ExprKind {
-        match node.kind() {
+        match node.kind_name() {
             "identifier" => ExprKind::Name(self.slice(node).to_string()),
             "attribute" => {
                 let value = self.boxed(node.field("object"), node);
@@ -920,7 +926,7 @@ impl<'t> Conv<'t> {
             "call" => {
                 let func = self.boxed(node.field("function"), node);
                 let (args, args_span) = match node.field("arguments") {
-                    Some(a) if a.kind() == "argument_list" => (self.args(a), span(a)),
+                    Some(a) if a.kind_name() == "argument_list" => (self.args(a), span(a)),
                     Some(g) => (vec![Arg::Pos(self.expr(g))], span(g)),
                     None => (Vec::new(), Span::at(node.end_byte())),
                 };
@@ -949,7 +955,7 @@ impl<'t> Conv<'t> {
                 let mut parts: [Option<Box<Expr>>; 3] = [None, None, None];
                 let mut at = 0usize;
                 for child in all(node) {
-                    if child.kind() == ":" {
+                    if child.kind_name() == ":" {
                         at += 1;
                     } else if child.is_named() && at < 3 {
                         parts[at] = Some(Box::new(self.expr(child)));
@@ -986,7 +992,7 @@ impl<'t> Conv<'t> {
             "dictionary" => {
                 let mut items = Vec::new();
                 for c in named(node) {
-                    match c.kind() {
+                    match c.kind_name() {
                         "pair" => items.push(DictItem::Pair {
                             key: self.field_expr(c, "key"),
                             value: self.field_expr(c, "value"),
@@ -1087,7 +1093,7 @@ impl<'t> Conv<'t> {
     fn args(&mut self, list: Node<'_>) -> Vec<Arg> {
         let mut out = Vec::new();
         for a in named(list) {
-            match a.kind() {
+            match a.kind_name() {
                 "keyword_argument" => {
                     let Some(name) = a.field("name") else {
                         continue;
@@ -1125,7 +1131,7 @@ impl<'t> Conv<'t> {
         let mut value = None;
         let mut gens: Vec<CompFor> = Vec::new();
         for child in named(node) {
-            match child.kind() {
+            match child.kind_name() {
                 "for_in_clause" => {
                     let target = self.field_expr(child, "left");
                     let iter = self.field_expr(child, "right");
@@ -1156,13 +1162,13 @@ impl<'t> Conv<'t> {
     }
 
     fn string(&self, node: Node<'_>) -> ExprKind {
-        if node.kind() != "string" {
+        if node.kind_name() != "string" {
             return ExprKind::Other;
         }
         let mut start = None;
         let mut end = None;
         for child in all(node) {
-            match child.kind() {
+            match child.kind_name() {
                 "string_start" => start = Some(child),
                 "string_end" if !child.is_missing() => end = Some(child),
                 "interpolation" => return ExprKind::FString,
