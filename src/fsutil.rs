@@ -231,8 +231,13 @@ pub enum FileLimit {
 /// [`open_regular`]).
 pub fn read_limited(path: &Path, limit: usize) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
-    let file = open_regular(path)?;
-    let mut bytes = Vec::new();
+    let (file, len) = open_regular_sized(path)?;
+    // Room for the whole file (one byte more, to see its end), so it is read
+    // in one call, not in reads of doubling size.
+    let room = usize::try_from(len)
+        .map_or(limit, |len| len.min(limit))
+        .saturating_add(1);
+    let mut bytes = Vec::with_capacity(room);
     file.take(limit as u64 + 1).read_to_end(&mut bytes)?;
     Ok(bytes)
 }
@@ -252,6 +257,11 @@ pub fn read_regular(path: &Path, limit: usize) -> std::io::Result<FileLimit> {
 /// blocks on a writer that never comes; the file is opened non-blocking and
 /// checked again, so one swapped in between is refused too.
 pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    open_regular_sized(path).map(|(file, _)| file)
+}
+
+/// [`open_regular`], and the file's length when it was opened.
+fn open_regular_sized(path: &Path) -> std::io::Result<(std::fs::File, u64)> {
     let not_regular = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("is {what}"));
     let kind = |m: &std::fs::Metadata| {
         if m.is_dir() {
@@ -271,8 +281,9 @@ pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
         options.custom_flags(O_NONBLOCK);
     }
     let file = options.open(path)?;
-    kind(&file.metadata()?)?;
-    Ok(file)
+    let metadata = file.metadata()?;
+    kind(&metadata)?;
+    Ok((file, metadata.len()))
 }
 
 #[cfg(all(unix, any(target_os = "linux", target_os = "android")))]

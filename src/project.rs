@@ -127,7 +127,7 @@ impl Project {
         });
         // The training code, found in the context the scan walked.
         let training = scan.map(|scan| {
-            let (found, more) = scan.training_sources(Some(&config_input), named, overlay);
+            let (found, more) = scan.training_sources(Some(&config_input), named, overlay, &models);
             problems.extend(more);
             found
         });
@@ -148,7 +148,7 @@ impl Project {
     /// (`stagec check train.py`): the files, the context modules they
     /// import (found in `scan`), and the problems reading them.
     pub fn python_only(named: &[PathBuf], scan: &ContextScan, overlay: &dyn Overlay) -> (Project, Vec<String>) {
-        let (training, problems) = scan.training_sources(None, named, overlay);
+        let (training, problems) = scan.training_sources(None, named, overlay, &[]);
         let project = Project {
             training: Some(training),
             models: Some(Vec::new()),
@@ -441,16 +441,25 @@ impl ContextScan {
 
     /// The training code of the config `config` (or of `named` Python
     /// files alone when `config` is `None`), read through `overlay`, and
-    /// what could not be read.
+    /// what could not be read. A file among `read_before` (the model
+    /// sources this discovery read) is taken from there, not read again:
+    /// every reader of a check sees the same text of a file.
     pub fn training_sources(
         &self,
         config: Option<&Input>,
         named: &[PathBuf],
         overlay: &dyn Overlay,
+        read_before: &[Input],
     ) -> (crate::training::TrainingSources, Vec<String>) {
         let files = self.python_files_with(overlay);
         let text = config.map(|c| String::from_utf8_lossy(&c.bytes).into_owned());
-        let mut reader = |p: &Path| read(p, overlay);
+        let mut reader = |p: &Path| {
+            let name = display(p);
+            match read_before.iter().find(|i| i.name == name) {
+                Some(input) => Ok(input.clone()),
+                None => read(p, overlay),
+            }
+        };
         crate::training::discover::discover(text.as_deref(), &self.dir, &files, named, &mut reader)
     }
 }

@@ -93,6 +93,9 @@ pub(crate) struct Resolver {
     /// The settings governing the current folder (run-wide settings).
     root: Option<Settings>,
     by_dir: Mutex<HashMap<PathBuf, Arc<Resolved>>>,
+    /// Settings file names found missing, so the walk up from a second
+    /// folder does not look again where the first looked.
+    absent: Mutex<std::collections::HashSet<PathBuf>>,
 }
 
 impl Resolver {
@@ -110,9 +113,11 @@ impl Resolver {
         } else {
             None
         };
+        let absent = Mutex::new(std::collections::HashSet::new());
         let root = match &fixed {
             Some(settings) => settings.clone(),
-            None => settings_file::find(&cwd, &mut read_settings_file).map_err(|errors| describe(&errors, &cwd))?,
+            None => settings_file::find(&cwd, &mut |path: &Path| read_unless_absent(&absent, path))
+                .map_err(|errors| describe(&errors, &cwd))?,
         };
         Ok(Resolver {
             args: args.clone(),
@@ -121,6 +126,7 @@ impl Resolver {
             fixed,
             root,
             by_dir: Mutex::new(HashMap::new()),
+            absent,
         })
     }
 
@@ -175,7 +181,8 @@ impl Resolver {
         }
         let settings = match &self.fixed {
             Some(fixed) => fixed.clone(),
-            None => settings_file::find(&dir, &mut read_settings_file).map_err(|e| describe(&e, &self.cwd))?,
+            None => settings_file::find(&dir, &mut |path: &Path| read_unless_absent(&self.absent, path))
+                .map_err(|e| describe(&e, &self.cwd))?,
         };
         let resolved = Arc::new(self.build(settings.as_ref()));
         if let Ok(mut m) = self.by_dir.lock() {
@@ -235,6 +242,24 @@ fn describe(errors: &[SettingsError], cwd: &Path) -> String {
 }
 
 /// Reads a settings file: `Ok(None)` when there is no regular file there.
+/// [`read_settings_file`], skipping a path found missing before in this
+/// run (every check walks up to the root; the walks share their folders).
+fn read_unless_absent(
+    absent: &Mutex<std::collections::HashSet<PathBuf>>,
+    path: &Path,
+) -> Result<Option<String>, String> {
+    if absent.lock().is_ok_and(|a| a.contains(path)) {
+        return Ok(None);
+    }
+    let text = read_settings_file(path);
+    if matches!(text, Ok(None)) {
+        if let Ok(mut a) = absent.lock() {
+            a.insert(path.to_path_buf());
+        }
+    }
+    text
+}
+
 fn read_settings_file(path: &Path) -> Result<Option<String>, String> {
     stagec::fsutil::read_text_if_file(path, settings_file::MAX_BYTES)
 }
