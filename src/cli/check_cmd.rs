@@ -107,7 +107,9 @@ pub(crate) fn run_check(args: &CheckArgs) -> u8 {
     let projects: Vec<Project> = jobs.iter().map(|j| j.project().clone()).collect();
     let settings: Vec<_> = paths.iter().map(|p| loader.settings.resolved(p)).collect();
     let per_job: Vec<Options<'_>> = settings.iter().map(|s| s.options(&options)).collect();
-    let compiled = compile_each(&projects, &per_job, jobs_available());
+    // One project needs no threads (nor the question how many there are).
+    let threads = if projects.len() > 1 { jobs_available() } else { 1 };
+    let compiled = compile_each(&projects, &per_job, threads);
     let results = narrow(&jobs, compiled);
     let status = finish(args, &results, unreadable);
     // The process ends here: its memory goes back to the system at once,
