@@ -430,6 +430,14 @@ fn named(node: Node<'_>) -> Vec<Node<'_>> {
         .collect()
 }
 
+/// The first named child that is not a comment (what `named(node).first()`
+/// gives, without collecting the others).
+fn first_named(node: Node<'_>) -> Option<Node<'_>> {
+    let mut cursor = node.walk();
+    let first = node.named_children(&mut cursor).find(|c| c.kind_name() != "comment");
+    first
+}
+
 /// All children, comments left out.
 fn all(node: Node<'_>) -> Vec<Node<'_>> {
     let mut cursor = node.walk();
@@ -530,7 +538,7 @@ impl<'t> Conv<'t> {
                     }),
                 }
             }
-            "return_statement" => StmtKind::Return(named(node).first().map(|e| self.expr(*e))),
+            "return_statement" => StmtKind::Return(first_named(node).map(|e| self.expr(e))),
             "if_statement" => {
                 let test = self.field_expr(node, "condition");
                 let body = self.block_field(node, "consequence");
@@ -599,7 +607,7 @@ impl<'t> Conv<'t> {
                 let decorators: Vec<Expr> = named(node)
                     .into_iter()
                     .filter(|c| c.kind_name() == "decorator")
-                    .filter_map(|d| named(d).first().map(|e| self.expr(*e)))
+                    .filter_map(|d| first_named(d).map(|e| self.expr(e)))
                     .collect();
                 match node.field("definition") {
                     Some(def) if def.kind_name() == "function_definition" => {
@@ -643,7 +651,7 @@ impl<'t> Conv<'t> {
                 }
             }
             "future_import_statement" => StmtKind::Other,
-            "raise_statement" => StmtKind::Raise(named(node).first().map(|e| self.expr(*e))),
+            "raise_statement" => StmtKind::Raise(first_named(node).map(|e| self.expr(e))),
             "pass_statement" => StmtKind::Pass,
             "break_statement" => StmtKind::Break,
             "continue_statement" => StmtKind::Continue,
@@ -697,7 +705,7 @@ impl<'t> Conv<'t> {
             let ctx = inner.first().map_or_else(|| Self::other(value), |e| self.expr(*e));
             let var = value
                 .field("alias")
-                .and_then(|a| named(a).first().copied().or(Some(a)))
+                .and_then(|a| first_named(a).or(Some(a)))
                 .map(|a| self.expr(a));
             WithItem { ctx, var }
         } else {
@@ -718,7 +726,7 @@ impl<'t> Conv<'t> {
             match child.kind_name() {
                 "block" => body = self.block_children(*child),
                 "as_pattern" => {
-                    types = named(*child).first().map(|e| self.expr(*e));
+                    types = first_named(*child).map(|e| self.expr(e));
                     name = child.field("alias").map(|a| self.slice(a).trim().to_string());
                 }
                 _ if types.is_none() => types = Some(self.expr(*child)),
@@ -821,13 +829,13 @@ impl<'t> Conv<'t> {
                     };
                     let name = match kind {
                         ParamKind::Normal => first,
-                        _ => first.and_then(|f| named(f).first().copied()),
+                        _ => first.and_then(|f| first_named(f)),
                     };
                     (name, None, p.field("type"), kind)
                 }
                 "typed_default_parameter" => (p.field("name"), p.field("value"), p.field("type"), ParamKind::Normal),
-                "list_splat_pattern" => (named(p).first().copied(), None, None, ParamKind::VarArgs),
-                "dictionary_splat_pattern" => (named(p).first().copied(), None, None, ParamKind::KwArgs),
+                "list_splat_pattern" => (first_named(p), None, None, ParamKind::VarArgs),
+                "dictionary_splat_pattern" => (first_named(p), None, None, ParamKind::KwArgs),
                 "keyword_separator" => {
                     kw_only = true;
                     continue;
@@ -847,7 +855,7 @@ impl<'t> Conv<'t> {
                 span: span(p),
                 kind,
                 default: default.map(|d| self.expr(d)),
-                annotation: annotation.map(|a| self.expr(named(a).first().copied().unwrap_or(a))),
+                annotation: annotation.map(|a| self.expr(first_named(a).unwrap_or(a))),
             });
         }
         out
@@ -999,7 +1007,7 @@ impl<'t> Conv<'t> {
                             span: span(c),
                         }),
                         "dictionary_splat" => {
-                            let inner = named(c).first().copied();
+                            let inner = first_named(c);
                             items.push(DictItem::Splat(match inner {
                                 Some(i) => self.expr(i),
                                 None => Self::other(c),
@@ -1075,8 +1083,8 @@ impl<'t> Conv<'t> {
                 _ => ExprKind::Other,
             },
             "lambda" => ExprKind::Lambda(self.boxed(node.field("body"), node)),
-            "list_splat" | "list_splat_pattern" => ExprKind::Starred(self.boxed(named(node).first().copied(), node)),
-            "await" => ExprKind::Await(self.boxed(named(node).first().copied(), node)),
+            "list_splat" | "list_splat_pattern" => ExprKind::Starred(self.boxed(first_named(node), node)),
+            "await" => ExprKind::Await(self.boxed(first_named(node), node)),
             "named_expression" => ExprKind::Named {
                 name: node
                     .field("name")
@@ -1084,7 +1092,7 @@ impl<'t> Conv<'t> {
                     .unwrap_or_default(),
                 value: self.boxed(node.field("value"), node),
             },
-            "yield" => ExprKind::Yield(named(node).first().map(|e| Box::new(self.expr(*e)))),
+            "yield" => ExprKind::Yield(first_named(node).map(|e| Box::new(self.expr(e)))),
             "keyword_argument" => ExprKind::Other,
             _ => ExprKind::Other,
         }
@@ -1106,14 +1114,14 @@ impl<'t> Conv<'t> {
                     });
                 }
                 "list_splat" => {
-                    let inner = named(a).first().copied();
+                    let inner = first_named(a);
                     out.push(Arg::Star(match inner {
                         Some(i) => self.expr(i),
                         None => Self::other(a),
                     }));
                 }
                 "dictionary_splat" => {
-                    let inner = named(a).first().copied();
+                    let inner = first_named(a);
                     out.push(Arg::StarStar(match inner {
                         Some(i) => self.expr(i),
                         None => Self::other(a),
@@ -1142,7 +1150,7 @@ impl<'t> Conv<'t> {
                     });
                 }
                 "if_clause" => {
-                    let cond = named(child).first().map(|c| self.expr(*c));
+                    let cond = first_named(child).map(|c| self.expr(c));
                     if let (Some(last), Some(cond)) = (gens.last_mut(), cond) {
                         last.ifs.push(cond);
                     }
