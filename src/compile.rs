@@ -316,9 +316,9 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
             .training
             .as_ref()
             .and_then(|t| t.config.as_deref())
-            .filter(|c| c.budgets == *budgets && c.text == text);
+            .and_then(|kept| kept.take(&text, budgets));
         let mut doc = match discovered {
-            Some(c) => Document::from_parse(c.tree.clone(), c.issues.clone()),
+            Some((tree, issues)) => Document::from_parse(tree, issues),
             None => Document::parse(&text, budgets, crate::yaml::Schema::Master),
         };
         if doc.gate(budgets) {

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::entry::{self, Launch, NotPython, Target};
 use super::{EntrySpec, FileRole, TrainingInput, TrainingSources, MAX_BYTES, MAX_FILES};
@@ -25,6 +25,27 @@ pub struct ConfigParse {
     pub budgets: Budgets,
     pub tree: Tree,
     pub issues: Vec<YamlIssue>,
+}
+
+/// Discovery's parse of the config, held for the project's first
+/// compilation, which takes it: the tree is never held twice, and a later
+/// compilation of the same project parses the config itself.
+#[derive(Debug, Default)]
+pub struct KeptParse(Mutex<Option<ConfigParse>>);
+
+impl KeptParse {
+    /// The tree and issues, when they were made from `text` under `budgets`
+    /// and no compilation took them yet.
+    pub fn take(&self, text: &str, budgets: &Budgets) -> Option<(Tree, Vec<YamlIssue>)> {
+        let mut slot = self.0.lock().ok()?;
+        let kept = slot.take()?;
+        (kept.budgets == *budgets && kept.text == text).then_some((kept.tree, kept.issues))
+    }
+
+    /// Whether a parse is still held.
+    pub fn is_held(&self) -> bool {
+        self.0.lock().is_ok_and(|slot| slot.is_some())
+    }
 }
 
 /// Parses a config's text for discovery: `None` when it is over the input
@@ -208,7 +229,7 @@ pub fn discover(
     // Where the experiment's process starts: the entry and the packages
     // imported before it.
     let mut starts: Vec<String> = Vec::new();
-    let config = config_text.and_then(parse_config).map(Arc::new);
+    let config = config_text.and_then(parse_config);
     let spec = match config_text.map(|_| config.as_ref().and_then(|c| entrypoint_in(&c.tree))) {
         None => EntrySpec::Absent,
         Some(None) => EntrySpec::Absent,
@@ -376,7 +397,7 @@ pub fn discover(
             entry,
             files,
             standalone: config_text.is_none(),
-            config,
+            config: config.map(|c| Arc::new(KeptParse(Mutex::new(Some(c))))),
         },
         problems,
     )

@@ -96,8 +96,9 @@ pub struct TrainingSources {
     pub files: Vec<TrainingInput>,
     /// Whether the files were checked without an experiment config.
     pub standalone: bool,
-    /// The config's parse discovery made to read the entrypoint.
-    pub config: Option<Arc<discover::ConfigParse>>,
+    /// The config's parse discovery made to read the entrypoint, for the
+    /// compilation to take.
+    pub config: Option<Arc<discover::KeptParse>>,
 }
 
 /// A Python file read for the training checks: its text, where its
