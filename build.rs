@@ -39,8 +39,10 @@ fn fail(why: &str) -> ! {
     std::process::exit(1)
 }
 
+/// A data file, by its path from the package root.
 fn read(path: &str) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| fail(&format!("{path}: {e}")))
+    let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
+    std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| fail(&format!("{path}: {e}")))
 }
 
 fn write(path: &Path, text: &str) {
