@@ -14,6 +14,23 @@ pub fn language() -> Language {
     tree_sitter_python::LANGUAGE.into()
 }
 
+/// `text` as tree-sitter is given it: Python ends a line at a lone `\r`
+/// too, the grammar does not, so each lone `\r` becomes `\n` — byte for
+/// byte, so every span holds. Every reader of a Python file goes through
+/// this one function, so their parses of a file can be shared.
+pub fn lone_cr_to_lf(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    for (i, c) in text.char_indices() {
+        if c == '\r' && bytes.get(i + 1) != Some(&b'\n') {
+            out.push('\n');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// The kind names by kind id.
 fn names() -> &'static [&'static str] {
     static NAMES: OnceLock<Vec<&'static str>> = OnceLock::new();

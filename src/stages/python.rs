@@ -265,14 +265,14 @@ pub fn read_model_with_tree(text: &str) -> (PyModel, Option<tree_sitter::Tree>) 
     // Each lone `\r` becomes `\n`, byte for byte, so every span holds.
     let normalized;
     let text = if text.contains('\r') {
-        normalized = lone_cr_to_lf(text);
+        normalized = crate::python_grammar::lone_cr_to_lf(text);
         normalized.as_str()
     } else {
         text
     };
     let mut model = PyModel::default();
     let mut parser = Parser::new();
-    if let Err(err) = parser.set_language(&tree_sitter_python::LANGUAGE.into()) {
+    if let Err(err) = parser.set_language(&crate::python_grammar::language()) {
         model.problems.push(PyProblem {
             kind: PyProblemKind::ParserUnavailable(Some(err.to_string())),
             span: 0..0,
@@ -444,20 +444,6 @@ fn unparen(mut node: Node<'_>) -> Node<'_> {
 
 fn slice<'s>(text: &'s str, node: Node<'_>) -> &'s str {
     text.get(node.byte_range()).unwrap_or("")
-}
-
-/// `text` with each `\r` not followed by `\n` replaced by `\n`.
-fn lone_cr_to_lf(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    for (i, c) in text.char_indices() {
-        if c == '\r' && bytes.get(i + 1) != Some(&b'\n') {
-            out.push('\n');
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// A short, single-line excerpt of `s` for messages.

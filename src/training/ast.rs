@@ -317,7 +317,7 @@ pub fn parse_range(text: &str, line_starts: &[usize], range: Range<usize>) -> Op
         let mut slot = cell.try_borrow_mut().ok()?;
         if slot.is_none() {
             let mut parser = Parser::new();
-            parser.set_language(&tree_sitter_python::LANGUAGE.into()).ok()?;
+            parser.set_language(&crate::python_grammar::language()).ok()?;
             *slot = Some(parser);
         }
         let parser = slot.as_mut()?;
@@ -410,7 +410,7 @@ impl<'t> Fields<'t> for Node<'t> {
     fn field(&self, name: &str) -> Option<Node<'t>> {
         static IDS: std::sync::OnceLock<Vec<(&'static str, u16)>> = std::sync::OnceLock::new();
         let ids = IDS.get_or_init(|| {
-            let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+            let language = crate::python_grammar::language();
             (1..=language.field_count() as u16)
                 .filter_map(|id| language.field_name_for_id(id).map(|n| (n, id)))
                 .collect()
@@ -1285,7 +1285,7 @@ mod tests {
         for text in texts {
             let alone = crate::training::ParsedFile::new(text);
             let mut parser = Parser::new();
-            assert!(parser.set_language(&tree_sitter_python::LANGUAGE.into()).is_ok());
+            assert!(parser.set_language(&crate::python_grammar::language()).is_ok());
             let Some(tree) = parser.parse(alone.text(), None) else {
                 panic!("no parse")
             };
@@ -1308,7 +1308,7 @@ mod tests {
     fn a_whole_parse_with_errors_is_not_taken() {
         let text = "import os\n\ndef f(:\n    pass\n\nx = 1\n";
         let mut parser = Parser::new();
-        assert!(parser.set_language(&tree_sitter_python::LANGUAGE.into()).is_ok());
+        assert!(parser.set_language(&crate::python_grammar::language()).is_ok());
         let Some(tree) = parser.parse(text, None) else {
             panic!("no parse")
         };

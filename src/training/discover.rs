@@ -23,7 +23,9 @@ pub struct ConfigParse {
     pub text: String,
     /// The budgets it was parsed under.
     pub budgets: Budgets,
+    /// The spanned tree, as `yaml::parse_with` made it.
     pub tree: Tree,
+    /// What the parse found wrong with the text.
     pub issues: Vec<YamlIssue>,
 }
 
@@ -64,13 +66,8 @@ pub fn parse_config(config_text: &str) -> Option<ConfigParse> {
     })
 }
 
-/// Reads the entrypoint of a config's text: `None` when there is none (or
-/// it is neither a string nor a list of strings).
-pub fn entrypoint(config_text: &str) -> Option<Result<Launch, NotPython>> {
-    entrypoint_in(&parse_config(config_text)?.tree)
-}
-
-/// The entrypoint of a parsed config.
+/// The entrypoint of a parsed config: `None` when there is none (or it is
+/// neither a string nor a list of strings).
 fn entrypoint_in(tree: &Tree) -> Option<Result<Launch, NotPython>> {
     let root = tree.root()?;
     let found = tree.get(root, "entrypoint")?;

@@ -122,7 +122,7 @@ impl ParsedFile {
         // Python ends lines at a lone `\r` too; tree-sitter's grammar does
         // not. Each becomes `\n`, byte for byte, so every span holds.
         let text = if text.contains('\r') {
-            lone_cr_to_lf(text)
+            crate::python_grammar::lone_cr_to_lf(text)
         } else {
             text.to_string()
         };
@@ -199,22 +199,8 @@ impl ParsedFile {
     /// Whether `text` is the text this file was read from.
     pub fn same_text(&self, text: &str) -> bool {
         self.text.len() == text.len()
-            && (self.text == text || (text.contains('\r') && lone_cr_to_lf(text) == self.text))
+            && (self.text == text || (text.contains('\r') && crate::python_grammar::lone_cr_to_lf(text) == self.text))
     }
-}
-
-/// `text` with each `\r` not followed by `\n` replaced by `\n`.
-fn lone_cr_to_lf(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    for (i, c) in text.char_indices() {
-        if c == '\r' && bytes.get(i + 1) != Some(&b'\n') {
-            out.push('\n');
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// One training file of a compilation.
