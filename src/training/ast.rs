@@ -337,56 +337,57 @@ pub fn parse_range(text: &str, line_starts: &[usize], range: Range<usize>) -> Op
         let _ = parser.set_included_ranges(&[]);
         let tree = tree?;
         let root = tree.root_node();
-        let mut conv = Conv {
-            text,
-            depth: 0,
-            funcs: Vec::new(),
-            classes: Vec::new(),
-            parent: Parent::Module,
-        };
+        let mut conv = Conv::module(text);
         let stmts = conv.block_children(root);
-        Some(ChunkAst {
-            stmts,
-            funcs: conv.funcs,
-            classes: conv.classes,
-            errors: root.has_error(),
-        })
+        Some(conv.finish(stmts, root.has_error()))
     })
 }
 
-/// Converts `range` of `text` from `tree`, a parse of the whole text made
-/// for another reader (the stage declarations), as [`parse_range`] would
-/// have parsed it: the top-level statements inside the range. `None` when
-/// the tree has errors or a statement crosses the range's edge, where a
-/// parse of the range alone could read differently.
-pub fn convert_range(text: &str, tree: &Tree, range: Range<usize>) -> Option<ChunkAst> {
+/// Converts the chunks at `ranges` (sorted, not overlapping) of `text` from
+/// `tree`, a parse of the whole text made for another reader (the stage
+/// declarations), as [`parse_range`] would have parsed each: the top-level
+/// statements inside its range. One walk over the top-level statements for
+/// all chunks. A chunk is `None` where a statement crosses its edge (a parse
+/// of the range alone could read differently), and all are when the tree has
+/// errors or is not of this text.
+pub fn convert_chunks(text: &str, tree: &Tree, ranges: &[Range<usize>]) -> Vec<Option<ChunkAst>> {
     let root = tree.root_node();
     if root.has_error() || root.end_byte() > text.len() {
-        return None;
+        return ranges.iter().map(|_| None).collect();
     }
-    let mut inside = Vec::new();
+    // Each chunk's statements, or `None` once one crosses its edge.
+    let mut inside: Vec<Option<Vec<Node<'_>>>> = ranges.iter().map(|_| Some(Vec::new())).collect();
+    let mut at = 0;
     for child in named(root) {
         let (start, end) = (child.start_byte(), child.end_byte());
-        if start >= range.start && end <= range.end {
-            inside.push(child);
-        } else if start < range.end && end > range.start {
-            return None;
+        while ranges.get(at).is_some_and(|r| r.end <= start) {
+            at += 1;
+        }
+        // The chunks the statement reaches into: it belongs to one that
+        // holds it whole, and spoils every one it crosses the edge of.
+        let mut k = at;
+        while let Some(r) = ranges.get(k).filter(|r| r.start < end.max(start + 1)) {
+            let slot = inside.get_mut(k);
+            if start >= r.start && end <= r.end {
+                if let Some(list) = slot.and_then(Option::as_mut) {
+                    list.push(child);
+                }
+            } else if let Some(slot) = slot {
+                *slot = None;
+            }
+            k += 1;
         }
     }
-    let mut conv = Conv {
-        text,
-        depth: 0,
-        funcs: Vec::new(),
-        classes: Vec::new(),
-        parent: Parent::Module,
-    };
-    let stmts = conv.statements(inside);
-    Some(ChunkAst {
-        stmts,
-        funcs: conv.funcs,
-        classes: conv.classes,
-        errors: false,
-    })
+    inside
+        .into_iter()
+        .map(|children| {
+            children.map(|c| {
+                let mut conv = Conv::module(text);
+                let stmts = conv.statements(c);
+                conv.finish(stmts, false)
+            })
+        })
+        .collect()
 }
 
 fn point_at(line_starts: &[usize], byte: usize) -> Point {
@@ -455,6 +456,27 @@ struct Conv<'t> {
 }
 
 impl<'t> Conv<'t> {
+    /// A converter for statements at module level.
+    fn module(text: &'t str) -> Conv<'t> {
+        Conv {
+            text,
+            depth: 0,
+            funcs: Vec::new(),
+            classes: Vec::new(),
+            parent: Parent::Module,
+        }
+    }
+
+    /// The chunk of `stmts` and the definitions met converting them.
+    fn finish(self, stmts: Vec<Stmt>, errors: bool) -> ChunkAst {
+        ChunkAst {
+            stmts,
+            funcs: self.funcs,
+            classes: self.classes,
+            errors,
+        }
+    }
+
     fn slice(&self, node: Node<'_>) -> &'t str {
         self.text.get(node.byte_range()).unwrap_or("")
     }
@@ -1293,15 +1315,56 @@ mod tests {
             let shared = crate::training::ParsedFile::new(text);
             shared.offer_tree(&tree);
             assert!(alone.chunks().len() > 1, "{text}");
+            let ranges: Vec<Range<usize>> = alone.chunks().iter().map(|c| c.range.clone()).collect();
+            let converted = convert_chunks(alone.text(), &tree, &ranges);
             for (i, chunk) in alone.chunks().iter().enumerate() {
                 // Every chunk of an error-free file converts…
-                let converted = convert_range(alone.text(), &tree, chunk.range.clone());
-                assert!(converted.is_some(), "chunk {:?} of {text}", chunk.range);
+                assert!(converted[i].is_some(), "chunk {:?} of {text}", chunk.range);
                 // …into what parsing it alone gives.
                 assert_eq!(shared.chunk(i), alone.chunk(i), "chunk {:?} of {text}", chunk.range);
-                assert_eq!(converted.as_ref(), alone.chunk(i));
+                assert_eq!(converted[i].as_ref(), alone.chunk(i));
             }
         }
+    }
+
+    #[test]
+    fn a_statement_across_a_chunk_edge_spoils_the_chunks_it_crosses() {
+        let text = "x = (1,\n2)\ny = 1\n";
+        let mut parser = Parser::new();
+        assert!(parser.set_language(&crate::python_grammar::language()).is_ok());
+        let Some(tree) = parser.parse(text, None) else {
+            panic!("no parse")
+        };
+        let converted = convert_chunks(text, &tree, &[0..8, 8..11, 11..text.len()]);
+        assert!(converted[0].is_none() && converted[1].is_none());
+        assert_eq!(converted[2].as_ref().map(|c| c.stmts.len()), Some(1));
+    }
+
+    /// Every chunk of a file of 20,000 functions (a chunk each), converted from
+    /// one whole-file parse: one walk over the statements, not one per chunk
+    /// (that took minutes in a debug build).
+    #[test]
+    fn many_chunks_convert_in_one_walk() {
+        let text: String = (0..20_000).map(|i| format!("def f_{i}():\n    return {i}\n")).collect();
+        let file = crate::training::ParsedFile::new(&text);
+        assert_eq!(file.chunks().len(), 20_000);
+        let mut parser = Parser::new();
+        assert!(parser.set_language(&crate::python_grammar::language()).is_ok());
+        let Some(tree) = parser.parse(file.text(), None) else {
+            panic!("no parse")
+        };
+        file.offer_tree(&tree);
+        let started = std::time::Instant::now();
+        let statements: usize = (0..file.chunks().len())
+            .filter_map(|i| file.chunk(i))
+            .map(|c| c.stmts.len())
+            .sum();
+        assert_eq!(statements, 20_000);
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "{:?}",
+            started.elapsed()
+        );
     }
 
     #[test]
@@ -1313,7 +1376,7 @@ mod tests {
             panic!("no parse")
         };
         assert!(tree.root_node().has_error());
-        assert_eq!(convert_range(text, &tree, 0..10), None);
+        assert_eq!(convert_chunks(text, &tree, &[0..10, 10..text.len()]), [None, None]);
         let alone = crate::training::ParsedFile::new(text);
         let shared = crate::training::ParsedFile::new(text);
         shared.offer_tree(&tree);

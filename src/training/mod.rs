@@ -18,7 +18,7 @@
 //!
 //! The `T…` rules (`src/rules/`) read these facts and report.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::project::Input;
 use crate::source::FileId;
@@ -112,8 +112,9 @@ pub struct ParsedFile {
     imports: Vec<ImportLine>,
     asts: Vec<OnceLock<ChunkAst>>,
     /// A parse of the whole text another reader made (see
-    /// [`ParsedFile::offer_tree`]); chunks are converted from it.
-    tree: OnceLock<tree_sitter::Tree>,
+    /// [`ParsedFile::offer_tree`]); the first chunk asked for converts
+    /// every chunk from it, in one walk, and lets it go.
+    tree: Mutex<Option<tree_sitter::Tree>>,
 }
 
 impl ParsedFile {
@@ -136,7 +137,7 @@ impl ParsedFile {
             chunks: scanned.chunks,
             imports: scanned.imports,
             asts,
-            tree: OnceLock::new(),
+            tree: Mutex::new(None),
         }
     }
 
@@ -148,7 +149,22 @@ impl ParsedFile {
     pub fn offer_tree(&self, tree: &tree_sitter::Tree) {
         let root = tree.root_node();
         if root.start_byte() == 0 && root.end_byte() <= self.text.len() && !root.has_error() {
-            let _ = self.tree.set(tree.clone());
+            if let Ok(mut slot) = self.tree.lock() {
+                *slot = Some(tree.clone());
+            }
+        }
+    }
+
+    /// Converts every chunk the offered tree can stand for, once.
+    fn convert_offered(&self) {
+        let Some(tree) = self.tree.lock().ok().and_then(|mut slot| slot.take()) else {
+            return;
+        };
+        let ranges: Vec<std::ops::Range<usize>> = self.chunks.iter().map(|c| c.range.clone()).collect();
+        for (cell, converted) in self.asts.iter().zip(ast::convert_chunks(&self.text, &tree, &ranges)) {
+            if let Some(chunk) = converted {
+                let _ = cell.set(chunk);
+            }
         }
     }
 
@@ -169,13 +185,14 @@ impl ParsedFile {
     pub fn chunk(&self, i: usize) -> Option<&ChunkAst> {
         let info = self.chunks.get(i)?;
         let cell = self.asts.get(i)?;
-        Some(cell.get_or_init(|| {
-            self.tree
-                .get()
-                .and_then(|tree| ast::convert_range(&self.text, tree, info.range.clone()))
-                .or_else(|| ast::parse_range(&self.text, &self.line_starts, info.range.clone()))
-                .unwrap_or_default()
-        }))
+        if cell.get().is_none() {
+            self.convert_offered();
+        }
+        Some(
+            cell.get_or_init(|| {
+                ast::parse_range(&self.text, &self.line_starts, info.range.clone()).unwrap_or_default()
+            }),
+        )
     }
 
     /// Whether the text of chunk `i` contains any of `needles`.
