@@ -334,7 +334,7 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
     // Model sources: declarations from Python and `stages.yaml`.
     let mut decls: Vec<StageDecl> = Vec::new();
     // The whole-file parses the stage reader made, for the training rules.
-    let mut model_trees: Vec<(FileId, tree_sitter::Tree)> = Vec::new();
+    let mut model_trees: std::collections::HashMap<FileId, tree_sitter::Tree> = std::collections::HashMap::new();
     for &id in &models {
         if !readable(&units, id) {
             continue;
@@ -348,7 +348,9 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
             unit.stages = read.issues;
         } else {
             let (model, tree) = python::read_model_with_tree(&text);
-            model_trees.extend(tree.map(|t| (id, t)));
+            if let Some(tree) = tree {
+                model_trees.insert(id, tree);
+            }
             decls.extend(from_python::stage_decls(id, &model));
             unit.python = Some(model);
         }
@@ -393,7 +395,7 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
             .iter()
             .filter(|&&id| units[id.0 as usize].role == Role::Model && readable(&units, id))
             .filter_map(|&id| {
-                let tree = model_trees.iter().find(|(m, _)| *m == id).map(|(_, t)| t.clone());
+                let tree = model_trees.remove(&id);
                 sources.get(id).map(|f| (id, f.name.clone(), f.text.clone(), tree))
             })
             .collect();

@@ -453,12 +453,11 @@ impl ContextScan {
     ) -> (crate::training::TrainingSources, Vec<String>) {
         let files = self.python_files_with(overlay);
         let text = config.map(|c| String::from_utf8_lossy(&c.bytes).into_owned());
-        let mut reader = |p: &Path| {
-            let name = display(p);
-            match read_before.iter().find(|i| i.name == name) {
-                Some(input) => Ok(input.clone()),
-                None => read(p, overlay),
-            }
+        let before: std::collections::HashMap<&str, &Input> =
+            read_before.iter().map(|i| (i.name.as_str(), i)).collect();
+        let mut reader = |p: &Path| match before.get(display(p).as_str()) {
+            Some(input) => Ok((*input).clone()),
+            None => read(p, overlay),
         };
         crate::training::discover::discover(text.as_deref(), &self.dir, &files, named, &mut reader)
     }

@@ -346,6 +346,10 @@ pub fn attach(
     let mut files: Vec<TrainingFile> = Vec::new();
     let mut entry = sources.entry.clone();
     let mut index_of: Vec<Option<usize>> = Vec::new();
+    let trees: std::collections::HashMap<FileId, &tree_sitter::Tree> = models
+        .iter()
+        .filter_map(|m| m.3.as_ref().map(|tree| (m.0, tree)))
+        .collect();
     for t in &sources.files {
         let Some(reg) = register(&t.input) else {
             index_of.push(None);
@@ -357,7 +361,7 @@ pub fn attach(
             (_, Some(s)) if s.same_text(&reg.text) => (Arc::clone(s), true),
             _ => (Arc::new(ParsedFile::new(&reg.text)), true),
         };
-        if let Some(tree) = models.iter().find(|m| m.0 == reg.file).and_then(|m| m.3.as_ref()) {
+        if let Some(tree) = trees.get(&reg.file) {
             parsed.offer_tree(tree);
         }
         index_of.push(Some(files.len()));
