@@ -203,8 +203,12 @@ impl Project {
 pub struct Texts(pub std::collections::BTreeMap<PathBuf, String>);
 
 impl Overlay for Texts {
+    /// Keyed by input names, so `./model.py` finds `model.py`.
     fn text(&self, path: &Path) -> Option<&str> {
-        self.0.get(path).map(String::as_str)
+        self.0
+            .get(path)
+            .or_else(|| self.0.get(Path::new(&display_name(path))))
+            .map(String::as_str)
     }
 
     fn paths(&self) -> Vec<PathBuf> {
@@ -228,19 +232,28 @@ impl Overlay for Disk {
 fn read(path: &Path, overlay: &dyn Overlay) -> Result<Input, String> {
     if let Some(text) = overlay.text(path) {
         return Ok(Input {
-            name: display(path),
+            name: display_name(path),
             bytes: text.as_bytes().to_vec(),
         });
     }
     fsutil::read_limited(path, MAX_INPUT)
         .map(|bytes| Input {
-            name: display(path),
+            name: display_name(path),
             bytes,
         })
         .map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
-fn display(path: &Path) -> String {
+/// The name a file read from `path` goes by in diagnostics and outputs:
+/// the path as given, less a leading `./`. A config in the current folder
+/// makes the context `.`, and its model is then `model.py`, as the config
+/// is `const.yaml`, not `./model.py`.
+pub fn display_name(path: &Path) -> String {
+    let path = path
+        .strip_prefix(".")
+        .ok()
+        .filter(|rest| !rest.as_os_str().is_empty())
+        .unwrap_or(path);
     path.display().to_string()
 }
 
@@ -455,7 +468,7 @@ impl ContextScan {
         let text = config.map(|c| String::from_utf8_lossy(&c.bytes).into_owned());
         let before: std::collections::HashMap<&str, &Input> =
             read_before.iter().map(|i| (i.name.as_str(), i)).collect();
-        let mut reader = |p: &Path| match before.get(display(p).as_str()) {
+        let mut reader = |p: &Path| match before.get(display_name(p).as_str()) {
             Some(input) => Ok((*input).clone()),
             None => read(p, overlay),
         };
@@ -573,5 +586,28 @@ mod tests {
         let found = ContextScan::new(&dir).models_with(&Disk);
         assert_eq!(found, vec![dir.join("model.py"), dir.join("stages.yaml")]);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn names_drop_a_leading_dot_folder_only() {
+        for (path, name) in [
+            ("./model.py", "model.py"),
+            ("./sub/model.py", "sub/model.py"),
+            ("model.py", "model.py"),
+            ("../model.py", "../model.py"),
+            (".hidden/model.py", ".hidden/model.py"),
+            (".", "."),
+        ] {
+            assert_eq!(display_name(Path::new(path)), name, "{path}");
+        }
+    }
+
+    #[test]
+    fn texts_are_found_by_the_path_the_scan_uses() {
+        let mut texts = Texts::default();
+        texts.0.insert(PathBuf::from("model.py"), "x".into());
+        assert_eq!(texts.text(Path::new("./model.py")), Some("x"));
+        assert_eq!(texts.text(Path::new("model.py")), Some("x"));
+        assert_eq!(texts.text(Path::new("./train.py")), None);
     }
 }

@@ -50,7 +50,7 @@ pub(crate) fn projects(files: &[PathBuf], sources: &SourceArgs, loader: &mut Loa
         folders.entry(dir).or_default().push(named);
     }
     for (dir, named) in folders {
-        let names: Vec<String> = named.iter().map(|f| f.display().to_string()).collect();
+        let names: Vec<String> = named.iter().map(|f| stagec::project::display_name(f)).collect();
         let configs = configs_in(&dir);
         if configs.is_empty() {
             let scan = ContextScan::new(&dir);

@@ -402,7 +402,9 @@ pub fn discover(
 
 /// Whether the file read under `name` is the context file `rel`.
 fn same(name: &str, rel: &str, ctx: &Context<'_>) -> bool {
-    ctx.files.get(rel).is_some_and(|p| p.display().to_string() == name)
+    ctx.files
+        .get(rel)
+        .is_some_and(|p| crate::project::display_name(p) == name)
         || relative(ctx.root, Path::new(name)).as_deref() == Some(rel)
 }
 
