@@ -291,6 +291,13 @@ impl ContextScan {
     /// only when it stays inside the context, and every read is bounded.
     /// Hidden folders, caches and virtual environments are skipped too.
     pub fn new(dir: &Path) -> ContextScan {
+        Self::scan(dir, &mut |path| fsutil::read_limited(path, MAX_INPUT))
+    }
+
+    /// The scan, with `read` reading each Python file it lists. An entry that
+    /// is gone by the time it is read (a build or an editor replaced it) is
+    /// skipped, as `git status` skips it: the folder changed, nothing failed.
+    fn scan(dir: &Path, read: &mut dyn FnMut(&Path) -> std::io::Result<Vec<u8>>) -> ContextScan {
         let mut scan = ContextScan {
             dir: dir.to_path_buf(),
             ..ContextScan::default()
@@ -317,6 +324,7 @@ impl ContextScan {
         'walk: while let Some((folder, depth)) = stack.pop() {
             let listing = match std::fs::read_dir(&folder) {
                 Ok(listing) => listing,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && depth > 0 => continue,
                 Err(e) => {
                     scan.problems.push(format!("cannot read {}: {e}", folder.display()));
                     continue;
@@ -380,8 +388,9 @@ impl ContextScan {
                     continue;
                 }
                 let declares = stages
-                    || match fsutil::read_limited(&path, MAX_INPUT) {
+                    || match read(&path) {
                         Ok(bytes) => mentions_stage_decorator(&bytes),
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                         Err(e) => {
                             scan.problems.push(format!("cannot read {}: {e}", path.display()));
                             false
@@ -609,5 +618,22 @@ mod tests {
         assert_eq!(texts.text(Path::new("./model.py")), Some("x"));
         assert_eq!(texts.text(Path::new("model.py")), Some("x"));
         assert_eq!(texts.text(Path::new("./train.py")), None);
+    }
+
+    #[test]
+    fn an_entry_gone_before_it_is_read_is_skipped_and_a_failed_read_is_reported() {
+        let dir = temp("vanished");
+        write(&dir.join("model.py"), MODEL);
+        write(&dir.join("gone.py"), MODEL);
+        write(&dir.join("locked.py"), MODEL);
+        let scan = ContextScan::scan(&dir, &mut |path| match path.file_name().and_then(|n| n.to_str()) {
+            Some("gone.py") => Err(std::io::ErrorKind::NotFound.into()),
+            Some("locked.py") => Err(std::io::ErrorKind::PermissionDenied.into()),
+            _ => std::fs::read(path),
+        });
+        assert_eq!(scan.models_with(&Disk), vec![dir.join("model.py")]);
+        assert_eq!(scan.problems.len(), 1, "{:?}", scan.problems);
+        assert!(scan.problems[0].contains("locked.py"), "{:?}", scan.problems);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
