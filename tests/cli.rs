@@ -408,3 +408,76 @@ fn determined_release_picks_the_default_image() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `check --changed`, the pre-commit hook's mode, in a scratch repository:
+/// the field notes' experiment in `exp/`, and YAML and Python that are not
+/// experiments.
+#[test]
+fn changed_files_check_their_experiments_and_leave_other_yaml_alone() {
+    let dir = std::env::temp_dir().join(format!("stagec-changed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/hpp-seed");
+    std::fs::create_dir_all(dir.join("exp")).expect("temp dir");
+    for name in ["const.yaml", "model.py", "train.py"] {
+        std::fs::copy(examples.join(name), dir.join("exp").join(name)).expect("copy the example");
+    }
+    for (path, text) in [
+        ("k8s/pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n"),
+        (".pre-commit-config.yaml", "repos: []\n"),
+        ("lonely/tool.py", "print('no experiment here')\n"),
+        ("marked/run.yml", "# stagec: experiment\nname: marked\nunknown_key: 1\n"),
+    ] {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("folder");
+        std::fs::write(path, text).expect("write");
+    }
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_stagec"))
+            .args(["check", "--format", "concise"])
+            .args(args)
+            .current_dir(&dir)
+            .env_remove("S3_ACCESS_KEY")
+            .env_remove("S3_SECRET_KEY")
+            .output()
+            .expect("run stagec");
+        let text = format!("{}{}", stdout(&out), String::from_utf8_lossy(&out.stderr));
+        (out.status.code(), text)
+    };
+
+    // Nothing stagec has something to say about: a quiet pass.
+    let others = ["k8s/pod.yaml", ".pre-commit-config.yaml", "lonely/tool.py"];
+    let (code, text) = run(&[&["--changed"][..], &others].concat());
+    assert_eq!((code, text.as_str()), (Some(0), ""));
+    // Named without `--changed`, the manifest is taken for a config.
+    let (code, _) = run(&["k8s/pod.yaml"]);
+    assert_ne!(code, Some(0));
+
+    // A changed model file checks its folder's experiment in full.
+    let (code, text) = run(&["--changed", "exp/model.py"]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("exp/const.yaml:44:1: C101 unknown key `checkpoints`"),
+        "{text}"
+    );
+    assert!(text.contains("exp/model.py:14:51: P206 "), "{text}");
+    assert!(text.contains("exp/train.py:24:68: T101 "), "{text}");
+
+    // Everything at once (pre-commit's --all-files): each experiment once.
+    let mut all = vec![
+        "--changed",
+        "exp/const.yaml",
+        "exp/model.py",
+        "exp/train.py",
+        "marked/run.yml",
+    ];
+    all.extend(others);
+    let (code, text) = run(&all);
+    assert_eq!(code, Some(1), "{text}");
+    assert_eq!(text.matches(" C101 unknown key `checkpoints`").count(), 1, "{text}");
+    assert!(
+        text.contains("marked/run.yml:3:1: C101 unknown key `unknown_key`"),
+        "{text}"
+    );
+    assert!(!text.contains("k8s/") && !text.contains("lonely/"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

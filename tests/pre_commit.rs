@@ -110,6 +110,13 @@ fn pre_commit_hook_fails_on_the_seed_then_passes_once_fixed() {
     let work = tools::TempDir::new("stagec-pre-commit");
     let dir = work.path();
     tools::copy_files(&repo.join("examples/hpp-seed"), dir);
+    // YAML that is not an experiment: the hook must leave it alone.
+    std::fs::create_dir_all(dir.join("k8s")).expect("k8s folder");
+    std::fs::write(
+        dir.join("k8s/pod.yaml"),
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n",
+    )
+    .expect("write pod.yaml");
     assert!(
         git(dir, &["init", "-q"]).status.success(),
         "git init in {}",
@@ -136,6 +143,7 @@ fn pre_commit_hook_fails_on_the_seed_then_passes_once_fixed() {
     assert!(text.contains("5 errors"), "expected `5 errors` in the summary:\n{text}");
     // model.py and train.py are sources, not configs: never parsed as YAML.
     assert!(!text.contains("Y001"), "a Python file was checked as YAML:\n{text}");
+    assert!(!text.contains("pod.yaml"), "a Kubernetes manifest was checked:\n{text}");
 
     // `stagec check --fix`: the safe fixes (`base: 10`, the lr bounds as
     // exponents) in place; what is left needs a person.

@@ -41,6 +41,12 @@ pub struct CheckArgs {
     /// context folder is.
     #[arg(long, value_name = "PATH")]
     pub stdin_filename: Option<PathBuf>,
+    /// The files named are the ones that changed, as pre-commit passes them: experiment
+    /// configs among them are checked, other YAML (Kubernetes, CI) is left alone, and a model
+    /// or training source (`*.py`, `stages.yaml`) checks the experiment configs in its folder.
+    /// Nothing to check is a pass.
+    #[arg(long)]
+    pub changed: bool,
     #[command(flatten)]
     pub sources: SourceArgs,
 }
@@ -90,9 +96,17 @@ pub(crate) fn run_check(args: &CheckArgs) -> u8 {
         show_infos: args.show_infos || loader.settings.show_infos(),
         ..args.clone()
     };
-    let (jobs, problems) = jobs(args, &mut loader);
+    let (jobs, problems) = if args.changed {
+        changed_jobs(args, &mut loader)
+    } else {
+        jobs(args, &mut loader)
+    };
     for p in &problems {
         eprintln!("stagec: {p}");
+    }
+    if args.changed && jobs.is_empty() && problems.is_empty() {
+        // Only files stagec has nothing to say about changed.
+        return EXIT_OK;
     }
     // Each check's settings file (`settings.rs`): a broken one stops the run.
     let paths: Vec<PathBuf> = jobs.iter().map(Job::settings_path).collect();
@@ -199,6 +213,35 @@ fn jobs(args: &CheckArgs, loader: &mut Loader) -> (Vec<Job>, Vec<String>) {
         let (found, more) = python_files::projects(&python, &args.sources, loader);
         problems.extend(more);
         jobs.extend(found.into_iter().map(Job::Python));
+    }
+    (jobs, problems)
+}
+
+/// The checks for `--changed`: the experiment configs among the files, and
+/// those beside each changed source, each once, in the order first named.
+fn changed_jobs(args: &CheckArgs, loader: &mut Loader) -> (Vec<Job>, Vec<String>) {
+    let mut configs: Vec<PathBuf> = Vec::new();
+    for path in &args.files {
+        let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase());
+        let source = python_files::is_python(path) || matches!(name.as_deref(), Some("stages.yaml" | "stages.yml"));
+        if source {
+            let dir = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            configs.extend(python_files::configs_in(dir).iter().map(|c| strip_dot(c)));
+        } else if discover::is_experiment_config(path) {
+            configs.push(strip_dot(path));
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    configs.retain(|c| seen.insert(c.clone()));
+    let mut jobs = Vec::new();
+    let mut problems = Vec::new();
+    for path in configs {
+        let (project, more) = loader.project(&path);
+        problems.extend(more);
+        jobs.extend(project.map(Job::Config));
     }
     (jobs, problems)
 }

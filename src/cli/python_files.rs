@@ -103,7 +103,7 @@ pub(crate) fn narrow(checked: Vec<(Compiled, &[String])>) -> Vec<Compiled> {
 
 /// The experiment configs directly in `dir`, `const.yaml` first, then by
 /// name.
-fn configs_in(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn configs_in(dir: &Path) -> Vec<PathBuf> {
     let Ok(listing) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
