@@ -479,5 +479,10 @@ fn changed_files_check_their_experiments_and_leave_other_yaml_alone() {
         "{text}"
     );
     assert!(!text.contains("k8s/") && !text.contains("lonely/"), "{text}");
+
+    // What would be checked (the GitHub Action's selection), and nothing else.
+    let mut listed = vec!["--show-files"];
+    listed.extend(&all);
+    assert_eq!(run(&listed), (Some(0), "exp/const.yaml\nmarked/run.yml\n".to_string()));
     let _ = std::fs::remove_dir_all(&dir);
 }

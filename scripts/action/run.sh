@@ -29,19 +29,6 @@ case "$format" in
         ;;
 esac
 
-# Whether a YAML file is an experiment config: a `# stagec: experiment` or
-# yaml-language-server modeline, or Determined's top-level keys and none of
-# Kubernetes', CI's or Compose's (as stagec's language server decides).
-is_experiment() {
-    grep -qE '^#[[:space:]]*stagec:[[:space:]]*experiment[[:space:]]*$' "$1" && return 0
-    if grep -qE '^#[[:space:]]*yaml-language-server:[[:space:]]*[$]schema=' "$1"; then
-        grep -qE '^#[[:space:]]*yaml-language-server:[[:space:]]*[$]schema=.*experiment[.]schema[.]json' "$1"
-        return
-    fi
-    grep -qE '^["'\'']?(apiVersion|kind|jobs|services|stages|steps)["'\'']?[[:space:]]*:' "$1" && return 1
-    grep -qE '^["'\'']?(entrypoint|searcher|hyperparameters|checkpoint_storage|checkpoints|min_validation_period|min_checkpoint_period|records_per_epoch|max_restarts|bind_mounts|scheduling_unit|reproducibility|perform_initial_validation)["'\'']?[[:space:]]*:' "$1"
-}
-
 files=()
 if [[ -n "${INPUT_FILES:-}" && -n "${INPUT_FILES//[[:space:]]/}" ]]; then
     read -r -d '' -a patterns <<<"$INPUT_FILES" || true
@@ -63,12 +50,27 @@ else
                 -o -type f \( -name '*.yaml' -o -name '*.yml' \) -print | sed 's|^\./||' | sort
         fi
     }
+    yaml=()
     while IFS= read -r f; do
         case "$f" in stages.y*ml | */stages.y*ml | .github/* | */.github/*) continue ;; esac
-        if [[ -f "$f" ]] && is_experiment "$f"; then
-            files+=("$f")
+        if [[ -f "$f" ]]; then
+            yaml+=("$f")
         fi
     done < <(list_yaml)
+    # The experiment configs among them, as stagec's language server decides
+    # (a `# stagec: experiment` or yaml-language-server modeline, or
+    # Determined's top-level keys and none of Kubernetes', CI's or Compose's).
+    if [[ ${#yaml[@]} -gt 0 ]]; then
+        listing="$("$stagec" check --changed --show-files "${yaml[@]}")" || {
+            echo "::error title=stagec::stagec could not read every YAML file (see the log)"
+            exit 2
+        }
+        while IFS= read -r f; do
+            if [[ -n "$f" ]]; then
+                files+=("$f")
+            fi
+        done <<<"$listing"
+    fi
     if [[ ${#files[@]} -eq 0 ]]; then
         echo "::warning title=stagec::no experiment configs found; set the action's \`files\` input"
         exit 0

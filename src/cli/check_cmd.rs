@@ -47,6 +47,10 @@ pub struct CheckArgs {
     /// Nothing to check is a pass.
     #[arg(long)]
     pub changed: bool,
+    /// Print the files that would be checked, one per line (each config, and the Python files
+    /// named), and check nothing.
+    #[arg(long, conflicts_with_all = ["fix", "diff"])]
+    pub show_files: bool,
     #[command(flatten)]
     pub sources: SourceArgs,
 }
@@ -103,6 +107,15 @@ pub(crate) fn run_check(args: &CheckArgs) -> u8 {
     };
     for p in &problems {
         eprintln!("stagec: {p}");
+    }
+    if args.show_files {
+        for job in &jobs {
+            match job {
+                Job::Config(p) => println!("{}", p.config.name),
+                Job::Python(j) => j.names.iter().for_each(|n| println!("{n}")),
+            }
+        }
+        return if problems.is_empty() { EXIT_OK } else { EXIT_USAGE };
     }
     if args.changed && jobs.is_empty() && problems.is_empty() {
         // Only files stagec has nothing to say about changed.
