@@ -188,6 +188,20 @@ impl Settings {
             .with_cwd(cwd)
     }
 
+    /// These settings with `overrides` (the command line's `--config KEY =
+    /// VALUE` pairs) on top: what the overrides set wins, their rule
+    /// selection applies after these settings' own. Where the settings come
+    /// from stays theirs.
+    pub fn with_overrides(self, overrides: &Settings) -> Settings {
+        let (origin, extend, extend_at) = (self.origin.clone(), self.extend.clone(), self.extend_at);
+        Settings {
+            origin,
+            extend,
+            extend_at,
+            ..overrides.clone().over(self)
+        }
+    }
+
     /// These settings over `base` (the file `extend` names): what these
     /// set wins, rule selections stack.
     fn over(self, base: Settings) -> Settings {
@@ -204,6 +218,33 @@ impl Settings {
             extend_at: self.extend_at,
         }
     }
+}
+
+/// The settings-file name an inline override's errors are located in (see
+/// [`parse_override`]).
+pub const OVERRIDE_ORIGIN: &str = "--config";
+
+/// Reads one inline override, a TOML `KEY = VALUE` pair (or several) with
+/// the keys of a `stagec.toml`, as ruff reads `--config 'KEY = VALUE'`.
+/// Relative paths in it (`inventory`, `per-file-ignores` patterns) are
+/// resolved against `cwd`. `extend` is refused: an override sets values,
+/// and a settings file to build on is named with `--config PATH`. Errors
+/// are located in a file named [`OVERRIDE_ORIGIN`] in `cwd`.
+pub fn parse_override(text: &str, cwd: &Path) -> Result<Settings, Vec<SettingsError>> {
+    let origin = SettingsOrigin {
+        path: normalize(&cwd.join(OVERRIDE_ORIGIN)),
+        kind: SettingsKind::Stagec,
+    };
+    let settings = parse(text, origin)?;
+    if let Some((line, column)) = settings.extend_at {
+        return Err(vec![error_at(
+            &settings.origin.path,
+            line,
+            column,
+            "`extend` cannot be given as an override: name the settings file with `--config PATH`".to_string(),
+        )]);
+    }
+    Ok(settings)
 }
 
 /// A mistake in a settings file, located (1-based line and column, columns
@@ -670,6 +711,40 @@ min-severity = "warning"
         );
         let errors = parse("select = [\n", origin("stagec.toml")).expect_err("not TOML");
         assert!(errors[0].message.starts_with("invalid TOML"), "{errors:?}");
+    }
+
+    #[test]
+    fn overrides_win_and_stack_their_rules_after_the_file() {
+        let file = parse(
+            "select = [\"C\"]\ninventory = \"nodes.json\"\nshow-infos = true\n",
+            origin("exp/stagec.toml"),
+        )
+        .expect("valid");
+        let over =
+            parse_override("ignore = [\"C101\"]\ninventory = \"cluster/n.csv\"", Path::new("/work")).expect("valid");
+        let merged = file.with_overrides(&over);
+        // The override's inventory is relative to the current folder, and wins.
+        assert_eq!(merged.inventory.as_deref(), Some(Path::new("/work/cluster/n.csv")));
+        // What the override leaves unset stays the file's; so does the origin.
+        assert_eq!(merged.show_infos, Some(true));
+        assert_eq!(merged.origin.path, Path::new("/repo/exp/stagec.toml"));
+        // The file's select, then the override's ignore.
+        assert_eq!(merged.rules.len(), 2);
+        let selection = merged.selection(&[], None);
+        assert!(selection.is_enabled("C103") && !selection.is_enabled("C101") && !selection.is_enabled("P118"));
+    }
+
+    #[test]
+    fn an_override_is_located_and_cannot_extend() {
+        let errors = parse_override("selec = [\"C\"]", Path::new("/work")).expect_err("unknown key");
+        let shown: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            shown,
+            ["/work/--config:1:1: unknown setting `selec`; did you mean `select`?"]
+        );
+        let errors = parse_override("extend = \"base.toml\"", Path::new("/work")).expect_err("extend");
+        assert_eq!((errors.len(), errors[0].column), (1, 10));
+        assert!(errors[0].message.contains("`--config PATH`"), "{}", errors[0].message);
     }
 
     #[test]

@@ -5,12 +5,15 @@
 //! wins over the settings file, as in ruff: `--select` replaces its
 //! `select`, `--ignore` and `--extend-select` add to it, `--inventory`,
 //! `--probe` and `--determined` replace its `inventory` and `determined`.
+//! A `--config 'KEY = VALUE'` override sits between the two: over every
+//! settings file (found, or named by `--config PATH`), under the flags.
 //!
 //! Settings that concern the whole run rather than one file
 //! (`deny-warnings`, `show-infos`) come, as ruff's do, from the settings
 //! that govern the current folder (or `--config`).
 
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -21,10 +24,13 @@ use stagec::Options;
 /// Where settings come from, and the command line's rule selection.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct SettingsArgs {
-    /// The settings file to use for every checked file instead of those found beside them:
-    /// a `stagec.toml`, `.stagec.toml`, or `pyproject.toml` (its `[tool.stagec]` table).
-    #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
-    pub config: Option<PathBuf>,
+    /// The settings file to use for every checked file instead of those found beside them (a
+    /// `stagec.toml`, `.stagec.toml`, or `pyproject.toml` with `[tool.stagec]`), or, as in
+    /// ruff, a TOML `KEY = VALUE` pair that overrides one setting for every checked file, over
+    /// any settings file (`--config 'inventory = "cluster/nodes.json"'`). Repeatable; at most
+    /// one settings file.
+    #[arg(long, value_name = "PATH | KEY=VALUE")]
+    pub config: Vec<OsString>,
     /// Ignore every settings file.
     #[arg(long)]
     pub isolated: bool,
@@ -88,8 +94,10 @@ pub(crate) struct Resolver {
     cwd: PathBuf,
     /// `--inventory` or `--probe` was given.
     cli_inventory: bool,
-    /// `--config` or `--isolated`: the same settings for every file.
+    /// `--config PATH` or `--isolated`: the same settings for every file.
     fixed: Option<Option<Settings>>,
+    /// The `--config KEY = VALUE` overrides, combined in the order given.
+    overrides: Option<Settings>,
     /// The settings governing the current folder (run-wide settings).
     root: Option<Settings>,
     by_dir: Mutex<HashMap<PathBuf, Arc<Resolved>>>,
@@ -104,14 +112,21 @@ impl Resolver {
     pub(crate) fn new(args: &SettingsArgs, cli_inventory: bool) -> Result<Resolver, String> {
         let cwd = std::env::current_dir().map_err(|e| format!("cannot tell the current folder: {e}"))?;
         let cwd = stagec::selection::normalize(&cwd);
-        let fixed = if args.isolated {
-            Some(None)
-        } else if let Some(path) = &args.config {
-            let settings = settings_file::load(&cwd.join(path), &mut read_settings_file)
-                .map_err(|errors| describe(&errors, &cwd))?;
-            Some(Some(settings))
-        } else {
-            None
+        let ConfigArgs { file, overrides } = ConfigArgs::read(&args.config, &cwd)?;
+        let fixed = match (args.isolated, file) {
+            (true, Some(path)) => {
+                return Err(format!(
+                    "`--config {}` cannot be used with `--isolated`, which ignores every settings file",
+                    path.display()
+                ))
+            }
+            (true, None) => Some(None),
+            (false, Some(path)) => {
+                let settings = settings_file::load(&cwd.join(path), &mut read_settings_file)
+                    .map_err(|errors| describe(&errors, &cwd))?;
+                Some(Some(settings))
+            }
+            (false, None) => None,
         };
         let absent = Mutex::new(std::collections::HashSet::new());
         let root = match &fixed {
@@ -119,11 +134,13 @@ impl Resolver {
             None => settings_file::find(&cwd, &mut |path: &Path| read_unless_absent(&absent, path))
                 .map_err(|errors| describe(&errors, &cwd))?,
         };
+        let root = overlay(root, overrides.as_ref());
         Ok(Resolver {
             args: args.clone(),
             cwd,
             cli_inventory,
             fixed,
+            overrides,
             root,
             by_dir: Mutex::new(HashMap::new()),
             absent,
@@ -184,6 +201,7 @@ impl Resolver {
             None => settings_file::find(&dir, &mut |path: &Path| read_unless_absent(&self.absent, path))
                 .map_err(|e| describe(&e, &self.cwd))?,
         };
+        let settings = overlay(settings, self.overrides.as_ref());
         let resolved = Arc::new(self.build(settings.as_ref()));
         if let Ok(mut m) = self.by_dir.lock() {
             m.insert(dir, resolved.clone());
@@ -215,6 +233,77 @@ impl Resolver {
                 determined: None,
             },
         }
+    }
+}
+
+/// What the `--config` arguments name: at most one settings file, and the
+/// inline overrides, combined (a later one wins).
+struct ConfigArgs {
+    file: Option<PathBuf>,
+    overrides: Option<Settings>,
+}
+
+impl ConfigArgs {
+    /// Sorts each `--config` value as ruff does: an existing file is a
+    /// settings file; otherwise a value with `=` is a TOML `KEY = VALUE`
+    /// override, and any other value a settings file (that a missing one is
+    /// reported by the reading). `Err`: every mistake, one per line.
+    fn read(values: &[OsString], cwd: &Path) -> Result<ConfigArgs, String> {
+        let mut file: Option<PathBuf> = None;
+        let mut overrides: Option<Settings> = None;
+        let mut problems: Vec<String> = Vec::new();
+        for value in values {
+            let path = PathBuf::from(value);
+            let inline = value
+                .to_str()
+                .filter(|text| text.contains('=') && !cwd.join(&path).is_file());
+            match inline {
+                Some(text) => match settings_file::parse_override(text, cwd) {
+                    Ok(next) => {
+                        overrides = Some(match overrides {
+                            Some(before) => before.with_overrides(&next),
+                            None => next,
+                        })
+                    }
+                    Err(errors) => problems.extend(errors.iter().map(|e| override_error(text, e))),
+                },
+                None => match &file {
+                    Some(first) => problems.push(format!(
+                        "`--config` names two settings files, {} and {}: give one (the other \
+                         `--config` values may be `KEY = VALUE` overrides)",
+                        first.display(),
+                        path.display()
+                    )),
+                    None => file = Some(path),
+                },
+            }
+        }
+        match problems.is_empty() {
+            true => Ok(ConfigArgs { file, overrides }),
+            false => Err(problems.join("\nstagec: ")),
+        }
+    }
+}
+
+/// A mistake in an inline override, with the override as written.
+fn override_error(text: &str, e: &SettingsError) -> String {
+    let single_line = !text.contains('\n');
+    match single_line {
+        true => format!("--config '{text}', column {}: {}", e.column, e.message),
+        false => format!(
+            "`--config` override, line {}, column {}: {}",
+            e.line, e.column, e.message
+        ),
+    }
+}
+
+/// `settings` (found or fixed) with the command line's overrides on top;
+/// the overrides alone where there is no settings file.
+fn overlay(settings: Option<Settings>, overrides: Option<&Settings>) -> Option<Settings> {
+    match (settings, overrides) {
+        (settings, None) => settings,
+        (Some(settings), Some(overrides)) => Some(settings.with_overrides(overrides)),
+        (None, Some(overrides)) => Some(Settings::default().with_overrides(overrides)),
     }
 }
 
