@@ -514,6 +514,13 @@ mod tests {
         let f = facts("nvidia/cuda:12.4.1-devel-ubuntu22.04");
         assert_eq!(f.torch, None);
         assert_eq!(f.cuda.map(|v| v.major_minor()), Some(Version::new(12, 4)));
+        // The cuDNN tags without a major (`-cudnn-`) that current Dockerfiles use.
+        let f = facts("nvidia/cuda:12.6.3-cudnn-devel-ubuntu24.04");
+        assert_eq!(f.cuda.map(|v| v.major_minor()), Some(Version::new(12, 6)));
+        assert!(matches!(
+            resolve("nvidia/cuda:12.6.3-cudnn-nightly-ubuntu24.04"),
+            Err(Unresolved::UnknownTag(_))
+        ));
     }
 
     #[test]
