@@ -10,7 +10,7 @@
 # worktree with a target folder of its own (its own release profile); this
 # tree's binary is target/release/stagec (build it first). Each command runs
 # RUNS times (default 1000) after 50 warm-ups, in two rounds; the medians and
-# their ratios to `--version` are printed. Needs hyperfine (Debian's package).
+# their ratios to `--version` are printed. Needs hyperfine (Debian's package) and python3.
 set -euo pipefail
 rev=${1:?usage: benches/against.sh REV [RUNS]}
 runs=${2:-1000}
