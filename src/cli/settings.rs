@@ -285,11 +285,21 @@ impl ConfigArgs {
     }
 }
 
-/// A mistake in an inline override, with the override as written.
+/// Most characters of an override echoed in each of its errors.
+const ECHOED_CHARS: usize = 60;
+
+/// A mistake in an inline override, with the override as written (its
+/// start only, when long: an override may hold thousands of mistakes).
 fn override_error(text: &str, e: &SettingsError) -> String {
     let single_line = !text.contains('\n');
     match single_line {
-        true => format!("--config '{text}', column {}: {}", e.column, e.message),
+        true => {
+            let shown = match text.char_indices().nth(ECHOED_CHARS) {
+                Some((end, _)) => format!("{}…", &text[..end]),
+                None => text.to_string(),
+            };
+            format!("--config '{shown}', column {}: {}", e.column, e.message)
+        }
         false => format!(
             "`--config` override, line {}, column {}: {}",
             e.line, e.column, e.message
@@ -351,4 +361,37 @@ fn read_unless_absent(
 
 fn read_settings_file(path: &Path) -> Result<Option<String>, String> {
     stagec::fsutil::read_text_if_file(path, settings_file::MAX_BYTES)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(column: usize) -> SettingsError {
+        SettingsError {
+            path: PathBuf::from("--config"),
+            line: 1,
+            column,
+            message: "unknown rule selector `X`".to_string(),
+        }
+    }
+
+    #[test]
+    fn a_long_override_is_echoed_by_its_start() {
+        let short = override_error("select = [\"X\"]", &error(12));
+        assert_eq!(
+            short,
+            "--config 'select = [\"X\"]', column 12: unknown rule selector `X`"
+        );
+        // 10,000 bad selectors on one line: each error echoes 60 characters,
+        // not the 100 KB line.
+        let long = format!("select = [{}]", vec!["\"X\""; 10_000].join(", "));
+        let shown = override_error(&long, &error(11));
+        assert!(shown.starts_with("--config 'select = [\"X\", "), "{shown}");
+        assert!(shown.contains("…', column 11: "), "{shown}");
+        assert!(shown.chars().count() < 120, "{shown}");
+        // Multi-byte text is cut on a character boundary.
+        let wide = format!("ignore = [\"{}\"]", "配".repeat(100));
+        assert!(override_error(&wide, &error(1)).contains(&"配".repeat(49)));
+    }
 }
