@@ -205,10 +205,14 @@ impl Settings {
     /// These settings over `base` (the file `extend` names): what these
     /// set wins, rule selections stack.
     fn over(self, base: Settings) -> Settings {
+        // The base's layers grow in place, so combining many overrides one
+        // after another stays linear.
+        let mut rules = base.rules;
+        rules.extend(self.rules);
         Settings {
             origin: self.origin,
             extend: self.extend,
-            rules: base.rules.into_iter().chain(self.rules).collect(),
+            rules,
             per_file_ignores: self.per_file_ignores.or(base.per_file_ignores),
             inventory: self.inventory.or(base.inventory),
             determined: self.determined.or(base.determined),
