@@ -11,13 +11,7 @@ use crate::yaml::{Located, PathSeg, Tree, Value};
 /// The line ending the file uses (`\r\n` when any line has one, `\r` in a
 /// file of carriage returns only).
 pub fn newline(text: &str) -> &'static str {
-    if text.contains("\r\n") {
-        "\r\n"
-    } else if text.contains('\r') && !text.contains('\n') {
-        "\r"
-    } else {
-        "\n"
-    }
+    crate::yaml::line_ending(text)
 }
 
 /// Where the line holding byte `at` starts.
@@ -42,12 +36,10 @@ pub fn own_node(tree: &Tree, path: &[PathSeg]) -> Option<Located> {
     for seg in path {
         let node = tree.node(here.node);
         here = match (seg, &node.value) {
-            (PathSeg::Key(k), Value::Map(entries)) => {
-                entries.iter().find(|e| tree.key_text(e.key) == *k).map(|e| Located {
-                    node: e.value,
-                    key: Some(e.key),
-                })?
-            }
+            (PathSeg::Key(k), Value::Map(_)) => tree.written_entry(here.node, k).map(|e| Located {
+                node: e.value,
+                key: Some(e.key),
+            })?,
             (PathSeg::Index(i), Value::Seq(items)) => items.get(*i).map(|&n| Located { node: n, key: None })?,
             _ => return None,
         };
@@ -128,7 +120,7 @@ pub fn insert_entry(file: FileId, text: &str, tree: &Tree, path: &[PathSeg], key
     Some(replace(
         file,
         Span::at(at),
-        format!("{}{indent}{key}: {value}", newline(text)),
+        format!("{}{indent}{key}: {value}", tree.newline()),
     ))
 }
 

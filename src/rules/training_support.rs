@@ -282,7 +282,7 @@ fn append_item(config: &super::Config<'_>, path: &[crate::yaml::PathSeg], item: 
     Some(crate::edit::replace(
         config.file,
         Span::at(line_end),
-        format!("{}{indent}- {item}", crate::edit::newline(text)),
+        format!("{}{indent}- {item}", config.tree.newline()),
     ))
 }
 

@@ -153,6 +153,21 @@ pub struct Tree {
     /// Key lookup for the large mappings, built on the first lookup in one
     /// (see [`Tree::get`]).
     large_maps: std::sync::OnceLock<HashMap<NodeId, KeyIndex>>,
+    /// The text's line ending (see [`line_ending`]), found once by the
+    /// parse: fixes insert lines with it.
+    newline: &'static str,
+}
+
+/// A text's line ending: `\r\n` when it has one anywhere, `\r` when it
+/// breaks lines with `\r` alone, else `\n`.
+pub fn line_ending(text: &str) -> &'static str {
+    if text.contains("\r\n") {
+        "\r\n"
+    } else if text.contains('\r') && !text.contains('\n') {
+        "\r"
+    } else {
+        "\n"
+    }
 }
 
 /// A mapping with more entries than this gets a key index: a loop that looks
@@ -165,6 +180,9 @@ const INDEXED_MAP_ENTRIES: usize = 32;
 struct KeyIndex {
     last: HashMap<String, usize>,
     merges: Vec<usize>,
+    /// Where each key text (as [`Tree::key_text`] spells it, merge keys
+    /// included) is first written: [`Tree::written_entry`]'s answer.
+    first_written: HashMap<String, usize>,
 }
 
 /// Key text of the merge key.
@@ -500,6 +518,7 @@ impl Tree {
                 }
                 let mut index = KeyIndex::default();
                 for (at, e) in entries.iter().enumerate() {
+                    index.first_written.entry(self.key_text(e.key)).or_insert(at);
                     if self.is_merge_key(e.key) {
                         index.merges.push(at);
                         continue;
@@ -515,6 +534,25 @@ impl Tree {
             }
             maps
         })
+    }
+
+    /// The first entry written in mapping `map` itself (no alias followed,
+    /// no merge) whose key text ([`Tree::key_text`]) is `key`. Large
+    /// mappings answer from their index, so a loop over a mapping's keys
+    /// stays linear.
+    pub fn written_entry(&self, map: NodeId, key: &str) -> Option<&Entry> {
+        let entries = self.entries_raw(map);
+        if entries.len() > INDEXED_MAP_ENTRIES {
+            if let Some(index) = self.large_maps().get(&map) {
+                return index.first_written.get(key).and_then(|&at| entries.get(at));
+            }
+        }
+        entries.iter().find(|e| self.key_text(e.key) == key)
+    }
+
+    /// The line ending of the text this tree was parsed from.
+    pub fn newline(&self) -> &'static str {
+        self.newline
     }
 
     /// Walks a path from the root. Stops early with `None` if a step is
@@ -778,6 +816,7 @@ impl TreeBuilder {
             root,
             schema,
             large_maps: std::sync::OnceLock::new(),
+            newline: "\n",
         }
     }
 }

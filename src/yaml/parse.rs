@@ -148,6 +148,7 @@ pub fn parse_with(text: &str, budgets: &Budgets, schema: Schema) -> (Tree, Vec<Y
                 issue.map_spans(map);
             }
         }
+        tree.newline = super::line_ending(text);
         issues.extend(repairs.issues);
         issues.extend(found);
         return (tree, issues);
