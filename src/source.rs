@@ -189,7 +189,23 @@ pub fn decode(bytes: &[u8], max_bytes: usize) -> (String, Option<DecodeIssue>) {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LineIndex {
     starts: Vec<usize>,
+    /// Column marks inside long lines, sorted by byte: a column is counted
+    /// from the nearest mark before it, so a 5 MB one-line file costs no
+    /// more per position than a file of short lines.
+    marks: Vec<Mark>,
 }
+
+/// A character boundary inside a long line, with its column counted in
+/// characters and in UTF-16 code units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Mark {
+    byte: usize,
+    chars: usize,
+    units: usize,
+}
+
+/// Lines longer than this many bytes get a mark every this many bytes.
+const MARK_EVERY: usize = 1024;
 
 impl LineIndex {
     /// Lines end at `\n`, `\r\n` or a lone `\r` (YAML's and Python's line
@@ -203,7 +219,28 @@ impl LineIndex {
                 starts.push(i + 1);
             }
         }
-        LineIndex { starts }
+        let mut marks = Vec::new();
+        for (line, &start) in starts.iter().enumerate() {
+            let end = starts.get(line + 1).copied().unwrap_or(bytes.len());
+            if end - start > MARK_EVERY {
+                mark_line(text, start, end, &mut marks);
+            }
+        }
+        LineIndex { starts, marks }
+    }
+
+    /// The column mark nearest before `offset` on the line starting at
+    /// `start`, else the line's start.
+    fn mark_before(&self, start: usize, offset: usize) -> Mark {
+        let i = self.marks.partition_point(|m| m.byte <= offset);
+        match i.checked_sub(1).and_then(|i| self.marks.get(i)) {
+            Some(m) if m.byte >= start => *m,
+            _ => Mark {
+                byte: start,
+                chars: 0,
+                units: 0,
+            },
+        }
     }
 
     /// 0-based line of a byte offset.
@@ -241,7 +278,8 @@ impl LineIndex {
         let offset = floor_char_boundary(text, offset.min(text.len()));
         let line = self.line_of(offset);
         let start = self.starts.get(line).copied().unwrap_or(0).min(offset);
-        (line, text[start..offset].chars().count())
+        let m = self.mark_before(start, offset);
+        (line, m.chars + text[m.byte..offset].chars().count())
     }
 
     /// 0-based line and 0-based column counted in UTF-16 code units.
@@ -249,7 +287,11 @@ impl LineIndex {
         let offset = floor_char_boundary(text, offset.min(text.len()));
         let line = self.line_of(offset);
         let start = self.starts.get(line).copied().unwrap_or(0).min(offset);
-        (line, text[start..offset].chars().map(char::len_utf16).sum())
+        let m = self.mark_before(start, offset);
+        (
+            line,
+            m.units + text[m.byte..offset].chars().map(char::len_utf16).sum::<usize>(),
+        )
     }
 
     /// Byte offset of a 0-based line and a column in UTF-16 code units
@@ -261,14 +303,42 @@ impl LineIndex {
         if utf8 {
             return floor_char_boundary(text, (span.start + col).min(span.end));
         }
-        let mut units = 0;
-        for (i, ch) in text[span.start..span.end].char_indices() {
+        // Start from the last mark of the line at or before the column.
+        let first = self.marks.partition_point(|m| m.byte < span.start);
+        let last = self.marks.partition_point(|m| m.byte <= span.end);
+        let in_line = self.marks.get(first..last).unwrap_or(&[]);
+        let from = match in_line.partition_point(|m| m.units <= col).checked_sub(1) {
+            Some(i) => in_line[i],
+            None => Mark {
+                byte: span.start,
+                chars: 0,
+                units: 0,
+            },
+        };
+        let mut units = from.units;
+        for (i, ch) in text[from.byte..span.end].char_indices() {
             if units >= col {
-                return span.start + i;
+                return from.byte + i;
             }
             units += ch.len_utf16();
         }
         span.end
+    }
+}
+
+/// Marks every [`MARK_EVERY`] bytes (on character boundaries) of the line
+/// `start..end`.
+fn mark_line(text: &str, start: usize, end: usize, marks: &mut Vec<Mark>) {
+    let (mut chars, mut units) = (0, 0);
+    let mut next = start + MARK_EVERY;
+    for (i, ch) in text.get(start..end).unwrap_or("").char_indices() {
+        let at = start + i;
+        if at >= next {
+            marks.push(Mark { byte: at, chars, units });
+            next = at + MARK_EVERY;
+        }
+        chars += 1;
+        units += ch.len_utf16();
     }
 }
 
@@ -312,5 +382,30 @@ mod tests {
         assert_eq!(idx.line_col_chars(text, b), (1, 0));
         assert_eq!(idx.line_span(text, 0).map(|s| &text[s.start..s.end]), Some("a: 1"));
         assert_eq!(idx.line_span(text, 1).map(|s| &text[s.start..s.end]), Some("b: 2"));
+    }
+
+    #[test]
+    fn long_lines_count_columns_from_marks_as_from_the_line_start() {
+        // Lines of several KiB with 2-, 3- and 4-byte characters, CRLF
+        // and lone CR breaks: every position agrees with a count from the
+        // line's start, both ways.
+        let mut text = String::new();
+        for i in 0..5000 {
+            text.push(['a', 'é', '秘', '😀'][i % 4]);
+            if i % 1700 == 1699 {
+                text.push_str(if i % 2 == 0 { "\r\n" } else { "\r" });
+            }
+        }
+        let index = LineIndex::new(&text);
+        assert!(!index.marks.is_empty());
+        for (offset, _) in text.char_indices().step_by(7) {
+            let line = index.line_of(offset);
+            let start = index.line_start(line).unwrap_or(0);
+            let chars = text[start..offset].chars().count();
+            let units: usize = text[start..offset].chars().map(char::len_utf16).sum();
+            assert_eq!(index.line_col_chars(&text, offset), (line, chars), "{offset}");
+            assert_eq!(index.line_col_utf16(&text, offset), (line, units), "{offset}");
+            assert_eq!(index.offset_of(&text, line, units, false), offset, "{offset}");
+        }
     }
 }
