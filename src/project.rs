@@ -418,25 +418,33 @@ impl ContextScan {
                 out.push(c.path.clone());
             }
         }
+        // Held paths are looked up in a set: an editor holding many files
+        // costs each discovery one pass over them, not one per candidate.
+        let known: std::collections::HashSet<&Path> = self.candidates.iter().map(|c| c.path.as_path()).collect();
+        let mut joined = Vec::new();
         for path in overlay.paths() {
-            if out.contains(&path) || self.candidates.iter().any(|c| c.path == path) {
-                continue;
-            }
-            let Some(text) = overlay.text(&path) else { continue };
             let name = path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
+            let could_join = (name.ends_with(".py") && path.starts_with(&self.dir))
+                || ((name == "stages.yaml" || name == "stages.yml") && path.parent() == Some(self.dir.as_path()));
+            if !could_join || known.contains(path.as_path()) {
+                continue;
+            }
+            let Some(text) = overlay.text(&path) else { continue };
             let joins = if name.ends_with(".py") {
                 path.starts_with(&self.dir) && mentions_stage_decorator(text.as_bytes())
             } else {
                 (name == "stages.yaml" || name == "stages.yml") && path.parent() == Some(self.dir.as_path())
             };
             if joins {
-                out.push(path);
+                joined.push(path);
             }
         }
+        out.extend(joined);
         out.sort();
+        out.dedup();
         out
     }
 }
@@ -453,11 +461,12 @@ impl ContextScan {
             .collect();
         for path in overlay.paths() {
             let is_py = path.extension().is_some_and(|e| e == "py");
-            if is_py && path.starts_with(&self.dir) && !out.contains(&path) {
+            if is_py && path.starts_with(&self.dir) {
                 out.push(path);
             }
         }
         out.sort();
+        out.dedup();
         out
     }
 

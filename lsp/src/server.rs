@@ -76,7 +76,9 @@ pub struct Server {
     /// Checked configs, by path (an untitled buffer by its URI text).
     analyses: HashMap<PathBuf, Analysis>,
     /// What each URI was last sent, and under which context.
-    published: HashMap<lsp::Uri, (Option<PathBuf>, Vec<Published>)>,
+    /// What was last published to each document: its context, the
+    /// diagnostics with their fixes, and the document's version then.
+    published: HashMap<lsp::Uri, (Option<PathBuf>, Vec<Published>, i32)>,
     /// Training files' parses, kept between analyses: an edit re-parses
     /// only the file it changed.
     training_cache: stagec::training::Cache,
@@ -285,7 +287,9 @@ impl Server {
                         p.text_document.text,
                         p.text_document.version,
                     );
-                    self.refresh_doc(&uri, None, true);
+                    // An opened config changes no other config's check; an
+                    // opened model or training file rechecks its folder's.
+                    self.refresh_doc(&uri, None, false);
                 }
             }
             "textDocument/didChange" => {
@@ -417,8 +421,17 @@ impl Server {
         let configs = self.store.configs_in(ctx);
         self.analyses
             .retain(|key, a| a.context.as_deref() != Some(ctx) || configs.contains(key));
+        // The folder's other configs matter once a file they may read (a
+        // model, training code) is open; until then opening its configs
+        // one by one checks each once.
+        let shared_open = self
+            .store
+            .docs
+            .values()
+            .any(|d| d.kind != DocumentKind::Experiment && d.path.as_deref().is_some_and(|p| p.starts_with(ctx)));
         for config in &configs {
-            if only.is_none_or(|o| o == config) || !self.analyses.contains_key(config) {
+            let never = shared_open && !self.analyses.contains_key(config);
+            if only.is_none_or(|o| o == config) || never {
                 let analysis = self.analyze(config, Some(ctx));
                 self.analyses.insert(config.clone(), analysis);
             }
@@ -483,9 +496,7 @@ impl Server {
         let project = project.unwrap_or_else(|| {
             let text = self
                 .store
-                .docs
-                .values()
-                .find(|d| d.path.as_deref() == Some(config) || Path::new(d.uri.as_str()) == config)
+                .doc_named(&config.to_string_lossy())
                 .map(|d| d.text.clone())
                 .unwrap_or_default();
             Project {
@@ -497,9 +508,7 @@ impl Server {
         // The URI of each file, in the compilation's file order.
         let uri_of = |name: &str| -> Option<lsp::Uri> {
             self.store
-                .docs
-                .values()
-                .find(|d| d.path.as_deref() == Some(Path::new(name)) || d.uri.as_str() == name)
+                .doc_named(name)
                 .map(|d| d.uri.clone())
                 .or_else(|| convert::path_to_uri(Path::new(name)))
         };
@@ -568,7 +577,7 @@ impl Server {
         let stale: Vec<lsp::Uri> = self
             .published
             .iter()
-            .filter(|(uri, (c, _))| c.as_deref() == ctx && !per_uri.contains_key(*uri))
+            .filter(|(uri, (c, _, _))| c.as_deref() == ctx && !per_uri.contains_key(*uri))
             .map(|(uri, _)| uri.clone())
             .collect();
         for uri in stale {
@@ -576,13 +585,23 @@ impl Server {
             self.publish(uri, Vec::new(), None);
         }
         for (uri, list) in per_uri {
-            if !self.store.docs.contains_key(&uri) {
+            let Some(version) = self.store.docs.get(&uri).map(|d| d.version) else {
                 continue;
+            };
+            // A document whose version and diagnostics are those last
+            // published is not sent again: opening the files of a folder
+            // one by one would otherwise resend every open one each time.
+            let unchanged = self.published.get(&uri).is_some_and(|(c, old, v)| {
+                c.as_deref() == ctx
+                    && *v == version
+                    && old.len() == list.len()
+                    && old.iter().zip(&list).all(|(a, b)| a.diagnostic == b.diagnostic)
+            });
+            if !unchanged {
+                let diags = list.iter().map(|p| p.diagnostic.clone()).collect();
+                self.publish(uri.clone(), diags, Some(version));
             }
-            let diags = list.iter().map(|p| p.diagnostic.clone()).collect();
-            let version = self.store.docs.get(&uri).map(|d| d.version);
-            self.publish(uri.clone(), diags, version);
-            self.published.insert(uri, (ctx.map(Path::to_path_buf), list));
+            self.published.insert(uri, (ctx.map(Path::to_path_buf), list, version));
         }
     }
 
@@ -702,7 +721,7 @@ impl Server {
                 return Some(Vec::new());
             }
         }
-        let (_, list) = self.published.get(&p.text_document.uri)?;
+        let (_, list, _) = self.published.get(&p.text_document.uri)?;
         let r = p.range;
         let overlaps = |d: &lsp::Range| d.start <= r.end && r.start <= d.end;
         Some(

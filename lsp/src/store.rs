@@ -50,7 +50,10 @@ impl Store {
         if let Some(p) = &path {
             self.by_path.insert(p.clone(), uri.clone());
         }
-        self.invalidate_folders();
+        // What is known of the folders stays true: the buffer overrides the
+        // file through the overlay, and `configs_in` adds open configs.
+        // (Forgetting it on every open made opening a folder's files one
+        // by one re-read the folder each time.)
         let last_json = self.docs.remove(&uri).and_then(|d| d.last_json);
         self.docs.insert(
             uri.clone(),
@@ -99,6 +102,17 @@ impl Store {
         self.by_path.get(path).and_then(|u| self.docs.get(u))
     }
 
+    /// The open document named `name`: a path, or an untitled buffer's URI.
+    pub fn doc_named(&self, name: &str) -> Option<&Doc> {
+        self.doc_at(Path::new(name)).or_else(|| {
+            // URIs are few to parse: only names that are not paths.
+            (!name.starts_with('/'))
+                .then(|| name.parse::<Uri>().ok())
+                .flatten()
+                .and_then(|u| self.docs.get(&u))
+        })
+    }
+
     /// The scan of a context folder's model sources, made once until the
     /// folder changes (a save, an open or close, a watched-file event).
     pub fn scan(&mut self, context: &Path) -> &ContextScan {
@@ -129,12 +143,13 @@ impl Store {
             .collect();
         for doc in self.docs.values() {
             if let Some(p) = &doc.path {
-                if doc.kind == DocumentKind::Experiment && p.parent() == Some(dir) && !out.contains(p) {
+                if doc.kind == DocumentKind::Experiment && p.parent() == Some(dir) {
                     out.push(p.clone());
                 }
             }
         }
         out.sort();
+        out.dedup();
         out
     }
 
