@@ -185,6 +185,31 @@ impl Compiled {
         })
     }
 
+    /// Drops what output does not read — syntax trees, JSON, the model,
+    /// the pipeline, the training analysis — keeping the sources, the
+    /// diagnostics and where credentials are written (computed first, so
+    /// output still masks them). A run over thousands of configs then holds
+    /// a few kilobytes per config, not every compilation whole.
+    pub fn keep_for_output(&mut self) {
+        for i in 0..self.units.len() {
+            let _ = self.secrets(FileId(i as u32));
+        }
+        for unit in &mut self.units {
+            unit.yaml = None;
+            unit.python = None;
+            unit.stages = Vec::new();
+            unit.inventory = Vec::new();
+        }
+        self.settings = None;
+        self.decls = Vec::new();
+        self.inventory = None;
+        self.probe = None;
+        self.runtime = None;
+        self.pipeline = None;
+        self.training = None;
+        self.diagnostics.shrink_to_fit();
+    }
+
     /// The YAML document of any file.
     pub fn document(&self, file: FileId) -> Option<&Document> {
         self.unit(file)?.yaml.as_ref()
@@ -224,26 +249,57 @@ pub fn compile_all(projects: &[Project], options: &Options<'_>, jobs: usize) -> 
 pub fn compile_each(projects: &[Project], options: &[Options<'_>], jobs: usize) -> Vec<Compiled> {
     let defaults = Options::default();
     let options_of = |i: usize| options.get(i).or(options.last()).unwrap_or(&defaults);
-    let jobs = jobs.clamp(1, projects.len().max(1));
+    on_threads(projects.len(), jobs, |i| {
+        projects.get(i).map(|p| compile(p, options_of(i)))
+    })
+}
+
+/// [`compile_each`] over projects it owns: each project is dropped once
+/// compiled (with the parses its training code kept), and its compilation
+/// passed through `then` on the thread that made it, so a run over many
+/// projects holds only what `then` keeps of each — `stagec check DIR` keeps
+/// what its output needs ([`Compiled::keep_for_output`]).
+pub fn compile_each_then<T: Send>(
+    projects: Vec<Project>,
+    options: &[Options<'_>],
+    jobs: usize,
+    then: impl Fn(Compiled) -> T + Sync,
+) -> Vec<T> {
+    let defaults = Options::default();
+    let options_of = |i: usize| options.get(i).or(options.last()).unwrap_or(&defaults);
+    let slots: Vec<std::sync::Mutex<Option<Project>>> =
+        projects.into_iter().map(|p| std::sync::Mutex::new(Some(p))).collect();
+    on_threads(slots.len(), jobs, |i| {
+        let project = slots.get(i)?.lock().ok()?.take()?;
+        let compiled = compile(&project, options_of(i));
+        drop(project);
+        Some(then(compiled))
+    })
+}
+
+/// `f(0)`, …, `f(n - 1)` on up to `jobs` threads, in order, whatever the
+/// threads' timing; `None`s are left out.
+fn on_threads<T: Send>(n: usize, jobs: usize, f: impl Fn(usize) -> Option<T> + Sync) -> Vec<T> {
+    let jobs = jobs.clamp(1, n.max(1));
     if jobs == 1 {
-        return projects
-            .iter()
-            .enumerate()
-            .map(|(i, p)| compile(p, options_of(i)))
-            .collect();
+        return (0..n).filter_map(f).collect();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut slots: Vec<Option<Compiled>> = Vec::new();
-    slots.resize_with(projects.len(), || None);
-    let done: Vec<Vec<(usize, Compiled)>> = std::thread::scope(|scope| {
+    let mut slots: Vec<Option<T>> = Vec::new();
+    slots.resize_with(n, || None);
+    let done: Vec<Vec<(usize, T)>> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..jobs)
             .map(|_| {
                 scope.spawn(|| {
                     let mut out = Vec::new();
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(p) = projects.get(i) else { break };
-                        out.push((i, compile(p, options_of(i))));
+                        if i >= n {
+                            break;
+                        }
+                        if let Some(t) = f(i) {
+                            out.push((i, t));
+                        }
                     }
                     out
                 })
@@ -258,8 +314,10 @@ pub fn compile_each(projects: &[Project], options: &[Options<'_>], jobs: usize) 
             })
             .collect()
     });
-    for (i, c) in done.into_iter().flatten() {
-        slots[i] = Some(c);
+    for (i, t) in done.into_iter().flatten() {
+        if let Some(slot) = slots.get_mut(i) {
+            *slot = Some(t);
+        }
     }
     slots.into_iter().flatten().collect()
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use stagec::fix::{self, Level};
 use stagec::project::{self, Project};
-use stagec::{compile_each, Compiled, Options};
+use stagec::{Compiled, Options};
 
 use super::{discover, python_files, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 use super::{env_lookup, print_diagnostics, Format, Loader, SourceArgs};
@@ -64,6 +64,15 @@ enum Job {
 }
 
 impl Job {
+    /// The project, leaving an empty one in its place.
+    fn take_project(&mut self) -> Project {
+        let p = match self {
+            Job::Config(p) => p,
+            Job::Python(j) => &mut j.project,
+        };
+        std::mem::replace(p, Project::config_only(p.config.name.clone(), Vec::new()))
+    }
+
     fn project(&self) -> &Project {
         match self {
             Job::Config(p) => p,
@@ -100,7 +109,7 @@ pub(crate) fn run_check(args: &CheckArgs) -> u8 {
         show_infos: args.show_infos || loader.settings.show_infos(),
         ..args.clone()
     };
-    let (jobs, problems) = if args.changed {
+    let (mut jobs, problems) = if args.changed {
         changed_jobs(args, &mut loader)
     } else {
         jobs(args, &mut loader)
@@ -131,12 +140,17 @@ pub(crate) fn run_check(args: &CheckArgs) -> u8 {
     if args.fix || args.diff {
         return run_fix(args, jobs, &mut loader, &options, unreadable);
     }
-    let projects: Vec<Project> = jobs.iter().map(|j| j.project().clone()).collect();
+    // The projects move into the compilation, which drops each once checked.
+    let projects: Vec<Project> = jobs.iter_mut().map(Job::take_project).collect();
     let settings: Vec<_> = paths.iter().map(|p| loader.settings.resolved(p)).collect();
     let per_job: Vec<Options<'_>> = settings.iter().map(|s| s.options(&options)).collect();
     // One project needs no threads (nor the question how many there are).
     let threads = if projects.len() > 1 { jobs_available() } else { 1 };
-    let compiled = compile_each(&projects, &per_job, threads);
+    // Each result keeps what its output needs, as soon as it is made.
+    let compiled = stagec::compile::compile_each_then(projects, &per_job, threads, |mut c| {
+        c.keep_for_output();
+        c
+    });
     let results = narrow(&jobs, compiled);
     let status = finish(args, &results, unreadable);
     // The process ends here: its memory goes back to the system at once,
