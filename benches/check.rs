@@ -265,6 +265,72 @@ fn corpus_parallel(c: &mut Criterion) {
     group.finish();
 }
 
+/// The hostile shapes of issue 21 item 10, at doubling sizes, with each
+/// doubling's ratio of median times printed after criterion's figures (a
+/// linear cost doubles, target at most 2.3×):
+/// - `log_hyperparameters`: n log hyperparameters whose bounds look like
+///   values and lack `base` (two findings with fixes each; 12,000 took 7.5 s
+///   when each fix looked its key up by a scan and found the file's line
+///   ending by reading the whole text);
+/// - `one_line_flow`: the same as one flow mapping on a single line (a
+///   column was counted from the line's start: megabytes per position).
+fn hostile_shapes(c: &mut Criterion) {
+    let opts = Options {
+        env: &env,
+        ..Options::default()
+    };
+    let head =
+        "name: x\nentrypoint: python train.py\nsearcher: {name: single, metric: loss, max_length: {batches: 100}}\n";
+    let block = |n: usize| {
+        let mut t = format!("{head}hyperparameters:\n");
+        for i in 0..n {
+            t.push_str(&format!(
+                "  lr{i}:\n    type: log\n    minval: 1e-5\n    maxval: 1e-2\n"
+            ));
+        }
+        t
+    };
+    let flow = |n: usize| {
+        let hps: Vec<String> = (0..n)
+            .map(|i| format!("lr{i}: {{type: log, minval: 1e-5, maxval: 1e-2, note: \"é{i}\"}}"))
+            .collect();
+        format!("{head}hyperparameters: {{{}}}\n", hps.join(", "))
+    };
+    let shapes: [(&str, &dyn Fn(usize) -> String); 2] = [("log_hyperparameters", &block), ("one_line_flow", &flow)];
+    let mut group = c.benchmark_group("hostile_shapes");
+    group.sample_size(10);
+    for (name, make) in shapes {
+        let mut medians = Vec::new();
+        for n in [1500, 3000, 6000, 12000] {
+            let text = make(n);
+            // What a check renders: every diagnostic's position and fix.
+            let run = |text: &str| {
+                let compiled = check_experiment("const.yaml", text.as_bytes(), &opts);
+                let reports = [stagec::render::Report::of(&compiled)];
+                stagec::render::json::render(&reports, stagec::render::Summary::of(&reports, 1))
+            };
+            group.bench_with_input(BenchmarkId::new(name, n), &text, |b, text| b.iter(|| run(text)));
+            let mut times: Vec<Duration> = (0..5)
+                .map(|_| {
+                    let start = std::time::Instant::now();
+                    let _ = run(&text);
+                    start.elapsed()
+                })
+                .collect();
+            times.sort();
+            medians.push((n, times[2]));
+        }
+        for pair in medians.windows(2) {
+            let ((a, ta), (b, tb)) = (pair[0], pair[1]);
+            println!(
+                "hostile_shapes/{name}: {a} -> {b}: {ta:.2?} -> {tb:.2?}, ratio {:.2}",
+                tb.as_secs_f64() / ta.as_secs_f64()
+            );
+        }
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     in_process,
@@ -272,6 +338,7 @@ criterion_group!(
     whole_process,
     scaling,
     plan_vs_check,
-    corpus_parallel
+    corpus_parallel,
+    hostile_shapes
 );
 criterion_main!(benches);

@@ -509,3 +509,57 @@ fn transport_fuzz_findings_end_cleanly() {
     }
     f.finish();
 }
+
+// ---------------------------------------------------------------------------
+// Issue 21, item 10: opening the configs of one folder one by one stays
+// linear. Each open rechecked and republished every config of the folder,
+// and each check looked every open document up by a scan: 300 configs left
+// a hover unanswered for more than 10 s.
+
+#[test]
+fn part2_item10_opening_a_folder_of_configs_keeps_the_server_answering() {
+    let s = Scratch::new("lsp-part2-item10");
+    let n = 300;
+    for i in 0..n {
+        s.write(
+            &format!("exp{i:03}.yaml"),
+            format!("name: exp{i}\nentrypoint: python train.py\nsearcher:\n  name: single\n  metric: loss\n  max_length:\n    batches: {}\n", i + 1),
+        );
+    }
+    let mut c = Client::start();
+    for i in 0..n {
+        c.open(&s.join(&format!("exp{i:03}.yaml")), "yaml");
+    }
+    let mut f = Failures::default();
+    let hover = c.send_request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri_of(&s.join("exp000.yaml"))}, "position": {"line": 1, "character": 2}}),
+    );
+    let answer = c.response(hover);
+    f.check(
+        "a hover after opening 300 configs is answered",
+        answer.as_ref().map(|_| ()).map_err(Clone::clone),
+    );
+    // Every opened config got its diagnostics, each published once: a
+    // config is not republished when another one opens.
+    let all = c.everything();
+    let published: Vec<Value> = all
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|m| m["method"] == "textDocument/publishDiagnostics")
+        .collect();
+    let mut uris: Vec<String> = published.iter().map(|m| m["params"]["uri"].to_string()).collect();
+    let total = uris.len();
+    uris.sort();
+    uris.dedup();
+    f.check(
+        "each config's diagnostics are published once",
+        if uris.len() == n && total == n {
+            Ok(())
+        } else {
+            Err(format!("{total} publications for {} documents of {n}", uris.len()))
+        },
+    );
+    f.check("shutdown", c.shutdown());
+    f.finish();
+}

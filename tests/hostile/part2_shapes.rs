@@ -1,0 +1,45 @@
+//! Issue 21, item 10: shapes whose cost grew faster than their size. Each
+//! runs under the suite's limits (a wall-clock kill, 1 GiB of address
+//! space); on the tree before the fix each was killed for time.
+
+use super::*;
+
+/// `n` log hyperparameters whose bounds look like values and that lack
+/// `base`: two findings with fixes each. Block style, or one flow mapping
+/// on a single line.
+fn log_hyperparameters(n: usize, flow: bool) -> String {
+    let head =
+        "name: x\nentrypoint: python train.py\nsearcher: {name: single, metric: loss, max_length: {batches: 100}}\n";
+    if flow {
+        let hps: Vec<String> = (0..n)
+            .map(|i| format!("lr{i}: {{type: log, minval: 1e-5, maxval: 1e-2}}"))
+            .collect();
+        format!("{head}hyperparameters: {{{}}}\n", hps.join(", "))
+    } else {
+        let mut t = format!("{head}hyperparameters:\n");
+        for i in 0..n {
+            t.push_str(&format!(
+                "  lr{i}:\n    type: log\n    minval: 1e-5\n    maxval: 1e-2\n"
+            ));
+        }
+        t
+    }
+}
+
+#[test]
+fn part2_item10_many_fixable_findings_in_one_mapping_stay_linear() {
+    // 12,000 took 7.5 s in a release build (each fix looked its key up by
+    // a scan of the mapping and read the whole text for its line ending).
+    let mut f = Failures::default();
+    for (what, n, flow) in [("block", 12_000, false), ("one-line flow", 8_000, true)] {
+        let s = Scratch::new("part2-item10");
+        s.write("const.yaml", log_hyperparameters(n, flow));
+        let out = check_json(&s.join("const.yaml"), &[]);
+        let r = out
+            .exit(&[1])
+            .and_then(|_| has_code(&out, "C211"))
+            .and_then(|_| has_code(&out, "L001"));
+        f.check(format!("{what}: {n} log hyperparameters"), r);
+    }
+    f.finish();
+}
