@@ -10,6 +10,14 @@ use clap::{Parser, Subcommand, ValueEnum};
 use stagec::render::{self, human::Style, Report, Summary};
 use stagec::{project, rules};
 
+/// `eprintln!` for messages that may hold input's text (paths, names,
+/// values): its control characters are escaped ([`stagec::escape`]).
+macro_rules! eprintln_escaped {
+    ($($arg:tt)*) => {
+        eprintln!("{}", stagec::escape::text(&format!($($arg)*)))
+    };
+}
+
 mod check_cmd;
 mod discover;
 mod plan;
@@ -433,7 +441,7 @@ fn run_rules() -> u8 {
 /// rules that no longer exist.
 fn write_rule_docs(dir: &Path) -> u8 {
     if let Err(e) = std::fs::create_dir_all(dir) {
-        eprintln!("stagec: cannot create {}: {e}", dir.display());
+        eprintln_escaped!("stagec: cannot create {}: {e}", dir.display());
         return EXIT_USAGE;
     }
     let mut pages: Vec<(String, String)> = rules::all()
@@ -451,11 +459,15 @@ fn write_rule_docs(dir: &Path) -> u8 {
     for (name, text) in &pages {
         let path = dir.join(name);
         if let Err(e) = stagec::fsutil::write_atomic(&path, text.as_bytes()) {
-            eprintln!("stagec: cannot write {}: {e}", path.display());
+            eprintln_escaped!("stagec: cannot write {}: {e}", path.display());
             return EXIT_USAGE;
         }
     }
-    println!("wrote {} pages to {}", pages.len(), dir.display());
+    println!(
+        "wrote {} pages to {}",
+        pages.len(),
+        stagec::escape::line(&dir.display().to_string())
+    );
     EXIT_OK
 }
 
@@ -473,7 +485,7 @@ fn run_explain(code: &str) -> u8 {
             EXIT_OK
         }
         None => {
-            eprintln!("stagec: no rule `{code}`; `stagec rules` lists them");
+            eprintln_escaped!("stagec: no rule `{code}`; `stagec rules` lists them");
             EXIT_USAGE
         }
     }
@@ -488,16 +500,16 @@ fn run_schema(out: &Path, stdout: bool) -> u8 {
         return EXIT_OK;
     }
     if let Err(e) = std::fs::create_dir_all(out) {
-        eprintln!("stagec: cannot create {}: {e}", out.display());
+        eprintln_escaped!("stagec: cannot create {}: {e}", out.display());
         return EXIT_USAGE;
     }
     for (name, text) in schemas {
         let path = out.join(name);
         if let Err(e) = stagec::fsutil::write_atomic(&path, text.as_bytes()) {
-            eprintln!("stagec: cannot write {}: {e}", path.display());
+            eprintln_escaped!("stagec: cannot write {}: {e}", path.display());
             return EXIT_USAGE;
         }
-        println!("wrote {}", path.display());
+        println!("wrote {}", stagec::escape::line(&path.display().to_string()));
     }
     EXIT_OK
 }

@@ -5,6 +5,7 @@ use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnost
 use super::excerpt::{Excerpt, Lines};
 use super::{position, Report, Summary};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::escape;
 use crate::source::SourceMap;
 
 /// How to draw: colours and Unicode only for a terminal.
@@ -89,16 +90,25 @@ fn render_one(
             drawn.push((span, &l.message));
         } else {
             let p = position(sources, l.file, l.span);
-            notes.push(format!("{}:{}:{}: {}", p.file, p.line, p.column, l.message));
+            notes.push(format!(
+                "{}:{}:{}: {}",
+                escape::line(&p.file),
+                p.line,
+                p.column,
+                l.message
+            ));
         }
     }
     let spans: Vec<crate::source::Span> = std::iter::once(primary).chain(drawn.iter().map(|(s, _)| *s)).collect();
-    let excerpt = Excerpt::new(file.name.clone(), lines, &spans);
+    // Input's text is shown with its control characters escaped (the
+    // snippet's too: see `Excerpt`), so a config cannot drive the terminal.
+    let name = escape::line(&file.name).into_owned();
+    let excerpt = Excerpt::new(name.clone(), lines, &spans);
     // An empty primary label draws just the pointer.
     let mut labels = vec![LabeledSpan::new_primary_with_span(None, excerpt.span(lines, primary))];
     for (span, message) in drawn {
         labels.push(LabeledSpan::new_with_span(
-            Some(message.to_string()),
+            Some(escape::text(message).into_owned()),
             excerpt.span(lines, span),
         ));
     }
@@ -112,13 +122,12 @@ fn render_one(
     }
     // The code beside the message, as compilers print it (miette would put
     // it on a line of its own above).
-    let mut md = MietteDiagnostic::new(format!("{} {}", d.code, d.message))
+    let mut md = MietteDiagnostic::new(format!("{} {}", d.code, escape::text(&d.message)))
         .with_severity(severity)
         .with_labels(labels);
     if !help.is_empty() {
-        md = md.with_help(help);
+        md = md.with_help(escape::text(&help).into_owned());
     }
-    let name = file.name.clone();
     let report = miette::Report::new(md).with_source_code(excerpt);
     let mut buf = String::new();
     if handler.render_report(&mut buf, report.as_ref()).is_ok() {
@@ -134,7 +143,7 @@ fn render_one(
             name,
             d.severity.as_str(),
             d.code,
-            d.message
+            escape::text(&d.message)
         ));
     }
 }
