@@ -35,7 +35,9 @@ pub fn render(reports: &[Report<'_>], summary: Summary) -> String {
             }
             out.push_str(&format!(
                 "::{command} file={},line={},endLine={},col={},endColumn={},title={}::{}\n",
-                escape_property(&crate::escape::line(&p.file)),
+                // Line breaks are left to the property escaping (`%0A`,
+                // which GitHub reads back as the path's own).
+                escape_property(&crate::escape::text(&p.file)),
                 p.line,
                 p.end_line,
                 p.column,
