@@ -457,6 +457,9 @@ fn unified_diff(changed: &fix::Changed) -> String {
     let diff = similar::TextDiff::from_lines(&changed.before, &changed.after);
     diff.unified_diff()
         .context_radius(3)
-        .header(&changed.name, &changed.name)
+        .header(
+            &stagec::escape::line(&changed.name),
+            &stagec::escape::line(&changed.name),
+        )
         .to_string()
 }

@@ -11,11 +11,21 @@ use stagec::render::{self, human::Style, Report, Summary};
 use stagec::{project, rules};
 
 /// `eprintln!` for messages that may hold input's text (paths, names,
-/// values): its control characters are escaped ([`stagec::escape`]).
+/// values): see [`stderr_text`].
 macro_rules! eprintln_escaped {
     ($($arg:tt)*) => {
-        eprintln!("{}", stagec::escape::text(&format!($($arg)*)))
+        eprintln!("{}", crate::cli::stderr_text(&format!($($arg)*)))
     };
+}
+
+/// A message as stderr shows it: input's control characters and line feeds
+/// escaped ([`stagec::escape::line`]), so a path holding a line break cannot
+/// forge a line (GitHub reads workflow commands from a step's stderr too);
+/// only the line breaks joining several `stagec: ` messages are kept.
+pub(crate) fn stderr_text(message: &str) -> String {
+    const JOIN: &str = "\nstagec: ";
+    let parts: Vec<_> = message.split(JOIN).map(stagec::escape::line).collect();
+    parts.join(JOIN)
 }
 
 mod check_cmd;

@@ -152,3 +152,37 @@ fn clamp(span: crate::source::Span, len: usize) -> crate::source::Span {
     let start = span.start.min(len);
     crate::source::Span::new(start, span.end.clamp(start, len))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::project::Project;
+    use crate::render::{Report, Summary};
+
+    use super::Style;
+
+    /// The input's control characters are escaped, miette's own colours
+    /// (stagec's, for a terminal) are kept.
+    #[test]
+    fn input_controls_are_escaped_and_colours_kept() {
+        let config = "name: x\n\"k\\e]52;c;ZXZpbA==\\a\\e[2J\": 1 # \u{1b}]0;title\u{7}\n";
+        let project = Project::config_only("c\u{1b}[2J.yaml", config);
+        let compiled = crate::compile(&project, &crate::Options::default());
+        let reports = [Report::of(&compiled)];
+        let style = Style {
+            color: true,
+            unicode: true,
+            width: 100,
+        };
+        let text = super::render(&reports, Summary::of(&reports, 1), style);
+        assert!(text.contains("\u{1b}["), "miette's colours are kept:\n{text}");
+        for raw in ["\u{1b}]", "\u{7}", "\u{1b}[2J"] {
+            assert!(!text.contains(raw), "{raw:?} reaches the output:\n{text:?}");
+        }
+        assert!(text.contains("k\\u{1b}]52;c;ZXZpbA==\\u{7}\\u{1b}[2J"), "{text}");
+        assert!(
+            text.contains("\\u{1b}]0;title\\u{7}"),
+            "the snippet shows it escaped:\n{text}"
+        );
+        assert!(text.contains("c\\u{1b}[2J.yaml"), "the file name is escaped:\n{text}");
+    }
+}

@@ -339,12 +339,22 @@ fn part2_item04_file_names_cannot_forge_lines() {
         }
     }
 
-    // A path that cannot be read is named on stderr, escaped.
+    // A path that cannot be read is named on stderr, escaped: no line
+    // break of it starts a line (GitHub reads workflow commands there too).
     let out = stagec()
         .current_dir(&s.path)
-        .args(["check", "missing\u{1b}]52;c;ZXZpbA==\u{7}\n.yaml"])
+        .args(["check", "missing\u{1b}]52;c;ZXZpbA==\u{7}\n::error::forged.yaml"])
         .run();
-    f.check("unreadable path", out.exit(&[2]).and_then(|_| no_raw_controls(&out)));
+    f.check(
+        "unreadable path",
+        out.exit(&[2]).and_then(|_| no_raw_controls(&out)).and_then(|_| {
+            let text = out.stderr.text();
+            match text.lines().find(|l| !l.starts_with("stagec: ")) {
+                Some(l) => Err(format!("a forged stderr line: {l:?}")),
+                None => Ok(()),
+            }
+        }),
+    );
 
     // `stagec diff` names the configs of two plans.
     s.write("model.py", MODEL);
