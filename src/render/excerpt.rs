@@ -158,7 +158,7 @@ impl Excerpt {
             if content_end - start <= LONG_LINE {
                 let content = lines.text.get(start..content_end).unwrap_or("");
                 excerpt.push_shown(content, at, 0, &mut escapes);
-                excerpt.text.push_str(lines.text.get(content_end..end).unwrap_or(""));
+                excerpt.push_break(lines.text.get(content_end..end).unwrap_or(""));
                 excerpt.lines.push(ExLine {
                     at,
                     start,
@@ -185,7 +185,7 @@ impl Excerpt {
             if to < content_end {
                 excerpt.text.push_str(CUT);
             }
-            excerpt.text.push_str(lines.text.get(content_end..end).unwrap_or(""));
+            excerpt.push_break(lines.text.get(content_end..end).unwrap_or(""));
             excerpt.lines.push(ExLine {
                 at,
                 start,
@@ -194,6 +194,14 @@ impl Excerpt {
             });
         }
         excerpt
+    }
+
+    /// Appends a line's break: a lone carriage return (a line break to
+    /// YAML, Python and miette) as a line feed of the same length, which a
+    /// terminal does not read as "back to the line's start" (miette prints
+    /// it raw, and the next line's text would hide the line's).
+    fn push_break(&mut self, line_break: &str) {
+        self.text.push_str(if line_break == "\r" { "\n" } else { line_break });
     }
 
     /// Appends `text`, a line's content starting at raw column `raw`, to
@@ -358,5 +366,43 @@ mod tests {
         assert_eq!(&ex.text[at.offset()..at.offset() + at.len()], "${HERE}");
         let contents = ex.read_span(&at, 0, 0).expect("in range");
         assert_eq!((contents.line(), contents.column()), (0, start));
+    }
+
+    /// Every character of every short text over an alphabet of plain,
+    /// escaped, wide and line-break characters: its span in the excerpt is
+    /// its shown form, and miette's line and column are the file's.
+    #[test]
+    fn every_character_maps_to_its_shown_form_and_file_position() {
+        let alphabet = ['a', '\u{1b}', '\n', '\r', 'é', '\u{202e}', '\t'];
+        let mut text = String::new();
+        for n in 0..alphabet.len().pow(5) {
+            text.clear();
+            let mut k = n;
+            for _ in 0..5 {
+                text.push(alphabet[k % alphabet.len()]);
+                k /= alphabet.len();
+            }
+            let index = LineIndex::new(&text);
+            let lines = Lines::new(&text, &index);
+            for (at, c) in text.char_indices() {
+                if c == '\n' || c == '\r' {
+                    continue;
+                }
+                let span = Span::new(at, at + c.len_utf8());
+                let ex = Excerpt::new("f".into(), &lines, &[span]);
+                let s = ex.span(&lines, span);
+                let shown = &ex.text[s.offset()..s.offset() + s.len()];
+                let expected = if crate::escape::is_escaped(c) {
+                    crate::escape::escaped(c)
+                } else {
+                    c.to_string()
+                };
+                assert_eq!(shown, expected, "{text:?} at {at}");
+                let contents = ex.read_span(&s, 0, 0).expect("in range");
+                let line = index.line_of(at);
+                let column = at - index.line_start(line).expect("a line");
+                assert_eq!((contents.line(), contents.column()), (line, column), "{text:?} at {at}");
+            }
+        }
     }
 }
