@@ -28,7 +28,7 @@ pub fn render(reports: &[Report<'_>], summary: Summary) -> String {
             // Control characters escaped (GitHub's log shows ANSI
             // sequences), then the workflow command's own escaping of `%`
             // and line breaks: a message cannot end its command.
-            let mut message = crate::escape::text(&d.message).into_owned();
+            let mut message = crate::escape::line(&d.message).into_owned();
             if let Some(help) = &d.help {
                 message.push_str("\nhelp: ");
                 message.push_str(&crate::escape::text(help));

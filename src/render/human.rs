@@ -108,7 +108,7 @@ fn render_one(
     let mut labels = vec![LabeledSpan::new_primary_with_span(None, excerpt.span(lines, primary))];
     for (span, message) in drawn {
         labels.push(LabeledSpan::new_with_span(
-            Some(escape::text(message).into_owned()),
+            Some(escape::line(message).into_owned()),
             excerpt.span(lines, span),
         ));
     }
@@ -122,7 +122,9 @@ fn render_one(
     }
     // The code beside the message, as compilers print it (miette would put
     // it on a line of its own above).
-    let mut md = MietteDiagnostic::new(format!("{} {}", d.code, escape::text(&d.message)))
+    // A message is one line (the renderer wraps it): a line break in it
+    // is input's, shown escaped so it cannot draw a line of its own.
+    let mut md = MietteDiagnostic::new(format!("{} {}", d.code, escape::line(&d.message)))
         .with_severity(severity)
         .with_labels(labels);
     if !help.is_empty() {
@@ -143,7 +145,7 @@ fn render_one(
             name,
             d.severity.as_str(),
             d.code,
-            escape::text(&d.message)
+            escape::line(&d.message)
         ));
     }
 }

@@ -139,6 +139,35 @@ fn part2_item04_configs_cannot_drive_the_terminal() {
     f.finish();
 }
 
+#[test]
+fn part2_item04_a_line_break_in_a_key_draws_no_line_of_its_own() {
+    let s = project("part2-item04-break");
+    s.write(
+        "const.yaml",
+        format!("{CONFIG}\"k\\n  x C999 forged\\r\\nx C998 forged\": 1\n"),
+    );
+    let mut f = Failures::new();
+    for format in TEXT_FORMATS {
+        let out = stagec()
+            .current_dir(&s.path)
+            .args(["check", "--format", format, "const.yaml"])
+            .run();
+        f.check(
+            format,
+            out.exit(&[1]).and_then(|_| no_raw_controls(&out)).and_then(|_| {
+                let text = out.stdout.text();
+                let forged: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with("x C99")).collect();
+                if forged.is_empty() {
+                    Ok(())
+                } else {
+                    Err(format!("forged lines {forged:?} in:\n{text}"))
+                }
+            }),
+        );
+    }
+    f.finish();
+}
+
 /// The seed example's corrected project in a scratch folder, and the path
 /// of the recorded mixed A100/H100 host.
 fn seed_project(tag: &str) -> (Scratch, std::path::PathBuf) {
