@@ -13,6 +13,7 @@ pub mod document;
 pub mod dtype;
 pub mod edit;
 pub mod envvars;
+pub mod escape;
 pub mod fix;
 pub mod fsutil;
 pub mod hardware;

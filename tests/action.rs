@@ -420,3 +420,44 @@ fn bad_inputs_fail_with_an_annotation() {
     assert_eq!(run.status, 2, "{}", run.log);
     assert!(run.log.contains("::error title=stagec::input `format`"), "{}", run.log);
 }
+
+/// A config whose name holds a line break (and a workflow command after
+/// it) is found, checked and annotated under its own name, and forges no
+/// line of the log (issue 21, item 4).
+#[test]
+fn a_file_name_with_a_line_break_is_checked_and_forges_nothing() {
+    let ws = workspace();
+    let name = "experiments/seed/evil\n::error title=forged::forged.yaml";
+    let seed = std::fs::read_to_string(ws.path().join(SEED)).expect("the seed config");
+    std::fs::write(ws.path().join(name), seed).expect("write the config");
+    let added = Command::new("git")
+        .args(["add", "-A"])
+        .current_dir(ws.path())
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .status()
+        .expect("git add");
+    assert!(added.success());
+    let run = run_action(ws.path(), &[]);
+    assert_eq!(run.status, 1, "{}", run.log);
+    assert!(
+        run.log.contains("checking 3 experiment config(s)"),
+        "the config is found:\n{}",
+        run.log
+    );
+    let forged: Vec<&str> = run
+        .log
+        .lines()
+        .filter(|l| l.contains("forged.yaml") && l.starts_with("::error title=forged"))
+        .collect();
+    assert!(forged.is_empty(), "forged lines: {forged:?}\n{}", run.log);
+    // Its annotations carry the whole name, its line break as `%0A`.
+    let property = "experiments/seed/evil%0A%3A%3Aerror title=forged%3A%3Aforged.yaml";
+    let errors = run.annotations("error");
+    assert!(
+        errors.contains(&(property.to_string(), "P118".to_string())),
+        "{errors:?}\n{}",
+        run.log
+    );
+}

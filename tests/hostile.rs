@@ -1559,3 +1559,5 @@ fn item19_concurrent_plans_never_mix_files() {
 
 #[path = "hostile/part2_shapes.rs"]
 mod part2_shapes;
+#[path = "hostile/part2_escape.rs"]
+mod part2_escape;

@@ -35,15 +35,25 @@ pub fn assert_checked(compiled: &Compiled) {
     }
 }
 
-/// Renders a compilation in every format (the renderers index the text too).
+/// Renders a compilation in every format (the renderers index the text
+/// too); no output holds a control character of the input raw (issue 21,
+/// item 4): only line feeds and tabs.
 pub fn render_all(compiled: &Compiled) {
     use stagec::render::{self, human::Style, Report, Summary};
     let reports = [Report::of(compiled)];
     let summary = Summary::of(&reports, 1);
-    let _ = render::human::render(&reports, summary, Style::PLAIN);
-    let _ = render::json::render(&reports, summary);
-    let _ = render::github::render(&reports, summary);
-    let _ = render::sarif::render(&reports);
+    let outputs = [
+        ("human", render::human::render(&reports, summary, Style::PLAIN)),
+        ("concise", render::concise::render(&reports, summary)),
+        ("json", render::json::render(&reports, summary)),
+        ("github", render::github::render(&reports, summary)),
+        ("sarif", render::sarif::render(&reports)),
+    ];
+    for (format, out) in &outputs {
+        // A CRLF line end may stay as it is.
+        let raw = out.replace("\r\n", "\n").chars().find(|&c| stagec::escape::is_escaped(c));
+        assert!(raw.is_none(), "{format} output holds {raw:?} raw");
+    }
 }
 
 /// A valid three-stage config, for targets that fuzz another file beside it.

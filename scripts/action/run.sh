@@ -42,16 +42,19 @@ if [[ -n "${INPUT_FILES:-}" && -n "${INPUT_FILES//[[:space:]]/}" ]]; then
         files+=("${matched[@]}")
     done
 else
+    # File names travel NUL-separated (a name may hold a line break, which
+    # would otherwise split it into two names, or forge a log line).
     list_yaml() {
         if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-            git ls-files -- '*.yaml' '*.yml'
+            git ls-files -z -- '*.yaml' '*.yml'
         else
             find . -type d \( -name .git -o -name node_modules -o -name target \) -prune \
-                -o -type f \( -name '*.yaml' -o -name '*.yml' \) -print | sed 's|^\./||' | sort
+                -o -type f \( -name '*.yaml' -o -name '*.yml' \) -print0 | sort -z
         fi
     }
     yaml=()
-    while IFS= read -r f; do
+    while IFS= read -r -d '' f; do
+        f="${f#./}"
         case "$f" in stages.y*ml | */stages.y*ml | .github/* | */.github/*) continue ;; esac
         if [[ -f "$f" ]]; then
             yaml+=("$f")
@@ -61,21 +64,26 @@ else
     # (a `# stagec: experiment` or yaml-language-server modeline, or
     # Determined's top-level keys and none of Kubernetes', CI's or Compose's).
     if [[ ${#yaml[@]} -gt 0 ]]; then
-        listing="$("$stagec" check --changed --show-files "${yaml[@]}")" || {
+        listing="$(mktemp)"
+        "$stagec" check --changed --show-files -z "${yaml[@]}" >"$listing" || {
+            rm -f "$listing"
             echo "::error title=stagec::stagec could not read every YAML file (see the log)"
             exit 2
         }
-        while IFS= read -r f; do
+        while IFS= read -r -d '' f; do
             if [[ -n "$f" ]]; then
                 files+=("$f")
             fi
-        done <<<"$listing"
+        done <"$listing"
+        rm -f "$listing"
     fi
     if [[ ${#files[@]} -eq 0 ]]; then
         echo "::warning title=stagec::no experiment configs found; set the action's \`files\` input"
         exit 0
     fi
-    echo "stagec: checking ${#files[@]} experiment config(s): ${files[*]}"
+    # Each name shell-quoted (`%q`): a control character in one is shown
+    # escaped, never printed raw into the log.
+    echo "stagec: checking ${#files[@]} experiment config(s):$(printf ' %q' "${files[@]}")"
 fi
 
 extra=()

@@ -48,9 +48,14 @@ pub struct CheckArgs {
     #[arg(long)]
     pub changed: bool,
     /// Print the files that would be checked, one per line (each config, and the Python files
-    /// named), and check nothing.
+    /// named), and check nothing. Control characters in a name are shown escaped (`\n`,
+    /// `\u{1b}`); `-z` prints names as they are.
     #[arg(long, conflicts_with_all = ["fix", "diff"])]
     pub show_files: bool,
+    /// With `--show-files`: end each name with a NUL byte instead of a line break and print it
+    /// as it is (as `git ls-files -z` does): no name can forge another.
+    #[arg(short = 'z', long = "null", requires = "show_files")]
+    pub null: bool,
     #[command(flatten)]
     pub sources: SourceArgs,
 }
@@ -99,7 +104,7 @@ pub(crate) fn run_check(args: &CheckArgs) -> u8 {
     let mut loader = match Loader::new(&args.sources) {
         Ok(loader) => loader,
         Err(e) => {
-            eprintln!("stagec: {e}");
+            eprintln_escaped!("stagec: {e}");
             return EXIT_USAGE;
         }
     };
@@ -115,15 +120,10 @@ pub(crate) fn run_check(args: &CheckArgs) -> u8 {
         jobs(args, &mut loader)
     };
     for p in &problems {
-        eprintln!("stagec: {p}");
+        eprintln_escaped!("stagec: {p}");
     }
     if args.show_files {
-        for job in &jobs {
-            match job {
-                Job::Config(p) => println!("{}", p.config.name),
-                Job::Python(j) => j.names.iter().for_each(|n| println!("{n}")),
-            }
-        }
+        show_files(&jobs, args.null);
         return if problems.is_empty() { EXIT_OK } else { EXIT_USAGE };
     }
     if args.changed && jobs.is_empty() && problems.is_empty() {
@@ -133,7 +133,7 @@ pub(crate) fn run_check(args: &CheckArgs) -> u8 {
     // Each check's settings file (`settings.rs`): a broken one stops the run.
     let paths: Vec<PathBuf> = jobs.iter().map(Job::settings_path).collect();
     if let Err(e) = loader.settings.prepare(&paths) {
-        eprintln!("stagec: {e}");
+        eprintln_escaped!("stagec: {e}");
         return EXIT_USAGE;
     }
     let unreadable = !problems.is_empty();
@@ -157,6 +157,37 @@ pub(crate) fn run_check(args: &CheckArgs) -> u8 {
     // so the syntax trees and tables are not freed one by one first.
     std::mem::forget(results);
     status
+}
+
+/// `--show-files`: the files of `jobs`, one a line with control characters
+/// escaped, or (`null`) each as it is and ended by a NUL byte.
+fn show_files(jobs: &[Job], null: bool) {
+    use std::io::Write as _;
+    let names = jobs.iter().flat_map(|job| match job {
+        Job::Config(p) => std::slice::from_ref(&p.config.name),
+        Job::Python(j) => j.names.as_slice(),
+    });
+    let mut out = String::new();
+    let mut escaped = false;
+    for name in names {
+        if null {
+            out.push_str(name);
+            out.push('\0');
+        } else {
+            let shown = stagec::escape::line(name);
+            escaped |= shown != name.as_str();
+            out.push_str(&shown);
+            out.push('\n');
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(out.as_bytes());
+    let _ = stdout.flush();
+    if escaped {
+        eprintln!(
+            "stagec: control characters in file names are shown escaped; `--show-files -z` prints names as they are"
+        );
+    }
 }
 
 /// Prints the results and picks the exit status.
@@ -211,7 +242,7 @@ fn jobs(args: &CheckArgs, loader: &mut Loader) -> (Vec<Job>, Vec<String>) {
             let (found, more) = discover::configs_under(&path);
             problems.extend(more);
             if found.is_empty() {
-                eprintln!("stagec: no experiment config under {}", path.display());
+                eprintln_escaped!("stagec: no experiment config under {}", path.display());
             }
             configs.extend(found.into_iter().map(|p| strip_dot(&p)));
         } else {
@@ -356,13 +387,13 @@ fn run_fix(args: &CheckArgs, jobs: Vec<Job>, loader: &mut Loader, options: &Opti
                 // The fixed stdin config goes to stdout (ruff's behaviour).
                 print!("{}", changed.after);
             } else if let Err(e) = stagec::fsutil::rewrite_atomic(Path::new(&changed.name), changed.after.as_bytes()) {
-                eprintln!("stagec: cannot write {}: {e}", changed.name);
+                eprintln_escaped!("stagec: cannot write {}: {e}", changed.name);
                 unreadable = true;
             }
         }
         if !outcome.changed.is_empty() && !args.diff {
             let files: Vec<&str> = outcome.changed.iter().map(|c| c.name.as_str()).collect();
-            eprintln!("stagec: fixed {}", files.join(", "));
+            eprintln_escaped!("stagec: fixed {}", files.join(", "));
         }
         match job {
             Job::Config(_) => results.push(outcome.compiled),
@@ -372,9 +403,10 @@ fn run_fix(args: &CheckArgs, jobs: Vec<Job>, loader: &mut Loader, options: &Opti
     let python: Vec<(Compiled, &[String])> = python.iter().map(|(c, n)| (c.clone(), n.as_slice())).collect();
     results.extend(python_files::narrow(python));
     if args.diff {
-        print!("{diffs}");
+        // Input's lines: their control characters escaped.
+        print!("{}", stagec::escape::text(&diffs));
         let would = if fixed_total == 1 { "fix" } else { "fixes" };
-        eprintln!("stagec: {fixed_total} {would} would be applied");
+        eprintln_escaped!("stagec: {fixed_total} {would} would be applied");
         return if unreadable {
             EXIT_USAGE
         } else if diffs.is_empty() {
@@ -391,7 +423,7 @@ fn run_fix(args: &CheckArgs, jobs: Vec<Job>, loader: &mut Loader, options: &Opti
     if matches!(args.format, Format::Human | Format::Concise) {
         println!("{line}");
     } else {
-        eprintln!("stagec: {line}");
+        eprintln_escaped!("stagec: {line}");
     }
     status
 }
@@ -439,6 +471,9 @@ fn unified_diff(changed: &fix::Changed) -> String {
     let diff = similar::TextDiff::from_lines(&changed.before, &changed.after);
     diff.unified_diff()
         .context_radius(3)
-        .header(&changed.name, &changed.name)
+        .header(
+            &stagec::escape::line(&changed.name),
+            &stagec::escape::line(&changed.name),
+        )
         .to_string()
 }

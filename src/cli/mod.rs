@@ -10,6 +10,24 @@ use clap::{Parser, Subcommand, ValueEnum};
 use stagec::render::{self, human::Style, Report, Summary};
 use stagec::{project, rules};
 
+/// `eprintln!` for messages that may hold input's text (paths, names,
+/// values): see [`stderr_text`].
+macro_rules! eprintln_escaped {
+    ($($arg:tt)*) => {
+        eprintln!("{}", crate::cli::stderr_text(&format!($($arg)*)))
+    };
+}
+
+/// A message as stderr shows it: input's control characters and line feeds
+/// escaped ([`stagec::escape::line`]), so a path holding a line break cannot
+/// forge a line (GitHub reads workflow commands from a step's stderr too);
+/// only the line breaks joining several `stagec: ` messages are kept.
+pub(crate) fn stderr_text(message: &str) -> String {
+    const JOIN: &str = "\nstagec: ";
+    let parts: Vec<_> = message.split(JOIN).map(stagec::escape::line).collect();
+    parts.join(JOIN)
+}
+
 mod check_cmd;
 mod discover;
 mod plan;
@@ -433,7 +451,7 @@ fn run_rules() -> u8 {
 /// rules that no longer exist.
 fn write_rule_docs(dir: &Path) -> u8 {
     if let Err(e) = std::fs::create_dir_all(dir) {
-        eprintln!("stagec: cannot create {}: {e}", dir.display());
+        eprintln_escaped!("stagec: cannot create {}: {e}", dir.display());
         return EXIT_USAGE;
     }
     let mut pages: Vec<(String, String)> = rules::all()
@@ -451,11 +469,15 @@ fn write_rule_docs(dir: &Path) -> u8 {
     for (name, text) in &pages {
         let path = dir.join(name);
         if let Err(e) = stagec::fsutil::write_atomic(&path, text.as_bytes()) {
-            eprintln!("stagec: cannot write {}: {e}", path.display());
+            eprintln_escaped!("stagec: cannot write {}: {e}", path.display());
             return EXIT_USAGE;
         }
     }
-    println!("wrote {} pages to {}", pages.len(), dir.display());
+    println!(
+        "wrote {} pages to {}",
+        pages.len(),
+        stagec::escape::line(&dir.display().to_string())
+    );
     EXIT_OK
 }
 
@@ -473,7 +495,7 @@ fn run_explain(code: &str) -> u8 {
             EXIT_OK
         }
         None => {
-            eprintln!("stagec: no rule `{code}`; `stagec rules` lists them");
+            eprintln_escaped!("stagec: no rule `{code}`; `stagec rules` lists them");
             EXIT_USAGE
         }
     }
@@ -488,16 +510,16 @@ fn run_schema(out: &Path, stdout: bool) -> u8 {
         return EXIT_OK;
     }
     if let Err(e) = std::fs::create_dir_all(out) {
-        eprintln!("stagec: cannot create {}: {e}", out.display());
+        eprintln_escaped!("stagec: cannot create {}: {e}", out.display());
         return EXIT_USAGE;
     }
     for (name, text) in schemas {
         let path = out.join(name);
         if let Err(e) = stagec::fsutil::write_atomic(&path, text.as_bytes()) {
-            eprintln!("stagec: cannot write {}: {e}", path.display());
+            eprintln_escaped!("stagec: cannot write {}: {e}", path.display());
             return EXIT_USAGE;
         }
-        println!("wrote {}", path.display());
+        println!("wrote {}", stagec::escape::line(&path.display().to_string()));
     }
     EXIT_OK
 }

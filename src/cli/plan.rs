@@ -17,13 +17,13 @@ pub(crate) fn run_diff(a: &Path, b: &Path) -> u8 {
     let (plan_a, plan_b) = match (load(a), load(b)) {
         (Ok(x), Ok(y)) => (x, y),
         (Err(e), _) | (_, Err(e)) => {
-            eprintln!("stagec: {e}");
+            eprintln_escaped!("stagec: {e}");
             return EXIT_USAGE;
         }
     };
     let lines = plan::diff::diff(&plan_a, &plan_b);
     for line in &lines {
-        println!("{line}");
+        println!("{}", stagec::escape::line(line));
     }
     if lines.is_empty() {
         EXIT_OK
@@ -48,17 +48,17 @@ pub(crate) fn run_plan(
     let mut loader = match cli::Loader::new(sources) {
         Ok(loader) => loader,
         Err(e) => {
-            eprintln!("stagec: {e}");
+            eprintln_escaped!("stagec: {e}");
             return EXIT_USAGE;
         }
     };
     if let Err(e) = loader.settings.prepare(std::slice::from_ref(&file.to_path_buf())) {
-        eprintln!("stagec: {e}");
+        eprintln_escaped!("stagec: {e}");
         return EXIT_USAGE;
     }
     let (project, problems) = loader.project(file);
     for p in &problems {
-        eprintln!("stagec: {p}");
+        eprintln_escaped!("stagec: {p}");
     }
     let Some(project) = project.filter(|_| problems.is_empty()) else {
         return EXIT_USAGE;
@@ -67,7 +67,7 @@ pub(crate) fn run_plan(
     let compiled = compile(&project, &settings.options(&options));
     if compiled.error_count() > 0 {
         cli::print_diagnostics(std::slice::from_ref(&compiled), format, false);
-        eprintln!("stagec: the experiment has errors; no plan written");
+        eprintln_escaped!("stagec: the experiment has errors; no plan written");
         return EXIT_FINDINGS;
     }
     let context = cli::context_dir(file, sources.context.as_deref());
@@ -108,13 +108,13 @@ pub(crate) fn run_plan(
     let (Some(built), Some(json)) = (plan::build(&compiled, &inputs), compiled.config_json()) else {
         if !settings.selection.keeps_everything() {
             // Errors the rule selection hides stop the plan.
-            eprintln!(
+            eprintln_escaped!(
                 "stagec: the experiment cannot be planned: rule selection (settings, --select, --ignore) \
                  hides the errors that stop it; `stagec check --isolated` shows them"
             );
             return EXIT_FINDINGS;
         }
-        eprintln!("stagec: internal error: the checked experiment could not be planned");
+        eprintln_escaped!("stagec: internal error: the checked experiment could not be planned");
         return EXIT_USAGE;
     };
     let resolver: Option<EnvLookup<'_>> = if resolve_secrets { Some(&cli::env_lookup) } else { None };
@@ -134,7 +134,7 @@ pub(crate) fn run_plan(
         .diagnostics
         .retain(|d| settings.selection.keeps(d, &project.config.name));
     if self_check.error_count() > 0 {
-        eprintln!("stagec: internal error: the generated determined.yaml does not validate:");
+        eprintln_escaped!("stagec: internal error: the generated determined.yaml does not validate:");
         cli::print_diagnostics(std::slice::from_ref(&self_check), Format::Human, false);
         return EXIT_USAGE;
     }
@@ -144,14 +144,14 @@ pub(crate) fn run_plan(
         ("determined.yaml", det_text.as_bytes(), resolve_secrets),
     ];
     if let Err(e) = stagec::fsutil::replace_dir_atomic(&out_dir, &outputs) {
-        eprintln!("stagec: cannot write the plan to {}: {e}", out_dir.display());
+        eprintln_escaped!("stagec: cannot write the plan to {}: {e}", out_dir.display());
         return EXIT_USAGE;
     }
     if compiled.warning_count() > 0 {
         cli::print_diagnostics(std::slice::from_ref(&compiled), format, false);
     }
     for (name, _, _) in outputs {
-        eprintln!("wrote {}", out_dir.join(name).display());
+        eprintln_escaped!("wrote {}", out_dir.join(name).display());
     }
     EXIT_OK
 }

@@ -45,13 +45,14 @@ pub(crate) fn run_probe(format: ProbeFormat, recording: Option<&Path>) -> u8 {
     let report = match probe_report(recording) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("stagec: {e}");
+            eprintln_escaped!("stagec: {e}");
             return EXIT_USAGE;
         }
     };
     match format {
-        ProbeFormat::Human => print!("{}", report.render_human()),
-        ProbeFormat::Json => print!("{}", report.to_json()),
+        // A recording's names are input: their control characters escaped.
+        ProbeFormat::Human => print!("{}", stagec::escape::text(&report.render_human())),
+        ProbeFormat::Json => print!("{}", stagec::escape::json(&report.to_json())),
     }
     if report.devices.is_empty() {
         EXIT_NO_GPU

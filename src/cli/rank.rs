@@ -62,7 +62,7 @@ pub(crate) fn run_env(plan_path: &Path, rank: Option<u64>, seed: Option<u64>) ->
             EXIT_OK
         }
         Err(e) => {
-            eprintln!("stagec: {e}");
+            eprintln_escaped!("stagec: {e}");
             EXIT_USAGE
         }
     }
@@ -78,14 +78,14 @@ pub(crate) fn run_verify(plan_path: &Path, rank: Option<u64>, device: Option<usi
     let (plan, r, d) = match setup {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("stagec: {e}");
+            eprintln_escaped!("stagec: {e}");
             return EXIT_USAGE;
         }
     };
     let a = match rank::assignment(&plan, r) {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("stagec: {e}");
+            eprintln_escaped!("stagec: {e}");
             return EXIT_USAGE;
         }
     };
@@ -96,28 +96,29 @@ pub(crate) fn run_verify(plan_path: &Path, rank: Option<u64>, device: Option<usi
     let report = match probe::probe_report(recording) {
         Ok(report) => report,
         Err(e) => {
-            eprintln!("stagec: {e}");
+            eprintln_escaped!("stagec: {e}");
             return EXIT_USAGE;
         }
     };
     let device = match rank::device(&report, d) {
         Ok(device) => device,
         Err(e) => {
-            eprintln!("stagec verify: {who}: {e}");
+            eprintln_escaped!("stagec verify: {who}: {e}");
             return EXIT_FINDINGS;
         }
     };
     let problems = rank::verify(&plan, &a, &report, device);
     if problems.is_empty() {
         let dtype = a.stage.torch_dtype.as_deref().unwrap_or("default dtype");
-        println!(
+        let line = format!(
             "stagec verify: {who} on GPU {d} {} (sm_{}{}), {dtype}: ok",
             device.name, device.compute_capability.0, device.compute_capability.1
         );
+        println!("{}", stagec::escape::line(&line));
         EXIT_OK
     } else {
         for p in problems {
-            eprintln!("stagec verify: {who} on GPU {d} ({}): {p}", device.pci_bus_id);
+            eprintln_escaped!("stagec verify: {who} on GPU {d} ({}): {p}", device.pci_bus_id);
         }
         EXIT_FINDINGS
     }

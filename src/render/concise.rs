@@ -9,9 +9,18 @@ pub fn render(reports: &[Report<'_>], summary: Summary) -> String {
     for r in reports {
         for d in r.diagnostics {
             let p = position(r.sources, d.file, d.span);
-            // One line whatever the message holds.
+            // One line whatever the message holds (a line break in it is a
+            // space), and the path's and message's control characters
+            // escaped: input cannot forge a line nor drive the terminal.
             let message = d.message.replace(['\r', '\n'], " ");
-            out.push_str(&format!("{}:{}:{}: {} {}\n", p.file, p.line, p.column, d.code, message));
+            out.push_str(&format!(
+                "{}:{}:{}: {} {}\n",
+                crate::escape::line(&p.file),
+                p.line,
+                p.column,
+                d.code,
+                crate::escape::line(&message)
+            ));
         }
     }
     out.push_str(&summary.line());

@@ -5,6 +5,11 @@
 //! thousand diagnostics, a thousand copies of it) and a one-line 8 MB config
 //! print 8 MB per diagnostic. An excerpt reports its lines and columns as
 //! they are in the file, so the rendering is otherwise the same.
+//!
+//! The excerpt shows the file's control characters escaped
+//! ([`crate::escape`]), its line breaks as they are: an escape is longer
+//! than its character, so an excerpt line records where each is and maps
+//! offsets and columns across them as it does across a cut.
 
 use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
 
@@ -74,12 +79,43 @@ impl<'t> Lines<'t> {
     }
 }
 
-/// One excerpt line: where it is in the excerpt and in the file, and for a
-/// cut line, the part kept.
+/// One excerpt line: where it is in the excerpt and in the file, for a
+/// cut line the part kept, and the escapes shown in it.
 struct ExLine {
     at: usize,
     start: usize,
     cut: Option<Cut>,
+    escapes: Vec<Escape>,
+}
+
+/// A character shown escaped, in columns (bytes from the line's start) of
+/// the line as it would be unescaped (`raw`, the cut's marks included) and
+/// as shown; `len` is the escape's length and `grown` how much longer the
+/// shown line is than the raw one up to the escape's end.
+struct Escape {
+    raw: usize,
+    shown: usize,
+    len: usize,
+    grown: usize,
+}
+
+impl ExLine {
+    /// The shown column of raw column `raw`.
+    fn shown(&self, raw: usize) -> usize {
+        let before = self.escapes.partition_point(|e| e.raw < raw);
+        raw + before.checked_sub(1).map_or(0, |i| self.escapes[i].grown)
+    }
+
+    /// The raw column of shown column `shown` (an escape's columns are its
+    /// character's).
+    fn raw(&self, shown: usize) -> usize {
+        let at = self.escapes.partition_point(|e| e.shown <= shown);
+        match at.checked_sub(1).map(|i| &self.escapes[i]) {
+            Some(e) if shown < e.shown + e.len => e.raw,
+            Some(e) => shown - e.grown,
+            None => shown,
+        }
+    }
 }
 
 /// The kept part `from..to` of a cut line (file offsets) and the length of
@@ -118,9 +154,17 @@ impl Excerpt {
         for line in first_line..=last_line {
             let (start, end, content_end) = (lines.start(line), lines.end(line), lines.content_end(line));
             let at = excerpt.text.len();
+            let mut escapes = Vec::new();
             if content_end - start <= LONG_LINE {
-                excerpt.text.push_str(lines.text.get(start..end).unwrap_or(""));
-                excerpt.lines.push(ExLine { at, start, cut: None });
+                let content = lines.text.get(start..content_end).unwrap_or("");
+                excerpt.push_shown(content, at, 0, &mut escapes);
+                excerpt.push_break(lines.text.get(content_end..end).unwrap_or(""));
+                excerpt.lines.push(ExLine {
+                    at,
+                    start,
+                    cut: None,
+                    escapes,
+                });
                 continue;
             }
             // The first label on the line, or the line's start for a label
@@ -137,18 +181,51 @@ impl Excerpt {
             if mark > 0 {
                 excerpt.text.push_str(CUT);
             }
-            excerpt.text.push_str(lines.text.get(from..to).unwrap_or(""));
+            excerpt.push_shown(lines.text.get(from..to).unwrap_or(""), at, mark, &mut escapes);
             if to < content_end {
                 excerpt.text.push_str(CUT);
             }
-            excerpt.text.push_str(lines.text.get(content_end..end).unwrap_or(""));
+            excerpt.push_break(lines.text.get(content_end..end).unwrap_or(""));
             excerpt.lines.push(ExLine {
                 at,
                 start,
                 cut: Some(Cut { from, to, mark }),
+                escapes,
             });
         }
         excerpt
+    }
+
+    /// Appends a line's break: a lone carriage return (a line break to
+    /// YAML, Python and miette) as a line feed of the same length, which a
+    /// terminal does not read as "back to the line's start" (miette prints
+    /// it raw, and the next line's text would hide the line's).
+    fn push_break(&mut self, line_break: &str) {
+        self.text.push_str(if line_break == "\r" { "\n" } else { line_break });
+    }
+
+    /// Appends `text`, a line's content starting at raw column `raw`, to
+    /// the line that starts at `at`, its control characters escaped.
+    fn push_shown(&mut self, text: &str, at: usize, raw: usize, escapes: &mut Vec<Escape>) {
+        let mut grown = escapes.last().map_or(0, |e: &Escape| e.grown);
+        let mut plain = 0;
+        for (i, c) in text.char_indices() {
+            if !crate::escape::is_escaped(c) {
+                continue;
+            }
+            self.text.push_str(text.get(plain..i).unwrap_or(""));
+            plain = i + c.len_utf8();
+            let shown = crate::escape::escaped(c);
+            grown += shown.len() - c.len_utf8();
+            escapes.push(Escape {
+                raw: raw + i,
+                shown: self.text.len() - at,
+                len: shown.len(),
+                grown,
+            });
+            self.text.push_str(&shown);
+        }
+        self.text.push_str(text.get(plain..).unwrap_or(""));
     }
 
     /// Where file offset `offset` is in the
@@ -158,10 +235,11 @@ impl Excerpt {
         let Some(ex) = line.checked_sub(self.first_line).and_then(|i| self.lines.get(i)) else {
             return if line < self.first_line { 0 } else { self.text.len() };
         };
-        match &ex.cut {
-            None => ex.at + (offset - ex.start),
-            Some(cut) => ex.at + cut.mark + (offset.clamp(cut.from, cut.to) - cut.from),
-        }
+        let raw = match &ex.cut {
+            None => offset.saturating_sub(ex.start),
+            Some(cut) => cut.mark + (offset.clamp(cut.from, cut.to) - cut.from),
+        };
+        ex.at + ex.shown(raw)
     }
 
     /// A span of the file as a span of the excerpt.
@@ -173,8 +251,12 @@ impl Excerpt {
 
     /// The file's column of excerpt byte `column` on excerpt line `line`.
     fn file_column(&self, line: usize, column: usize) -> usize {
-        match self.lines.get(line).and_then(|l| l.cut.as_ref().map(|c| (l.start, c))) {
-            Some((start, cut)) => (cut.from - start) + column.saturating_sub(cut.mark),
+        let Some(ex) = self.lines.get(line) else {
+            return column;
+        };
+        let column = ex.raw(column);
+        match &ex.cut {
+            Some(cut) => (cut.from - ex.start) + column.saturating_sub(cut.mark),
             None => column,
         }
     }
@@ -244,5 +326,83 @@ mod tests {
         let column = start - text.find("x:").expect("present");
         assert_eq!((contents.line(), contents.column()), (1, column));
         assert!(ex.text.starts_with("first: 1\n…") && ex.text.ends_with("…\nlast: 2\n"));
+    }
+
+    #[test]
+    fn control_characters_are_shown_escaped_and_labels_still_point_at_their_text() {
+        let text = "a: 1\nk\u{1b}[2J\u{7}ey: \u{202e}x${HERE}\u{9b}\nz: 3\r\n";
+        let index = LineIndex::new(text);
+        let lines = Lines::new(text, &index);
+        let start = text.find("${HERE}").expect("present");
+        let span = Span::new(start, start + 7);
+        let ex = Excerpt::new("f.yaml".into(), &lines, &[span]);
+        assert_eq!(ex.text, "a: 1\nk\\u{1b}[2J\\u{7}ey: \\u{202e}x${HERE}\\u{9b}\nz: 3\r\n");
+        let at = ex.span(&lines, span);
+        assert_eq!(&ex.text[at.offset()..at.offset() + at.len()], "${HERE}");
+        let contents = ex.read_span(&at, 0, 0).expect("in range");
+        let column = start - text.find('k').expect("present");
+        assert_eq!((contents.line(), contents.column()), (1, column));
+        // An escaped character's span is its whole escape.
+        let esc = Span::new(text.find('\u{1b}').expect("present"), text.find('[').expect("present"));
+        let at = ex.span(&lines, esc);
+        assert_eq!(&ex.text[at.offset()..at.offset() + at.len()], "\\u{1b}");
+    }
+
+    #[test]
+    fn a_cut_line_shows_its_control_characters_escaped() {
+        let long = format!(
+            "x: \"{}\u{1b}]52;c;${{HERE}}\u{7}{}\"\n",
+            "a".repeat(3000),
+            "b".repeat(3000)
+        );
+        let index = LineIndex::new(&long);
+        let lines = Lines::new(&long, &index);
+        let start = long.find("${HERE}").expect("present");
+        let span = Span::new(start, start + 7);
+        let ex = Excerpt::new("f.yaml".into(), &lines, &[span]);
+        assert!(!ex.text.contains('\u{1b}') && !ex.text.contains('\u{7}'), "{}", ex.text);
+        assert!(ex.text.contains("\\u{1b}]52;c;${HERE}\\u{7}"), "{}", ex.text);
+        let at = ex.span(&lines, span);
+        assert_eq!(&ex.text[at.offset()..at.offset() + at.len()], "${HERE}");
+        let contents = ex.read_span(&at, 0, 0).expect("in range");
+        assert_eq!((contents.line(), contents.column()), (0, start));
+    }
+
+    /// Every character of every short text over an alphabet of plain,
+    /// escaped, wide and line-break characters: its span in the excerpt is
+    /// its shown form, and miette's line and column are the file's.
+    #[test]
+    fn every_character_maps_to_its_shown_form_and_file_position() {
+        let alphabet = ['a', '\u{1b}', '\n', '\r', 'é', '\u{202e}', '\t'];
+        let mut text = String::new();
+        for n in 0..alphabet.len().pow(5) {
+            text.clear();
+            let mut k = n;
+            for _ in 0..5 {
+                text.push(alphabet[k % alphabet.len()]);
+                k /= alphabet.len();
+            }
+            let index = LineIndex::new(&text);
+            let lines = Lines::new(&text, &index);
+            for (at, c) in text.char_indices() {
+                if c == '\n' || c == '\r' {
+                    continue;
+                }
+                let span = Span::new(at, at + c.len_utf8());
+                let ex = Excerpt::new("f".into(), &lines, &[span]);
+                let s = ex.span(&lines, span);
+                let shown = &ex.text[s.offset()..s.offset() + s.len()];
+                let expected = if crate::escape::is_escaped(c) {
+                    crate::escape::escaped(c)
+                } else {
+                    c.to_string()
+                };
+                assert_eq!(shown, expected, "{text:?} at {at}");
+                let contents = ex.read_span(&s, 0, 0).expect("in range");
+                let line = index.line_of(at);
+                let column = at - index.line_start(line).expect("a line");
+                assert_eq!((contents.line(), contents.column()), (line, column), "{text:?} at {at}");
+            }
+        }
     }
 }

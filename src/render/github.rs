@@ -25,14 +25,19 @@ pub fn render(reports: &[Report<'_>], summary: Summary) -> String {
                 Severity::Warning => "warning",
                 Severity::Info => "notice",
             };
-            let mut message = d.message.clone();
+            // Control characters escaped (GitHub's log shows ANSI
+            // sequences), then the workflow command's own escaping of `%`
+            // and line breaks: a message cannot end its command.
+            let mut message = crate::escape::line(&d.message).into_owned();
             if let Some(help) = &d.help {
                 message.push_str("\nhelp: ");
-                message.push_str(help);
+                message.push_str(&crate::escape::text(help));
             }
             out.push_str(&format!(
                 "::{command} file={},line={},endLine={},col={},endColumn={},title={}::{}\n",
-                escape_property(&p.file),
+                // Line breaks are left to the property escaping (`%0A`,
+                // which GitHub reads back as the path's own).
+                escape_property(&crate::escape::text(&p.file)),
                 p.line,
                 p.end_line,
                 p.column,

@@ -5,6 +5,7 @@ use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnost
 use super::excerpt::{Excerpt, Lines};
 use super::{position, Report, Summary};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::escape;
 use crate::source::SourceMap;
 
 /// How to draw: colours and Unicode only for a terminal.
@@ -89,16 +90,25 @@ fn render_one(
             drawn.push((span, &l.message));
         } else {
             let p = position(sources, l.file, l.span);
-            notes.push(format!("{}:{}:{}: {}", p.file, p.line, p.column, l.message));
+            notes.push(format!(
+                "{}:{}:{}: {}",
+                escape::line(&p.file),
+                p.line,
+                p.column,
+                l.message
+            ));
         }
     }
     let spans: Vec<crate::source::Span> = std::iter::once(primary).chain(drawn.iter().map(|(s, _)| *s)).collect();
-    let excerpt = Excerpt::new(file.name.clone(), lines, &spans);
+    // Input's text is shown with its control characters escaped (the
+    // snippet's too: see `Excerpt`), so a config cannot drive the terminal.
+    let name = escape::line(&file.name).into_owned();
+    let excerpt = Excerpt::new(name.clone(), lines, &spans);
     // An empty primary label draws just the pointer.
     let mut labels = vec![LabeledSpan::new_primary_with_span(None, excerpt.span(lines, primary))];
     for (span, message) in drawn {
         labels.push(LabeledSpan::new_with_span(
-            Some(message.to_string()),
+            Some(escape::line(message).into_owned()),
             excerpt.span(lines, span),
         ));
     }
@@ -112,13 +122,14 @@ fn render_one(
     }
     // The code beside the message, as compilers print it (miette would put
     // it on a line of its own above).
-    let mut md = MietteDiagnostic::new(format!("{} {}", d.code, d.message))
+    // A message is one line (the renderer wraps it): a line break in it
+    // is input's, shown escaped so it cannot draw a line of its own.
+    let mut md = MietteDiagnostic::new(format!("{} {}", d.code, escape::line(&d.message)))
         .with_severity(severity)
         .with_labels(labels);
     if !help.is_empty() {
-        md = md.with_help(help);
+        md = md.with_help(escape::text(&help).into_owned());
     }
-    let name = file.name.clone();
     let report = miette::Report::new(md).with_source_code(excerpt);
     let mut buf = String::new();
     if handler.render_report(&mut buf, report.as_ref()).is_ok() {
@@ -134,7 +145,7 @@ fn render_one(
             name,
             d.severity.as_str(),
             d.code,
-            d.message
+            escape::line(&d.message)
         ));
     }
 }
@@ -142,4 +153,38 @@ fn render_one(
 fn clamp(span: crate::source::Span, len: usize) -> crate::source::Span {
     let start = span.start.min(len);
     crate::source::Span::new(start, span.end.clamp(start, len))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::project::Project;
+    use crate::render::{Report, Summary};
+
+    use super::Style;
+
+    /// The input's control characters are escaped, miette's own colours
+    /// (stagec's, for a terminal) are kept.
+    #[test]
+    fn input_controls_are_escaped_and_colours_kept() {
+        let config = "name: x\n\"k\\e]52;c;ZXZpbA==\\a\\e[2J\": 1 # \u{1b}]0;title\u{7}\n";
+        let project = Project::config_only("c\u{1b}[2J.yaml", config);
+        let compiled = crate::compile(&project, &crate::Options::default());
+        let reports = [Report::of(&compiled)];
+        let style = Style {
+            color: true,
+            unicode: true,
+            width: 100,
+        };
+        let text = super::render(&reports, Summary::of(&reports, 1), style);
+        assert!(text.contains("\u{1b}["), "miette's colours are kept:\n{text}");
+        for raw in ["\u{1b}]", "\u{7}", "\u{1b}[2J"] {
+            assert!(!text.contains(raw), "{raw:?} reaches the output:\n{text:?}");
+        }
+        assert!(text.contains("k\\u{1b}]52;c;ZXZpbA==\\u{7}\\u{1b}[2J"), "{text}");
+        assert!(
+            text.contains("\\u{1b}]0;title\\u{7}"),
+            "the snippet shows it escaped:\n{text}"
+        );
+        assert!(text.contains("c\\u{1b}[2J.yaml"), "the file name is escaped:\n{text}");
+    }
 }

@@ -109,7 +109,9 @@ pub fn render(reports: &[Report<'_>], summary: Summary) -> String {
         }
     }
     let out = Output { diagnostics, summary };
-    let mut s = serde_json::to_string_pretty(&out).unwrap_or_else(|_| String::from("{}"));
+    let s = serde_json::to_string_pretty(&out).unwrap_or_else(|_| String::from("{}"));
+    // Controls serde_json leaves raw, as `\u` escapes (the same strings).
+    let mut s = crate::escape::json(&s).into_owned();
     s.push('\n');
     s
 }
