@@ -337,6 +337,36 @@ fn env_value_span(token: Span, text: &str, value: &str) -> Span {
     }
 }
 
+/// One pattern matching the credential values written in `text` at
+/// `spans` (what [`spans`] found): each line of at least 4 characters, and
+/// the first 12 characters of a longer one (what a shortened quote shows).
+/// Longest first, so a value is masked whole before its prefix. `None`
+/// when there is none (or too many to compile).
+pub fn literal_pattern(text: &str, spans: &[Span]) -> Option<regex::Regex> {
+    let mut literals: Vec<&str> = Vec::new();
+    for span in spans.iter().take(10_000) {
+        let Some(written) = text.get(span.start..span.end) else {
+            continue;
+        };
+        for line in written.lines().map(str::trim).filter(|l| l.chars().count() >= 4) {
+            literals.push(line);
+            if let Some((cut, _)) = line.char_indices().nth(12) {
+                literals.push(&line[..cut]);
+            }
+        }
+    }
+    if literals.is_empty() {
+        return None;
+    }
+    literals.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+    literals.dedup();
+    let pattern: Vec<String> = literals.iter().map(|l| regex::escape(l)).collect();
+    regex::RegexBuilder::new(&pattern.join("|"))
+        .size_limit(64 << 20)
+        .build()
+        .ok()
+}
+
 /// `text` with every byte of `spans` replaced by `*`, line breaks kept, so
 /// every offset into the text stays valid.
 pub fn mask(text: &str, spans: &[Span]) -> String {

@@ -1556,3 +1556,5 @@ fn item19_concurrent_plans_never_mix_files() {
     );
     f.finish();
 }
+#[path = "hostile/part2_secrets.rs"]
+mod part2_secrets;
