@@ -118,6 +118,7 @@ pub mod duplicate_key;
 pub mod file_too_large;
 pub mod integer_out_of_range;
 pub mod invalid_utf8;
+pub mod line_separator;
 pub mod merge_overrides_key;
 pub mod merge_value;
 pub mod multiple_documents;
@@ -334,6 +335,7 @@ pub static RULES: &[Registered] = &[
     register!(yaml_version::YAML_VERSION),
     register!(under_indented_quote::UNDER_INDENTED_QUOTE),
     register!(surrogate_escape::SURROGATE_ESCAPE),
+    register!(line_separator::LINE_SEPARATOR),
 ];
 
 /// Every rule, in code order.
