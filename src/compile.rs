@@ -179,13 +179,18 @@ impl Compiled {
         self.config_document()?.json.as_ref()
     }
 
-    /// Where credential values are written in a file (a YAML document's;
-    /// none in other files): output masks them. Located once, on first use.
+    /// Where credential values are written in a file (in a YAML document
+    /// by key and by shape, in other files by shape): output masks them.
+    /// Located once, on first use.
     pub fn secrets(&self, file: FileId) -> &[Span] {
         let Some(unit) = self.unit(file) else { return &[] };
         unit.secrets.get_or_init(|| match &unit.yaml {
             Some(doc) => crate::secrets::spans(&doc.tree, self.text(file)),
-            None => Vec::new(),
+            // Python and other text: secrets by their shape.
+            None => crate::secrets::value_ranges(self.text(file))
+                .into_iter()
+                .map(|r| Span::new(r.start, r.end))
+                .collect(),
         })
     }
 
