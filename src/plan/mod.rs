@@ -271,7 +271,9 @@ fn plan_image(runtime: &crate::runtime::Runtime) -> PlanImage {
         crate::runtime::ImageSource::Default { determined } => (ImageOrigin::Default, Some(determined.clone())),
     };
     let mut image = PlanImage {
-        reference: runtime.reference.clone(),
+        // Informational here (determined.yaml names the image): a token in
+        // a registry path is not copied.
+        reference: crate::secrets::redact(&runtime.reference).into_owned(),
         source,
         determined,
         resolved_by: "unresolved".into(),
