@@ -338,7 +338,8 @@ fn env_value_span(token: Span, text: &str, value: &str) -> Span {
 }
 
 /// One pattern matching the credential values written in `text` at
-/// `spans` (what [`spans`] found): each line of at least 4 characters, and
+/// `spans` (what [`spans`] found): each line of at least 4 characters
+/// other than a boolean or null word, and
 /// the first 12 characters of a longer one (what a shortened quote shows).
 /// Longest first, so a value is masked whole before its prefix. `None`
 /// when there is none (or too many to compile).
@@ -348,7 +349,19 @@ pub fn literal_pattern(text: &str, spans: &[Span]) -> Option<regex::Regex> {
         let Some(written) = text.get(span.start..span.end) else {
             continue;
         };
-        for line in written.lines().map(str::trim).filter(|l| l.chars().count() >= 4) {
+        // (Not the words `true`, `null`, `yes`…: masking every one of
+        // them would hide what messages say, and tell nothing.)
+        let word = |l: &str| {
+            matches!(
+                crate::yaml::resolve_master_non_string(l),
+                Some(crate::yaml::Value::Bool(_) | crate::yaml::Value::Null)
+            )
+        };
+        for line in written
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.chars().count() >= 4 && !word(l))
+        {
             literals.push(line);
             if let Some((cut, _)) = line.char_indices().nth(12) {
                 literals.push(&line[..cut]);
@@ -488,6 +501,16 @@ mod tests {
         }
         assert!(is_secret("GITHUB_PAT", "abc"));
         assert!(!is_secret("GITHUB_PAT", "${GITHUB_PAT}"));
+    }
+
+    #[test]
+    fn literal_pattern_masks_values_and_their_prefixes() {
+        let text = "s:\n  password: hunter2hunter2hunter2\n  auth: true\n  token: abc\n";
+        let (tree, _) = crate::yaml::parse(text, &Default::default());
+        let re = literal_pattern(text, &spans(&tree, text)).expect("a pattern");
+        let out = re.replace_all("`hunter2hunter2hunter2` and `hunter2hunte…` are true", "****");
+        assert_eq!(out, "`****` and `****…` are true");
+        assert!(literal_pattern("a: 1\n", &[]).is_none());
     }
 
     #[test]
