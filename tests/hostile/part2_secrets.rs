@@ -277,6 +277,29 @@ fn part2_item03_check_diff_masks_context_and_changed_lines() {
     ] {
         f.check(secret, out.never_shows(secret));
     }
+    // A changed line that holds a credential: Y012's fix quotes it.
+    let s = project("p2-03-check-diff-changed");
+    s.write(
+        "const.yaml",
+        CONFIG.replace(
+            "checkpoint_storage:\n  type: shared_fs\n  host_path: /mnt/checkpoints\n",
+            "checkpoint_storage:\n  type: s3\n  bucket: b\n  access_key: 0123456701\n  secret_key: ${S3_SECRET_KEY}\n",
+        ),
+    );
+    let out = stagec()
+        .args(["check", "--diff", "--unsafe-fixes"])
+        .arg(s.join("const.yaml"))
+        .env("S3_SECRET_KEY", "x")
+        .run();
+    f.check(
+        "changed line",
+        out.exit(&[1]).and_then(|_| {
+            if !all_text(&out).contains("+  access_key: \"**********\"") {
+                return Err(format!("no masked changed line: {}", all_text(&out)));
+            }
+            out.never_shows("123456701")
+        }),
+    );
     f.finish();
 }
 
