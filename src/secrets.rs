@@ -1,6 +1,9 @@
-//! Credentials: which keys and variables hold secrets, whose values must
-//! never reach stagec's output (messages, snippets, plans, editor text),
-//! and where they are written in a document.
+//! Credentials: the one classifier every output asks (messages, snippets,
+//! fixes and `check --diff`, plans, `stagec env` and `stagec diff`, editor
+//! text) — which keys and variables hold secrets ([`is_credential_name`]),
+//! which values are secrets by their shape whatever their name (URL
+//! passwords, known tokens: [`value_ranges`]), the two together
+//! ([`is_secret`]) — and where they are written in a document ([`spans`]).
 
 use crate::source::Span;
 use crate::yaml::{NodeId, Tree, Value};
