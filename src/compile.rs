@@ -95,6 +95,9 @@ pub struct Unit {
     /// Where credential values are written (YAML documents), computed when
     /// output first needs them: see [`Compiled::secrets`].
     secrets: OnceLock<Vec<Span>>,
+    /// One pattern of the credential values written in the file: see
+    /// [`Compiled::secret_pattern`].
+    secret_pattern: OnceLock<Option<regex::Regex>>,
 }
 
 impl Unit {
@@ -107,6 +110,7 @@ impl Unit {
             stages: Vec::new(),
             inventory: Vec::new(),
             secrets: OnceLock::new(),
+            secret_pattern: OnceLock::new(),
         }
     }
 }
@@ -175,13 +179,18 @@ impl Compiled {
         self.config_document()?.json.as_ref()
     }
 
-    /// Where credential values are written in a file (a YAML document's;
-    /// none in other files): output masks them. Located once, on first use.
+    /// Where credential values are written in a file (in a YAML document
+    /// by key and by shape, in other files by shape): output masks them.
+    /// Located once, on first use.
     pub fn secrets(&self, file: FileId) -> &[Span] {
         let Some(unit) = self.unit(file) else { return &[] };
         unit.secrets.get_or_init(|| match &unit.yaml {
             Some(doc) => crate::secrets::spans(&doc.tree, self.text(file)),
-            None => Vec::new(),
+            // Python and other text: secrets by their shape.
+            None => crate::secrets::value_ranges(self.text(file))
+                .into_iter()
+                .map(|r| Span::new(r.start, r.end))
+                .collect(),
         })
     }
 
@@ -208,6 +217,28 @@ impl Compiled {
         self.pipeline = None;
         self.training = None;
         self.diagnostics.shrink_to_fit();
+    }
+
+    /// A pattern matching every credential value written in `file` (see
+    /// [`crate::secrets::literal_pattern`]), for text that may quote one.
+    pub fn secret_pattern(&self, file: FileId) -> Option<&regex::Regex> {
+        let unit = self.unit(file)?;
+        unit.secret_pattern
+            .get_or_init(|| crate::secrets::literal_pattern(self.text(file), self.secrets(file)))
+            .as_ref()
+    }
+
+    /// Text that output shows (a message, a fix's replacement) with every
+    /// credential of `file` in it masked: the values written there and
+    /// secrets by their shape.
+    pub fn redact(&self, file: FileId, text: &str) -> String {
+        let mut t = crate::secrets::redact(text).into_owned();
+        if let Some(re) = self.secret_pattern(file) {
+            if re.is_match(&t) {
+                t = re.replace_all(&t, "****").into_owned();
+            }
+        }
+        t
     }
 
     /// The YAML document of any file.

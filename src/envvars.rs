@@ -98,6 +98,66 @@ pub fn entries(config: &Json) -> Vec<EnvEntry> {
     out
 }
 
+/// Whether `name` is a portable environment variable name (POSIX:
+/// `[A-Za-z_][A-Za-z0-9_]*`), the only names a shell can `export` and every
+/// launcher passes alike. Kubernetes and Docker hand other names to the
+/// container as they are.
+pub fn is_valid_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The first character of `name` that makes it invalid, as a message
+/// shows it (control and other invisible characters escaped), or `None`
+/// for a valid or empty name.
+pub fn first_invalid_char(name: &str) -> Option<String> {
+    let (_, c) = name
+        .char_indices()
+        .find(|&(i, c)| !(c.is_ascii_alphabetic() || c == '_' || (i > 0 && c.is_ascii_digit())))?;
+    Some(if c == '`' {
+        "a backquote".to_string()
+    } else if c.is_ascii_graphic() {
+        format!("`{c}`")
+    } else if c == ' ' {
+        "a space".to_string()
+    } else {
+        format!("U+{:04X}", c as u32)
+    })
+}
+
+/// Every string of `environment.environment_variables` with the name it
+/// sets: the text before the first `=`, or the whole string for an entry
+/// without one (a variable passed through from the host). With its path.
+pub fn names(config: &Json) -> Vec<(String, Vec<PathSeg>)> {
+    let mut out = Vec::new();
+    let base: Vec<PathSeg> = ["environment", "environment_variables"]
+        .iter()
+        .map(|k| PathSeg::Key((*k).to_string()))
+        .collect();
+    let mut list = |items: &Json, prefix: Vec<PathSeg>| {
+        for (i, item) in items.as_array().into_iter().flatten().enumerate() {
+            let Some(text) = item.as_str() else { continue };
+            let name = text.split_once('=').map_or(text, |(n, _)| n);
+            let mut path = prefix.clone();
+            path.push(PathSeg::Index(i));
+            out.push((name.to_string(), path));
+        }
+    };
+    match config.pointer("/environment/environment_variables") {
+        Some(items @ Json::Array(_)) => list(items, base),
+        Some(Json::Object(map)) => {
+            for (variant, items) in map {
+                let mut prefix = base.clone();
+                prefix.push(PathSeg::Key(variant.clone()));
+                list(items, prefix);
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
 /// Why a value of one of the variables stagec knows is invalid, if it is.
 pub fn invalid_reason(name: &str, value: &str) -> Option<String> {
     if value.contains("${") {
@@ -205,6 +265,34 @@ mod tests {
         assert!(invalid_reason("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:true").is_some());
         assert!(invalid_reason("PYTORCH_CUDA_ALLOC_CONF", "turbo:1").is_some());
         assert!(invalid_reason("CUBLAS_WORKSPACE_CONFIG", "${CFG}").is_none());
+    }
+
+    #[test]
+    fn variable_names() {
+        for n in ["A", "_", "HOME", "x_1", "TORCH_NCCL_ASYNC_ERROR_HANDLING"] {
+            assert!(is_valid_name(n), "{n}");
+        }
+        for n in [
+            "",
+            "1A",
+            "HOME_$(touch PWNED)",
+            "X;touch",
+            "A-B",
+            "a.b",
+            " A",
+            "A ",
+            "\u{1b}A",
+            "É",
+        ] {
+            assert!(!is_valid_name(n), "{n:?}");
+        }
+        assert_eq!(first_invalid_char("HOME_$(x)").as_deref(), Some("`$`"));
+        assert_eq!(first_invalid_char("1A").as_deref(), Some("`1`"));
+        assert_eq!(first_invalid_char("A\u{1b}").as_deref(), Some("U+001B"));
+        assert_eq!(first_invalid_char("A B").as_deref(), Some("a space"));
+        let config = serde_json::json!({"environment": {"environment_variables": {"cuda": ["A=1", "B;C"]}}});
+        let found: Vec<String> = names(&config).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(found, ["A", "B;C"]);
     }
 
     #[test]

@@ -1561,3 +1561,5 @@ fn item19_concurrent_plans_never_mix_files() {
 mod part2_shapes;
 #[path = "hostile/part2_escape.rs"]
 mod part2_escape;
+#[path = "hostile/part2_secrets.rs"]
+mod part2_secrets;

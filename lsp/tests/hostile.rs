@@ -484,6 +484,98 @@ bind_mounts:
 }
 
 // ---------------------------------------------------------------------------
+// Issue 21, item 3: the one credential classifier reaches the editor too —
+// names it learned (`GITHUB_PAT`, `SESSION_ID`), URL passwords, token
+// shapes under any name, numeric credentials Y012 would quote; in the
+// outline, the diagnostics and the hover of an image named with a token.
+
+#[test]
+fn part2_item03_classifier_in_the_editor() {
+    let config = format!(
+        "{}\
+environment:
+  image: \"registry.example.com/ghp_plantedImageTok0123456789abcdef/img:1\"
+  environment_variables:
+    - GITHUB_PAT=plantedGithubPat21
+    - SESSION_ID=plantedSessionId21
+    - DATABASE_URL=postgres://u:plantedDbPassword21@db/x
+    - NOTES=ghp_plantedNeutralName0123456789abcd
+  bogus_key: 1
+# old token: glpat-plantedCommentTok21abcdef
+",
+        CONFIG.replace(
+            "checkpoint_storage:\n  type: shared_fs\n  host_path: /mnt/checkpoints\n",
+            "checkpoint_storage:\n  type: s3\n  bucket: b\n  access_key: 0123456701\n  secret_key: plantedSecretKey21\n",
+        )
+    );
+    let s = Scratch::new("lsp-p2-03");
+    let path = s.write("const.yaml", &config);
+    s.write("model.py", model("2"));
+    let uri = uri_of(&path);
+    let mut c = Client::start();
+    c.open(&path, "yaml");
+    let symbols = c.send_request("textDocument/documentSymbol", json!({"textDocument": {"uri": uri}}));
+    let line = config.lines().position(|l| l.contains("image:")).unwrap_or(0);
+    let hover = c.send_request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": 12}}),
+    );
+    let mut f = Failures::default();
+    let mut answers = String::new();
+    for (what, id) in [("symbols", symbols), ("hover", hover)] {
+        match c.response(id) {
+            Ok(v) => answers.push_str(&v.to_string()),
+            Err(e) => f.check(what, Err(e)),
+        }
+    }
+    f.check(
+        "hover shows the image",
+        if answers.contains("Image") {
+            Ok(())
+        } else {
+            Err(format!("no image in the hover: {answers}"))
+        },
+    );
+    let probe = c.probe();
+    let _ = c.response(probe);
+    std::thread::sleep(Duration::from_millis(300));
+    let all = format!("{answers}\n{}", c.everything());
+    f.check(
+        "Y012 published",
+        if all.contains("Y012") {
+            Ok(())
+        } else {
+            Err("no Y012 among the diagnostics".into())
+        },
+    );
+    for secret in [
+        "plantedImageTok",
+        "plantedGithubPat21",
+        "plantedSessionId21",
+        "plantedDbPassword21",
+        "plantedNeutralName",
+        "plantedCommentTok21",
+        "plantedSecretKey21",
+        "0123456701",
+        "123456701",
+        "21913025",
+    ] {
+        if let Some(at) = all.find(secret) {
+            let from = at.saturating_sub(160);
+            f.check(
+                secret,
+                Err(format!(
+                    "the editor is shown `{secret}`: …{}…",
+                    &all[from..(at + 40).min(all.len())]
+                )),
+            );
+        }
+    }
+    f.check("shutdown", c.shutdown());
+    f.finish();
+}
+
+// ---------------------------------------------------------------------------
 // Fuzz findings of the transport (`fuzz/regressions/lsp_transport/`, see
 // `scripts/fuzz.sh`): the bytes as the whole of stdin; the server must end
 // by itself (0 or 1: an input without `shutdown` ends in 1), never by a

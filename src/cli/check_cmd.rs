@@ -467,8 +467,11 @@ fn fix_summary(fixed: &[(&'static str, usize)], left: fix::Remaining, unsafe_fix
 
 /// A unified diff of one fixed file (`--- PATH` / `+++ PATH`, three lines
 /// of context), as ruff's `--diff` prints it.
+/// Credentials are masked on both sides, context and changed lines alike.
 fn unified_diff(changed: &fix::Changed) -> String {
-    let diff = similar::TextDiff::from_lines(&changed.before, &changed.after);
+    let before = stagec::secrets::masked_text(&changed.name, &changed.before);
+    let after = stagec::secrets::masked_text(&changed.name, &changed.after);
+    let diff = similar::TextDiff::from_lines(&before, &after);
     diff.unified_diff()
         .context_radius(3)
         .header(

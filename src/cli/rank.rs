@@ -52,7 +52,7 @@ pub(crate) fn run_env(plan_path: &Path, rank: Option<u64>, seed: Option<u64>) ->
         let plan = load_plan(plan_path)?;
         let r = rank_of(rank)?;
         let a = rank::assignment(&plan, r)?;
-        Ok::<_, String>(rank::env_lines(&plan, &a, seed.or(plan.experiment.seed)))
+        rank::env_lines(&plan, &a, seed.or(plan.experiment.seed))
     })();
     match result {
         Ok(lines) => {

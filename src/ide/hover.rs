@@ -68,6 +68,9 @@ pub fn hover_config(
     }
     let doc = key_doc(experiment(), &at.path, json);
     markdown.push_str(&key_markdown(&at.path, &doc));
+    // The image reference and the stage as resolved come from the config:
+    // a token written there is not shown.
+    let markdown = crate::secrets::redact(&markdown).into_owned();
     Some(Hover { span, markdown })
 }
 

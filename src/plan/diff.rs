@@ -140,10 +140,30 @@ pub fn diff(a: &StagePlan, b: &StagePlan) -> Vec<String> {
         if key == PLAN_VARIABLE {
             continue;
         }
+        // A credential is never printed (nor a digest of it, which a
+        // guess could be checked against), but that it changed is said.
+        let (x, y) = (va.get(key), vb.get(key));
+        let secret = |v: Option<&String>| {
+            v.is_some_and(|v| crate::secrets::is_secret(key, v) && !v.trim_start().starts_with("${"))
+        };
+        let withheld = |v: Option<&String>, text: &str| {
+            v.map(|v| {
+                if secret(Some(v)) {
+                    Json::String(text.into())
+                } else {
+                    value(v)
+                }
+            })
+        };
+        let other = if x != y {
+            "<withheld: another credential>"
+        } else {
+            "<withheld: credential>"
+        };
         cmp(
             format!("environment.{key}"),
-            va.get(key).map(value),
-            vb.get(key).map(value),
+            withheld(x, "<withheld: credential>"),
+            withheld(y, other),
         );
     }
     let inputs = |p: &StagePlan| -> BTreeMap<String, Json> {
@@ -175,10 +195,12 @@ fn value<T: Serialize + ?Sized>(v: &T) -> Json {
     serde_json::to_value(v).unwrap_or(Json::Null)
 }
 
+/// A value as a line shows it, with secrets found by their shape masked
+/// (a plan is data anyone may have written).
 fn show(v: Option<&Json>) -> String {
     match v {
         None => "(absent)".into(),
-        Some(Json::String(s)) => s.clone(),
-        Some(other) => other.to_string(),
+        Some(Json::String(s)) => crate::secrets::redact(s).into_owned(),
+        Some(other) => crate::secrets::redact(&other.to_string()).into_owned(),
     }
 }

@@ -54,14 +54,29 @@ pub fn assignment(plan: &StagePlan, rank: u64) -> Result<Assignment<'_>, String>
 
 /// The rank's environment as `export NAME='value'` lines, sorted: its
 /// stage, replica, seed and dtype, and the plan's variables (those that
-/// refer to `${VAR}`s or hold credentials are left to the environment the
-/// rank already has).
-pub fn env_lines(plan: &StagePlan, a: &Assignment<'_>, seed: Option<u64>) -> Vec<String> {
+/// refer to `${VAR}`s or hold credentials, by the one classifier
+/// [`crate::secrets::is_secret`], are left to the environment the rank
+/// already has). A plan is data anyone may have written: a variable whose
+/// name is not a valid name (`HOME_$(touch PWNED)`) refuses the whole
+/// environment, since a shell evaluates these lines.
+pub fn env_lines(plan: &StagePlan, a: &Assignment<'_>, seed: Option<u64>) -> Result<Vec<String>, String> {
+    if let Some(bad) = plan
+        .environment
+        .variables
+        .keys()
+        .find(|k| !crate::envvars::is_valid_name(k))
+    {
+        // The name itself is not echoed: it may be made to be read.
+        return Err(format!(
+            "the plan sets a variable whose name is not a valid environment variable name ({} in it): refusing to print its environment",
+            crate::envvars::first_invalid_char(bad).unwrap_or_else(|| "nothing".into())
+        ));
+    }
     let mut vars: Vec<(String, String)> = plan
         .environment
         .variables
         .iter()
-        .filter(|(_, v)| !v.contains("${") && !v.starts_with("<withheld"))
+        .filter(|(k, v)| !v.contains("${") && !v.starts_with("<withheld") && !crate::secrets::is_secret(k, v))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     vars.push(("STAGEC_RANK".into(), a.rank.to_string()));
@@ -76,9 +91,12 @@ pub fn env_lines(plan: &StagePlan, a: &Assignment<'_>, seed: Option<u64>) -> Vec
     }
     vars.sort();
     vars.dedup_by(|x, y| x.0 == y.0);
-    vars.into_iter()
+    Ok(vars
+        .into_iter()
+        // Every name is valid here (checked above, or stagec's own).
+        .filter(|(k, _)| crate::envvars::is_valid_name(k))
         .map(|(k, v)| format!("export {k}={}", shell_quote(&v)))
-        .collect()
+        .collect())
 }
 
 /// `value` in single quotes for a POSIX shell.

@@ -33,19 +33,19 @@ struct JsonFix<'a> {
     title: &'a str,
     /// `safe` (`--fix` applies it) or `unsafe` (only with `--unsafe-fixes`).
     applicability: &'a str,
-    edits: Vec<JsonEdit<'a>>,
+    edits: Vec<JsonEdit>,
 }
 
 /// Replace the text from `line:column` to `end_line:end_column` (1-based,
 /// end exclusive, columns in Unicode characters) with `content`.
 #[derive(Serialize)]
-struct JsonEdit<'a> {
+struct JsonEdit {
     file: String,
     line: usize,
     column: usize,
     end_line: usize,
     end_column: usize,
-    content: &'a str,
+    content: String,
 }
 
 #[derive(Serialize)]
@@ -99,7 +99,7 @@ pub fn render(reports: &[Report<'_>], summary: Summary) -> String {
                                 column: ep.column,
                                 end_line: ep.end_line,
                                 end_column: ep.end_column,
-                                content: &e.replacement,
+                                content: r.shown_replacement(e),
                             }
                         })
                         .collect(),

@@ -35,6 +35,24 @@ impl<'a> Report<'a> {
         let text = &self.sources.get(file)?.text;
         Some(crate::secrets::mask(text, self.compiled.secrets(file)))
     }
+
+    /// A fix edit's replacement as output may show it: `****` in place of
+    /// a credential (an edit within a credential's value is masked whole).
+    pub fn shown_replacement(&self, edit: &crate::diagnostic::Edit) -> String {
+        let within = self
+            .compiled
+            .secrets(edit.file)
+            .iter()
+            .any(|s| s.start <= edit.span.start && edit.span.end <= s.end);
+        if within {
+            return edit
+                .replacement
+                .chars()
+                .map(|c| if c == '\n' { c } else { '*' })
+                .collect();
+        }
+        self.compiled.redact(edit.file, &edit.replacement)
+    }
 }
 
 /// Counts over all reports.

@@ -72,7 +72,7 @@ pub fn render(reports: &[Report<'_>]) -> String {
                     let ep = position(r.sources, e.file, e.span);
                     let replacement = json!({
                         "deletedRegion": location(&ep)["region"].clone(),
-                        "insertedContent": { "text": e.replacement },
+                        "insertedContent": { "text": r.shown_replacement(e) },
                     });
                     match changes.iter_mut().find(|(f, _)| *f == ep.file) {
                         Some((_, list)) => list.push(replacement),

@@ -85,7 +85,13 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 .text(file)
                 .get(doc.tree.span(node).start..doc.tree.span(node).end)
                 .unwrap_or("");
-            let shown = super::text::truncate(written);
+            // A credential's value is never quoted, nor what it becomes.
+            let secret = super::yaml11_scalar::overlaps(cx.compiled.secrets(file), doc.tree.span(node));
+            let shown = if secret {
+                "this credential's value (not shown)".to_string()
+            } else {
+                format!("`{}`", super::text::truncate(written))
+            };
             // Lengths (`batches`, `records`, `epochs`) are unsigned 64-bit
             // to the master: what rounds to below 2^64 fits.
             let length = role == Role::Config
@@ -109,7 +115,11 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 out.at(
                     file,
                     doc.tree.span(node),
-                    format!("Determined's master reads `{shown}` as {rounded}: it reads numbers as 64-bit floats, exact only to 2^53"),
+                    if secret {
+                        format!("Determined's master reads {shown} as another number: it reads numbers as 64-bit floats, exact only to 2^53")
+                    } else {
+                        format!("Determined's master reads {shown} as {rounded}: it reads numbers as 64-bit floats, exact only to 2^53")
+                    },
                 )
                 .help("use a number of at most 9007199254740992, or quote it to keep the digits as a string")
                 .severity(Severity::Warning);
@@ -121,7 +131,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                     out.at(
                         file,
                         doc.tree.span(node),
-                        format!("Determined's master writes `{shown}` in exponent form (like `1e+21`), which its schema does not take as an integer"),
+                        format!("Determined's master writes {shown} in exponent form (like `1e+21`), which its schema does not take as an integer"),
                     )
                     .help("Determined's master reads numbers as 64-bit floats, exact up to 2^53: write a number of at most 9007199254740992 in size");
                 }
@@ -134,18 +144,18 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             }
             let message = match rounded {
                 Rounding::Out => format!(
-                    "Determined's master reads `{shown}` as 9223372036854775808 (it reads numbers as 64-bit floats), which does not fit in a 64-bit integer"
+                    "Determined's master reads {shown} as 9223372036854775808 (it reads numbers as 64-bit floats), which does not fit in a 64-bit integer"
                 ),
-                _ => format!("`{shown}` does not fit in a 64-bit integer"),
+                _ => format!("{shown} does not fit in a 64-bit integer"),
             };
             if wants_integer {
                 out.at(file, doc.tree.span(node), message)
                     .help("Determined's master reads numbers as 64-bit floats, exact up to 2^53: write a number of at most 9007199254740992 in size");
             } else {
                 let message = match rounded {
-                    Rounding::Out => format!("Determined's master reads `{shown}` as the float 9223372036854775808"),
+                    Rounding::Out => format!("Determined's master reads {shown} as the float 9223372036854775808"),
                     _ => format!(
-                        "`{shown}` does not fit in a 64-bit integer: Determined's master turns it into a rounded float"
+                        "{shown} does not fit in a 64-bit integer: Determined's master turns it into a rounded float"
                     ),
                 };
                 out.at(file, doc.tree.span(node), message)

@@ -118,6 +118,7 @@ pub mod duplicate_key;
 pub mod file_too_large;
 pub mod integer_out_of_range;
 pub mod invalid_utf8;
+pub mod line_separator;
 pub mod merge_overrides_key;
 pub mod merge_value;
 pub mod multiple_documents;
@@ -177,6 +178,7 @@ pub mod unsatisfiable_request;
 pub mod debug_switch;
 pub mod deprecated_env_name;
 pub mod env_overrides_default;
+pub mod invalid_env_name;
 pub mod invalid_env_value;
 
 // The image and drivers.
@@ -260,6 +262,7 @@ pub static RULES: &[Registered] = &[
     register!(deprecated_env_name::DEPRECATED_ENV_NAME),
     register!(env_overrides_default::ENV_OVERRIDES_DEFAULT),
     register!(debug_switch::DEBUG_SWITCH),
+    register!(invalid_env_name::INVALID_ENV_NAME),
     register!(virtual_stages_without_interleaved::VIRTUAL_STAGES_WITHOUT_INTERLEAVED),
     register!(unknown_dtype::UNKNOWN_DTYPE),
     register!(diagnostics_capped::DIAGNOSTICS_CAPPED),
@@ -332,6 +335,7 @@ pub static RULES: &[Registered] = &[
     register!(yaml_version::YAML_VERSION),
     register!(under_indented_quote::UNDER_INDENTED_QUOTE),
     register!(surrogate_escape::SURROGATE_ESCAPE),
+    register!(line_separator::LINE_SEPARATOR),
 ];
 
 /// Every rule, in code order.
@@ -455,7 +459,31 @@ pub fn run(compiled: &Compiled, options: &Options<'_>) -> Vec<Diagnostic> {
         out.retain(|d| flags.next().unwrap_or(false) || !rejected.contains(&(d.file, d.span)));
     }
     out.extend(notes);
+    redact(compiled, &mut out);
     out
+}
+
+/// Credentials never reach a diagnostic's text (message, help, labels, fix
+/// title), whichever rule wrote it: what a credential key holds in the
+/// file and secrets found by their shape become `****`
+/// ([`Compiled::redact`]). Fix edits keep their text: outputs that show
+/// them mask them ([`crate::render::Report::shown_replacement`],
+/// `check --diff`).
+fn redact(compiled: &Compiled, diags: &mut [Diagnostic]) {
+    for d in diags.iter_mut() {
+        let file = d.file;
+        let clean = |s: &mut String| *s = compiled.redact(file, s);
+        clean(&mut d.message);
+        if let Some(help) = &mut d.help {
+            clean(help);
+        }
+        for label in &mut d.labels {
+            clean(&mut label.message);
+        }
+        if let Some(fix) = &mut d.fix {
+            clean(&mut fix.title);
+        }
+    }
 }
 
 /// Keeps at most [`diagnostics_capped::PER_FILE`] of a file's (sorted)

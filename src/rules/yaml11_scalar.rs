@@ -67,13 +67,24 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 _ => None,
             };
             let wants = |t: &str| types.as_ref().is_some_and(|ts| ts.iter().any(|x| x == t));
+            // A credential's value is not quoted, nor how it reads (a
+            // number's digits are the secret's).
+            let secret = !key && overlaps(cx.compiled.secrets(file), at);
             let subject = if key { "the key" } else { "" };
-            let message = format!(
-                "{subject}{space}`{shown}` is {m} to Determined's master (YAML 1.1) but {c} to YAML 1.2 readers such as its CLI",
-                space = if key { " " } else { "" },
-                m = reading(master),
-                c = reading(cli),
-            );
+            let message = if secret {
+                format!(
+                    "a credential's value (not shown) is {m} to Determined's master (YAML 1.1) but {c} to YAML 1.2 readers such as its CLI",
+                    m = kind(master),
+                    c = kind(cli),
+                )
+            } else {
+                format!(
+                    "{subject}{space}`{shown}` is {m} to Determined's master (YAML 1.1) but {c} to YAML 1.2 readers such as its CLI",
+                    space = if key { " " } else { "" },
+                    m = reading(master),
+                    c = reading(cli),
+                )
+            };
             let replace = |with: String| {
                 vec![Edit {
                     file,
@@ -83,6 +94,11 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             };
             let quoted = format!("\"{}\"", written.replace('\\', "\\\\").replace('"', "\\\""));
             let d = out.at(file, at, message);
+            if secret {
+                d.help("quote the value: every reader then reads the same string")
+                    .fix("quote the value", replace(quoted));
+                continue;
+            }
             match (master, cli) {
                 (Value::Bool(b), _) if key => {
                     d.help(format!(
@@ -138,6 +154,24 @@ fn reading(v: &Value) -> String {
         Value::Null => "null".into(),
         _ => "a collection".into(),
     }
+}
+
+/// What kind of value a reading is, without the value.
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Bool(_) => "a boolean",
+        Value::Int(_) | Value::BigInt(_) | Value::Float(_) => "a number",
+        Value::Str(_) => "a string",
+        Value::Null => "null",
+        _ => "a collection",
+    }
+}
+
+/// Whether `at` overlaps one of `spans`.
+pub(crate) fn overlaps(spans: &[crate::source::Span], at: crate::source::Span) -> bool {
+    spans
+        .iter()
+        .any(|s| s.start < at.end.max(at.start + 1) && at.start < s.end)
 }
 
 /// `0o777` for YAML 1.1's `0777` (with its sign), which both versions
