@@ -486,3 +486,50 @@ fn changed_files_check_their_experiments_and_leave_other_yaml_alone() {
     assert_eq!(run(&listed), (Some(0), "exp/const.yaml\nmarked/run.yml\n".to_string()));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 22, item 10: a config and its own training file named together (as
+/// a commit that changes both passes them to pre-commit) report each
+/// training-code finding once, not once per way the file was reached.
+#[test]
+fn a_config_and_its_training_file_report_each_finding_once() {
+    let t_findings = |args: &[&str]| -> Vec<String> {
+        let out = stagec(args);
+        let v = json(&out);
+        let mut found: Vec<String> = v["diagnostics"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|d| d["code"].as_str().is_some_and(|c| c.starts_with('T')))
+            .map(|d| format!("{} {}:{} {}", d["code"], d["file"], d["line"], d["column"]))
+            .collect();
+        found.sort();
+        found
+    };
+    let alone = t_findings(&["check", "--format", "json", "examples/hpp-seed/const.yaml"]);
+    assert!(!alone.is_empty(), "the seed's training code has findings");
+    for args in [
+        &[
+            "check",
+            "--format",
+            "json",
+            "examples/hpp-seed/const.yaml",
+            "examples/hpp-seed/train.py",
+        ][..],
+        &[
+            "check",
+            "--format",
+            "json",
+            "examples/hpp-seed",
+            "examples/hpp-seed/train.py",
+        ][..],
+        &[
+            "check",
+            "--format",
+            "json",
+            "examples/hpp-seed/train.py",
+            "examples/hpp-seed/const.yaml",
+        ][..],
+    ] {
+        assert_eq!(t_findings(args), alone, "{args:?}");
+    }
+}

@@ -1557,9 +1557,9 @@ fn item19_concurrent_plans_never_mix_files() {
     f.finish();
 }
 
-#[path = "hostile/part2_shapes.rs"]
-mod part2_shapes;
 #[path = "hostile/part2_escape.rs"]
 mod part2_escape;
 #[path = "hostile/part2_secrets.rs"]
 mod part2_secrets;
+#[path = "hostile/part2_shapes.rs"]
+mod part2_shapes;

@@ -212,7 +212,8 @@ fn narrow(jobs: &[Job], compiled: Vec<Compiled>) -> Vec<Compiled> {
             Job::Python(j) => python.push((c, &j.names)),
         }
     }
-    results.extend(python_files::narrow(python));
+    let narrowed = python_files::narrow(python, &results);
+    results.extend(narrowed);
     results
 }
 
@@ -401,7 +402,8 @@ fn run_fix(args: &CheckArgs, jobs: Vec<Job>, loader: &mut Loader, options: &Opti
         }
     }
     let python: Vec<(Compiled, &[String])> = python.iter().map(|(c, n)| (c.clone(), n.as_slice())).collect();
-    results.extend(python_files::narrow(python));
+    let narrowed = python_files::narrow(python, &results);
+    results.extend(narrowed);
     if args.diff {
         // Input's lines: their control characters escaped.
         print!("{}", stagec::escape::text(&diffs));

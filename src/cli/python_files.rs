@@ -83,9 +83,18 @@ pub(crate) struct Job {
 
 /// Keeps, of each compilation, the diagnostics located in the named files,
 /// each diagnostic once over all compilations (one per named file that has
-/// any).
-pub(crate) fn narrow(checked: Vec<(Compiled, &[String])>) -> Vec<Compiled> {
+/// any) and leaving out what a config checked in the same run (`reported`)
+/// already reports: `stagec check const.yaml train.py` reports the training
+/// code's findings once, through the config.
+pub(crate) fn narrow(checked: Vec<(Compiled, &[String])>, reported: &[Compiled]) -> Vec<Compiled> {
     let mut seen: HashSet<(String, usize, usize, &'static str)> = HashSet::new();
+    for c in reported {
+        for d in &c.diagnostics {
+            if let Some(file) = c.sources.get(d.file) {
+                seen.insert((file.name.clone(), d.span.start, d.span.end, d.code));
+            }
+        }
+    }
     let mut results = Vec::new();
     for (c, names) in checked {
         for name in names {
