@@ -68,6 +68,25 @@ fresh plan-10k
 { echo "stages:"; seq 0 9999 | sed 's/.*/  - {id: &, name: s&, device: a100-40g, dtype: bf16}/'; } \
     > plan-10k/stages.yaml
 
+# Issue 21 item 10: fixable findings in one large mapping (block, and one
+# flow mapping on a single 7 MB line), and a folder of 2,000 experiments.
+fresh log-hps-12k
+{ echo "$head"; echo "hyperparameters:"
+  seq 0 11999 | sed 's/.*/  lr\&:\n    type: log\n    minval: 1e-5\n    maxval: 1e-2/'; } > log-hps-12k/const.yaml
+
+fresh flow-line-50k
+{ echo "$head"; printf 'hyperparameters: {'
+  seq 0 49999 | sed 's/.*/h\&: {type: log, minval: 1e-5, maxval: 1e-2, pad: "éééééééééééééééééééééééééééééééééééééééé"}/' | paste -sd, -
+  echo '}'; } > flow-line-50k/const.yaml
+
+fresh folder-2k
+for i in $(seq 0 1999); do
+    mkdir -p "folder-2k/e$i"
+    printf '%s\nhyperparameters: {global_batch_size: 8, hpp_config: {pipeline_parallel_degree: 2, micro_batch_size: 2}}\n' "$head" \
+        > "folder-2k/e$i/const.yaml"
+    echo "$model" > "folder-2k/e$i/model.py"
+done
+
 run() {
     local label=$1
     shift
@@ -82,3 +101,6 @@ run gpu-names-20k check gpu-names-20k/const.yaml
 run inventory-20k check inventory-20k/const.yaml --inventory inventory-20k/cluster.yaml
 run merges-20k check merges-20k/const.yaml
 run plan-10k plan plan-10k/const.yaml --out plan-10k/plan
+run log-hps-12k check log-hps-12k/const.yaml
+run flow-line-50k check flow-line-50k/const.yaml
+run folder-2k check folder-2k
