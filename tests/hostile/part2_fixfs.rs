@@ -285,3 +285,80 @@ fn part2_item08_plan_waits_a_bounded_time_for_a_locked_folder() {
     f.check("plan after the lock", out.exit(&[0]));
     f.finish();
 }
+
+#[test]
+fn part2_item07_an_edit_saved_during_the_run_is_not_overwritten() {
+    use std::io::Read;
+    let s = Scratch::new("p2-07-edit");
+    // Enough log hyperparameters that the check takes a while (the edit
+    // lands after stagec read the file and before it writes it), one of
+    // them without `base`.
+    let text = log_config(3000).replacen("    type: log\n", "    type: log\n    base: 10\n", 2999);
+    let config = s.write("const.yaml", &text);
+    let measured = stagec()
+        .args(["check", "--format", "concise", "const.yaml"])
+        .current_dir(&s.path)
+        .timeout(Duration::from_secs(120))
+        .run();
+    measured.exit(&[1]).expect("plain check");
+    assert!(measured.stdout.contains("C103"), "{}", measured.stdout.text());
+    let delay = measured.elapsed / 3;
+    let mut child = stagec()
+        .args(["check", "--fix", "--format", "concise", "const.yaml"])
+        .current_dir(&s.path)
+        .spawn_piped();
+    let mut stdout = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        let _ = stdout.read_to_string(&mut out);
+        out
+    });
+    std::thread::sleep(delay);
+    let running = child.try_wait().expect("try_wait").is_none();
+    let edited = format!("# saved meanwhile\n{text}");
+    std::fs::write(&config, &edited).expect("edit");
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break Some(status);
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stdout = reader.join().unwrap_or_default();
+    let mut f = Failures::new();
+    f.check("finished", status.map(|_| ()).ok_or_else(|| "hung".to_string()));
+    // Whenever the edit landed (before stagec read the file, while it
+    // checked, after it wrote), the file keeps it.
+    let now = std::fs::read_to_string(&config).unwrap_or_default();
+    f.check(
+        "the edit is kept",
+        if now.starts_with("# saved meanwhile\n") {
+            Ok(())
+        } else {
+            Err("the edit saved during the run was overwritten".into())
+        },
+    );
+    let code = status.and_then(|s| s.code());
+    if code == Some(2) {
+        // Refused: the file is the edit as saved, nothing claimed.
+        f.check("refused, file as edited", unchanged(&config, &edited));
+        f.check(
+            "nothing claimed",
+            if stdout.contains("Fixed 0 problems") {
+                Ok(())
+            } else {
+                Err(format!("stdout ends: {}", stdout.lines().last().unwrap_or("")))
+            },
+        );
+    } else if running {
+        eprintln!("exit {code:?}: the edit came before stagec read the file");
+    } else {
+        eprintln!("the run ended within {delay:?}: the edit came after it");
+    }
+    f.finish();
+}
