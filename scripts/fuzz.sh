@@ -26,13 +26,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 fuzz="$root/fuzz"
 out=${CARGO_TARGET_DIR:-$root/target}/fuzz
 triple=$(rustc -vV | sed -n 's/^host: //p')
-all_targets=(yaml_parse check_experiment python_model stages_yaml inventory project lsp_transport)
+all_targets=(yaml_parse check_experiment python_model stages_yaml inventory project lsp_transport fix)
 
 # Read-only seed folders a target also draws from (configs are YAML too).
 extra_dirs_of() {
     case $1 in
         yaml_parse) echo "$fuzz/corpus/check_experiment $fuzz/corpus/stages_yaml $fuzz/corpus/inventory" ;;
         check_experiment) echo "$fuzz/corpus/yaml_parse" ;;
+        fix) echo "$fuzz/corpus/check_experiment" ;;
         *) echo "" ;;
     esac
 }
@@ -162,6 +163,9 @@ seed() {
     for f in "$root"/examples/*/const.yaml "$root"/tests/fixtures/*/*.yaml "$root"/tests/projects/*/const.yaml; do
         name=$(basename "$(dirname "$f")")-$(basename "$f" .yaml)
         put check_experiment "$name" "$f"
+    done
+    for f in "$root"/examples/*/const.yaml; do
+        put fix "$(basename "$(dirname "$f")")-const" "$f"
     done
     for f in "$root"/examples/*/*.py "$root"/tests/projects/*/*.py; do
         put python_model "$(basename "$(dirname "$f")")-$(basename "$f" .py)" "$f"

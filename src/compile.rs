@@ -46,6 +46,10 @@ pub struct Options<'a> {
     /// Which diagnostics are reported (rule selection, per-file ignores, a
     /// severity floor: see [`crate::selection`]); `None`: all of them.
     pub selection: Option<&'a crate::selection::Selection>,
+    /// List every diagnostic, without the per-rule and per-file caps (L001):
+    /// `--fix` compares what a round reports with what it reported before,
+    /// so it must see what the caps would hide.
+    pub uncapped: bool,
 }
 
 impl Default for Options<'_> {
@@ -56,6 +60,7 @@ impl Default for Options<'_> {
             require_variables: false,
             determined: None,
             selection: None,
+            uncapped: false,
         }
     }
 }
@@ -529,7 +534,9 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
         selection.apply(&mut diagnostics, &compiled.sources);
     }
     sort_and_dedup(&mut diagnostics);
-    rules::cap_per_file(&mut diagnostics);
+    if !options.uncapped {
+        rules::cap_per_file(&mut diagnostics);
+    }
     compiled.diagnostics = diagnostics;
     compiled
 }

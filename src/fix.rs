@@ -44,6 +44,9 @@ pub struct Changed {
     pub name: String,
     pub before: String,
     pub after: String,
+    /// The fixes applied to this file (by the file of a fix's first edit),
+    /// by rule code: what writing it makes true.
+    pub fixed: Vec<(&'static str, usize)>,
 }
 
 /// What fixing did.
@@ -94,6 +97,11 @@ pub fn remaining(diagnostics: &[Diagnostic], level: Level) -> Remaining {
 /// that count (rule selection), as the caller's check would report them.
 /// `refresh` discovers the project again from its edited texts (a fixed
 /// entrypoint runs other training code); `None` keeps it as it is.
+///
+/// The rounds check without the output caps ([`Options::uncapped`]): a
+/// finding the caps hide would otherwise look new once the listed ones are
+/// fixed, and only the listed ones could be fixed. The outcome's check is
+/// the capped one, as `check` reports it.
 pub fn fix(
     project: &Project,
     options: &Options<'_>,
@@ -101,15 +109,24 @@ pub fn fix(
     filter: &dyn Fn(&mut Compiled),
     refresh: &mut dyn FnMut(&Project) -> Option<Project>,
 ) -> Outcome {
+    let uncapped = Options {
+        env: options.env,
+        budgets: options.budgets,
+        require_variables: options.require_variables,
+        determined: options.determined,
+        selection: options.selection,
+        uncapped: true,
+    };
     let mut project = project.clone();
     let originals = texts(&project);
     let check = |p: &Project| {
-        let mut c = compile(p, options);
+        let mut c = compile(p, &uncapped);
         filter(&mut c);
         c
     };
     let mut compiled = check(&project);
     let mut fixed: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut by_file: BTreeMap<(String, &'static str), usize> = BTreeMap::new();
     let mut seen: HashSet<Vec<(String, String)>> = HashSet::new();
     seen.insert(texts(&project));
     let mut rounds = 0;
@@ -119,45 +136,32 @@ pub fn fix(
             break;
         }
         rounds += 1;
-        let before = findings(&compiled);
-        // All non-overlapping fixes at once.
+        // All non-overlapping fixes at once; when they make the check report
+        // something new, halves of them, down to single fixes.
         let batch = non_overlapping(&candidates);
-        let mut trial = project.clone();
-        apply(&mut trial, &compiled, &batch);
-        let trial = refresh(&trial).unwrap_or(trial);
-        let after = check(&trial);
-        let (next, next_compiled, applied) = if introduces(&before, &after) {
-            // One at a time, keeping each that introduces nothing.
-            let mut current = project.clone();
-            let mut current_compiled = compiled.clone();
-            let mut applied = Vec::new();
-            for fix in &batch {
-                // Spans refer to the round's first check; later fixes of the
-                // round are tried on the original texts plus the kept ones,
-                // so only fixes in files no kept fix touched are tried.
-                if applied.iter().any(|a: &&(Diagnostic, Fix)| shares_file(&a.1, &fix.1)) {
-                    continue;
-                }
-                let mut one = current.clone();
-                apply(&mut one, &compiled, std::slice::from_ref(fix));
-                let one = refresh(&one).unwrap_or(one);
-                let c = check(&one);
-                if !introduces(&findings(&current_compiled), &c) {
-                    current = one;
-                    current_compiled = c;
-                    applied.push(fix);
-                }
-            }
-            let applied: Vec<&(Diagnostic, Fix)> = applied.into_iter().collect();
-            (current, current_compiled, applied)
-        } else {
-            (trial, after, batch.iter().collect())
+        let mut round = Round {
+            start: &project,
+            compiled: &compiled,
+            kept: Vec::new(),
+            current: None,
+            current_findings: findings(&compiled),
         };
-        if applied.is_empty() {
+        round.try_batch(&batch, &check, refresh);
+        let Round { kept, current, .. } = round;
+        let Some((next, next_compiled)) = current else {
             break;
-        }
-        for (d, _) in &applied {
-            *fixed.entry(d.code).or_default() += 1;
+        };
+        for fix in kept.iter().map(|&i| &batch[i]) {
+            *fixed.entry(fix.0.code).or_default() += 1;
+            if let Some(name) = fix
+                .1
+                .edits
+                .first()
+                .and_then(|e| compiled.sources.get(e.file))
+                .map(|s| s.name.clone())
+            {
+                *by_file.entry((name, fix.0.code)).or_default() += 1;
+            }
         }
         project = next;
         compiled = next_compiled;
@@ -167,19 +171,85 @@ pub fn fix(
         }
     }
     // By name: a project discovered again may hold other files than before.
-    let changed = texts(&project)
+    let changed: Vec<Changed> = texts(&project)
         .into_iter()
         .filter_map(|(name, after)| {
             let before = originals.iter().find(|(n, _)| *n == name)?.1.clone();
-            (before != after).then_some(Changed { name, before, after })
+            (before != after).then(|| {
+                let fixed = by_file
+                    .iter()
+                    .filter(|((file, _), _)| *file == name)
+                    .map(|((_, code), n)| (*code, *n))
+                    .collect();
+                Changed {
+                    name,
+                    before,
+                    after,
+                    fixed,
+                }
+            })
         })
         .collect();
+    // What is left, as `check` reports it (capped).
+    let mut compiled = compile(&project, options);
+    filter(&mut compiled);
     Outcome {
         project,
         compiled,
         changed,
         fixed: fixed.into_iter().collect(),
         rounds,
+    }
+}
+
+/// One round's search for the fixes that introduce nothing: `kept` are
+/// indexes into the round's batch, all applied together to `start` (their
+/// spans are of `compiled`'s texts, and none overlap) giving `current`.
+struct Round<'r> {
+    start: &'r Project,
+    compiled: &'r Compiled,
+    kept: Vec<usize>,
+    current: Option<(Project, Compiled)>,
+    current_findings: BTreeMap<(&'static str, String), usize>,
+}
+
+impl Round<'_> {
+    /// Tries the batch's fixes on top of those kept: a range of them is kept
+    /// whole when the check reports nothing new, else each half in turn.
+    /// A batch where every fix is fine costs one check; `k` bad fixes among
+    /// `n` cost about `2 k log n`.
+    fn try_batch(
+        &mut self,
+        batch: &[(Diagnostic, Fix)],
+        check: &dyn Fn(&Project) -> Compiled,
+        refresh: &mut dyn FnMut(&Project) -> Option<Project>,
+    ) {
+        // Ranges of the batch still to try, as (start, end), last first.
+        let mut pending: Vec<(usize, usize)> = vec![(0, batch.len())];
+        while let Some((from, to)) = pending.pop() {
+            let range = from..to;
+            if range.is_empty() {
+                continue;
+            }
+            let mut with: Vec<usize> = self.kept.clone();
+            with.extend(range.clone());
+            let fixes: Vec<&(Diagnostic, Fix)> = with.iter().map(|&i| &batch[i]).collect();
+            let mut trial = self.start.clone();
+            apply(&mut trial, self.compiled, &fixes);
+            let trial = refresh(&trial).unwrap_or(trial);
+            let after = check(&trial);
+            let after_findings = findings(&after);
+            if !introduces(&self.current_findings, &after_findings) {
+                self.kept = with;
+                self.current = Some((trial, after));
+                self.current_findings = after_findings;
+            } else if range.len() > 1 {
+                let mid = range.start + range.len() / 2;
+                // Stack: the first half is tried first.
+                pending.push((mid, range.end));
+                pending.push((range.start, mid));
+            }
+        }
     }
 }
 
@@ -205,13 +275,20 @@ fn candidates(compiled: &Compiled, level: Level) -> Vec<(Diagnostic, Fix)> {
 /// The fixes, in order, whose edits overlap none taken before them (two
 /// insertions at one point overlap too: their order would be a guess).
 fn non_overlapping(candidates: &[(Diagnostic, Fix)]) -> Vec<(Diagnostic, Fix)> {
-    let mut taken: Vec<(crate::source::FileId, Span)> = Vec::new();
+    // Taken spans by file and start: disjoint, so a span can only overlap
+    // the last one starting at or before it and the first after it.
+    let mut taken: BTreeMap<(crate::source::FileId, usize), usize> = BTreeMap::new();
+    let clashes = |taken: &BTreeMap<(crate::source::FileId, usize), usize>, file, span: Span| {
+        let before = taken.range(..=(file, span.start)).next_back();
+        let after = taken.range((file, span.start)..).next();
+        [before, after]
+            .into_iter()
+            .flatten()
+            .any(|(&(f, start), &end)| f == file && overlaps(Span { start, end }, span))
+    };
     let mut out = Vec::new();
     for (d, f) in candidates {
-        let clash = f
-            .edits
-            .iter()
-            .any(|e| taken.iter().any(|(file, s)| *file == e.file && overlaps(*s, e.span)));
+        let clash = f.edits.iter().any(|e| clashes(&taken, e.file, e.span));
         // The edits of one fix must not overlap each other either.
         let inner = f.edits.iter().enumerate().any(|(i, a)| {
             f.edits[i + 1..]
@@ -221,7 +298,7 @@ fn non_overlapping(candidates: &[(Diagnostic, Fix)]) -> Vec<(Diagnostic, Fix)> {
         if clash || inner {
             continue;
         }
-        taken.extend(f.edits.iter().map(|e| (e.file, e.span)));
+        taken.extend(f.edits.iter().map(|e| ((e.file, e.span.start), e.span.end)));
         out.push((d.clone(), f.clone()));
     }
     out
@@ -234,13 +311,9 @@ fn overlaps(a: Span, b: Span) -> bool {
     a.start < b.end && b.start < a.end
 }
 
-fn shares_file(a: &Fix, b: &Fix) -> bool {
-    a.edits.iter().any(|x| b.edits.iter().any(|y| x.file == y.file))
-}
-
 /// Applies the fixes' edits (spans of `compiled`'s texts) to the project's
-/// inputs.
-fn apply(project: &mut Project, compiled: &Compiled, fixes: &[(Diagnostic, Fix)]) {
+/// inputs, each text rebuilt once.
+fn apply(project: &mut Project, compiled: &Compiled, fixes: &[&(Diagnostic, Fix)]) {
     let mut by_file: BTreeMap<crate::source::FileId, Vec<(Span, &str)>> = BTreeMap::new();
     for (_, f) in fixes {
         for e in &f.edits {
@@ -251,20 +324,37 @@ fn apply(project: &mut Project, compiled: &Compiled, fixes: &[(Diagnostic, Fix)]
         let Some(source) = compiled.sources.get(file) else {
             continue;
         };
-        let mut text = source.text.clone();
-        // From the end, so earlier offsets stay valid.
-        edits.sort_by(|a, b| b.0.start.cmp(&a.0.start).then(b.0.end.cmp(&a.0.end)));
+        let old = source.text.as_str();
+        edits.sort_by(|a, b| a.0.start.cmp(&b.0.start).then(a.0.end.cmp(&b.0.end)));
+        let mut text = String::with_capacity(old.len());
+        let mut at = 0;
         for (span, replacement) in edits {
-            if span.start <= span.end
-                && span.end <= text.len()
-                && text.is_char_boundary(span.start)
-                && text.is_char_boundary(span.end)
+            // Overlapping or broken edits are skipped (the batch has none).
+            if span.start < at
+                || span.start > span.end
+                || span.end > old.len()
+                || !old.is_char_boundary(span.start)
+                || !old.is_char_boundary(span.end)
             {
-                text.replace_range(span.start..span.end, replacement);
+                continue;
             }
+            text.push_str(&old[at..span.start]);
+            text.push_str(replacement);
+            at = span.end;
         }
+        text.push_str(&old[at..]);
         set_text(project, &source.name, &text);
     }
+}
+
+/// `project` with the texts of the files named replaced: what is on disk
+/// when only some of the fixed files could be written.
+pub fn with_texts(project: &Project, texts: &[(&str, &str)]) -> Project {
+    let mut project = project.clone();
+    for (name, text) in texts {
+        set_text(&mut project, name, text);
+    }
+    project
 }
 
 /// Replaces the bytes of every input of the project named `name`.
@@ -309,10 +399,11 @@ fn findings(compiled: &Compiled) -> BTreeMap<(&'static str, String), usize> {
 }
 
 /// Whether `after` reports something `before` did not (or more of it).
-fn introduces(before: &BTreeMap<(&'static str, String), usize>, after: &Compiled) -> bool {
-    findings(after)
-        .iter()
-        .any(|(k, n)| before.get(k).copied().unwrap_or(0) < *n)
+fn introduces(
+    before: &BTreeMap<(&'static str, String), usize>,
+    after: &BTreeMap<(&'static str, String), usize>,
+) -> bool {
+    after.iter().any(|(k, n)| before.get(k).copied().unwrap_or(0) < *n)
 }
 
 #[cfg(test)]
@@ -337,6 +428,46 @@ mod tests {
         let after = &all.changed[0].after;
         assert!(after.contains("checkpoint_storage:"), "{after}");
         assert!(!after.contains("checkpoints:"), "{after}");
+    }
+
+    #[test]
+    fn many_findings_of_one_rule_are_fixed_in_one_round() {
+        // 1,000 C103 (`base` missing): beyond the 200 a rule lists per file.
+        let mut text = String::from("name: x\nentrypoint: python3 train.py\nhyperparameters:\n");
+        for i in 0..1000 {
+            text.push_str(&format!("  lr{i}:\n    type: log\n    minval: -5\n    maxval: -2\n"));
+        }
+        let out = fix(&project(&text), &Options::default(), Level::Safe, &|_| {}, &mut |_| {
+            None
+        });
+        let n = |fixed: &[(&str, usize)]| fixed.iter().find(|(c, _)| *c == "C103").map(|(_, n)| *n);
+        assert_eq!(n(&out.fixed), Some(1000), "{:?}", out.fixed);
+        // C206's fixes of the same bounds wait for the second round; before,
+        // no fix applied (the 800 unlisted looked new) and each was tried
+        // on its own.
+        assert!(out.rounds <= 2, "{} rounds", out.rounds);
+        assert_eq!(out.changed[0].after.matches("base: 10").count(), 1000);
+        assert_eq!(out.changed[0].fixed, out.fixed);
+        assert!(!out.compiled.diagnostics.iter().any(|d| d.code == "C103"));
+    }
+
+    #[test]
+    fn the_outcome_is_capped_as_check_reports_it() {
+        // 300 C103 (fixed) and 300 C201 without a fix (equal bounds): what
+        // is left is listed as `check` lists it, 200 and a note.
+        let mut text = String::from("name: x\nentrypoint: python3 train.py\nhyperparameters:\n");
+        for i in 0..300 {
+            text.push_str(&format!("  lr{i}:\n    type: log\n    minval: -5\n    maxval: -2\n"));
+            text.push_str(&format!("  n{i}:\n    type: int\n    minval: 5\n    maxval: 5\n"));
+        }
+        let out = fix(&project(&text), &Options::default(), Level::Safe, &|_| {}, &mut |_| {
+            None
+        });
+        assert!(out.fixed.contains(&("C103", 300)), "{:?}", out.fixed);
+        let count = |code: &str| out.compiled.diagnostics.iter().filter(|d| d.code == code).count();
+        assert_eq!(count("C103"), 0);
+        assert_eq!(count("C201"), crate::rules::diagnostics_capped::PER_RULE);
+        assert_eq!(count("L001"), 1);
     }
 
     #[test]

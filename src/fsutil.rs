@@ -1,6 +1,7 @@
 //! The file system edge shared by the CLI and the language server: bounded
 //! reads of regular files only, and atomic output: one file written to a
-//! temporary beside its target, flushed, then renamed over it; a set of
+//! temporary beside its target (`.NAME.stagec-tmp-PID-N`, locked while its
+//! run lives), flushed, then renamed over it; a set of
 //! files written to a fresh directory swapped in for the old one (so
 //! readers never see half a file or a mixed set). The checking pipeline
 //! itself never touches the file system.
@@ -8,6 +9,8 @@
 use std::io::Write;
 use std::path::Path;
 
+/// Writes `path` atomically: the bytes go to a temporary file beside it
+/// (see [`Temporary`]), flushed, then renamed over it.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path
         .parent()
@@ -17,43 +20,208 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    remove_stale_temporaries(dir, &name);
+    let mut tmp = Temporary::create(dir, &name)?;
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
+        tmp.file.write_all(bytes)?;
+        tmp.file.sync_all()?;
+        std::fs::rename(&tmp.path, path)
     })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
+    tmp.finish(result.is_ok());
     result
 }
 
-/// Rewrites an existing file atomically (`stagec check --fix`): the new
-/// bytes go to a temporary file beside the real one (a symlink is followed
-/// to the file it names, which is replaced), which gets the old file's
+/// Rewrites an existing file atomically (`stagec check --fix`) when it
+/// still holds `expected` (what was read and fixed): the new bytes go to a
+/// temporary file beside the real one (a symlink is followed to the file
+/// it names, which is replaced), which gets the old file's owner and
 /// permissions and is renamed over it.
-pub fn rewrite_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+///
+/// Refused, with the reason, when the file is read-only (its owner may not
+/// write it: root too respects that), when this process may not write it,
+/// when its owner or group cannot be given to the new file (a rename would
+/// hand another user's file to this one), and when it no longer holds
+/// `expected` (an edit saved meanwhile is never overwritten). Temporaries
+/// of dead runs beside it are removed first.
+pub fn rewrite_atomic(path: &Path, expected: &[u8], bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::{Error, ErrorKind};
     let target = std::fs::canonicalize(path)?;
-    let permissions = std::fs::metadata(&target)?.permissions();
+    let meta = std::fs::metadata(&target)?;
+    if !meta.is_file() {
+        return Err(Error::new(ErrorKind::InvalidInput, "it is not a regular file"));
+    }
+    #[cfg(unix)]
+    let read_only = {
+        use std::os::unix::fs::PermissionsExt;
+        meta.permissions().mode() & 0o200 == 0
+    };
+    #[cfg(not(unix))]
+    let read_only = meta.permissions().readonly();
+    if read_only {
+        return Err(Error::new(ErrorKind::PermissionDenied, "it is read-only"));
+    }
+    // May this process write the file itself? (Opened without truncating,
+    // and without blocking should it have become a FIFO.)
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(O_NONBLOCK);
+    }
+    if let Err(e) = options.open(&target) {
+        return Err(Error::new(e.kind(), format!("it cannot be written: {e}")));
+    }
     let dir = target.parent().unwrap_or(Path::new("."));
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{name}.stagec-fix-{}.tmp", std::process::id()));
+    remove_stale_temporaries(dir, &name);
+    let mut tmp = Temporary::create(dir, &name)?;
     let result = (|| {
-        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        f.write_all(bytes)?;
-        f.set_permissions(permissions)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, &target)
+        tmp.file.write_all(bytes)?;
+        keep_owner(&tmp.file, &meta)?;
+        tmp.file.set_permissions(meta.permissions())?;
+        tmp.file.sync_all()?;
+        // The last moment before the swap: is the file still what was read?
+        let now = read_limited(&target, expected.len())?;
+        if now != expected {
+            return Err(Error::other(
+                "it changed since stagec read it (saved meanwhile?); not overwritten, run again",
+            ));
+        }
+        std::fs::rename(&tmp.path, &target)
     })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
+    tmp.finish(result.is_ok());
     result
+}
+
+/// Gives the new file the old one's owner and group, or says why it
+/// cannot be done.
+#[cfg(unix)]
+fn keep_owner(new: &std::fs::File, old: &std::fs::Metadata) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let ours = new.metadata()?;
+    let (uid, gid) = (old.uid(), old.gid());
+    if (ours.uid(), ours.gid()) == (uid, gid) {
+        return Ok(());
+    }
+    std::os::unix::fs::fchown(new, Some(uid), Some(gid)).map_err(|e| {
+        let whose = if ours.uid() != uid {
+            format!("it belongs to another user (uid {uid})")
+        } else {
+            format!("it belongs to group {gid}")
+        };
+        std::io::Error::new(
+            e.kind(),
+            format!("{whose}, and replacing it would change its owner ({e})"),
+        )
+    })
+}
+
+#[cfg(not(unix))]
+fn keep_owner(_: &std::fs::File, _: &std::fs::Metadata) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// The temporary file an atomic write fills before renaming it over its
+/// target: `.NAME.stagec-tmp-PID-N` beside it, created new and held under
+/// an exclusive lock for as long as the run lives, so that
+/// [`remove_stale_temporaries`] can tell a dead run's leftover (no one
+/// holds its lock) from a live run's.
+struct Temporary {
+    path: std::path::PathBuf,
+    file: std::fs::File,
+}
+
+/// Numbers a process's temporaries.
+static TEMPORARIES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn temporary_prefix(name: &str) -> String {
+    format!(".{name}.stagec-tmp-")
+}
+
+impl Temporary {
+    fn create(dir: &Path, name: &str) -> std::io::Result<Temporary> {
+        let pid = std::process::id();
+        let mut last = None;
+        // A run cleaning up may take a fresh temporary before it is locked:
+        // then another name is tried.
+        for _ in 0..8 {
+            let n = TEMPORARIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let path = dir.join(format!("{}{pid}-{n}", temporary_prefix(name)));
+            let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&path)?;
+            let tmp = Temporary { path, file };
+            if tmp.file.try_lock().is_ok() && same_file(&tmp.path, &tmp.file) {
+                return Ok(tmp);
+            }
+            tmp.finish(false);
+            last = Some(tmp_lost());
+        }
+        Err(last.unwrap_or_else(tmp_lost))
+    }
+
+    /// Removes the temporary unless it was renamed into place.
+    fn finish(self, renamed: bool) {
+        if !renamed && same_file(&self.path, &self.file) {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+fn tmp_lost() -> std::io::Error {
+    std::io::Error::other("another process removed the temporary file")
+}
+
+/// Whether `path` still names the file `file` is open on.
+fn same_file(path: &Path, file: &std::fs::File) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::symlink_metadata(path), file.metadata()) {
+            (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        path.exists()
+    }
+}
+
+/// Removes the temporaries of `name` in `dir` ([`Temporary`]) that no live
+/// run holds: what killed runs left. Only names of exactly that form are
+/// looked at, and only regular files removed; what cannot be removed stays.
+pub fn remove_stale_temporaries(dir: &Path, name: &str) {
+    let prefix = temporary_prefix(name);
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let entry_name = entry.file_name();
+        let Some(rest) = entry_name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
+            continue;
+        };
+        let numbered = rest.split_once('-').is_some_and(|(pid, n)| {
+            [pid, n]
+                .iter()
+                .all(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+        });
+        if !numbered || !entry.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
+        let path = entry.path();
+        let Ok(file) = std::fs::File::open(&path) else {
+            continue;
+        };
+        // Held: a live run's. Free: its run is dead (a lock dies with its
+        // process), and holding it now keeps a new run from taking it.
+        if file.try_lock().is_ok() && same_file(&path, &file) {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
 }
 
 /// Replaces the directory `dir` with a new one holding exactly `files`,
@@ -63,7 +231,8 @@ pub fn rewrite_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 ///
 /// - Concurrent runs are serialised by an exclusive lock on the parent
 ///   directory (a lock file beside `dir` where directories cannot be
-///   locked), so the last to finish wins whole.
+///   locked), so the last to finish wins whole; a lock held longer than
+///   [`LOCK_WAIT`] is an error.
 /// - The new set is written and flushed in a sibling `.NAME.stagec-new-PID`
 ///   directory first; the old one is renamed to `.NAME.stagec-old-PID` and
 ///   removed after the swap. What a killed run left behind (siblings of
@@ -194,26 +363,49 @@ fn sync_dir(dir: &Path) {
     let _ = dir;
 }
 
+/// How long [`replace_dir_atomic`] waits for another process's lock on
+/// the output's parent folder before giving up.
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// An exclusive lock serialising replacements of `parent/name`, held until
 /// dropped: the parent directory itself where it can be locked (Unix),
-/// else a `.NAME.stagec-lock` file beside it.
+/// else a `.NAME.stagec-lock` file beside it. Waits at most [`LOCK_WAIT`]
+/// for another holder (anyone who can open a shared `/tmp` can lock it),
+/// then fails naming the folder.
 fn lock_dir(parent: &Path, name: &str) -> std::io::Result<std::fs::File> {
     #[cfg(unix)]
-    {
+    let f = {
         let _ = name;
-        let d = std::fs::File::open(parent)?;
-        d.lock()?;
-        Ok(d)
-    }
+        std::fs::File::open(parent)?
+    };
     #[cfg(not(unix))]
-    {
-        let f = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(parent.join(format!(".{name}.stagec-lock")))?;
-        f.lock()?;
-        Ok(f)
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(parent.join(format!(".{name}.stagec-lock")))?;
+    let start = std::time::Instant::now();
+    let mut pause = std::time::Duration::from_millis(5);
+    loop {
+        match f.try_lock() {
+            Ok(()) => return Ok(f),
+            Err(std::fs::TryLockError::Error(e)) => return Err(e),
+            Err(std::fs::TryLockError::WouldBlock) => {}
+        }
+        let waited = start.elapsed();
+        if waited >= LOCK_WAIT {
+            let shown = std::fs::canonicalize(parent).unwrap_or_else(|_| parent.to_path_buf());
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::WouldBlock,
+                format!(
+                    "another process has held the lock on {} for {} s (another `stagec plan` writing there, or anyone who can open that folder); try again, or choose another --out",
+                    shown.display(),
+                    LOCK_WAIT.as_secs()
+                ),
+            ));
+        }
+        std::thread::sleep(pause.min(LOCK_WAIT - waited));
+        pause = (pause * 2).min(std::time::Duration::from_millis(200));
     }
 }
 
@@ -315,5 +507,102 @@ pub fn read_text_if_file(path: &Path, limit: usize) -> Result<Option<String>, St
             .map_err(|_| "not UTF-8 text".to_string()),
         Ok(FileLimit::Beyond) => Err(format!("larger than {limit} bytes")),
         Err(e) => Err(e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(tag: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("stagec-fsutil-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch");
+        dir
+    }
+
+    #[test]
+    fn rewrite_refuses_a_file_changed_since_it_was_read() {
+        let dir = scratch("changed");
+        let path = dir.join("c.yaml");
+        std::fs::write(&path, "saved meanwhile\n").expect("write");
+        let err = rewrite_atomic(&path, b"as read\n", b"fixed\n").expect_err("must refuse");
+        assert!(err.to_string().contains("changed since"), "{err}");
+        assert_eq!(
+            std::fs::read_to_string(&path).ok().as_deref(),
+            Some("saved meanwhile\n")
+        );
+        // Nothing left beside it; and unchanged, it is rewritten.
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .expect("dir")
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+        rewrite_atomic(&path, b"saved meanwhile\n", b"fixed\n").expect("rewrite");
+        assert_eq!(std::fs::read_to_string(&path).ok().as_deref(), Some("fixed\n"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn rewrite_keeps_permissions_and_refuses_read_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = scratch("mode");
+        let path = dir.join("c.yaml");
+        std::fs::write(&path, "a\n").expect("write");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+        rewrite_atomic(&path, b"a\n", b"b\n").expect("rewrite");
+        let mode = std::fs::metadata(&path).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).expect("chmod");
+        let err = rewrite_atomic(&path, b"b\n", b"c\n").expect_err("read-only");
+        assert!(err.to_string().contains("read-only"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).ok().as_deref(), Some("b\n"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn stale_temporaries_go_live_and_foreign_ones_stay() {
+        let dir = scratch("stale");
+        let dead = dir.join(".c.yaml.stagec-tmp-1-2");
+        let live = dir.join(".c.yaml.stagec-tmp-3-4");
+        let foreign = [
+            ".c.yaml.stagec-tmp-x",
+            ".c.yaml.stagec-tmp-1-2-3",
+            ".d.yaml.stagec-tmp-1-2",
+            "c.yaml",
+        ];
+        for p in [&dead, &live] {
+            std::fs::write(p, "x").expect("write");
+        }
+        for n in foreign {
+            std::fs::write(dir.join(n), "x").expect("write");
+        }
+        let held = std::fs::File::open(&live).expect("open");
+        held.lock().expect("lock");
+        remove_stale_temporaries(&dir, "c.yaml");
+        assert!(!dead.exists());
+        assert!(live.exists());
+        for n in foreign {
+            assert!(dir.join(n).exists(), "{n} removed");
+        }
+        drop(held);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn lock_dir_gives_up_naming_the_folder() {
+        let dir = scratch("lock");
+        let held = lock_dir(&dir, "out").expect("first lock");
+        // A second holder in this process: a separate open file, so the
+        // lock conflicts as another process's would.
+        let start = std::time::Instant::now();
+        let err = lock_dir(&dir, "out").expect_err("held");
+        assert!(start.elapsed() >= LOCK_WAIT);
+        assert!(err.to_string().contains(&*dir.to_string_lossy()), "{err}");
+        drop(held);
+        lock_dir(&dir, "out").expect("free again");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

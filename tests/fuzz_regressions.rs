@@ -2,7 +2,8 @@
 //! see `scripts/fuzz.sh`) replayed through the built `stagec` the way its
 //! fuzz target reaches the library, as a child process under the hostile
 //! suite's limits (1 GiB of address space, a timeout): it must end by itself
-//! with status 0 or 1. (`lsp_transport` findings are replayed by
+//! with status 0 or 1 (`fix` findings through `check --fix
+//! --unsafe-fixes`). (`lsp_transport` findings are replayed by
 //! `lsp/tests/hostile.rs`.)
 #![cfg(unix)]
 
@@ -86,6 +87,16 @@ fn check(files: &[(&str, &[u8])]) -> Outcome {
     run.run()
 }
 
+/// `check --fix --unsafe-fixes` on the config, in a scratch folder.
+fn fix(config: &[u8]) -> Outcome {
+    let s = Scratch::new("fuzz-replay-fix");
+    s.write("const.yaml", config);
+    stagec()
+        .args(["check", "--fix", "--unsafe-fixes", "--format", "json", "const.yaml"])
+        .current_dir(&s.path)
+        .run()
+}
+
 fn split_project(data: &[u8]) -> Vec<&[u8]> {
     let mut parts = Vec::new();
     let mut rest = data;
@@ -118,6 +129,7 @@ fn replay(target: &str, data: &[u8]) -> Outcome {
             let files: Vec<(&str, &[u8])> = names.iter().copied().zip(parts).collect();
             check(&files)
         }
+        "fix" => fix(data),
         other => panic!("no replay for target `{other}`"),
     }
 }
@@ -133,6 +145,7 @@ fn fuzz_findings_no_longer_crash_hang_or_exhaust_memory() {
         "stages_yaml",
         "inventory",
         "project",
+        "fix",
     ] {
         for file in findings(target) {
             n += 1;

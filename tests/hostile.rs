@@ -1559,6 +1559,8 @@ fn item19_concurrent_plans_never_mix_files() {
 
 #[path = "hostile/part2_escape.rs"]
 mod part2_escape;
+#[path = "hostile/part2_fixfs.rs"]
+mod part2_fixfs;
 #[path = "hostile/part2_secrets.rs"]
 mod part2_secrets;
 #[path = "hostile/part2_shapes.rs"]

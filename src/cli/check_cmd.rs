@@ -374,27 +374,52 @@ fn run_fix(args: &CheckArgs, jobs: Vec<Job>, loader: &mut Loader, options: &Opti
             let texts = p.texts();
             loader.project_through(Path::new(&p.config.name), &named, &texts).0
         };
-        let outcome = fix::fix(&project, &job_options, level, &|_| {}, &mut refresh);
-        fixed_total += outcome.fixed_count();
-        for (code, n) in &outcome.fixed {
-            *fixed_codes.entry(code).or_default() += n;
+        let mut outcome = fix::fix(&project, &job_options, level, &|_| {}, &mut refresh);
+        if args.diff {
+            fixed_total += outcome.fixed_count();
+            for (code, n) in &outcome.fixed {
+                *fixed_codes.entry(code).or_default() += n;
+            }
         }
+        // Only what was written counts as fixed.
+        let mut written: Vec<&fix::Changed> = Vec::new();
+        let mut failed = false;
         for changed in &outcome.changed {
             if args.diff {
                 if diffed.insert(changed.name.clone()) {
                     diffs.push_str(&unified_diff(changed));
                 }
-            } else if from_stdin && changed.name == stdin_name {
+                continue;
+            }
+            if from_stdin && changed.name == stdin_name {
                 // The fixed stdin config goes to stdout (ruff's behaviour).
                 print!("{}", changed.after);
-            } else if let Err(e) = stagec::fsutil::rewrite_atomic(Path::new(&changed.name), changed.after.as_bytes()) {
+            } else if let Err(e) = stagec::fsutil::rewrite_atomic(
+                Path::new(&changed.name),
+                changed.before.as_bytes(),
+                changed.after.as_bytes(),
+            ) {
                 eprintln_escaped!("stagec: cannot write {}: {e}", changed.name);
                 unreadable = true;
+                failed = true;
+                continue;
+            }
+            written.push(changed);
+            for (code, n) in &changed.fixed {
+                fixed_total += n;
+                *fixed_codes.entry(code).or_default() += n;
             }
         }
-        if !outcome.changed.is_empty() && !args.diff {
-            let files: Vec<&str> = outcome.changed.iter().map(|c| c.name.as_str()).collect();
+        if !written.is_empty() {
+            let files: Vec<&str> = written.iter().map(|c| c.name.as_str()).collect();
             eprintln_escaped!("stagec: fixed {}", files.join(", "));
+        }
+        if failed {
+            // What is left is what the files now hold.
+            let texts: Vec<(&str, &str)> = written.iter().map(|c| (c.name.as_str(), c.after.as_str())).collect();
+            let now = fix::with_texts(&project, &texts);
+            let now = refresh(&now).unwrap_or(now);
+            outcome.compiled = stagec::compile(&now, &job_options);
         }
         match job {
             Job::Config(_) => results.push(outcome.compiled),

@@ -84,6 +84,7 @@ impl Resolved {
             require_variables: base.require_variables,
             determined: base.determined.or(self.determined.as_deref()),
             selection: Some(&self.selection),
+            uncapped: base.uncapped,
         }
     }
 }

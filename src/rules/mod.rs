@@ -429,6 +429,11 @@ pub fn run(compiled: &Compiled, options: &Options<'_>) -> Vec<Diagnostic> {
             rule: r.rule,
             out: &mut out,
             listed: HashMap::new(),
+            cap: if options.uncapped {
+                usize::MAX
+            } else {
+                diagnostics_capped::PER_RULE
+            },
             left_out: BTreeMap::new(),
             scratch: Diagnostic::new(r.rule, FileId(0), Span::default(), ""),
         };
@@ -529,6 +534,9 @@ pub struct Sink<'o> {
     out: &'o mut Vec<Diagnostic>,
     /// Diagnostics listed per file.
     listed: HashMap<FileId, usize>,
+    /// Most diagnostics listed per file ([`diagnostics_capped::PER_RULE`],
+    /// or none with [`Options::uncapped`]).
+    cap: usize,
     /// Diagnostics left out per file, beyond the cap.
     left_out: BTreeMap<FileId, usize>,
     /// Where a left-out diagnostic is built (and forgotten).
@@ -539,7 +547,7 @@ impl Sink<'_> {
     /// Reports `message` at `span` of `file`.
     pub fn at(&mut self, file: FileId, span: Span, message: impl Into<String>) -> &mut Diagnostic {
         let listed = self.listed.entry(file).or_default();
-        if *listed >= diagnostics_capped::PER_RULE {
+        if *listed >= self.cap {
             *self.left_out.entry(file).or_default() += 1;
             self.scratch = Diagnostic::new(self.rule, file, span, "");
             return &mut self.scratch;
@@ -555,10 +563,7 @@ impl Sink<'_> {
     /// one more is counted as left out, and the rule need not work out its
     /// message (a hostile file can hold hundreds of thousands).
     pub fn full_for(&mut self, file: FileId) -> bool {
-        let full = self
-            .listed
-            .get(&file)
-            .is_some_and(|n| *n >= diagnostics_capped::PER_RULE);
+        let full = self.listed.get(&file).is_some_and(|n| *n >= self.cap);
         if full {
             *self.left_out.entry(file).or_default() += 1;
         }
