@@ -185,6 +185,22 @@ impl Compiled {
         })
     }
 
+    /// Whether the text of `file` must not be shown: an inventory stagec
+    /// could not read (not text, or not recognisably what an inventory
+    /// comes from: see [`crate::hardware::inventory::NotAnInventory::recognised`]). Such a
+    /// file may be anything a settings file or a slip of the hand named (a
+    /// credentials file, `/proc/self/environ`): output names where, never
+    /// what.
+    pub fn withheld(&self, file: FileId) -> bool {
+        self.unit(file).is_some_and(|u| {
+            u.role == Role::Inventory
+                && (u.decode.is_some()
+                    || u.inventory.iter().any(|i| {
+                        matches!(i, crate::hardware::inventory::InventoryIssue::NotAnInventory { why, .. } if !why.recognised())
+                    }))
+        })
+    }
+
     /// The YAML document of any file.
     pub fn document(&self, file: FileId) -> Option<&Document> {
         self.unit(file)?.yaml.as_ref()

@@ -1556,3 +1556,6 @@ fn item19_concurrent_plans_never_mix_files() {
     );
     f.finish();
 }
+
+#[path = "hostile/part2_settings.rs"]
+mod part2_settings;

@@ -509,3 +509,6 @@ fn transport_fuzz_findings_end_cleanly() {
     }
     f.finish();
 }
+
+#[path = "hostile/part2_settings.rs"]
+mod part2_settings;

@@ -122,7 +122,8 @@ impl Resolver {
             }
             (true, None) => Some(None),
             (false, Some(path)) => {
-                let settings = settings_file::load(&cwd.join(path), &mut read_settings_file)
+                let in_project = |s: &Path, n: &Path| stagec::fsutil::inside_project(s, n, Some(&cwd));
+                let settings = settings_file::load(&cwd.join(path), &mut read_settings_file, &in_project)
                     .map_err(|errors| describe(&errors, &cwd))?;
                 Some(Some(settings))
             }
@@ -131,8 +132,12 @@ impl Resolver {
         let absent = Mutex::new(std::collections::HashSet::new());
         let root = match &fixed {
             Some(settings) => settings.clone(),
-            None => settings_file::find(&cwd, &mut |path: &Path| read_unless_absent(&absent, path))
-                .map_err(|errors| describe(&errors, &cwd))?,
+            None => settings_file::find(
+                &cwd,
+                &mut |path: &Path| read_unless_absent(&absent, path),
+                &|s: &Path, n: &Path| stagec::fsutil::inside_project(s, n, Some(&cwd)),
+            )
+            .map_err(|errors| describe(&errors, &cwd))?,
         };
         let root = overlay(root, overrides.as_ref());
         Ok(Resolver {
@@ -198,8 +203,12 @@ impl Resolver {
         }
         let settings = match &self.fixed {
             Some(fixed) => fixed.clone(),
-            None => settings_file::find(&dir, &mut |path: &Path| read_unless_absent(&self.absent, path))
-                .map_err(|e| describe(&e, &self.cwd))?,
+            None => settings_file::find(
+                &dir,
+                &mut |path: &Path| read_unless_absent(&self.absent, path),
+                &|s: &Path, n: &Path| stagec::fsutil::inside_project(s, n, Some(&self.cwd)),
+            )
+            .map_err(|e| describe(&e, &self.cwd))?,
         };
         let settings = overlay(settings, self.overrides.as_ref());
         let resolved = Arc::new(self.build(settings.as_ref()));
