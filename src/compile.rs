@@ -433,6 +433,20 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
         };
         crate::training::attach(t, &mut register, &models, facts)
     });
+    // Training files left out for a budget: named, never read (Y005).
+    for left in project.training.iter().flat_map(|t| t.left_out.iter()) {
+        if sources.iter().any(|(_, f)| f.name == left.name) {
+            continue;
+        }
+        units.push(Unit::new(
+            Role::Training,
+            Some(DecodeIssue::TooLarge {
+                len: left.bytes,
+                max: left.max,
+            }),
+        ));
+        sources.add(SourceFile::new(left.name.clone(), String::new()));
+    }
 
     let mut compiled = Compiled {
         sources,

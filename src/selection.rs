@@ -180,6 +180,10 @@ pub const MAX_GLOB_BYTES: usize = 4096;
 /// overrides) may set.
 pub const MAX_GLOBS: usize = 256;
 
+/// Most bytes of `per-file-ignores` globs one settings file, or one
+/// `extend` chain, may hold: what they compile to costs time and memory.
+pub const MAX_GLOBS_BYTES: usize = 32 * 1024;
+
 /// Ignores rules in the files a glob matches (`per-file-ignores`).
 #[derive(Clone, Debug)]
 pub struct PerFileIgnore {

@@ -357,18 +357,30 @@ pub fn load(path: &Path, read: ReadFile<'_>, in_project: InProject<'_>) -> Resul
 pub fn find(dir: &Path, read: ReadFile<'_>, in_project: InProject<'_>) -> Result<Option<Settings>, Vec<SettingsError>> {
     let dir = normalize(dir);
     for folder in dir.ancestors() {
-        for name in FILE_NAMES {
-            let path = folder.join(name);
-            let text = match read(&path) {
-                Ok(Some(text)) => text,
-                Ok(None) => continue,
-                Err(e) => return Err(vec![error_at(&path, 0, 0, format!("cannot read: {e}"))]),
-            };
-            in_project(&path, &path)
-                .map_err(|why| vec![error_at(&path, 0, 0, format!("this settings file is {why}"))])?;
-            if let Some(settings) = parse_optional(&text, SettingsOrigin::new(path))? {
-                return extend(settings, read, in_project, text.len()).map(Some);
-            }
+        if let Some(settings) = find_in(folder, read, in_project)? {
+            return Ok(Some(settings));
+        }
+    }
+    Ok(None)
+}
+
+/// The settings of the settings file in `folder` itself (not above it):
+/// one step of [`find`], for callers that remember what each folder holds.
+pub fn find_in(
+    folder: &Path,
+    read: ReadFile<'_>,
+    in_project: InProject<'_>,
+) -> Result<Option<Settings>, Vec<SettingsError>> {
+    for name in FILE_NAMES {
+        let path = folder.join(name);
+        let text = match read(&path) {
+            Ok(Some(text)) => text,
+            Ok(None) => continue,
+            Err(e) => return Err(vec![error_at(&path, 0, 0, format!("cannot read: {e}"))]),
+        };
+        in_project(&path, &path).map_err(|why| vec![error_at(&path, 0, 0, format!("this settings file is {why}"))])?;
+        if let Some(settings) = parse_optional(&text, SettingsOrigin::new(path))? {
+            return extend(settings, read, in_project, text.len()).map(Some);
         }
     }
     Ok(None)
@@ -383,6 +395,7 @@ fn extend(
 ) -> Result<Settings, Vec<SettingsError>> {
     held(&settings, in_project)?;
     let mut total = bytes;
+    let mut globs = glob_bytes(&settings);
     let mut chain = vec![settings];
     while let Some(last) = chain.last() {
         let Some(next) = last.extend.clone() else { break };
@@ -419,6 +432,13 @@ fn extend(
         }
         let base = parse(&text, SettingsOrigin::new(next))?;
         held(&base, in_project)?;
+        globs = globs.saturating_add(glob_bytes(&base));
+        if globs > crate::selection::MAX_GLOBS_BYTES {
+            return Err(at(format!(
+                "the `per-file-ignores` globs of this `extend` chain hold more than {} KiB in all",
+                crate::selection::MAX_GLOBS_BYTES / 1024
+            )));
+        }
         chain.push(base);
     }
     let mut merged: Option<Settings> = None;
@@ -429,6 +449,16 @@ fn extend(
         });
     }
     Ok(merged.unwrap_or_default())
+}
+
+/// Bytes of the `per-file-ignores` globs `settings` set.
+fn glob_bytes(settings: &Settings) -> usize {
+    settings
+        .per_file_ignores
+        .iter()
+        .flatten()
+        .map(|p| p.pattern.len())
+        .sum()
 }
 
 fn error_at(path: &Path, line: usize, column: usize, message: String) -> SettingsError {
@@ -548,6 +578,20 @@ impl Reader<'_> {
                     "`per-file-ignores` sets {} globs; at most {} are read",
                     table.len(),
                     crate::selection::MAX_GLOBS
+                ),
+            );
+            return None;
+        }
+        // (A glob too long by itself is reported at that glob, below.)
+        let lengths = || table.iter().map(|(pattern, _)| pattern.get_ref().len());
+        let bytes: usize = lengths().sum();
+        if bytes > crate::selection::MAX_GLOBS_BYTES && lengths().all(|n| n <= crate::selection::MAX_GLOB_BYTES) {
+            self.error(
+                value.span().start,
+                format!(
+                    "the `per-file-ignores` globs hold {} KiB; at most {} KiB are read",
+                    bytes / 1024,
+                    crate::selection::MAX_GLOBS_BYTES / 1024
                 ),
             );
             return None;
@@ -980,6 +1024,11 @@ min-severity = "warning"
         // compile is an error, not a panic.
         let complex = format!("[per-file-ignores]\n\"{}\" = [\"C\"]\n", "[^\u{e9}]".repeat(700));
         let _ = parse(&complex, origin("stagec.toml"));
+        let big: String = (0..20)
+            .map(|i| format!("\"{i}{}\" = [\"C\"]\n", "?".repeat(2_000)))
+            .collect();
+        let errors = parse(&format!("[per-file-ignores]\n{big}"), origin("stagec.toml")).expect_err("too much");
+        assert!(errors[0].message.contains("at most 32 KiB"), "{errors:?}");
         let over = format!("per-file-ignores = {{ \"{}\" = [\"C\"] }}", "**/".repeat(2_000));
         assert!(parse_override(&over, Path::new("/w")).is_err());
     }

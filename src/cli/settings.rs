@@ -101,6 +101,10 @@ pub(crate) struct Resolver {
     /// The settings governing the current folder (run-wide settings).
     root: Option<Settings>,
     by_dir: Mutex<HashMap<PathBuf, Arc<Resolved>>>,
+    /// What governs each folder looked at: the settings found in it or
+    /// above it (or the reason they cannot be used), so that each settings
+    /// file, and the chain it extends, is read and compiled once a run.
+    by_folder: Mutex<HashMap<PathBuf, Result<Option<Settings>, String>>>,
     /// Settings file names found missing, so the walk up from a second
     /// folder does not look again where the first looked.
     absent: Mutex<std::collections::HashSet<PathBuf>>,
@@ -129,27 +133,55 @@ impl Resolver {
             }
             (false, None) => None,
         };
-        let absent = Mutex::new(std::collections::HashSet::new());
-        let root = match &fixed {
-            Some(settings) => settings.clone(),
-            None => settings_file::find(
-                &cwd,
-                &mut |path: &Path| read_unless_absent(&absent, path),
-                &|s: &Path, n: &Path| stagec::fsutil::inside_project(s, n, Some(&cwd)),
-            )
-            .map_err(|errors| describe(&errors, &cwd))?,
-        };
-        let root = overlay(root, overrides.as_ref());
-        Ok(Resolver {
+        let mut resolver = Resolver {
             args: args.clone(),
             cwd,
             cli_inventory,
             fixed,
             overrides,
-            root,
+            root: None,
             by_dir: Mutex::new(HashMap::new()),
-            absent,
-        })
+            by_folder: Mutex::new(HashMap::new()),
+            absent: Mutex::new(std::collections::HashSet::new()),
+        };
+        let root = match &resolver.fixed {
+            Some(settings) => settings.clone(),
+            None => resolver.found(&resolver.cwd)?,
+        };
+        resolver.root = overlay(root, resolver.overrides.as_ref());
+        Ok(resolver)
+    }
+
+    /// The settings that govern `dir` (absolute, normalised): those of the
+    /// closest folder, `dir` or above, with a settings file; each folder
+    /// is looked at once a run.
+    fn found(&self, dir: &Path) -> Result<Option<Settings>, String> {
+        let mut walked: Vec<PathBuf> = Vec::new();
+        let mut result: Result<Option<Settings>, String> = Ok(None);
+        for folder in dir.ancestors() {
+            if let Some(known) = self.by_folder.lock().ok().and_then(|m| m.get(folder).cloned()) {
+                result = known;
+                break;
+            }
+            walked.push(folder.to_path_buf());
+            let here = settings_file::find_in(
+                folder,
+                &mut |path: &Path| read_unless_absent(&self.absent, path),
+                &|s: &Path, n: &Path| stagec::fsutil::inside_project(s, n, Some(&self.cwd)),
+            );
+            match here {
+                Ok(None) => continue,
+                Ok(Some(settings)) => result = Ok(Some(settings)),
+                Err(errors) => result = Err(describe(&errors, &self.cwd)),
+            }
+            break;
+        }
+        if let Ok(mut m) = self.by_folder.lock() {
+            for folder in walked {
+                m.insert(folder, result.clone());
+            }
+        }
+        result
     }
 
     /// Finds the settings of every file about to be checked, so that a bad
@@ -203,12 +235,7 @@ impl Resolver {
         }
         let settings = match &self.fixed {
             Some(fixed) => fixed.clone(),
-            None => settings_file::find(
-                &dir,
-                &mut |path: &Path| read_unless_absent(&self.absent, path),
-                &|s: &Path, n: &Path| stagec::fsutil::inside_project(s, n, Some(&self.cwd)),
-            )
-            .map_err(|e| describe(&e, &self.cwd))?,
+            None => self.found(&dir)?,
         };
         let settings = overlay(settings, self.overrides.as_ref());
         let resolved = Arc::new(self.build(settings.as_ref()));

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::entry::{self, Launch, NotPython, Target};
-use super::{EntrySpec, FileRole, TrainingInput, TrainingSources, MAX_BYTES, MAX_FILES};
+use super::{EntrySpec, FileRole, LeftOut, TrainingInput, TrainingSources, MAX_BYTES, MAX_FILES, MAX_FILE_BYTES};
 use crate::project::Input;
 use crate::yaml::{Budgets, Schema, Tree, YamlIssue};
 
@@ -264,6 +264,7 @@ pub fn discover(
     let mut problems = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
     let mut bytes = 0usize;
+    let mut left_out: Vec<LeftOut> = Vec::new();
     while let Some(q) = queue.pop_front() {
         if files.len() >= MAX_FILES || bytes >= MAX_BYTES {
             break;
@@ -292,6 +293,24 @@ pub fn discover(
                 continue;
             }
         };
+        if input.bytes.len() > MAX_FILE_BYTES {
+            left_out.push(LeftOut {
+                name: input.name,
+                bytes: input.bytes.len(),
+                max: MAX_FILE_BYTES,
+            });
+            continue;
+        }
+        if bytes.saturating_add(input.bytes.len()) > MAX_BYTES {
+            // The budget of the whole run is spent: this file and the rest
+            // are left out, and the first is reported.
+            left_out.push(LeftOut {
+                name: input.name,
+                bytes: input.bytes.len(),
+                max: MAX_BYTES,
+            });
+            break;
+        }
         bytes += input.bytes.len();
         let text = String::from_utf8_lossy(&input.bytes);
         // Scanned once: the compilation takes this scan over.
@@ -395,6 +414,7 @@ pub fn discover(
             files,
             standalone: config_text.is_none(),
             config: config.map(|c| Arc::new(KeptParse(Mutex::new(Some(c))))),
+            left_out,
         },
         problems,
     )

@@ -175,3 +175,122 @@ fn part2_item05_huge_globs_are_located_settings_errors() {
     );
     f.finish();
 }
+
+/// `n` bytes of valid Python: small functions.
+fn python_of(n: usize) -> String {
+    let mut out = String::from("import torch\n");
+    let mut i = 0;
+    while out.len() < n {
+        out.push_str(&format!("def f{i}(x):\n    return x * {i} + torch.randn(3)\n"));
+        i += 1;
+    }
+    out
+}
+
+#[test]
+fn part2_item09_extend_chains_have_a_total_budget() {
+    let mut f = Failures::new();
+    // Eight files of 0.8 MB: globs, then plain bytes.
+    let mut globs = String::from("[per-file-ignores]\n");
+    for i in 0.. {
+        if globs.len() > 800_000 {
+            break;
+        }
+        globs.push_str(&format!("\"d{i}/**/*.yaml\" = [\"C\"]\n"));
+    }
+    let comment = format!("# {}\n", "x".repeat(800_000));
+    for (what, body) in [("globs", globs), ("bytes", comment)] {
+        let s = project("p2-item09-extend");
+        for i in 0..8 {
+            let next = if i < 7 {
+                format!("extend = \"s{}.toml\"\n", i + 1)
+            } else {
+                String::new()
+            };
+            let name = if i == 0 {
+                ".stagec.toml".to_string()
+            } else {
+                format!("s{i}.toml")
+            };
+            // `extend` first: a table header would swallow it.
+            s.write(&name, format!("{next}{body}"));
+        }
+        let out = stagec().current_dir(&s.path).args(["check", "const.yaml"]).run();
+        f.check(
+            what,
+            out.exit(&[2]).and_then(|_| match out.elapsed < Duration::from_secs(5) {
+                true => Ok(()),
+                false => Err(format!("slow: {}", out.describe())),
+            }),
+        );
+    }
+    f.finish();
+}
+
+#[test]
+fn part2_item09_a_huge_gitignore_is_not_read() {
+    let s = project("p2-item09-gitignore");
+    s.write("sub/const.yaml", CONFIG);
+    s.write("sub/model.py", MODEL);
+    let lines: String = (0..350_000).map(|i| format!("dir{i}/**/file-{i}-*.txt\n")).collect();
+    s.write("sub/.gitignore", lines);
+    let out = stagec()
+        .current_dir(&s.path)
+        .args(["check", "--format", "json", "."])
+        .run();
+    let mut f = Failures::new();
+    f.check(
+        ".gitignore of 7 MB",
+        out.exit(&[2])
+            .and_then(|_| match out.stderr.contains(".gitignore is larger than") {
+                true => Ok(()),
+                false => Err(format!("no error naming the file: {}", out.describe())),
+            }),
+    );
+    f.finish();
+}
+
+#[test]
+fn part2_item09_training_code_has_budgets() {
+    let mut f = Failures::new();
+    // Two 8 MB modules imported by train.py.
+    let s = project("p2-item09-training");
+    s.write(
+        "const.yaml",
+        CONFIG.replace("entrypoint: python train.py", "entrypoint: python3 train.py"),
+    );
+    s.write("train.py", "import big1\nimport big2\nimport torch\n");
+    let big = python_of(8_000_000);
+    s.write("big1.py", &big);
+    s.write("big2.py", &big);
+    let out = check_json(&s.join("const.yaml"), &[]);
+    f.check(
+        "two 8 MB modules",
+        out.exit(&[0, 1]).and_then(|_| has_code(&out, "Y005")).and_then(|_| {
+            match out.elapsed < Duration::from_secs(5) {
+                true => Ok(()),
+                false => Err(format!("slow: {}", out.describe())),
+            }
+        }),
+    );
+    // Six modules of 0.9 MB: within the per-file budget, beyond the total.
+    let s = project("p2-item09-training-total");
+    let imports: String = (0..6).map(|i| format!("import m{i}\n")).collect();
+    s.write("train.py", imports);
+    let module = python_of(900_000);
+    for i in 0..6 {
+        s.write(&format!("m{i}.py"), &module);
+    }
+    let out = check_json(&s.join("const.yaml"), &[]);
+    f.check(
+        "six 0.9 MB modules",
+        out.exit(&[0, 1]).and_then(|_| {
+            let v = out.json()?;
+            match texts(&v).iter().any(|t| t.contains("training code holds more than")) {
+                true => Ok(()),
+                false => Err(format!("no total-budget finding among {:?}", codes(&v))),
+            }
+        }),
+    );
+    f.finish();
+}
