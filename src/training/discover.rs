@@ -686,4 +686,42 @@ mod tests {
         let s = run(&[("a.py", "")], "entrypoint: python ../a.py\n");
         assert!(matches!(&s.entry, EntrySpec::Missing(_, what) if what.contains("outside")));
     }
+
+    #[test]
+    fn budgets_leave_files_out_and_say_so() {
+        let big = "x = 1\n".repeat(MAX_FILE_BYTES / 6 + 1);
+        let mid = "y = 2\n".repeat(166_666);
+        // A file over the per-file budget is left out; its neighbours stay.
+        let s = run(
+            &[
+                ("train.py", "import big\nimport small\n"),
+                ("big.py", &big),
+                ("small.py", "z = 3\n"),
+            ],
+            "entrypoint: python train.py\n",
+        );
+        let names: Vec<&str> = s.files.iter().map(|f| f.input.name.as_str()).collect();
+        assert_eq!(names, ["/ctx/train.py", "/ctx/small.py"]);
+        assert_eq!(s.left_out.len(), 1);
+        assert_eq!(
+            (s.left_out[0].name.as_str(), s.left_out[0].max),
+            ("/ctx/big.py", MAX_FILE_BYTES)
+        );
+        // Beyond the total, the first file that does not fit is named and
+        // the rest are not read.
+        let files: Vec<(String, String)> = std::iter::once((
+            "train.py".to_string(),
+            (0..6).map(|i| format!("import m{i}\n")).collect::<String>(),
+        ))
+        .chain((0..6).map(|i| (format!("m{i}.py"), mid.clone())))
+        .collect();
+        let files: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let s = run(&files, "entrypoint: python train.py\n");
+        assert_eq!(s.files.len(), 5, "train.py and four modules of 1 MiB fit in 4 MiB");
+        assert_eq!(s.left_out.len(), 1);
+        assert_eq!(
+            (s.left_out[0].name.as_str(), s.left_out[0].max),
+            ("/ctx/m4.py", MAX_BYTES)
+        );
+    }
 }
