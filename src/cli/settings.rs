@@ -95,7 +95,7 @@ pub(crate) struct Resolver {
     /// `--inventory` or `--probe` was given.
     cli_inventory: bool,
     /// `--config PATH` or `--isolated`: the same settings for every file.
-    fixed: Option<Option<Settings>>,
+    fixed: Option<Option<Arc<Settings>>>,
     /// The `--config KEY = VALUE` overrides, combined in the order given.
     overrides: Option<Settings>,
     /// The settings governing the current folder (run-wide settings).
@@ -104,7 +104,10 @@ pub(crate) struct Resolver {
     /// What governs each folder looked at: the settings found in it or
     /// above it (or the reason they cannot be used), so that each settings
     /// file, and the chain it extends, is read and compiled once a run.
-    by_folder: Mutex<HashMap<PathBuf, Result<Option<Settings>, String>>>,
+    by_folder: Mutex<HashMap<PathBuf, Result<Option<Arc<Settings>>, String>>>,
+    /// What each settings file (by path; `None`: none) resolves to, shared
+    /// by every folder it governs.
+    by_origin: Mutex<HashMap<Option<PathBuf>, Arc<Resolved>>>,
     /// Settings file names found missing, so the walk up from a second
     /// folder does not look again where the first looked.
     absent: Mutex<std::collections::HashSet<PathBuf>>,
@@ -129,7 +132,7 @@ impl Resolver {
                 let in_project = |s: &Path, n: &Path| stagec::fsutil::inside_project(s, n, Some(&cwd));
                 let settings = settings_file::load(&cwd.join(path), &mut read_settings_file, &in_project)
                     .map_err(|errors| describe(&errors, &cwd))?;
-                Some(Some(settings))
+                Some(Some(Arc::new(settings)))
             }
             (false, None) => None,
         };
@@ -142,22 +145,23 @@ impl Resolver {
             root: None,
             by_dir: Mutex::new(HashMap::new()),
             by_folder: Mutex::new(HashMap::new()),
+            by_origin: Mutex::new(HashMap::new()),
             absent: Mutex::new(std::collections::HashSet::new()),
         };
         let root = match &resolver.fixed {
             Some(settings) => settings.clone(),
             None => resolver.found(&resolver.cwd)?,
         };
-        resolver.root = overlay(root, resolver.overrides.as_ref());
+        resolver.root = overlay(root.as_deref().cloned(), resolver.overrides.as_ref());
         Ok(resolver)
     }
 
     /// The settings that govern `dir` (absolute, normalised): those of the
     /// closest folder, `dir` or above, with a settings file; each folder
     /// is looked at once a run.
-    fn found(&self, dir: &Path) -> Result<Option<Settings>, String> {
+    fn found(&self, dir: &Path) -> Result<Option<Arc<Settings>>, String> {
         let mut walked: Vec<PathBuf> = Vec::new();
-        let mut result: Result<Option<Settings>, String> = Ok(None);
+        let mut result: Result<Option<Arc<Settings>>, String> = Ok(None);
         for folder in dir.ancestors() {
             if let Some(known) = self.by_folder.lock().ok().and_then(|m| m.get(folder).cloned()) {
                 result = known;
@@ -171,7 +175,7 @@ impl Resolver {
             );
             match here {
                 Ok(None) => continue,
-                Ok(Some(settings)) => result = Ok(Some(settings)),
+                Ok(Some(settings)) => result = Ok(Some(Arc::new(settings))),
                 Err(errors) => result = Err(describe(&errors, &self.cwd)),
             }
             break;
@@ -237,8 +241,19 @@ impl Resolver {
             Some(fixed) => fixed.clone(),
             None => self.found(&dir)?,
         };
-        let settings = overlay(settings, self.overrides.as_ref());
-        let resolved = Arc::new(self.build(settings.as_ref()));
+        let origin = settings.as_ref().map(|s| s.origin.path.clone());
+        let known = self.by_origin.lock().ok().and_then(|m| m.get(&origin).cloned());
+        let resolved = match known {
+            Some(resolved) => resolved,
+            None => {
+                let settings = overlay(settings.as_deref().cloned(), self.overrides.as_ref());
+                let resolved = Arc::new(self.build(settings.as_ref()));
+                if let Ok(mut m) = self.by_origin.lock() {
+                    m.insert(origin, resolved.clone());
+                }
+                resolved
+            }
+        };
         if let Ok(mut m) = self.by_dir.lock() {
             m.insert(dir, resolved.clone());
         }
