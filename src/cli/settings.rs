@@ -88,6 +88,10 @@ impl Resolved {
     }
 }
 
+/// The settings that govern a folder (`None`: no settings file), or why
+/// they cannot be used.
+type Found = Result<Option<Arc<Settings>>, String>;
+
 /// Finds and caches the settings of each checked file's folder.
 pub(crate) struct Resolver {
     args: SettingsArgs,
@@ -104,7 +108,7 @@ pub(crate) struct Resolver {
     /// What governs each folder looked at: the settings found in it or
     /// above it (or the reason they cannot be used), so that each settings
     /// file, and the chain it extends, is read and compiled once a run.
-    by_folder: Mutex<HashMap<PathBuf, Result<Option<Arc<Settings>>, String>>>,
+    by_folder: Mutex<HashMap<PathBuf, Found>>,
     /// What each settings file (by path; `None`: none) resolves to, shared
     /// by every folder it governs.
     by_origin: Mutex<HashMap<Option<PathBuf>, Arc<Resolved>>>,
@@ -159,9 +163,9 @@ impl Resolver {
     /// The settings that govern `dir` (absolute, normalised): those of the
     /// closest folder, `dir` or above, with a settings file; each folder
     /// is looked at once a run.
-    fn found(&self, dir: &Path) -> Result<Option<Arc<Settings>>, String> {
+    fn found(&self, dir: &Path) -> Found {
         let mut walked: Vec<PathBuf> = Vec::new();
-        let mut result: Result<Option<Arc<Settings>>, String> = Ok(None);
+        let mut result: Found = Ok(None);
         for folder in dir.ancestors() {
             if let Some(known) = self.by_folder.lock().ok().and_then(|m| m.get(folder).cloned()) {
                 result = known;
