@@ -321,8 +321,9 @@ pub fn read_text_if_file(path: &Path, limit: usize) -> Result<Option<String>, St
 /// The project a settings file belongs to, whose files it may name: the
 /// closest folder at or above it that holds `.git` (a folder, or the file
 /// of a worktree or submodule); without one, `fallback` (the current
-/// folder, the editor's workspace) when the settings file is inside it,
-/// else the settings file's own folder.
+/// folder, the editor's workspace) when the settings file is inside it
+/// and it is neither `/` nor the home folder, else the settings file's own
+/// folder.
 pub fn project_root(settings: &Path, fallback: Option<&Path>) -> std::path::PathBuf {
     let settings = crate::selection::normalize(settings);
     let dir = settings.parent().unwrap_or(Path::new("/"));
@@ -332,8 +333,10 @@ pub fn project_root(settings: &Path, fallback: Option<&Path>) -> std::path::Path
     {
         return repo.to_path_buf();
     }
+    // `/` and the home folder hold far more than a project (`~/.aws`).
+    let home = std::env::var_os("HOME").map(|h| crate::selection::normalize(Path::new(&h)));
     match fallback.map(crate::selection::normalize) {
-        Some(f) if settings.starts_with(&f) => f,
+        Some(f) if settings.starts_with(&f) && f.parent().is_some() && home.as_ref() != Some(&f) => f,
         _ => dir.to_path_buf(),
     }
 }
@@ -390,6 +393,7 @@ mod project_tests {
         assert_eq!(project_root(&settings, Some(&repo)), repo);
         assert_eq!(project_root(&settings, Some(&base.join("elsewhere"))), repo.join("exp"));
         assert_eq!(project_root(&settings, None), repo.join("exp"));
+        assert_eq!(project_root(&settings, Some(Path::new("/"))), repo.join("exp"));
         let _ = std::fs::remove_dir_all(&base);
     }
 }
