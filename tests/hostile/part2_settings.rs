@@ -249,6 +249,27 @@ fn part2_item09_a_huge_gitignore_is_not_read() {
                 false => Err(format!("no error naming the file: {}", out.describe())),
             }),
     );
+    // An ignore file that is a FIFO, or a link to /dev/zero, is not read.
+    for (what, make) in [("FIFO", true), ("/dev/zero", false)] {
+        let s = project("p2-item09-ignore-special");
+        s.write("sub/const.yaml", CONFIG);
+        let _special = match make {
+            true => s.fifo("sub/.ignore"),
+            false => s.symlink("/dev/zero", "sub/.gitignore"),
+        };
+        let out = stagec()
+            .current_dir(&s.path)
+            .args(["check", "--format", "json", "."])
+            .run();
+        f.check(
+            what,
+            out.exit(&[2])
+                .and_then(|_| match out.stderr.contains("is not a regular file") {
+                    true => Ok(()),
+                    false => Err(format!("no error naming the file: {}", out.describe())),
+                }),
+        );
+    }
     f.finish();
 }
 
