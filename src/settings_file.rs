@@ -58,7 +58,7 @@ pub const SETTINGS_SCHEMA_TITLE: &str = "stagec settings (stagec.toml, .stagec.t
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct SettingsOptions {
-    /// Another settings file (`stagec.toml`, `.stagec.toml` or a `pyproject.toml` with `[tool.stagec]`) these settings build on: its settings apply where these set nothing, and its rule selection is applied first, then this file's.
+    /// Another settings file (`stagec.toml`, `.stagec.toml` or a `pyproject.toml` with `[tool.stagec]`) these settings build on: its settings apply where these set nothing, and its rule selection is applied first, then this file's. It must be inside this file's project (the closest folder above holding `.git`), links resolved.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub extend: Option<String>,
     /// Rule codes or prefixes to report, and no others: `C101`, `P2`, `T`, or `ALL`. Default: every rule. The most specific selector wins between `select` and `ignore` (`select = ["C"]` with `ignore = ["C101"]` drops C101; `select = ["C101"]` with `ignore = ["C"]` keeps it). `--select` on the command line replaces it.
@@ -73,7 +73,7 @@ pub struct SettingsOptions {
     /// Rules to ignore in some files: a glob (relative to this file's folder, or a bare file name such as `*.py`; `*` stays within a folder, `**` crosses folders, a leading `!` negates) mapped to rule codes or prefixes. Applies to every file diagnostics are reported in: configs, `stages.yaml`, model sources and training code.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub per_file_ignores: Option<BTreeMap<String, Vec<String>>>,
-    /// The cluster inventory to check hardware availability against when the command line names none (`--inventory`, `--probe`): stagec's inventory YAML, `kubectl get nodes -o json` output or nvidia-smi CSV. Relative to this file's folder.
+    /// The cluster inventory to check hardware availability against when the command line names none (`--inventory`, `--probe`): stagec's inventory YAML, `kubectl get nodes -o json` output or nvidia-smi CSV. Relative to this file's folder, and inside its project (the closest folder above holding `.git`), links resolved: a file elsewhere is named with `--inventory`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inventory: Option<String>,
     /// The Determined release the cluster runs (e.g. `0.38.1`), as `--determined`: its default image applies where a config sets none. Default: the newest release stagec knows.
