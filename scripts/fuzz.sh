@@ -26,7 +26,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 fuzz="$root/fuzz"
 out=${CARGO_TARGET_DIR:-$root/target}/fuzz
 triple=$(rustc -vV | sed -n 's/^host: //p')
-all_targets=(yaml_parse check_experiment python_model stages_yaml inventory project lsp_transport fix)
+all_targets=(yaml_parse check_experiment python_model stages_yaml inventory project lsp_transport fix settings)
 
 # Read-only seed folders a target also draws from (configs are YAML too).
 extra_dirs_of() {

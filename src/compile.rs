@@ -212,7 +212,8 @@ impl Compiled {
             unit.yaml = None;
             unit.python = None;
             unit.stages = Vec::new();
-            unit.inventory = Vec::new();
+            // The inventory's issues stay: they decide whether its text may
+            // be shown at all (`withheld`).
         }
         self.settings = None;
         self.decls = Vec::new();
@@ -244,6 +245,22 @@ impl Compiled {
             }
         }
         t
+    }
+
+    /// Whether the text of `file` must not be shown: an inventory stagec
+    /// could not read (not text, or not recognisably what an inventory
+    /// comes from: see [`crate::hardware::inventory::NotAnInventory::recognised`]). Such a
+    /// file may be anything a settings file or a slip of the hand named (a
+    /// credentials file, `/proc/self/environ`): output names where, never
+    /// what.
+    pub fn withheld(&self, file: FileId) -> bool {
+        self.unit(file).is_some_and(|u| {
+            u.role == Role::Inventory
+                && (u.decode.is_some()
+                    || u.inventory.iter().any(|i| {
+                        matches!(i, crate::hardware::inventory::InventoryIssue::NotAnInventory { why, .. } if !why.recognised())
+                    }))
+        })
     }
 
     /// The YAML document of any file.
@@ -511,6 +528,20 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
         };
         crate::training::attach(t, &mut register, &models, facts)
     });
+    // Training files left out for a budget: named, never read (Y005).
+    for left in project.training.iter().flat_map(|t| t.left_out.iter()) {
+        if sources.iter().any(|(_, f)| f.name == left.name) {
+            continue;
+        }
+        units.push(Unit::new(
+            Role::Training,
+            Some(DecodeIssue::TooLarge {
+                len: left.bytes,
+                max: left.max,
+            }),
+        ));
+        sources.add(SourceFile::new(left.name.clone(), String::new()));
+    }
 
     let mut compiled = Compiled {
         sources,

@@ -604,5 +604,82 @@ mod tests {
         drop(held);
         lock_dir(&dir, "out").expect("free again");
         let _ = std::fs::remove_dir_all(&dir);
+/// The project a settings file belongs to, whose files it may name: the
+/// closest folder at or above it that holds `.git` (a folder, or the file
+/// of a worktree or submodule); without one, `fallback` (the current
+/// folder, the editor's workspace) when the settings file is inside it
+/// and it is neither `/` nor the home folder, else the settings file's own
+/// folder.
+pub fn project_root(settings: &Path, fallback: Option<&Path>) -> std::path::PathBuf {
+    let settings = crate::selection::normalize(settings);
+    let dir = settings.parent().unwrap_or(Path::new("/"));
+    if let Some(repo) = dir
+        .ancestors()
+        .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())
+    {
+        return repo.to_path_buf();
+    }
+    // `/` and the home folder hold far more than a project (`~/.aws`).
+    let home = std::env::var_os("HOME").map(|h| crate::selection::normalize(Path::new(&h)));
+    match fallback.map(crate::selection::normalize) {
+        Some(f) if settings.starts_with(&f) && f.parent().is_some() && home.as_ref() != Some(&f) => f,
+        _ => dir.to_path_buf(),
+    }
+}
+
+/// Ok when `named` (a file a settings file names, absolute) lies inside
+/// `root`, after symbolic links are resolved on both sides: neither `..`,
+/// an absolute path nor a link leaves it. A file that does not exist is
+/// judged by its path (reading it fails anyway). `Err` says where the
+/// project is.
+pub fn inside(root: &Path, named: &Path) -> Result<(), String> {
+    let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| crate::selection::normalize(root));
+    let real = std::fs::canonicalize(named).unwrap_or_else(|_| crate::selection::normalize(named));
+    if real.starts_with(&real_root) || real.starts_with(crate::selection::normalize(root)) {
+        return Ok(());
+    }
+    Err(format!("outside the project ({})", root.display()))
+}
+
+/// [`inside`] the [`project_root`] of `settings`: the check
+/// `stagec::settings_file::find` and `load` are given.
+pub fn inside_project(settings: &Path, named: &Path, fallback: Option<&Path>) -> Result<(), String> {
+    inside(&project_root(settings, fallback), named)
+}
+
+#[cfg(test)]
+mod project_tests {
+    use super::*;
+
+    #[test]
+    fn files_outside_the_project_are_refused_links_included() {
+        let base = std::env::temp_dir().join(format!("stagec-fsutil-project-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let repo = base.join("repo");
+        std::fs::create_dir_all(repo.join(".git")).expect("mkdir");
+        std::fs::create_dir_all(repo.join("exp")).expect("mkdir");
+        std::fs::write(base.join("secret"), "s").expect("write");
+        std::fs::write(repo.join("nodes.json"), "{}").expect("write");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(base.join("secret"), repo.join("link")).expect("symlink");
+        let settings = repo.join("exp/stagec.toml");
+        assert_eq!(project_root(&settings, None), repo);
+        assert!(inside_project(&settings, &repo.join("nodes.json"), None).is_ok());
+        assert!(inside_project(&settings, &repo.join("exp/../nodes.json"), None).is_ok());
+        assert!(inside_project(&settings, &repo.join("missing.json"), None).is_ok());
+        let err = inside_project(&settings, &base.join("secret"), None).expect_err("outside");
+        assert!(err.starts_with("outside the project ("), "{err}");
+        assert!(inside_project(&settings, Path::new("/proc/self/environ"), None).is_err());
+        assert!(inside_project(&settings, &repo.join("../secret"), None).is_err());
+        #[cfg(unix)]
+        assert!(inside_project(&settings, &repo.join("link"), None).is_err());
+        // Without a repository: the fallback folder when the file is in it,
+        // else the file's own folder.
+        std::fs::remove_dir_all(repo.join(".git")).expect("rmdir");
+        assert_eq!(project_root(&settings, Some(&repo)), repo);
+        assert_eq!(project_root(&settings, Some(&base.join("elsewhere"))), repo.join("exp"));
+        assert_eq!(project_root(&settings, None), repo.join("exp"));
+        assert_eq!(project_root(&settings, Some(Path::new("/"))), repo.join("exp"));
+        let _ = std::fs::remove_dir_all(&base);
     }
 }

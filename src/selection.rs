@@ -173,6 +173,17 @@ impl RuleSelection {
     }
 }
 
+/// Longest `per-file-ignores` glob, in bytes.
+pub const MAX_GLOB_BYTES: usize = 4096;
+
+/// Most `per-file-ignores` globs one settings file (or the command line's
+/// overrides) may set.
+pub const MAX_GLOBS: usize = 256;
+
+/// Most bytes of `per-file-ignores` globs one settings file, or one
+/// `extend` chain, may hold: what they compile to costs time and memory.
+pub const MAX_GLOBS_BYTES: usize = 32 * 1024;
+
 /// Ignores rules in the files a glob matches (`per-file-ignores`).
 #[derive(Clone, Debug)]
 pub struct PerFileIgnore {
@@ -183,7 +194,7 @@ pub struct PerFileIgnore {
     /// The rules ignored in matching files.
     pub selectors: Vec<RuleSelector>,
     negated: bool,
-    matcher: globset::GlobMatcher,
+    matcher: globset::GlobSet,
 }
 
 impl PartialEq for PerFileIgnore {
@@ -199,16 +210,30 @@ impl PerFileIgnore {
     /// `*.py` covers every Python file. `Err` with the reason when the glob
     /// is invalid.
     pub fn new(pattern: &str, base: &Path, selectors: Vec<RuleSelector>) -> Result<PerFileIgnore, String> {
+        if pattern.len() > MAX_GLOB_BYTES {
+            return Err(format!(
+                "the glob is {} bytes long; a glob may have at most {MAX_GLOB_BYTES}",
+                pattern.len()
+            ));
+        }
         let (negated, glob) = match pattern.strip_prefix('!') {
             Some(rest) => (true, rest),
             None => (false, pattern),
         };
         let glob = glob.strip_prefix("./").unwrap_or(glob);
-        let matcher = globset::GlobBuilder::new(glob)
+        let glob = globset::GlobBuilder::new(glob)
             .literal_separator(true)
             .build()
-            .map_err(|e| e.kind().to_string())?
-            .compile_matcher();
+            .map_err(|e| e.kind().to_string())?;
+        // A set of one: unlike a single glob's matcher, building it reports
+        // a regular expression too large to compile instead of panicking.
+        let matcher = globset::GlobSetBuilder::new()
+            .add(glob)
+            .build()
+            .map_err(|e| match e.kind() {
+                globset::ErrorKind::Regex(_) => "the glob is too complex to match with".to_string(),
+                other => other.to_string(),
+            })?;
         Ok(PerFileIgnore {
             pattern: pattern.to_string(),
             base: normalize(base),

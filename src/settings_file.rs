@@ -45,6 +45,9 @@ pub const MAX_BYTES: usize = 1024 * 1024;
 /// Most settings files one `extend` chain may name.
 pub const MAX_EXTEND_DEPTH: usize = 16;
 
+/// Most bytes of settings one `extend` chain may hold, all files together.
+pub const MAX_CHAIN_BYTES: usize = 2 * 1024 * 1024;
+
 /// `$id` of the generated settings schema.
 pub const SETTINGS_SCHEMA_ID: &str = "https://stagec.dev/schemas/stagec-settings.schema.json";
 
@@ -55,7 +58,7 @@ pub const SETTINGS_SCHEMA_TITLE: &str = "stagec settings (stagec.toml, .stagec.t
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct SettingsOptions {
-    /// Another settings file (`stagec.toml`, `.stagec.toml` or a `pyproject.toml` with `[tool.stagec]`) these settings build on: its settings apply where these set nothing, and its rule selection is applied first, then this file's.
+    /// Another settings file (`stagec.toml`, `.stagec.toml` or a `pyproject.toml` with `[tool.stagec]`) these settings build on: its settings apply where these set nothing, and its rule selection is applied first, then this file's. It must be inside this file's project (the closest folder above holding `.git`), links resolved.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub extend: Option<String>,
     /// Rule codes or prefixes to report, and no others: `C101`, `P2`, `T`, or `ALL`. Default: every rule. The most specific selector wins between `select` and `ignore` (`select = ["C"]` with `ignore = ["C101"]` drops C101; `select = ["C101"]` with `ignore = ["C"]` keeps it). `--select` on the command line replaces it.
@@ -70,7 +73,7 @@ pub struct SettingsOptions {
     /// Rules to ignore in some files: a glob (relative to this file's folder, or a bare file name such as `*.py`; `*` stays within a folder, `**` crosses folders, a leading `!` negates) mapped to rule codes or prefixes. Applies to every file diagnostics are reported in: configs, `stages.yaml`, model sources and training code.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub per_file_ignores: Option<BTreeMap<String, Vec<String>>>,
-    /// The cluster inventory to check hardware availability against when the command line names none (`--inventory`, `--probe`): stagec's inventory YAML, `kubectl get nodes -o json` output or nvidia-smi CSV. Relative to this file's folder.
+    /// The cluster inventory to check hardware availability against when the command line names none (`--inventory`, `--probe`): stagec's inventory YAML, `kubectl get nodes -o json` output or nvidia-smi CSV. Relative to this file's folder, and inside its project (the closest folder above holding `.git`), links resolved: a file elsewhere is named with `--inventory`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inventory: Option<String>,
     /// The Determined release the cluster runs (e.g. `0.38.1`), as `--determined`: its default image applies where a config sets none. Default: the newest release stagec knows.
@@ -174,6 +177,8 @@ pub struct Settings {
     pub min_severity: Option<Severity>,
     /// Where `extend` is written, for errors about the file it names.
     extend_at: Option<(usize, usize)>,
+    /// Where `inventory` is written, for errors about the file it names.
+    inventory_at: Option<(usize, usize)>,
 }
 
 impl Settings {
@@ -198,6 +203,7 @@ impl Settings {
             origin,
             extend,
             extend_at,
+            inventory_at: None,
             ..overrides.clone().over(self)
         }
     }
@@ -220,6 +226,7 @@ impl Settings {
             deny_warnings: self.deny_warnings.or(base.deny_warnings),
             min_severity: self.min_severity.or(base.min_severity),
             extend_at: self.extend_at,
+            inventory_at: None,
         }
     }
 }
@@ -280,6 +287,44 @@ impl std::error::Error for SettingsError {}
 /// file, `Err` with the reason when it exists but cannot be read.
 pub type ReadFile<'a> = &'a mut dyn FnMut(&Path) -> Result<Option<String>, String>;
 
+/// Whether a settings file may name a file: called with the settings file
+/// and the (absolute, normalised) path it names (for a settings file
+/// itself, twice its own path), `Err` with the reason when the named file is
+/// outside the settings file's project. A settings file is input from
+/// whoever committed it: what it names must stay in the project, or a pull
+/// request could have stagec show a CI machine's credentials. The command
+/// line's overrides ([`parse_override`]) are the user's own, and not held.
+/// See `stagec::fsutil::inside_project`.
+pub type InProject<'a> = &'a dyn Fn(&Path, &Path) -> Result<(), String>;
+
+/// An [`InProject`] that allows everything: for settings that come from the
+/// user (and for tests).
+pub fn anywhere(_settings: &Path, _named: &Path) -> Result<(), String> {
+    Ok(())
+}
+
+/// Ok when the file `settings` came from, and the inventory it names, are
+/// inside its project.
+fn held(settings: &Settings, in_project: InProject<'_>) -> Result<(), Vec<SettingsError>> {
+    let path = &settings.origin.path;
+    in_project(path, path).map_err(|why| vec![error_at(path, 0, 0, format!("this settings file is {why}"))])?;
+    if let (Some(inventory), Some((line, column))) = (&settings.inventory, settings.inventory_at) {
+        in_project(path, inventory).map_err(|why| {
+            vec![error_at(
+                path,
+                line,
+                column,
+                format!(
+                    "`inventory` names {}, {why}; a settings file names only files inside its project \
+                     (name this one on the command line: `--inventory`)",
+                    inventory.display()
+                ),
+            )]
+        })?;
+    }
+    Ok(())
+}
+
 /// Reads the settings of one file's text (without following `extend`). A
 /// `pyproject.toml` without `[tool.stagec]` gives default settings.
 pub fn parse(text: &str, origin: SettingsOrigin) -> Result<Settings, Vec<SettingsError>> {
@@ -291,46 +336,77 @@ pub fn parse(text: &str, origin: SettingsOrigin) -> Result<Settings, Vec<Setting
     })
 }
 
-/// The settings of the file at `path`, with the files its `extend` names.
-pub fn load(path: &Path, read: ReadFile<'_>) -> Result<Settings, Vec<SettingsError>> {
+/// The settings of the file at `path`, with the files its `extend` names;
+/// every file they name must be in the project (`in_project`).
+pub fn load(path: &Path, read: ReadFile<'_>, in_project: InProject<'_>) -> Result<Settings, Vec<SettingsError>> {
     let origin = SettingsOrigin::new(normalize(path));
     let text = match read(&origin.path) {
         Ok(Some(text)) => text,
         Ok(None) => return Err(vec![error_at(&origin.path, 0, 0, "no such settings file".to_string())]),
         Err(e) => return Err(vec![error_at(&origin.path, 0, 0, format!("cannot read: {e}"))]),
     };
+    in_project(&origin.path, &origin.path)
+        .map_err(|why| vec![error_at(&origin.path, 0, 0, format!("this settings file is {why}"))])?;
     let settings = parse(&text, origin)?;
-    extend(settings, read)
+    extend(settings, read, in_project, text.len())
 }
 
 /// The settings that govern files in `dir` (an absolute folder): those of
 /// the closest folder, `dir` or above, with a settings file. `Ok(None)`
 /// when there is none.
-pub fn find(dir: &Path, read: ReadFile<'_>) -> Result<Option<Settings>, Vec<SettingsError>> {
+pub fn find(dir: &Path, read: ReadFile<'_>, in_project: InProject<'_>) -> Result<Option<Settings>, Vec<SettingsError>> {
     let dir = normalize(dir);
     for folder in dir.ancestors() {
-        for name in FILE_NAMES {
-            let path = folder.join(name);
-            let text = match read(&path) {
-                Ok(Some(text)) => text,
-                Ok(None) => continue,
-                Err(e) => return Err(vec![error_at(&path, 0, 0, format!("cannot read: {e}"))]),
-            };
-            if let Some(settings) = parse_optional(&text, SettingsOrigin::new(path))? {
-                return extend(settings, read).map(Some);
-            }
+        if let Some(settings) = find_in(folder, read, in_project)? {
+            return Ok(Some(settings));
         }
     }
     Ok(None)
 }
 
-/// Follows `extend` from `settings`.
-fn extend(settings: Settings, read: ReadFile<'_>) -> Result<Settings, Vec<SettingsError>> {
+/// The settings of the settings file in `folder` itself (not above it):
+/// one step of [`find`], for callers that remember what each folder holds.
+pub fn find_in(
+    folder: &Path,
+    read: ReadFile<'_>,
+    in_project: InProject<'_>,
+) -> Result<Option<Settings>, Vec<SettingsError>> {
+    for name in FILE_NAMES {
+        let path = folder.join(name);
+        let text = match read(&path) {
+            Ok(Some(text)) => text,
+            Ok(None) => continue,
+            Err(e) => return Err(vec![error_at(&path, 0, 0, format!("cannot read: {e}"))]),
+        };
+        in_project(&path, &path).map_err(|why| vec![error_at(&path, 0, 0, format!("this settings file is {why}"))])?;
+        if let Some(settings) = parse_optional(&text, SettingsOrigin::new(path))? {
+            return extend(settings, read, in_project, text.len()).map(Some);
+        }
+    }
+    Ok(None)
+}
+
+/// Follows `extend` from `settings` (read from `bytes` bytes of text).
+fn extend(
+    settings: Settings,
+    read: ReadFile<'_>,
+    in_project: InProject<'_>,
+    bytes: usize,
+) -> Result<Settings, Vec<SettingsError>> {
+    held(&settings, in_project)?;
+    let mut total = bytes;
+    let mut globs = glob_bytes(&settings);
     let mut chain = vec![settings];
     while let Some(last) = chain.last() {
         let Some(next) = last.extend.clone() else { break };
         let (line, column) = last.extend_at.unwrap_or((0, 0));
         let at = |message: String| vec![error_at(&last.origin.path, line, column, message)];
+        if let Err(why) = in_project(&last.origin.path, &next) {
+            return Err(at(format!(
+                "`extend` names {}, {why}; a settings file builds only on settings files inside its project",
+                next.display()
+            )));
+        }
         if chain.iter().any(|s| s.origin.path == next) {
             return Err(at(format!(
                 "`extend` names {}, which extends this file again",
@@ -347,7 +423,22 @@ fn extend(settings: Settings, read: ReadFile<'_>) -> Result<Settings, Vec<Settin
             Ok(None) => return Err(at(format!("`extend` names {}, which does not exist", next.display()))),
             Err(e) => return Err(at(format!("cannot read {} (named by `extend`): {e}", next.display()))),
         };
+        total = total.saturating_add(text.len());
+        if total > MAX_CHAIN_BYTES {
+            return Err(at(format!(
+                "the settings files of this `extend` chain hold more than {} KiB in all",
+                MAX_CHAIN_BYTES / 1024
+            )));
+        }
         let base = parse(&text, SettingsOrigin::new(next))?;
+        held(&base, in_project)?;
+        globs = globs.saturating_add(glob_bytes(&base));
+        if globs > crate::selection::MAX_GLOBS_BYTES {
+            return Err(at(format!(
+                "the `per-file-ignores` globs of this `extend` chain hold more than {} KiB in all",
+                crate::selection::MAX_GLOBS_BYTES / 1024
+            )));
+        }
         chain.push(base);
     }
     let mut merged: Option<Settings> = None;
@@ -358,6 +449,16 @@ fn extend(settings: Settings, read: ReadFile<'_>) -> Result<Settings, Vec<Settin
         });
     }
     Ok(merged.unwrap_or_default())
+}
+
+/// Bytes of the `per-file-ignores` globs `settings` set.
+fn glob_bytes(settings: &Settings) -> usize {
+    settings
+        .per_file_ignores
+        .iter()
+        .flatten()
+        .map(|p| p.pattern.len())
+        .sum()
 }
 
 fn error_at(path: &Path, line: usize, column: usize, message: String) -> SettingsError {
@@ -470,10 +571,41 @@ impl Reader<'_> {
             );
             return None;
         };
+        if table.len() > crate::selection::MAX_GLOBS {
+            self.error(
+                value.span().start,
+                format!(
+                    "`per-file-ignores` sets {} globs; at most {} are read",
+                    table.len(),
+                    crate::selection::MAX_GLOBS
+                ),
+            );
+            return None;
+        }
+        // (A glob too long by itself is reported at that glob, below.)
+        let lengths = || table.iter().map(|(pattern, _)| pattern.get_ref().len());
+        let bytes: usize = lengths().sum();
+        if bytes > crate::selection::MAX_GLOBS_BYTES && lengths().all(|n| n <= crate::selection::MAX_GLOB_BYTES) {
+            self.error(
+                value.span().start,
+                format!(
+                    "the `per-file-ignores` globs hold {} KiB; at most {} KiB are read",
+                    bytes / 1024,
+                    crate::selection::MAX_GLOBS_BYTES / 1024
+                ),
+            );
+            return None;
+        }
         let mut out = Vec::new();
         let mut ok = true;
         for (pattern, codes) in table.iter() {
-            let selectors = self.selectors(&format!("per-file-ignores.\"{}\"", pattern.get_ref()), codes);
+            let selectors = self.selectors(
+                &format!(
+                    "per-file-ignores.\"{}\"",
+                    crate::rules::text::truncate(pattern.get_ref())
+                ),
+                codes,
+            );
             let Some(selectors) = selectors else {
                 ok = false;
                 continue;
@@ -483,7 +615,10 @@ impl Reader<'_> {
                 Err(e) => {
                     self.error(
                         pattern.span().start,
-                        format!("invalid glob `{}`: {e}", pattern.get_ref()),
+                        format!(
+                            "invalid glob `{}`: {e}",
+                            crate::rules::text::truncate(pattern.get_ref())
+                        ),
                     );
                     ok = false;
                 }
@@ -550,7 +685,10 @@ impl Reader<'_> {
                 "ignore" => rules.ignore = self.selectors(name, value).unwrap_or_default(),
                 "extend-select" => rules.extend_select = self.selectors(name, value).unwrap_or_default(),
                 "per-file-ignores" => s.per_file_ignores = self.per_file_ignores(value),
-                "inventory" => s.inventory = self.path(name, value),
+                "inventory" => {
+                    s.inventory = self.path(name, value);
+                    s.inventory_at = Some(self.loc(value.span().start));
+                }
                 "determined" => s.determined = self.determined(value),
                 "show-infos" => s.show_infos = self.bool(name, value),
                 "deny-warnings" => s.deny_warnings = self.bool(name, value),
@@ -785,7 +923,7 @@ min-severity = "warning"
         .map(|(p, t)| (PathBuf::from(p), t))
         .collect();
         let mut read = |p: &Path| Ok(files.get(p).map(|t| t.to_string()));
-        let found = |dir: &str, read: ReadFile<'_>| find(Path::new(dir), read);
+        let found = |dir: &str, read: ReadFile<'_>| find(Path::new(dir), read, &anywhere);
         let a = found("/r/a", &mut read).expect("valid").expect("found");
         assert_eq!(a.origin.path, Path::new("/r/pyproject.toml"));
         let b = found("/r/a/b/c", &mut read).expect("valid").expect("found");
@@ -796,5 +934,102 @@ min-severity = "warning"
         assert!(found("/elsewhere", &mut read).expect("valid").is_none());
         let errors = found("/r/loop", &mut read).expect_err("a cycle");
         assert!(errors[0].message.contains("extends this file again"), "{errors:?}");
+    }
+
+    /// Only files under `/r` are in the project.
+    fn under_r(_settings: &Path, named: &Path) -> Result<(), String> {
+        match named.starts_with("/r") {
+            true => Ok(()),
+            false => Err("outside the project (/r)".to_string()),
+        }
+    }
+
+    #[test]
+    fn files_named_by_settings_files_stay_in_the_project() {
+        let files: BTreeMap<PathBuf, &str> = [
+            ("/r/a/stagec.toml", "inventory = \"../../etc/secret\"\n"),
+            ("/r/b/stagec.toml", "extend = \"/home/u/.aws/credentials\"\n"),
+            ("/r/c/stagec.toml", "extend = \"../base.toml\"\n"),
+            ("/r/base.toml", "select = [\"C\"]\ninventory = \"/proc/self/environ\"\n"),
+            ("/r/d/stagec.toml", "inventory = \"../nodes.json\"\n"),
+            ("/outside/stagec.toml", "select = [\"C\"]\n"),
+        ]
+        .into_iter()
+        .map(|(p, t)| (PathBuf::from(p), t))
+        .collect();
+        let mut read = |p: &Path| Ok(files.get(p).map(|t| t.to_string()));
+        let errors = find(Path::new("/r/a"), &mut read, &under_r).expect_err("outside");
+        assert_eq!((errors[0].line, errors[0].column), (1, 13), "{errors:?}");
+        assert!(
+            errors[0]
+                .message
+                .contains("`inventory` names /etc/secret, outside the project"),
+            "{errors:?}"
+        );
+        let errors = find(Path::new("/r/b"), &mut read, &under_r).expect_err("outside");
+        assert!(
+            errors[0]
+                .message
+                .contains("`extend` names /home/u/.aws/credentials, outside"),
+            "{errors:?}"
+        );
+        // An extended file is held too, and located in itself.
+        let errors = find(Path::new("/r/c"), &mut read, &under_r).expect_err("outside");
+        assert_eq!(errors[0].path, Path::new("/r/base.toml"));
+        assert_eq!(errors[0].line, 2);
+        let ok = find(Path::new("/r/d"), &mut read, &under_r)
+            .expect("inside")
+            .expect("found");
+        assert_eq!(ok.inventory.as_deref(), Some(Path::new("/r/nodes.json")));
+        // The settings file itself.
+        let errors = load(Path::new("/outside/stagec.toml"), &mut read, &under_r).expect_err("outside");
+        assert!(
+            errors[0].message.starts_with("this settings file is outside"),
+            "{errors:?}"
+        );
+        // The command line's overrides are the user's: not held.
+        let over = parse_override("inventory = \"/etc/nodes.json\"", Path::new("/r")).expect("valid");
+        assert_eq!(over.inventory.as_deref(), Some(Path::new("/etc/nodes.json")));
+    }
+
+    #[test]
+    fn an_extend_chain_has_a_byte_budget() {
+        let big = format!("# {}\n", "x".repeat(MAX_BYTES - 100));
+        let files: BTreeMap<PathBuf, String> = (0..4)
+            .map(|i| {
+                let text = match i {
+                    3 => big.clone(),
+                    _ => format!("extend = \"{}.toml\"\n{big}", i + 1),
+                };
+                (PathBuf::from(format!("/r/{i}.toml")), text)
+            })
+            .collect();
+        let mut read = |p: &Path| Ok(files.get(p).cloned());
+        let errors = load(Path::new("/r/0.toml"), &mut read, &anywhere).expect_err("too much");
+        assert!(errors[0].message.contains("KiB in all"), "{errors:?}");
+        assert_eq!(errors[0].path, Path::new("/r/1.toml"));
+    }
+
+    #[test]
+    fn globs_are_bounded_in_size_and_number() {
+        let huge = format!("[per-file-ignores]\n\"{}*.yaml\" = [\"C\"]\n", "[a-z]".repeat(28_000));
+        let errors = parse(&huge, origin("stagec.toml")).expect_err("too long");
+        assert_eq!((errors[0].line, errors[0].column), (2, 1));
+        assert!(errors[0].message.contains("at most 4096"), "{errors:?}");
+        assert!(errors[0].message.len() < 300, "{errors:?}");
+        let many: String = (0..300).map(|i| format!("\"d{i}/*.yaml\" = [\"C\"]\n")).collect();
+        let errors = parse(&format!("[per-file-ignores]\n{many}"), origin("stagec.toml")).expect_err("too many");
+        assert!(errors[0].message.contains("at most 256"), "{errors:?}");
+        // Under the size bound, a glob whose expression is too large to
+        // compile is an error, not a panic.
+        let complex = format!("[per-file-ignores]\n\"{}\" = [\"C\"]\n", "[^\u{e9}]".repeat(700));
+        let _ = parse(&complex, origin("stagec.toml"));
+        let big: String = (0..20)
+            .map(|i| format!("\"{i}{}\" = [\"C\"]\n", "?".repeat(2_000)))
+            .collect();
+        let errors = parse(&format!("[per-file-ignores]\n{big}"), origin("stagec.toml")).expect_err("too much");
+        assert!(errors[0].message.contains("at most 32 KiB"), "{errors:?}");
+        let over = format!("per-file-ignores = {{ \"{}\" = [\"C\"] }}", "**/".repeat(2_000));
+        assert!(parse_override(&over, Path::new("/w")).is_err());
     }
 }

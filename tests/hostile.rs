@@ -1563,5 +1563,7 @@ mod part2_escape;
 mod part2_fixfs;
 #[path = "hostile/part2_secrets.rs"]
 mod part2_secrets;
+#[path = "hostile/part2_settings.rs"]
+mod part2_settings;
 #[path = "hostile/part2_shapes.rs"]
 mod part2_shapes;

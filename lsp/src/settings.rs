@@ -30,6 +30,9 @@ pub struct ClientOptions {
     pub rules: RuleSelection,
     /// `docsBaseUrl`: where rule documentation pages are (`<base><name>.md`).
     pub docs_base: Option<String>,
+    /// The workspace folder: the project of a settings file outside any git
+    /// repository, whose files it may name.
+    pub root: Option<PathBuf>,
 }
 
 impl ClientOptions {
@@ -37,7 +40,10 @@ impl ClientOptions {
     /// relative inventory). What is not understood is left out and
     /// described in the returned problems, for the user to see.
     pub fn read(v: Option<&Value>, root: Option<&Path>) -> (ClientOptions, Vec<String>) {
-        let mut out = ClientOptions::default();
+        let mut out = ClientOptions {
+            root: root.map(Path::to_path_buf),
+            ..ClientOptions::default()
+        };
         let mut problems = Vec::new();
         let Some(v) = v.filter(|v| !v.is_null()) else {
             return (out, problems);
@@ -111,7 +117,9 @@ pub fn effective(path: &Path, client: &ClientOptions) -> (Effective, Option<Stri
     let (settings, problem) = match path.parent().filter(|_| path.is_absolute()) {
         Some(dir) => {
             let mut read = |p: &Path| stagec::fsutil::read_text_if_file(p, settings_file::MAX_BYTES);
-            match settings_file::find(dir, &mut read) {
+            let root = client.root.as_deref();
+            let in_project = |s: &Path, n: &Path| stagec::fsutil::inside_project(s, n, root);
+            match settings_file::find(dir, &mut read, &in_project) {
                 Ok(found) => (found, None),
                 Err(errors) => {
                     let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();

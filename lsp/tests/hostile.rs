@@ -655,3 +655,5 @@ fn part2_item10_opening_a_folder_of_configs_keeps_the_server_answering() {
     f.check("shutdown", c.shutdown());
     f.finish();
 }
+#[path = "hostile/part2_settings.rs"]
+mod part2_settings;

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use stagec::ide::{classify, DocumentKind};
-use stagec::project::MAX_INPUT;
+use stagec::project::{MAX_DETIGNORE, MAX_INPUT};
 
 /// Most files a folder walk looks at; the rest is reported, not read.
 pub(crate) const MAX_WALK: usize = 200_000;
@@ -45,6 +45,17 @@ const SKIPPED: &[&str] = &[
 pub(crate) fn configs_under(dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
     let mut problems = Vec::new();
     let mut configs = Vec::new();
+    // The walker reads the ignore files of `dir`, of the folders above it
+    // and of each folder it enters, whole: each must be a regular file
+    // within the budget, or the walk does not read it (nor what it governs).
+    let absolute = std::env::current_dir().map(|cwd| stagec::selection::normalize(&cwd.join(dir)));
+    for folder in absolute.iter().flat_map(|d| d.ancestors()) {
+        if let Err(e) = ignore_files_fit(folder) {
+            return (Vec::new(), vec![e]);
+        }
+    }
+    let skipped: std::sync::Arc<std::sync::Mutex<Vec<String>>> = Default::default();
+    let skipped_in_walk = skipped.clone();
     let walker = ignore::WalkBuilder::new(dir)
         .hidden(false)
         .parents(true)
@@ -54,14 +65,25 @@ pub(crate) fn configs_under(dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
         .git_global(false)
         .require_git(false)
         .follow_links(false)
-        .filter_entry(|e| {
+        .filter_entry(move |e| {
             let is_dir = e.file_type().is_some_and(|t| t.is_dir());
             if !is_dir || e.depth() == 0 {
                 return true;
             }
             let name = e.file_name().to_string_lossy();
             // A virtual environment, whatever its name.
-            !SKIPPED.contains(&name.as_ref()) && !e.path().join("pyvenv.cfg").is_file()
+            if SKIPPED.contains(&name.as_ref()) || e.path().join("pyvenv.cfg").is_file() {
+                return false;
+            }
+            match ignore_files_fit(e.path()) {
+                Ok(()) => true,
+                Err(problem) => {
+                    if let Ok(mut s) = skipped_in_walk.lock() {
+                        s.push(problem);
+                    }
+                    false
+                }
+            }
         })
         .build();
     let mut seen = 0usize;
@@ -89,8 +111,37 @@ pub(crate) fn configs_under(dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
             configs.push(entry.path().to_path_buf());
         }
     }
+    if let Ok(mut s) = skipped.lock() {
+        problems.append(&mut s);
+    }
     configs.sort();
     (configs, problems)
+}
+
+/// The ignore files a folder walk reads in each folder.
+const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".git/info/exclude"];
+
+/// Ok when each ignore file of `folder` is absent, or a regular file of at
+/// most [`MAX_DETIGNORE`] bytes (a 7 MB `.gitignore` took 3 GB to compile;
+/// a FIFO or `/dev/zero` would never end).
+fn ignore_files_fit(folder: &Path) -> Result<(), String> {
+    for name in IGNORE_FILES {
+        let path = folder.join(name);
+        let Ok(meta) = std::fs::metadata(&path) else { continue };
+        if !meta.is_file() {
+            return Err(format!(
+                "{} is not a regular file; stagec does not read it, nor the folder it governs",
+                path.display()
+            ));
+        }
+        if meta.len() > MAX_DETIGNORE as u64 {
+            return Err(format!(
+                "{} is larger than {MAX_DETIGNORE} bytes; stagec does not read it, nor the folder it governs",
+                path.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Whether `path` is a YAML file holding an experiment config, as the

@@ -89,6 +89,10 @@ impl Resolved {
     }
 }
 
+/// The settings that govern a folder (`None`: no settings file), or why
+/// they cannot be used.
+type Found = Result<Option<Arc<Settings>>, String>;
+
 /// Finds and caches the settings of each checked file's folder.
 pub(crate) struct Resolver {
     args: SettingsArgs,
@@ -96,12 +100,19 @@ pub(crate) struct Resolver {
     /// `--inventory` or `--probe` was given.
     cli_inventory: bool,
     /// `--config PATH` or `--isolated`: the same settings for every file.
-    fixed: Option<Option<Settings>>,
+    fixed: Option<Option<Arc<Settings>>>,
     /// The `--config KEY = VALUE` overrides, combined in the order given.
     overrides: Option<Settings>,
     /// The settings governing the current folder (run-wide settings).
     root: Option<Settings>,
     by_dir: Mutex<HashMap<PathBuf, Arc<Resolved>>>,
+    /// What governs each folder looked at: the settings found in it or
+    /// above it (or the reason they cannot be used), so that each settings
+    /// file, and the chain it extends, is read and compiled once a run.
+    by_folder: Mutex<HashMap<PathBuf, Found>>,
+    /// What each settings file (by path; `None`: none) resolves to, shared
+    /// by every folder it governs.
+    by_origin: Mutex<HashMap<Option<PathBuf>, Arc<Resolved>>>,
     /// Settings file names found missing, so the walk up from a second
     /// folder does not look again where the first looked.
     absent: Mutex<std::collections::HashSet<PathBuf>>,
@@ -123,29 +134,63 @@ impl Resolver {
             }
             (true, None) => Some(None),
             (false, Some(path)) => {
-                let settings = settings_file::load(&cwd.join(path), &mut read_settings_file)
+                let in_project = |s: &Path, n: &Path| stagec::fsutil::inside_project(s, n, Some(&cwd));
+                let settings = settings_file::load(&cwd.join(path), &mut read_settings_file, &in_project)
                     .map_err(|errors| describe(&errors, &cwd))?;
-                Some(Some(settings))
+                Some(Some(Arc::new(settings)))
             }
             (false, None) => None,
         };
-        let absent = Mutex::new(std::collections::HashSet::new());
-        let root = match &fixed {
-            Some(settings) => settings.clone(),
-            None => settings_file::find(&cwd, &mut |path: &Path| read_unless_absent(&absent, path))
-                .map_err(|errors| describe(&errors, &cwd))?,
-        };
-        let root = overlay(root, overrides.as_ref());
-        Ok(Resolver {
+        let mut resolver = Resolver {
             args: args.clone(),
             cwd,
             cli_inventory,
             fixed,
             overrides,
-            root,
+            root: None,
             by_dir: Mutex::new(HashMap::new()),
-            absent,
-        })
+            by_folder: Mutex::new(HashMap::new()),
+            by_origin: Mutex::new(HashMap::new()),
+            absent: Mutex::new(std::collections::HashSet::new()),
+        };
+        let root = match &resolver.fixed {
+            Some(settings) => settings.clone(),
+            None => resolver.found(&resolver.cwd)?,
+        };
+        resolver.root = overlay(root.as_deref().cloned(), resolver.overrides.as_ref());
+        Ok(resolver)
+    }
+
+    /// The settings that govern `dir` (absolute, normalised): those of the
+    /// closest folder, `dir` or above, with a settings file; each folder
+    /// is looked at once a run.
+    fn found(&self, dir: &Path) -> Found {
+        let mut walked: Vec<PathBuf> = Vec::new();
+        let mut result: Found = Ok(None);
+        for folder in dir.ancestors() {
+            if let Some(known) = self.by_folder.lock().ok().and_then(|m| m.get(folder).cloned()) {
+                result = known;
+                break;
+            }
+            walked.push(folder.to_path_buf());
+            let here = settings_file::find_in(
+                folder,
+                &mut |path: &Path| read_unless_absent(&self.absent, path),
+                &|s: &Path, n: &Path| stagec::fsutil::inside_project(s, n, Some(&self.cwd)),
+            );
+            match here {
+                Ok(None) => continue,
+                Ok(Some(settings)) => result = Ok(Some(Arc::new(settings))),
+                Err(errors) => result = Err(describe(&errors, &self.cwd)),
+            }
+            break;
+        }
+        if let Ok(mut m) = self.by_folder.lock() {
+            for folder in walked {
+                m.insert(folder, result.clone());
+            }
+        }
+        result
     }
 
     /// Finds the settings of every file about to be checked, so that a bad
@@ -199,11 +244,21 @@ impl Resolver {
         }
         let settings = match &self.fixed {
             Some(fixed) => fixed.clone(),
-            None => settings_file::find(&dir, &mut |path: &Path| read_unless_absent(&self.absent, path))
-                .map_err(|e| describe(&e, &self.cwd))?,
+            None => self.found(&dir)?,
         };
-        let settings = overlay(settings, self.overrides.as_ref());
-        let resolved = Arc::new(self.build(settings.as_ref()));
+        let origin = settings.as_ref().map(|s| s.origin.path.clone());
+        let known = self.by_origin.lock().ok().and_then(|m| m.get(&origin).cloned());
+        let resolved = match known {
+            Some(resolved) => resolved,
+            None => {
+                let settings = overlay(settings.as_deref().cloned(), self.overrides.as_ref());
+                let resolved = Arc::new(self.build(settings.as_ref()));
+                if let Ok(mut m) = self.by_origin.lock() {
+                    m.insert(origin, resolved.clone());
+                }
+                resolved
+            }
+        };
         if let Ok(mut m) = self.by_dir.lock() {
             m.insert(dir, resolved.clone());
         }

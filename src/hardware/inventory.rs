@@ -253,6 +253,30 @@ pub enum NotAnInventory {
     Unreadable(String),
 }
 
+impl NotAnInventory {
+    /// Whether the file is output of a tool an inventory comes from
+    /// (`kubectl`, `nvidia-smi`, a Kubernetes object, a stagec inventory
+    /// that fails its schema), shown as usual. Anything else may be any
+    /// file at all (a credentials file named by mistake): its text is never
+    /// shown (see `Compiled::withheld`).
+    pub fn recognised(&self) -> bool {
+        match self {
+            NotAnInventory::KubectlTable
+            | NotAnInventory::NvidiaSmiError
+            | NotAnInventory::ListOf(_)
+            | NotAnInventory::OtherKind(_)
+            | NotAnInventory::ItemsNotAList(_)
+            | NotAnInventory::Unreadable(_) => true,
+            NotAnInventory::Unparsable
+            | NotAnInventory::Empty
+            | NotAnInventory::PlainText
+            | NotAnInventory::NotAMapping(_)
+            | NotAnInventory::Unknown
+            | NotAnInventory::TooDeep => false,
+        }
+    }
+}
+
 /// Where an unknown GPU name was written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GpuSource {
@@ -284,16 +308,25 @@ pub fn read(file: FileId, text: &str, budgets: &Budgets) -> InventoryRead {
         return out;
     }
     let mut doc = Document::parse(text, budgets, crate::yaml::Schema::Core);
-    if doc.truncated() {
-        out.issues.push(unrecognised(text, NotAnInventory::Unparsable));
-        out.document = Some(doc);
+    // A file that is not an inventory (a credentials file a settings file or
+    // a slip of the hand named) keeps no document: no YAML finding quotes
+    // its text, and the one issue points at where reading stopped.
+    if let Some(stop) = doc.issues.iter().find(|i| i.truncates()) {
+        out.issues.push(InventoryIssue::NotAnInventory {
+            at: Span::at(stop.span().start.min(text.len())),
+            why: NotAnInventory::Unparsable,
+        });
         return out;
     }
     let inventory = match classify(&doc.tree, text) {
         Shape::Stagec(root) => read_stagec(file, &mut doc, root, budgets, &mut out.issues),
         Shape::NodeList(items) => Some(nodelist::read(file, &doc.tree, &items, &mut out.issues)),
         Shape::Other(why) => {
+            let recognised = why.recognised();
             out.issues.push(unrecognised(text, why));
+            if !recognised {
+                return out;
+            }
             None
         }
     };
@@ -1513,7 +1546,11 @@ mod tests {
             assert!(inv.is_none(), "{text:?}");
             let p301: Vec<&Diagnostic> = diags.iter().filter(|d| d.code == "P301").collect();
             assert_eq!(p301.len(), 1, "{text:?}: {diags:#?}");
-            assert_eq!(p301.first().map(|d| d.span.start), Some(0));
+            // At the start; a file that does not parse, where reading stopped.
+            let at = if text == "nodes: [\n" { text.len() } else { 0 };
+            assert_eq!(p301.first().map(|d| d.span.start), Some(at), "{text:?}");
+            // No other finding quotes a file that is not an inventory.
+            assert_eq!(diags.len(), 1, "{text:?}: {diags:#?}");
             assert!(p301
                 .iter()
                 .all(|d| d.help.as_deref().is_some_and(|h| h.contains("nvidia-smi"))));

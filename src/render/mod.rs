@@ -33,6 +33,9 @@ impl<'a> Report<'a> {
     /// The text of `file` as output may show it: credential values masked.
     pub fn shown_text(&self, file: FileId) -> Option<String> {
         let text = &self.sources.get(file)?.text;
+        if self.compiled.withheld(file) {
+            return Some(crate::secrets::mask(text, &[crate::source::Span::new(0, text.len())]));
+        }
         Some(crate::secrets::mask(text, self.compiled.secrets(file)))
     }
 

@@ -1,6 +1,8 @@
 declare_rule! {
     /// ## What it checks
-    /// That a config or stage file is at most 8 MiB.
+    /// That a config or stage file is at most 8 MiB, and that the training
+    /// code read for a config fits its budgets: 1 MiB per file, 4 MiB in
+    /// all (a file beyond them is not read, and reported here as a warning).
     ///
     /// ## Why
     /// Experiment configs are a few kilobytes. A file of many megabytes is a
@@ -30,14 +32,35 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                     "the inventory",
                     "trim the NodeList to the GPU nodes, e.g. `kubectl get nodes -l nvidia.com/gpu.present=true -o json`",
                 ),
+                Role::Training if max == crate::training::MAX_BYTES => {
+                    out.at(
+                        file,
+                        issue.span(),
+                        format!(
+                            "the training code holds more than {max} bytes; this file ({len} bytes) and the files imported after it were not read"
+                        ),
+                    )
+                    .help("stagec reads at most 4 MiB of training code per config: vendored libraries belong outside the context (or in `.detignore`)")
+                    .severity(crate::diagnostic::Severity::Warning);
+                    continue;
+                }
+                Role::Training => (
+                    "the training file",
+                    "stagec does not check generated or vendored modules this large; its imports were not followed",
+                ),
                 _ => ("the file", "experiment configs are a few kilobytes: is this the right file?"),
             };
-            out.at(
-                file,
-                issue.span(),
-                format!("{what} is {len} bytes; stagec reads at most {max} bytes"),
-            )
-            .help(help);
+            let d = out
+                .at(
+                    file,
+                    issue.span(),
+                    format!("{what} is {len} bytes; stagec reads at most {max} bytes"),
+                )
+                .help(help);
+            // Training code left out is checked less, not wrong.
+            if unit.role == Role::Training {
+                d.severity(crate::diagnostic::Severity::Warning);
+            }
         }
     }
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::entry::{self, Launch, NotPython, Target};
-use super::{EntrySpec, FileRole, TrainingInput, TrainingSources, MAX_BYTES, MAX_FILES};
+use super::{EntrySpec, FileRole, LeftOut, TrainingInput, TrainingSources, MAX_BYTES, MAX_FILES, MAX_FILE_BYTES};
 use crate::project::Input;
 use crate::yaml::{Budgets, Schema, Tree, YamlIssue};
 
@@ -264,6 +264,7 @@ pub fn discover(
     let mut problems = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
     let mut bytes = 0usize;
+    let mut left_out: Vec<LeftOut> = Vec::new();
     while let Some(q) = queue.pop_front() {
         if files.len() >= MAX_FILES || bytes >= MAX_BYTES {
             break;
@@ -292,6 +293,24 @@ pub fn discover(
                 continue;
             }
         };
+        if input.bytes.len() > MAX_FILE_BYTES {
+            left_out.push(LeftOut {
+                name: input.name,
+                bytes: input.bytes.len(),
+                max: MAX_FILE_BYTES,
+            });
+            continue;
+        }
+        if bytes.saturating_add(input.bytes.len()) > MAX_BYTES {
+            // The budget of the whole run is spent: this file and the rest
+            // are left out, and the first is reported.
+            left_out.push(LeftOut {
+                name: input.name,
+                bytes: input.bytes.len(),
+                max: MAX_BYTES,
+            });
+            break;
+        }
         bytes += input.bytes.len();
         let text = String::from_utf8_lossy(&input.bytes);
         // Scanned once: the compilation takes this scan over.
@@ -395,6 +414,7 @@ pub fn discover(
             files,
             standalone: config_text.is_none(),
             config: config.map(|c| Arc::new(KeptParse(Mutex::new(Some(c))))),
+            left_out,
         },
         problems,
     )
@@ -665,5 +685,43 @@ mod tests {
         assert_eq!(s.entry, EntrySpec::Absent);
         let s = run(&[("a.py", "")], "entrypoint: python ../a.py\n");
         assert!(matches!(&s.entry, EntrySpec::Missing(_, what) if what.contains("outside")));
+    }
+
+    #[test]
+    fn budgets_leave_files_out_and_say_so() {
+        let big = "x = 1\n".repeat(MAX_FILE_BYTES / 6 + 1);
+        let mid = "y = 2\n".repeat(166_666);
+        // A file over the per-file budget is left out; its neighbours stay.
+        let s = run(
+            &[
+                ("train.py", "import big\nimport small\n"),
+                ("big.py", &big),
+                ("small.py", "z = 3\n"),
+            ],
+            "entrypoint: python train.py\n",
+        );
+        let names: Vec<&str> = s.files.iter().map(|f| f.input.name.as_str()).collect();
+        assert_eq!(names, ["/ctx/train.py", "/ctx/small.py"]);
+        assert_eq!(s.left_out.len(), 1);
+        assert_eq!(
+            (s.left_out[0].name.as_str(), s.left_out[0].max),
+            ("/ctx/big.py", MAX_FILE_BYTES)
+        );
+        // Beyond the total, the first file that does not fit is named and
+        // the rest are not read.
+        let files: Vec<(String, String)> = std::iter::once((
+            "train.py".to_string(),
+            (0..6).map(|i| format!("import m{i}\n")).collect::<String>(),
+        ))
+        .chain((0..6).map(|i| (format!("m{i}.py"), mid.clone())))
+        .collect();
+        let files: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let s = run(&files, "entrypoint: python train.py\n");
+        assert_eq!(s.files.len(), 5, "train.py and four modules of 1 MiB fit in 4 MiB");
+        assert_eq!(s.left_out.len(), 1);
+        assert_eq!(
+            (s.left_out[0].name.as_str(), s.left_out[0].max),
+            ("/ctx/m4.py", MAX_BYTES)
+        );
     }
 }

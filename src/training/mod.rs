@@ -37,8 +37,25 @@ use scan::{ChunkInfo, ImportLine};
 /// Most files the training code is read from; imports beyond it are not
 /// followed.
 pub const MAX_FILES: usize = 512;
-/// Most bytes of training code read in all.
-pub const MAX_BYTES: usize = 32 * 1024 * 1024;
+/// Most bytes of training code read in all (a run reads each config's):
+/// what does not fit is left out and reported (Y005), with the files
+/// discovery would have read after it.
+pub const MAX_BYTES: usize = 4 * 1024 * 1024;
+/// Largest training file read: a larger one is left out and reported
+/// (Y005). Scanning and parsing Python costs far more than its bytes (an
+/// 8 MB module took seconds and a gigabyte).
+pub const MAX_FILE_BYTES: usize = 1024 * 1024;
+
+/// A training file discovery left out for a budget.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeftOut {
+    /// The name it is reported under.
+    pub name: String,
+    /// Its size.
+    pub bytes: usize,
+    /// The budget it does not fit: [`MAX_FILE_BYTES`] or [`MAX_BYTES`].
+    pub max: usize,
+}
 
 /// What the entrypoint names, as discovery found it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,6 +116,8 @@ pub struct TrainingSources {
     /// The config's parse discovery made to read the entrypoint, for the
     /// compilation to take.
     pub config: Option<Arc<discover::KeptParse>>,
+    /// Files not read for a budget (reported as Y005).
+    pub left_out: Vec<LeftOut>,
 }
 
 /// A Python file read for the training checks: its text, where its
