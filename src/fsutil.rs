@@ -510,6 +510,49 @@ pub fn read_text_if_file(path: &Path, limit: usize) -> Result<Option<String>, St
     }
 }
 
+/// The project a settings file belongs to, whose files it may name: the
+/// closest folder at or above it that holds `.git` (a folder, or the file
+/// of a worktree or submodule); without one, `fallback` (the current
+/// folder, the editor's workspace) when the settings file is inside it
+/// and it is neither `/` nor the home folder, else the settings file's own
+/// folder.
+pub fn project_root(settings: &Path, fallback: Option<&Path>) -> std::path::PathBuf {
+    let settings = crate::selection::normalize(settings);
+    let dir = settings.parent().unwrap_or(Path::new("/"));
+    if let Some(repo) = dir
+        .ancestors()
+        .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())
+    {
+        return repo.to_path_buf();
+    }
+    // `/` and the home folder hold far more than a project (`~/.aws`).
+    let home = std::env::var_os("HOME").map(|h| crate::selection::normalize(Path::new(&h)));
+    match fallback.map(crate::selection::normalize) {
+        Some(f) if settings.starts_with(&f) && f.parent().is_some() && home.as_ref() != Some(&f) => f,
+        _ => dir.to_path_buf(),
+    }
+}
+
+/// Ok when `named` (a file a settings file names, absolute) lies inside
+/// `root`, after symbolic links are resolved on both sides: neither `..`,
+/// an absolute path nor a link leaves it. A file that does not exist is
+/// judged by its path (reading it fails anyway). `Err` says where the
+/// project is.
+pub fn inside(root: &Path, named: &Path) -> Result<(), String> {
+    let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| crate::selection::normalize(root));
+    let real = std::fs::canonicalize(named).unwrap_or_else(|_| crate::selection::normalize(named));
+    if real.starts_with(&real_root) || real.starts_with(crate::selection::normalize(root)) {
+        return Ok(());
+    }
+    Err(format!("outside the project ({})", root.display()))
+}
+
+/// [`inside`] the [`project_root`] of `settings`: the check
+/// `stagec::settings_file::find` and `load` are given.
+pub fn inside_project(settings: &Path, named: &Path, fallback: Option<&Path>) -> Result<(), String> {
+    inside(&project_root(settings, fallback), named)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -604,47 +647,7 @@ mod tests {
         drop(held);
         lock_dir(&dir, "out").expect("free again");
         let _ = std::fs::remove_dir_all(&dir);
-/// The project a settings file belongs to, whose files it may name: the
-/// closest folder at or above it that holds `.git` (a folder, or the file
-/// of a worktree or submodule); without one, `fallback` (the current
-/// folder, the editor's workspace) when the settings file is inside it
-/// and it is neither `/` nor the home folder, else the settings file's own
-/// folder.
-pub fn project_root(settings: &Path, fallback: Option<&Path>) -> std::path::PathBuf {
-    let settings = crate::selection::normalize(settings);
-    let dir = settings.parent().unwrap_or(Path::new("/"));
-    if let Some(repo) = dir
-        .ancestors()
-        .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())
-    {
-        return repo.to_path_buf();
     }
-    // `/` and the home folder hold far more than a project (`~/.aws`).
-    let home = std::env::var_os("HOME").map(|h| crate::selection::normalize(Path::new(&h)));
-    match fallback.map(crate::selection::normalize) {
-        Some(f) if settings.starts_with(&f) && f.parent().is_some() && home.as_ref() != Some(&f) => f,
-        _ => dir.to_path_buf(),
-    }
-}
-
-/// Ok when `named` (a file a settings file names, absolute) lies inside
-/// `root`, after symbolic links are resolved on both sides: neither `..`,
-/// an absolute path nor a link leaves it. A file that does not exist is
-/// judged by its path (reading it fails anyway). `Err` says where the
-/// project is.
-pub fn inside(root: &Path, named: &Path) -> Result<(), String> {
-    let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| crate::selection::normalize(root));
-    let real = std::fs::canonicalize(named).unwrap_or_else(|_| crate::selection::normalize(named));
-    if real.starts_with(&real_root) || real.starts_with(crate::selection::normalize(root)) {
-        return Ok(());
-    }
-    Err(format!("outside the project ({})", root.display()))
-}
-
-/// [`inside`] the [`project_root`] of `settings`: the check
-/// `stagec::settings_file::find` and `load` are given.
-pub fn inside_project(settings: &Path, named: &Path, fallback: Option<&Path>) -> Result<(), String> {
-    inside(&project_root(settings, fallback), named)
 }
 
 #[cfg(test)]
