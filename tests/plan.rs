@@ -190,6 +190,33 @@ fn plan_with_errors_writes_nothing() {
 }
 
 #[test]
+fn plan_accepts_the_show_infos_its_summary_suggests() {
+    let out = temp("show-infos");
+    let out_s = out.to_string_lossy().into_owned();
+    let args = [
+        "plan",
+        "examples/hpp-seed/const.yaml",
+        "--out",
+        out_s.as_str(),
+        "--format",
+        "concise",
+    ];
+    let run = stagec(&args, SECRETS);
+    assert_eq!(run.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(text.contains("infos not shown: --show-infos"), "{text}");
+    // The flag it suggests is accepted, and shows them.
+    let mut shown = args.to_vec();
+    shown.push("--show-infos");
+    let run = stagec(&shown, SECRETS);
+    assert_eq!(run.status.code(), Some(1), "{}", String::from_utf8_lossy(&run.stderr));
+    let text = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(!text.contains("not shown"), "{text}");
+    assert!(text.lines().count() > 2, "{text}");
+    assert!(!out.exists(), "nothing written");
+}
+
+#[test]
 fn unwritable_out_exits_2_without_partial_files() {
     let base = temp("unwritable");
     std::fs::create_dir_all(&base).expect("dir");

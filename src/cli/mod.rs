@@ -75,6 +75,9 @@ pub enum Command {
         /// Output format of the diagnostics.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
+        /// Show infos in the human, concise and GitHub formats, as `check --show-infos` does.
+        #[arg(long)]
+        show_infos: bool,
     },
     /// Probe the local GPUs through the CUDA driver.
     Probe {
@@ -228,7 +231,8 @@ pub fn main() -> ExitCode {
             out,
             resolve_secrets,
             format,
-        } => plan::run_plan(&file, &sources, out.as_deref(), resolve_secrets, format),
+            show_infos,
+        } => plan::run_plan(&file, &sources, out.as_deref(), resolve_secrets, format, show_infos),
         Command::Probe { format, recording } => probe::run_probe(format, recording.as_deref()),
         Command::ProbeDriver => probe::run_probe_driver(),
         Command::Diff { plan_a, plan_b } => plan::run_diff(&plan_a, &plan_b),

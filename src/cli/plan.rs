@@ -38,6 +38,7 @@ pub(crate) fn run_plan(
     out: Option<&Path>,
     resolve_secrets: bool,
     format: Format,
+    show_infos: bool,
 ) -> u8 {
     let options = Options {
         env: &cli::env_lookup,
@@ -56,6 +57,7 @@ pub(crate) fn run_plan(
         eprintln_escaped!("stagec: {e}");
         return EXIT_USAGE;
     }
+    let show_infos = show_infos || loader.settings.show_infos();
     let (project, problems) = loader.project(file);
     for p in &problems {
         eprintln_escaped!("stagec: {p}");
@@ -66,7 +68,7 @@ pub(crate) fn run_plan(
     let settings = loader.settings.resolved(file);
     let compiled = compile(&project, &settings.options(&options));
     if compiled.error_count() > 0 {
-        cli::print_diagnostics(std::slice::from_ref(&compiled), format, false);
+        cli::print_diagnostics(std::slice::from_ref(&compiled), format, show_infos);
         eprintln_escaped!("stagec: the experiment has errors; no plan written");
         return EXIT_FINDINGS;
     }
@@ -147,8 +149,12 @@ pub(crate) fn run_plan(
         eprintln_escaped!("stagec: cannot write the plan to {}: {e}", out_dir.display());
         return EXIT_USAGE;
     }
-    if compiled.warning_count() > 0 {
-        cli::print_diagnostics(std::slice::from_ref(&compiled), format, false);
+    let infos = compiled
+        .diagnostics
+        .iter()
+        .any(|d| d.severity == stagec::Severity::Info);
+    if compiled.warning_count() > 0 || (show_infos && infos) {
+        cli::print_diagnostics(std::slice::from_ref(&compiled), format, show_infos);
     }
     for (name, _, _) in outputs {
         eprintln_escaped!("wrote {}", out_dir.join(name).display());
