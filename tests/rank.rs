@@ -12,6 +12,8 @@ fn stagec(args: &[&str], env: &[(&str, &str)]) -> Output {
         .env_remove("RANK")
         .env_remove("LOCAL_RANK")
         .env_remove("STAGEC_PLAN")
+        .env_remove("WORLD_SIZE")
+        .env_remove("LOCAL_WORLD_SIZE")
         .env("S3_ACCESS_KEY", "a")
         .env("S3_SECRET_KEY", "b");
     for (k, v) in env {
@@ -267,4 +269,22 @@ fn the_kernel_drivers_release_decides_with_forward_compatibility() {
         &[],
     );
     assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+}
+
+#[test]
+fn without_a_plan_the_message_names_stagec_plan() {
+    for command in ["env", "verify"] {
+        let run = stagec(&[command, "--rank", "0"], &[]);
+        assert_eq!(run.status.code(), Some(2), "{command}");
+        let err = text(&run.stderr);
+        assert!(
+            err.starts_with("stagec: no plan: pass --plan FILE or set STAGEC_PLAN"),
+            "{command}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+        // An empty STAGEC_PLAN is no plan either.
+        let run = stagec(&[command, "--rank", "0"], &[("STAGEC_PLAN", "")]);
+        assert_eq!(run.status.code(), Some(2), "{command}");
+        assert!(text(&run.stderr).contains("set STAGEC_PLAN"), "{}", text(&run.stderr));
+    }
 }

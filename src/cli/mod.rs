@@ -96,9 +96,9 @@ pub enum Command {
     /// Print a rank's environment as `export` lines: its stage, replica, seed and dtype, and
     /// the plan's variables. For an entrypoint: `eval "$(stagec env --plan P)" && exec …`.
     Env {
-        /// The plan (`stage_plan.json`).
-        #[arg(long, value_name = "FILE", env = "STAGEC_PLAN")]
-        plan: PathBuf,
+        /// The plan (`stage_plan.json`; default: `STAGEC_PLAN`).
+        #[arg(long, value_name = "FILE")]
+        plan: Option<PathBuf>,
         /// The global rank (default: `RANK`).
         #[arg(long)]
         rank: Option<u64>,
@@ -110,9 +110,9 @@ pub enum Command {
     /// type, memory, the stage dtype's compute capability, the driver against the image.
     /// Exits 0 with one line, or 1 saying which rank, stage, expected and found.
     Verify {
-        /// The plan (`stage_plan.json`).
-        #[arg(long, value_name = "FILE", env = "STAGEC_PLAN")]
-        plan: PathBuf,
+        /// The plan (`stage_plan.json`; default: `STAGEC_PLAN`).
+        #[arg(long, value_name = "FILE")]
+        plan: Option<PathBuf>,
         /// The global rank (default: `RANK`).
         #[arg(long)]
         rank: Option<u64>,
@@ -236,13 +236,13 @@ pub fn main() -> ExitCode {
         Command::Probe { format, recording } => probe::run_probe(format, recording.as_deref()),
         Command::ProbeDriver => probe::run_probe_driver(),
         Command::Diff { plan_a, plan_b } => plan::run_diff(&plan_a, &plan_b),
-        Command::Env { plan, rank, seed } => rank::run_env(&plan, rank, seed),
+        Command::Env { plan, rank, seed } => rank::run_env(plan.as_deref(), rank, seed),
         Command::Verify {
             plan,
             rank,
             device,
             probe_recording,
-        } => rank::run_verify(&plan, rank, device, probe_recording.as_deref()),
+        } => rank::run_verify(plan.as_deref(), rank, device, probe_recording.as_deref()),
         Command::Rules { docs: None } => run_rules(),
         Command::Rules { docs: Some(dir) } => write_rule_docs(&dir),
         Command::Explain { code } => run_explain(&code),

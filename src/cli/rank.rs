@@ -1,6 +1,6 @@
 //! `stagec env` and `stagec verify`: one rank of a plan, in the launcher.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use stagec::plan::rank;
 use stagec::plan::StagePlan;
@@ -10,8 +10,15 @@ use super::{probe, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 /// Largest plan file read.
 const MAX_PLAN: usize = 64 * 1024 * 1024;
 
-/// The plan at `path`.
-fn load_plan(path: &Path) -> Result<StagePlan, String> {
+/// The plan at `path` (`--plan`, else `STAGEC_PLAN`).
+fn load_plan(path: Option<&Path>) -> Result<StagePlan, String> {
+    let from_env = std::env::var_os("STAGEC_PLAN")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
+    let path = path.or(from_env.as_deref()).ok_or(
+        "no plan: pass --plan FILE or set STAGEC_PLAN to the stage_plan.json that `stagec plan` wrote \
+         (the experiment's environment sets it for the trial)",
+    )?;
     let bytes =
         stagec::fsutil::read_limited(path, MAX_PLAN).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     serde_json::from_slice(&bytes).map_err(|e| format!("{} is not a stage plan: {e}", path.display()))
@@ -47,7 +54,7 @@ fn device_of(device: Option<usize>) -> Result<usize, String> {
     }
 }
 
-pub(crate) fn run_env(plan_path: &Path, rank: Option<u64>, seed: Option<u64>) -> u8 {
+pub(crate) fn run_env(plan_path: Option<&Path>, rank: Option<u64>, seed: Option<u64>) -> u8 {
     let result = (|| {
         let plan = load_plan(plan_path)?;
         let r = rank_of(rank)?;
@@ -68,7 +75,12 @@ pub(crate) fn run_env(plan_path: &Path, rank: Option<u64>, seed: Option<u64>) ->
     }
 }
 
-pub(crate) fn run_verify(plan_path: &Path, rank: Option<u64>, device: Option<usize>, recording: Option<&Path>) -> u8 {
+pub(crate) fn run_verify(
+    plan_path: Option<&Path>,
+    rank: Option<u64>,
+    device: Option<usize>,
+    recording: Option<&Path>,
+) -> u8 {
     let setup = (|| {
         let plan = load_plan(plan_path)?;
         let r = rank_of(rank)?;
