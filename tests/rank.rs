@@ -288,3 +288,40 @@ fn without_a_plan_the_message_names_stagec_plan() {
         assert!(text(&run.stderr).contains("set STAGEC_PLAN"), "{}", text(&run.stderr));
     }
 }
+
+#[test]
+fn env_exports_the_absolute_path_of_the_plan_it_read() {
+    let plan = plan("abs", |c| c.to_string());
+    let dir = plan.parent().expect("folder").to_path_buf();
+    let abs = plan.to_string_lossy().into_owned();
+    let expected = format!("export STAGEC_PLAN='{abs}'");
+    // The plan's own STAGEC_PLAN is relative to the context; the caller's
+    // (here the absolute path) is kept.
+    let run = stagec(&["env", "--rank", "0"], &[("STAGEC_PLAN", &abs)]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let out = text(&run.stdout);
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("export STAGEC_PLAN=")).collect();
+    assert_eq!(lines, [expected.as_str()], "{out}");
+    // A relative --plan (or STAGEC_PLAN) becomes absolute, so a script run
+    // from another folder finds it.
+    for (args, env) in [
+        (vec!["env", "--rank", "0", "--plan", "stage_plan.json"], vec![]),
+        (vec!["env", "--rank", "0"], vec![("STAGEC_PLAN", "stage_plan.json")]),
+    ] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_stagec"));
+        cmd.args(&args)
+            .current_dir(&dir)
+            .env_remove("RANK")
+            .env_remove("STAGEC_PLAN");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let run = cmd.output().expect("run stagec");
+        assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+        let out = text(&run.stdout);
+        assert!(out.lines().any(|l| l == expected), "{out}");
+        let script = format!("{out}\ncd / && test -f \"$STAGEC_PLAN\" && printf ok");
+        let sh = Command::new("sh").arg("-c").arg(script).output().expect("sh");
+        assert_eq!(text(&sh.stdout), "ok", "{out}");
+    }
+}

@@ -10,8 +10,8 @@ use super::{probe, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 /// Largest plan file read.
 const MAX_PLAN: usize = 64 * 1024 * 1024;
 
-/// The plan at `path` (`--plan`, else `STAGEC_PLAN`).
-fn load_plan(path: Option<&Path>) -> Result<StagePlan, String> {
+/// The plan at `path` (`--plan`, else `STAGEC_PLAN`), and its path.
+fn load_plan(path: Option<&Path>) -> Result<(StagePlan, PathBuf), String> {
     let from_env = std::env::var_os("STAGEC_PLAN")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from);
@@ -21,7 +21,8 @@ fn load_plan(path: Option<&Path>) -> Result<StagePlan, String> {
     )?;
     let bytes =
         stagec::fsutil::read_limited(path, MAX_PLAN).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    serde_json::from_slice(&bytes).map_err(|e| format!("{} is not a stage plan: {e}", path.display()))
+    let plan = serde_json::from_slice(&bytes).map_err(|e| format!("{} is not a stage plan: {e}", path.display()))?;
+    Ok((plan, path.to_path_buf()))
 }
 
 /// `--rank`, else `RANK` (torchrun's and Determined's launchers set it).
@@ -56,10 +57,13 @@ fn device_of(device: Option<usize>) -> Result<usize, String> {
 
 pub(crate) fn run_env(plan_path: Option<&Path>, rank: Option<u64>, seed: Option<u64>) -> u8 {
     let result = (|| {
-        let plan = load_plan(plan_path)?;
-        let r = rank_of(rank)?;
-        let a = rank::assignment(&plan, r)?;
-        rank::env_lines(&plan, &a, seed.or(plan.experiment.seed))
+        let (plan, read) = load_plan(plan_path)?;
+        let r = rank::assignment(&plan, rank_of(rank)?)?;
+        // The plan that was read, from any working directory; a path that is
+        // not UTF-8 is left to the caller's STAGEC_PLAN.
+        let file = std::path::absolute(&read).ok();
+        let file = file.as_deref().and_then(Path::to_str);
+        rank::env_lines(&plan, &r, seed.or(plan.experiment.seed), file)
     })();
     match result {
         Ok(lines) => {
@@ -82,7 +86,7 @@ pub(crate) fn run_verify(
     recording: Option<&Path>,
 ) -> u8 {
     let setup = (|| {
-        let plan = load_plan(plan_path)?;
+        let (plan, _) = load_plan(plan_path)?;
         let r = rank_of(rank)?;
         let d = device_of(device)?;
         Ok::<_, String>((plan, r, d))

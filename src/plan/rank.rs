@@ -56,10 +56,18 @@ pub fn assignment(plan: &StagePlan, rank: u64) -> Result<Assignment<'_>, String>
 /// stage, replica, seed and dtype, and the plan's variables (those that
 /// refer to `${VAR}`s or hold credentials, by the one classifier
 /// [`crate::secrets::is_secret`], are left to the environment the rank
-/// already has). A plan is data anyone may have written: a variable whose
+/// already has). `STAGEC_PLAN` is `plan_file`, the absolute path of the
+/// plan that was read, not the plan's own value (relative to the context
+/// directory, which the caller may not be in); without one it is left to
+/// the environment. A plan is data anyone may have written: a variable whose
 /// name is not a valid name (`HOME_$(touch PWNED)`) refuses the whole
 /// environment, since a shell evaluates these lines.
-pub fn env_lines(plan: &StagePlan, a: &Assignment<'_>, seed: Option<u64>) -> Result<Vec<String>, String> {
+pub fn env_lines(
+    plan: &StagePlan,
+    a: &Assignment<'_>,
+    seed: Option<u64>,
+    plan_file: Option<&str>,
+) -> Result<Vec<String>, String> {
     if let Some(bad) = plan
         .environment
         .variables
@@ -77,8 +85,12 @@ pub fn env_lines(plan: &StagePlan, a: &Assignment<'_>, seed: Option<u64>) -> Res
         .variables
         .iter()
         .filter(|(k, v)| !v.contains("${") && !v.starts_with("<withheld") && !crate::secrets::is_secret(k, v))
+        .filter(|(k, _)| k.as_str() != super::PLAN_VARIABLE)
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
+    if let Some(file) = plan_file {
+        vars.push((super::PLAN_VARIABLE.into(), file.to_string()));
+    }
     vars.push(("STAGEC_RANK".into(), a.rank.to_string()));
     vars.push(("STAGEC_STAGE_ID".into(), a.stage.id.to_string()));
     vars.push(("STAGEC_STAGE_POSITION".into(), a.position.to_string()));
