@@ -325,3 +325,71 @@ fn env_exports_the_absolute_path_of_the_plan_it_read() {
         assert_eq!(text(&sh.stdout), "ok", "{out}");
     }
 }
+
+#[test]
+fn a_short_world_stops_every_rank() {
+    // torchrun --nproc-per-node 4 against the 6-rank plan.
+    let plan = plan("world", |c| c.to_string());
+    let p = plan.to_string_lossy().into_owned();
+    let short = [("RANK", "1"), ("LOCAL_RANK", "4"), ("WORLD_SIZE", "4")];
+    let run = verify(&plan, &["--probe-recording", MIXED], &short);
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run.stdout));
+    let err = text(&run.stderr);
+    assert_eq!(
+        err,
+        "stagec verify: rank 1 (stage 1 `TransformerBlock`, replica 0): the launcher started 4 ranks \
+         (WORLD_SIZE=4), the plan has 6 (3 stages × 2 replicas): start 6 processes\n"
+    );
+    let run = stagec(&["env", "--plan", &p], &short);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(run.stdout.is_empty(), "{}", text(&run.stdout));
+    assert_eq!(
+        text(&run.stderr),
+        "stagec env: rank 1 (stage 1 `TransformerBlock`, replica 0): the launcher started 4 ranks \
+         (WORLD_SIZE=4), the plan has 6 (3 stages × 2 replicas): start 6 processes\n"
+    );
+    // A larger world stops the ranks the plan has too, not only those it lacks.
+    let run = verify(
+        &plan,
+        &["--probe-recording", MIXED],
+        &[("RANK", "0"), ("LOCAL_RANK", "0"), ("WORLD_SIZE", "8")],
+    );
+    assert_eq!(run.status.code(), Some(1));
+    assert!(text(&run.stderr).contains("started 8 ranks"), "{}", text(&run.stderr));
+    // A WORLD_SIZE that is not a number is unusable input.
+    let bad = [("RANK", "1"), ("LOCAL_RANK", "4"), ("WORLD_SIZE", "six")];
+    assert_eq!(
+        verify(&plan, &["--probe-recording", MIXED], &bad).status.code(),
+        Some(2)
+    );
+    assert_eq!(stagec(&["env", "--plan", &p], &bad).status.code(), Some(2));
+    // The plan's world passes; so does a manual run without WORLD_SIZE.
+    let full = [
+        ("RANK", "1"),
+        ("LOCAL_RANK", "4"),
+        ("WORLD_SIZE", "6"),
+        ("LOCAL_WORLD_SIZE", "8"),
+    ];
+    let run = verify(&plan, &["--probe-recording", MIXED], &full);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    assert_eq!(stagec(&["env", "--plan", &p], &full).status.code(), Some(0));
+}
+
+#[test]
+fn more_local_ranks_than_visible_devices_stop_the_rank() {
+    let plan = plan("local-world", |c| c.to_string());
+    // The recording has 8 devices; 12 processes on this node would share them.
+    let env = [("RANK", "1"), ("LOCAL_RANK", "4"), ("LOCAL_WORLD_SIZE", "12")];
+    let run = verify(&plan, &["--probe-recording", MIXED], &env);
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run.stdout));
+    assert_eq!(
+        text(&run.stderr),
+        "stagec verify: rank 1 (stage 1 `TransformerBlock`, replica 0): the launcher started 12 ranks \
+         on this node (LOCAL_WORLD_SIZE=12), but 8 devices are visible: ranks would share a GPU\n"
+    );
+    let bad = [("RANK", "1"), ("LOCAL_RANK", "4"), ("LOCAL_WORLD_SIZE", "-1")];
+    assert_eq!(
+        verify(&plan, &["--probe-recording", MIXED], &bad).status.code(),
+        Some(2)
+    );
+}

@@ -39,6 +39,32 @@ fn rank_of(rank: Option<u64>) -> Result<u64, String> {
     }
 }
 
+/// A count the launcher sets (`WORLD_SIZE`, `LOCAL_WORLD_SIZE`); `None`
+/// when it is not set (a manual run).
+fn launcher_count(name: &str) -> Result<Option<u64>, String> {
+    match std::env::var(name) {
+        Ok(v) => v.trim().parse().map(Some).map_err(|_| {
+            format!(
+                "{name} is `{}`, not a number of ranks",
+                v.chars().take(40).collect::<String>()
+            )
+        }),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(_)) => Err(format!("{name} is not a number of ranks")),
+    }
+}
+
+/// How a rank is named in messages: its stage and replica where it has them.
+fn who(r: u64, a: Option<&rank::Assignment<'_>>) -> String {
+    match a {
+        Some(a) => format!(
+            "rank {r} (stage {} `{}`, replica {})",
+            a.stage.id, a.stage.name, a.replica
+        ),
+        None => format!("rank {r}"),
+    }
+}
+
 /// `--device`, else `LOCAL_RANK`, else 0.
 fn device_of(device: Option<usize>) -> Result<usize, String> {
     if let Some(d) = device {
@@ -56,14 +82,22 @@ fn device_of(device: Option<usize>) -> Result<usize, String> {
 }
 
 pub(crate) fn run_env(plan_path: Option<&Path>, rank: Option<u64>, seed: Option<u64>) -> u8 {
+    // Errors are whole messages: the launcher's world names the rank.
+    let usage = |e: String| format!("stagec: {e}");
     let result = (|| {
-        let (plan, read) = load_plan(plan_path)?;
-        let r = rank::assignment(&plan, rank_of(rank)?)?;
+        let (plan, read) = load_plan(plan_path).map_err(usage)?;
+        let r = rank_of(rank).map_err(usage)?;
+        let world = launcher_count("WORLD_SIZE").map_err(usage)?;
+        let a = rank::assignment(&plan, r);
+        if let Some(world) = world {
+            rank::check_world(&plan, world).map_err(|e| format!("stagec env: {}: {e}", who(r, a.as_ref().ok())))?;
+        }
+        let a = a.map_err(usage)?;
         // The plan that was read, from any working directory; a path that is
         // not UTF-8 is left to the caller's STAGEC_PLAN.
         let file = std::path::absolute(&read).ok();
         let file = file.as_deref().and_then(Path::to_str);
-        rank::env_lines(&plan, &r, seed.or(plan.experiment.seed), file)
+        rank::env_lines(&plan, &a, seed.or(plan.experiment.seed), file).map_err(usage)
     })();
     match result {
         Ok(lines) => {
@@ -73,7 +107,7 @@ pub(crate) fn run_env(plan_path: Option<&Path>, rank: Option<u64>, seed: Option<
             EXIT_OK
         }
         Err(e) => {
-            eprintln_escaped!("stagec: {e}");
+            eprintln_escaped!("{e}");
             EXIT_USAGE
         }
     }
@@ -89,26 +123,31 @@ pub(crate) fn run_verify(
         let (plan, _) = load_plan(plan_path)?;
         let r = rank_of(rank)?;
         let d = device_of(device)?;
-        Ok::<_, String>((plan, r, d))
+        let world = launcher_count("WORLD_SIZE")?;
+        let local = launcher_count("LOCAL_WORLD_SIZE")?;
+        Ok::<_, String>((plan, r, d, world, local))
     })();
-    let (plan, r, d) = match setup {
+    let (plan, r, d, world, local) = match setup {
         Ok(x) => x,
         Err(e) => {
             eprintln_escaped!("stagec: {e}");
             return EXIT_USAGE;
         }
     };
-    let a = match rank::assignment(&plan, r) {
+    let a = rank::assignment(&plan, r);
+    // The world first: a rank the plan lacks is a symptom of a larger one.
+    if let Some(Err(e)) = world.map(|w| rank::check_world(&plan, w)) {
+        eprintln_escaped!("stagec verify: {}: {e}", who(r, a.as_ref().ok()));
+        return EXIT_FINDINGS;
+    }
+    let a = match a {
         Ok(a) => a,
         Err(e) => {
             eprintln_escaped!("stagec: {e}");
             return EXIT_USAGE;
         }
     };
-    let who = format!(
-        "rank {r} (stage {} `{}`, replica {})",
-        a.stage.id, a.stage.name, a.replica
-    );
+    let who = who(r, Some(&a));
     let report = match probe::probe_report(recording) {
         Ok(report) => report,
         Err(e) => {
@@ -116,6 +155,13 @@ pub(crate) fn run_verify(
             return EXIT_USAGE;
         }
     };
+    if let Some(Err(e)) = local
+        .filter(|_| !report.devices.is_empty())
+        .map(|l| rank::check_local_world(l, report.devices.len()))
+    {
+        eprintln_escaped!("stagec verify: {who}: {e}");
+        return EXIT_FINDINGS;
+    }
     let device = match rank::device(&report, d) {
         Ok(device) => device,
         Err(e) => {
