@@ -107,8 +107,10 @@ pub enum Command {
         seed: Option<u64>,
     },
     /// Check, on a rank, that the local GPU is the one the plan assigns to its stage: GPU
-    /// type, memory, the stage dtype's compute capability, the driver against the image.
-    /// Exits 0 with one line, or 1 saying which rank, stage, expected and found.
+    /// type, memory, the stage dtype's compute capability, the driver against the image; and
+    /// the launcher's `WORLD_SIZE` and `LOCAL_WORLD_SIZE`, where set, against the plan's world
+    /// and the visible devices. Exits 0 with one line, or 1 saying which rank, stage, expected
+    /// and found.
     Verify {
         /// The plan (`stage_plan.json`; default: `STAGEC_PLAN`).
         #[arg(long, value_name = "FILE")]
