@@ -217,6 +217,7 @@ fn plan_vs_check(c: &mut Criterion) {
                 probe: None,
                 env: &env,
                 plan_path: "stagec-plan/stage_plan.json".into(),
+                recorded_path: &|p: &str| p.to_string(),
             };
             let plan = stagec::plan::build(&checked, &inputs).map(|p| p.plan_json.len());
             let det = stagec::plan::determined::config(&json, "stagec-plan/stage_plan.json", None);

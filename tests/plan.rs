@@ -190,6 +190,90 @@ fn plan_with_errors_writes_nothing() {
 }
 
 #[test]
+fn plan_accepts_the_show_infos_its_summary_suggests() {
+    let out = temp("show-infos");
+    let out_s = out.to_string_lossy().into_owned();
+    let args = [
+        "plan",
+        "examples/hpp-seed/const.yaml",
+        "--out",
+        out_s.as_str(),
+        "--format",
+        "concise",
+    ];
+    let run = stagec(&args, SECRETS);
+    assert_eq!(run.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(text.contains("infos not shown: --show-infos"), "{text}");
+    // The flag it suggests is accepted, and shows them.
+    let mut shown = args.to_vec();
+    shown.push("--show-infos");
+    let run = stagec(&shown, SECRETS);
+    assert_eq!(run.status.code(), Some(1), "{}", String::from_utf8_lossy(&run.stderr));
+    let text = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(!text.contains("not shown"), "{text}");
+    assert!(text.lines().count() > 2, "{text}");
+    assert!(!out.exists(), "nothing written");
+}
+
+#[test]
+fn the_same_inputs_give_the_same_bytes_from_any_working_directory() {
+    // The corrected example, with a warning (its file is recorded too), in a
+    // fresh folder planned from its parent and from inside it.
+    let base = temp("cwd");
+    let dir = base.join("exp");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let config = std::fs::read_to_string("examples/hpp-seed-fixed/const.yaml").expect("example");
+    std::fs::write(dir.join("const.yaml"), format!("workspace: research\n{config}")).expect("write");
+    for f in ["model.py", "train.py"] {
+        std::fs::copy(Path::new("examples/hpp-seed-fixed").join(f), dir.join(f)).expect("copy");
+    }
+    let recording = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/probes/mixed-a100-h100.json");
+    let recording = recording.to_string_lossy().into_owned();
+    let run = |cwd: &Path, args: &[&str]| -> Vec<Vec<u8>> {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_stagec"));
+        cmd.arg("plan")
+            .args(args)
+            .args(["--probe", "--probe-recording", recording.as_str()])
+            .current_dir(cwd)
+            .env("NO_COLOR", "1");
+        for (k, v) in SECRETS {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().expect("run stagec");
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let written = if args.contains(&"--out") { "out" } else { "stagec-plan" };
+        ["stage_plan.json", "stage_plan.env", "determined.yaml"]
+            .iter()
+            .map(|f| std::fs::read(dir.join(written).join(f)).expect("plan file"))
+            .collect()
+    };
+    // The default --out (the context's stagec-plan) and a relative one.
+    for (outside, inside) in [
+        (vec!["exp/const.yaml"], vec!["const.yaml"]),
+        (
+            vec!["exp/const.yaml", "--out", "exp/out"],
+            vec!["const.yaml", "--out", "out"],
+        ),
+    ] {
+        let (a, b) = (run(&base, &outside), run(&dir, &inside));
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(String::from_utf8_lossy(x), String::from_utf8_lossy(y));
+        }
+        let plan: serde_json::Value = serde_json::from_slice(&a[0]).expect("JSON");
+        let paths: Vec<&str> = plan["inputs"]
+            .as_array()
+            .expect("inputs")
+            .iter()
+            .filter_map(|i| i["path"].as_str())
+            .collect();
+        assert_eq!(paths, ["const.yaml", "model.py"], "{plan}");
+        assert_eq!(plan["warnings"][0]["file"], "const.yaml", "{plan}");
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+#[test]
 fn unwritable_out_exits_2_without_partial_files() {
     let base = temp("unwritable");
     std::fs::create_dir_all(&base).expect("dir");

@@ -12,6 +12,8 @@ fn stagec(args: &[&str], env: &[(&str, &str)]) -> Output {
         .env_remove("RANK")
         .env_remove("LOCAL_RANK")
         .env_remove("STAGEC_PLAN")
+        .env_remove("WORLD_SIZE")
+        .env_remove("LOCAL_WORLD_SIZE")
         .env("S3_ACCESS_KEY", "a")
         .env("S3_SECRET_KEY", "b");
     for (k, v) in env {
@@ -267,4 +269,127 @@ fn the_kernel_drivers_release_decides_with_forward_compatibility() {
         &[],
     );
     assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+}
+
+#[test]
+fn without_a_plan_the_message_names_stagec_plan() {
+    for command in ["env", "verify"] {
+        let run = stagec(&[command, "--rank", "0"], &[]);
+        assert_eq!(run.status.code(), Some(2), "{command}");
+        let err = text(&run.stderr);
+        assert!(
+            err.starts_with("stagec: no plan: pass --plan FILE or set STAGEC_PLAN"),
+            "{command}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+        // An empty STAGEC_PLAN is no plan either.
+        let run = stagec(&[command, "--rank", "0"], &[("STAGEC_PLAN", "")]);
+        assert_eq!(run.status.code(), Some(2), "{command}");
+        assert!(text(&run.stderr).contains("set STAGEC_PLAN"), "{}", text(&run.stderr));
+    }
+}
+
+#[test]
+fn env_exports_the_absolute_path_of_the_plan_it_read() {
+    let plan = plan("abs", |c| c.to_string());
+    let dir = plan.parent().expect("folder").to_path_buf();
+    let abs = plan.to_string_lossy().into_owned();
+    let expected = format!("export STAGEC_PLAN='{abs}'");
+    // The plan's own STAGEC_PLAN is relative to the context; the caller's
+    // (here the absolute path) is kept.
+    let run = stagec(&["env", "--rank", "0"], &[("STAGEC_PLAN", &abs)]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let out = text(&run.stdout);
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("export STAGEC_PLAN=")).collect();
+    assert_eq!(lines, [expected.as_str()], "{out}");
+    // A relative --plan (or STAGEC_PLAN) becomes absolute, so a script run
+    // from another folder finds it.
+    for (args, env) in [
+        (vec!["env", "--rank", "0", "--plan", "stage_plan.json"], vec![]),
+        (vec!["env", "--rank", "0"], vec![("STAGEC_PLAN", "stage_plan.json")]),
+    ] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_stagec"));
+        cmd.args(&args)
+            .current_dir(&dir)
+            .env_remove("RANK")
+            .env_remove("STAGEC_PLAN");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let run = cmd.output().expect("run stagec");
+        assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+        let out = text(&run.stdout);
+        assert!(out.lines().any(|l| l == expected), "{out}");
+        let script = format!("{out}\ncd / && test -f \"$STAGEC_PLAN\" && printf ok");
+        let sh = Command::new("sh").arg("-c").arg(script).output().expect("sh");
+        assert_eq!(text(&sh.stdout), "ok", "{out}");
+    }
+}
+
+#[test]
+fn a_short_world_stops_every_rank() {
+    // torchrun --nproc-per-node 4 against the 6-rank plan.
+    let plan = plan("world", |c| c.to_string());
+    let p = plan.to_string_lossy().into_owned();
+    let short = [("RANK", "1"), ("LOCAL_RANK", "4"), ("WORLD_SIZE", "4")];
+    let run = verify(&plan, &["--probe-recording", MIXED], &short);
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run.stdout));
+    let err = text(&run.stderr);
+    assert_eq!(
+        err,
+        "stagec verify: rank 1 (stage 1 `TransformerBlock`, replica 0): the launcher started 4 ranks \
+         (WORLD_SIZE=4), the plan has 6 (3 stages × 2 replicas): start 6 processes\n"
+    );
+    let run = stagec(&["env", "--plan", &p], &short);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(run.stdout.is_empty(), "{}", text(&run.stdout));
+    assert_eq!(
+        text(&run.stderr),
+        "stagec env: rank 1 (stage 1 `TransformerBlock`, replica 0): the launcher started 4 ranks \
+         (WORLD_SIZE=4), the plan has 6 (3 stages × 2 replicas): start 6 processes\n"
+    );
+    // A larger world stops the ranks the plan has too, not only those it lacks.
+    let run = verify(
+        &plan,
+        &["--probe-recording", MIXED],
+        &[("RANK", "0"), ("LOCAL_RANK", "0"), ("WORLD_SIZE", "8")],
+    );
+    assert_eq!(run.status.code(), Some(1));
+    assert!(text(&run.stderr).contains("started 8 ranks"), "{}", text(&run.stderr));
+    // A WORLD_SIZE that is not a number is unusable input.
+    let bad = [("RANK", "1"), ("LOCAL_RANK", "4"), ("WORLD_SIZE", "six")];
+    assert_eq!(
+        verify(&plan, &["--probe-recording", MIXED], &bad).status.code(),
+        Some(2)
+    );
+    assert_eq!(stagec(&["env", "--plan", &p], &bad).status.code(), Some(2));
+    // The plan's world passes; so does a manual run without WORLD_SIZE.
+    let full = [
+        ("RANK", "1"),
+        ("LOCAL_RANK", "4"),
+        ("WORLD_SIZE", "6"),
+        ("LOCAL_WORLD_SIZE", "8"),
+    ];
+    let run = verify(&plan, &["--probe-recording", MIXED], &full);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    assert_eq!(stagec(&["env", "--plan", &p], &full).status.code(), Some(0));
+}
+
+#[test]
+fn more_local_ranks_than_visible_devices_stop_the_rank() {
+    let plan = plan("local-world", |c| c.to_string());
+    // The recording has 8 devices; 12 processes on this node would share them.
+    let env = [("RANK", "1"), ("LOCAL_RANK", "4"), ("LOCAL_WORLD_SIZE", "12")];
+    let run = verify(&plan, &["--probe-recording", MIXED], &env);
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run.stdout));
+    assert_eq!(
+        text(&run.stderr),
+        "stagec verify: rank 1 (stage 1 `TransformerBlock`, replica 0): the launcher started 12 ranks \
+         on this node (LOCAL_WORLD_SIZE=12), but 8 devices are visible: ranks would share a GPU\n"
+    );
+    let bad = [("RANK", "1"), ("LOCAL_RANK", "4"), ("LOCAL_WORLD_SIZE", "-1")];
+    assert_eq!(
+        verify(&plan, &["--probe-recording", MIXED], &bad).status.code(),
+        Some(2)
+    );
 }

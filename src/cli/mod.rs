@@ -75,6 +75,9 @@ pub enum Command {
         /// Output format of the diagnostics.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
+        /// Show infos in the human, concise and GitHub formats, as `check --show-infos` does.
+        #[arg(long)]
+        show_infos: bool,
     },
     /// Probe the local GPUs through the CUDA driver.
     Probe {
@@ -93,9 +96,9 @@ pub enum Command {
     /// Print a rank's environment as `export` lines: its stage, replica, seed and dtype, and
     /// the plan's variables. For an entrypoint: `eval "$(stagec env --plan P)" && exec …`.
     Env {
-        /// The plan (`stage_plan.json`).
-        #[arg(long, value_name = "FILE", env = "STAGEC_PLAN")]
-        plan: PathBuf,
+        /// The plan (`stage_plan.json`; default: `STAGEC_PLAN`).
+        #[arg(long, value_name = "FILE")]
+        plan: Option<PathBuf>,
         /// The global rank (default: `RANK`).
         #[arg(long)]
         rank: Option<u64>,
@@ -104,12 +107,14 @@ pub enum Command {
         seed: Option<u64>,
     },
     /// Check, on a rank, that the local GPU is the one the plan assigns to its stage: GPU
-    /// type, memory, the stage dtype's compute capability, the driver against the image.
-    /// Exits 0 with one line, or 1 saying which rank, stage, expected and found.
+    /// type, memory, the stage dtype's compute capability, the driver against the image; and
+    /// the launcher's `WORLD_SIZE` and `LOCAL_WORLD_SIZE`, where set, against the plan's world
+    /// and the visible devices. Exits 0 with one line, or 1 saying which rank, stage, expected
+    /// and found.
     Verify {
-        /// The plan (`stage_plan.json`).
-        #[arg(long, value_name = "FILE", env = "STAGEC_PLAN")]
-        plan: PathBuf,
+        /// The plan (`stage_plan.json`; default: `STAGEC_PLAN`).
+        #[arg(long, value_name = "FILE")]
+        plan: Option<PathBuf>,
         /// The global rank (default: `RANK`).
         #[arg(long)]
         rank: Option<u64>,
@@ -228,17 +233,18 @@ pub fn main() -> ExitCode {
             out,
             resolve_secrets,
             format,
-        } => plan::run_plan(&file, &sources, out.as_deref(), resolve_secrets, format),
+            show_infos,
+        } => plan::run_plan(&file, &sources, out.as_deref(), resolve_secrets, format, show_infos),
         Command::Probe { format, recording } => probe::run_probe(format, recording.as_deref()),
         Command::ProbeDriver => probe::run_probe_driver(),
         Command::Diff { plan_a, plan_b } => plan::run_diff(&plan_a, &plan_b),
-        Command::Env { plan, rank, seed } => rank::run_env(&plan, rank, seed),
+        Command::Env { plan, rank, seed } => rank::run_env(plan.as_deref(), rank, seed),
         Command::Verify {
             plan,
             rank,
             device,
             probe_recording,
-        } => rank::run_verify(&plan, rank, device, probe_recording.as_deref()),
+        } => rank::run_verify(plan.as_deref(), rank, device, probe_recording.as_deref()),
         Command::Rules { docs: None } => run_rules(),
         Command::Rules { docs: Some(dir) } => write_rule_docs(&dir),
         Command::Explain { code } => run_explain(&code),

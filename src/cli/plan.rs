@@ -38,6 +38,7 @@ pub(crate) fn run_plan(
     out: Option<&Path>,
     resolve_secrets: bool,
     format: Format,
+    show_infos: bool,
 ) -> u8 {
     let options = Options {
         env: &cli::env_lookup,
@@ -56,6 +57,7 @@ pub(crate) fn run_plan(
         eprintln_escaped!("stagec: {e}");
         return EXIT_USAGE;
     }
+    let show_infos = show_infos || loader.settings.show_infos();
     let (project, problems) = loader.project(file);
     for p in &problems {
         eprintln_escaped!("stagec: {p}");
@@ -66,7 +68,7 @@ pub(crate) fn run_plan(
     let settings = loader.settings.resolved(file);
     let compiled = compile(&project, &settings.options(&options));
     if compiled.error_count() > 0 {
-        cli::print_diagnostics(std::slice::from_ref(&compiled), format, false);
+        cli::print_diagnostics(std::slice::from_ref(&compiled), format, show_infos);
         eprintln_escaped!("stagec: the experiment has errors; no plan written");
         return EXIT_FINDINGS;
     }
@@ -99,11 +101,17 @@ pub(crate) fn run_plan(
         kernel_driver: r.kernel_driver.as_ref().map(|k| k.version.clone()),
         devices: r.devices.iter().map(|d| d.name.clone()).collect(),
     });
+    // Names such as `<probe>` are no files.
+    let recorded_path = |file: &str| match file.starts_with('<') || file.is_empty() {
+        true => file.to_string(),
+        false => context_relative(&context, Path::new(file)),
+    };
     let inputs = plan::PlanInputs {
         files,
         probe: probe_summary,
         env: &cli::env_lookup,
         plan_path: plan_path.clone(),
+        recorded_path: &recorded_path,
     };
     let (Some(built), Some(json)) = (plan::build(&compiled, &inputs), compiled.config_json()) else {
         if !settings.selection.keeps_everything() {
@@ -119,7 +127,7 @@ pub(crate) fn run_plan(
     };
     let resolver: Option<EnvLookup<'_>> = if resolve_secrets { Some(&cli::env_lookup) } else { None };
     let det = plan::determined::config(json, &plan_path, resolver);
-    let det_text = plan::determined::render(&det, &project.config.name, resolve_secrets);
+    let det_text = plan::determined::render(&det, &recorded_path(&project.config.name), resolve_secrets);
     // The written config must itself check clean (minus stagec's extension).
     let mut self_check = check_experiment(
         "determined.yaml",
@@ -147,8 +155,12 @@ pub(crate) fn run_plan(
         eprintln_escaped!("stagec: cannot write the plan to {}: {e}", out_dir.display());
         return EXIT_USAGE;
     }
-    if compiled.warning_count() > 0 {
-        cli::print_diagnostics(std::slice::from_ref(&compiled), format, false);
+    let infos = compiled
+        .diagnostics
+        .iter()
+        .any(|d| d.severity == stagec::Severity::Info);
+    if compiled.warning_count() > 0 || (show_infos && infos) {
+        cli::print_diagnostics(std::slice::from_ref(&compiled), format, show_infos);
     }
     for (name, _, _) in outputs {
         eprintln_escaped!("wrote {}", out_dir.join(name).display());
@@ -164,5 +176,52 @@ fn plan_path_for_trial(context: &Path, out_dir: &Path) -> String {
     match abs(&plan).strip_prefix(abs(context)) {
         Ok(rel) => rel.display().to_string().replace('\\', "/"),
         Err(_) => plan.display().to_string(),
+    }
+}
+
+/// `file`'s path relative to the context directory, with `/` separators
+/// and `..` where it lies outside: what the plan records, the same from
+/// any working directory. Both are made absolute against the working
+/// directory and compared by their components (symbolic links are not
+/// followed, as `det` uploads the context by its path).
+fn context_relative(context: &Path, file: &Path) -> String {
+    use std::path::Component;
+    let components = |p: &Path| -> Vec<std::ffi::OsString> {
+        let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        let mut out: Vec<std::ffi::OsString> = Vec::new();
+        for c in abs.components() {
+            match c {
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    out.pop();
+                }
+                other => out.push(other.as_os_str().to_os_string()),
+            }
+        }
+        out
+    };
+    let (base, target) = (components(context), components(file));
+    let common = base.iter().zip(&target).take_while(|(a, b)| a == b).count();
+    if common == 0 {
+        // Another root or drive: nothing relative to say.
+        return file.display().to_string().replace('\\', "/");
+    }
+    let mut parts: Vec<String> = vec!["..".to_string(); base.len() - common];
+    parts.extend(target[common..].iter().map(|c| c.to_string_lossy().into_owned()));
+    parts.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::context_relative;
+    use std::path::Path;
+
+    #[test]
+    fn paths_are_recorded_relative_to_the_context() {
+        let rel = |c: &str, f: &str| context_relative(Path::new(c), Path::new(f));
+        assert_eq!(rel("/w/exp", "/w/exp/const.yaml"), "const.yaml");
+        assert_eq!(rel("/w/exp", "/w/exp/./sub/../model.py"), "model.py");
+        assert_eq!(rel("/w/exp/", "/w/inv/nodes.json"), "../inv/nodes.json");
+        assert_eq!(rel("/w/exp", "/w/exp/a/b.py"), "a/b.py");
     }
 }

@@ -67,7 +67,7 @@ pub struct StagePlan {
 pub struct PlanInput {
     /// What the file is.
     pub role: InputRole,
-    /// The path as given to stagec.
+    /// The path relative to the context directory (`../` where it lies outside).
     pub path: String,
     /// Hex SHA-256 of the file's bytes.
     pub sha256: String,
@@ -430,6 +430,10 @@ pub struct PlanInputs<'a> {
     pub env: EnvLookup<'a>,
     /// The plan's path relative to the context directory, for `STAGEC_PLAN`.
     pub plan_path: String,
+    /// How the plan records a file's path (its inputs', its warnings'):
+    /// the command line makes them relative to the context directory, so
+    /// the same inputs give the same bytes from any working directory.
+    pub recorded_path: &'a dyn Fn(&str) -> String,
 }
 
 /// The three files `stagec plan` writes.
@@ -588,7 +592,7 @@ pub fn build(compiled: &Compiled, inputs: &PlanInputs<'_>) -> Option<PlanFiles> 
             PlanWarning {
                 code: d.code.into(),
                 message: d.message.clone(),
-                file: pos.file,
+                file: (inputs.recorded_path)(&pos.file),
                 line: pos.line,
                 column: pos.column,
             }
@@ -603,7 +607,7 @@ pub fn build(compiled: &Compiled, inputs: &PlanInputs<'_>) -> Option<PlanFiles> 
             .iter()
             .map(|(role, path, bytes)| PlanInput {
                 role: *role,
-                path: (*path).into(),
+                path: (inputs.recorded_path)(path),
                 sha256: sha256_hex(bytes),
             })
             .collect(),

@@ -52,14 +52,61 @@ pub fn assignment(plan: &StagePlan, rank: u64) -> Result<Assignment<'_>, String>
     })
 }
 
+/// `n word` with an `s` unless `n` is 1.
+fn count(n: u64, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+/// The launcher's world (`WORLD_SIZE`, as torchrun and Determined's
+/// launcher set it) against the plan's: a shorter world would start with
+/// part of a replica, a larger one with ranks the plan has no stage for.
+pub fn check_world(plan: &StagePlan, world: u64) -> Result<(), String> {
+    let expected = plan.pipeline.world_size;
+    if world == expected {
+        return Ok(());
+    }
+    Err(format!(
+        "the launcher started {} (WORLD_SIZE={world}), the plan has {expected} ({} × {}): start {expected} processes",
+        count(world, "rank"),
+        count(plan.pipeline.degree, "stage"),
+        count(plan.pipeline.data_parallel, "replica"),
+    ))
+}
+
+/// The processes on this node (`LOCAL_WORLD_SIZE`) against the devices
+/// the probe sees: more processes than devices share a GPU.
+pub fn check_local_world(local: u64, visible: usize) -> Result<(), String> {
+    let visible = u64::try_from(visible).unwrap_or(u64::MAX);
+    if local <= visible {
+        return Ok(());
+    }
+    Err(format!(
+        "the launcher started {} on this node (LOCAL_WORLD_SIZE={local}), but {} visible: ranks would share a GPU",
+        count(local, "rank"),
+        if visible == 1 {
+            "1 device is".to_string()
+        } else {
+            format!("{visible} devices are")
+        },
+    ))
+}
+
 /// The rank's environment as `export NAME='value'` lines, sorted: its
 /// stage, replica, seed and dtype, and the plan's variables (those that
 /// refer to `${VAR}`s or hold credentials, by the one classifier
 /// [`crate::secrets::is_secret`], are left to the environment the rank
-/// already has). A plan is data anyone may have written: a variable whose
+/// already has). `STAGEC_PLAN` is `plan_file`, the absolute path of the
+/// plan that was read, not the plan's own value (relative to the context
+/// directory, which the caller may not be in); without one it is left to
+/// the environment. A plan is data anyone may have written: a variable whose
 /// name is not a valid name (`HOME_$(touch PWNED)`) refuses the whole
 /// environment, since a shell evaluates these lines.
-pub fn env_lines(plan: &StagePlan, a: &Assignment<'_>, seed: Option<u64>) -> Result<Vec<String>, String> {
+pub fn env_lines(
+    plan: &StagePlan,
+    a: &Assignment<'_>,
+    seed: Option<u64>,
+    plan_file: Option<&str>,
+) -> Result<Vec<String>, String> {
     if let Some(bad) = plan
         .environment
         .variables
@@ -77,8 +124,12 @@ pub fn env_lines(plan: &StagePlan, a: &Assignment<'_>, seed: Option<u64>) -> Res
         .variables
         .iter()
         .filter(|(k, v)| !v.contains("${") && !v.starts_with("<withheld") && !crate::secrets::is_secret(k, v))
+        .filter(|(k, _)| k.as_str() != super::PLAN_VARIABLE)
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
+    if let Some(file) = plan_file {
+        vars.push((super::PLAN_VARIABLE.into(), file.to_string()));
+    }
     vars.push(("STAGEC_RANK".into(), a.rank.to_string()));
     vars.push(("STAGEC_STAGE_ID".into(), a.stage.id.to_string()));
     vars.push(("STAGEC_STAGE_POSITION".into(), a.position.to_string()));
@@ -239,6 +290,14 @@ fn image_facts(image: &super::PlanImage) -> Option<crate::runtime::image::ImageF
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn local_world_against_visible_devices() {
+        assert!(check_local_world(8, 8).is_ok());
+        assert!(check_local_world(4, 8).is_ok());
+        let e = check_local_world(2, 1).unwrap_err();
+        assert!(e.contains("LOCAL_WORLD_SIZE=2), but 1 device is visible"), "{e}");
+    }
 
     #[test]
     fn quoting() {
