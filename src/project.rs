@@ -177,6 +177,12 @@ pub trait Overlay {
     fn text(&self, path: &Path) -> Option<&str>;
     /// Every path the caller holds text for.
     fn paths(&self) -> Vec<PathBuf>;
+    /// The held paths under `dir`. An overlay holding many files (an
+    /// editor's open documents) answers from an ordered index, so each
+    /// discovery reads only its own folder's.
+    fn paths_under(&self, dir: &Path) -> Vec<PathBuf> {
+        self.paths().into_iter().filter(|p| p.starts_with(dir)).collect()
+    }
 }
 
 impl Project {
@@ -422,7 +428,7 @@ impl ContextScan {
         // costs each discovery one pass over them, not one per candidate.
         let known: std::collections::HashSet<&Path> = self.candidates.iter().map(|c| c.path.as_path()).collect();
         let mut joined = Vec::new();
-        for path in overlay.paths() {
+        for path in overlay.paths_under(&self.dir) {
             let name = path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -459,7 +465,7 @@ impl ContextScan {
             .filter(|c| c.python)
             .map(|c| c.path.clone())
             .collect();
-        for path in overlay.paths() {
+        for path in overlay.paths_under(&self.dir) {
             let is_py = path.extension().is_some_and(|e| e == "py");
             if is_py && path.starts_with(&self.dir) {
                 out.push(path);

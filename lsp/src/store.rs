@@ -37,7 +37,9 @@ pub struct Doc {
 #[derive(Default)]
 pub struct Store {
     pub docs: HashMap<Uri, Doc>,
-    by_path: HashMap<PathBuf, Uri>,
+    /// Open documents by path, ordered: the paths under a folder are one
+    /// range.
+    by_path: std::collections::BTreeMap<PathBuf, Uri>,
     scans: HashMap<PathBuf, ContextScan>,
     configs: HashMap<PathBuf, Vec<PathBuf>>,
 }
@@ -141,11 +143,9 @@ impl Store {
             .into_iter()
             .filter(|p| self.doc_at(p).is_none_or(|d| d.kind == DocumentKind::Experiment))
             .collect();
-        for doc in self.docs.values() {
-            if let Some(p) = &doc.path {
-                if doc.kind == DocumentKind::Experiment && p.parent() == Some(dir) {
-                    out.push(p.clone());
-                }
+        for p in self.paths_under(dir) {
+            if p.parent() == Some(dir) && self.doc_at(&p).is_some_and(|d| d.kind == DocumentKind::Experiment) {
+                out.push(p);
             }
         }
         out.sort();
@@ -189,7 +189,17 @@ impl Overlay for Store {
     }
 
     fn paths(&self) -> Vec<PathBuf> {
-        self.docs.values().filter_map(|d| d.path.clone()).collect()
+        self.by_path.keys().cloned().collect()
+    }
+
+    fn paths_under(&self, dir: &Path) -> Vec<PathBuf> {
+        // Paths order by components: those under `dir` follow it at once.
+        self.by_path
+            .range::<Path, _>((std::ops::Bound::Included(dir), std::ops::Bound::Unbounded))
+            .map(|(p, _)| p)
+            .take_while(|p| p.starts_with(dir))
+            .cloned()
+            .collect()
     }
 }
 
