@@ -72,11 +72,18 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             let secret = !key && overlaps(cx.compiled.secrets(file), at);
             let subject = if key { "the key" } else { "" };
             let message = if secret {
-                format!(
-                    "a credential's value (not shown) is {m} to Determined's master (YAML 1.1) but {c} to YAML 1.2 readers such as its CLI",
-                    m = kind(master),
-                    c = kind(cli),
-                )
+                let (m, c) = (kind(master), kind(cli));
+                if m == c {
+                    // Both read a number (an octal or sexagesimal one to
+                    // YAML 1.1): which numbers would show the digits.
+                    format!(
+                        "a credential's value (not shown) is {m} to Determined's master (YAML 1.1) and to YAML 1.2 readers such as its CLI, but not the same one"
+                    )
+                } else {
+                    format!(
+                        "a credential's value (not shown) is {m} to Determined's master (YAML 1.1) but {c} to YAML 1.2 readers such as its CLI"
+                    )
+                }
             } else {
                 format!(
                     "{subject}{space}`{shown}` is {m} to Determined's master (YAML 1.1) but {c} to YAML 1.2 readers such as its CLI",
