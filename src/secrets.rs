@@ -41,7 +41,7 @@ pub fn is_credential_name(name: &str) -> bool {
         "roleid",
         "sessionid",
     ];
-    if WORDS_ANYWHERE.iter().any(|w| n.contains(w)) || n.ends_with("_key") || n == "key" {
+    if WORDS_ANYWHERE.iter().any(|w| contains_credential_word(&n, w)) || n.ends_with("_key") || n == "key" {
         return true;
     }
     if word_token(name) {
@@ -53,6 +53,19 @@ pub fn is_credential_name(name: &str) -> bool {
         || parts
             .iter()
             .any(|p| matches!(*p, "dsn" | "session" | "sess" | "otp" | "totp"))
+}
+
+/// Whether the lower-case name `n` holds `word`; `auth` counts except as
+/// the start of `author`/`authority` (`Authorization`, `basic_auth` and
+/// `oauth_token` are credentials; `author` and `dataset_authors` are not).
+fn contains_credential_word(n: &str, word: &str) -> bool {
+    if word != "auth" {
+        return n.contains(word);
+    }
+    n.match_indices("auth").any(|(at, _)| {
+        let rest = &n[at + "auth".len()..];
+        !(rest.starts_with("or") && !rest.starts_with("oriz") && !rest.starts_with("oris"))
+    })
 }
 
 /// Whether `token` appears in a name as a word: followed by the end, a
@@ -446,6 +459,10 @@ mod tests {
             "accessToken",
             "ssh_key",
             "Authorization",
+            "basic_auth",
+            "OAUTH_TOKEN",
+            "authorisation",
+            "AUTH",
         ] {
             assert!(is_credential_name(n), "{n}");
         }
@@ -463,6 +480,9 @@ mod tests {
             "dataset",
             "CUBLAS_WORKSPACE_CONFIG",
             "NCCL_DEBUG",
+            "author",
+            "dataset_authors",
+            "AUTHORITY",
         ] {
             assert!(!is_credential_name(n), "{n}");
         }
