@@ -93,8 +93,9 @@ pub enum Command {
     ProbeDriver,
     /// Compare two plans: one line per difference that changes results.
     Diff { plan_a: PathBuf, plan_b: PathBuf },
-    /// Print a rank's environment as `export` lines: its stage, replica, seed and dtype, and
-    /// the plan's variables. For an entrypoint: `eval "$(stagec env --plan P)" && exec …`.
+    /// Print a rank's environment as `export` lines: its stage, replica, seeds and dtype, and
+    /// the plan's variables. For an entrypoint:
+    /// `env="$(stagec env --plan P)" && eval "$env" && exec …`.
     Env {
         /// The plan (`stage_plan.json`; default: `STAGEC_PLAN`).
         #[arg(long, value_name = "FILE")]
@@ -102,7 +103,9 @@ pub enum Command {
         /// The global rank (default: `RANK`).
         #[arg(long)]
         rank: Option<u64>,
-        /// Base seed of `STAGEC_SEED` (default: the plan's `reproducibility.experiment_seed`).
+        /// Base of the seeds (default: `DET_TRIAL_SEED`, else the plan's
+        /// `reproducibility.experiment_seed`): `STAGEC_DATA_SEED` = base + replica,
+        /// `STAGEC_RANK_SEED` = base + rank.
         #[arg(long)]
         seed: Option<u64>,
     },
