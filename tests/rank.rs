@@ -484,3 +484,148 @@ fn more_local_ranks_than_visible_devices_stop_the_rank() {
         Some(2)
     );
 }
+
+/// `stagec exec` with `args` before `--` and `command` after it.
+fn exec(plan: &Path, args: &[&str], command: &[&str], env: &[(&str, &str)]) -> Output {
+    let p = plan.to_string_lossy().into_owned();
+    let mut all = vec!["exec", "--plan", p.as_str()];
+    all.extend_from_slice(args);
+    all.push("--");
+    all.extend_from_slice(command);
+    stagec(&all, env)
+}
+
+/// A shell command that creates `marker` and exits 7.
+fn touching(marker: &Path) -> String {
+    let _ = std::fs::remove_file(marker);
+    format!("touch '{}'; exit 7", marker.display())
+}
+
+#[test]
+fn exec_runs_the_command_as_the_rank_and_returns_its_status() {
+    let plan = plan("exec", |c| {
+        c.replace(
+            "checkpoint_storage:",
+            "reproducibility:\n  experiment_seed: 40\ncheckpoint_storage:",
+        )
+        .replace(
+            "  image: determinedai/pytorch-ngc:0.38.1",
+            "  image: determinedai/pytorch-ngc:0.38.1\n  environment_variables:\n    - WANDB_API_KEY=0123456789abcdef0123456789abcdef01234567\n    - NCCL_DEBUG=INFO",
+        )
+    });
+    let abs = plan.to_string_lossy().into_owned();
+    // Rank 4: stage 1 (H100, fp8) of replica 1, on device 4 (an H100).
+    let env = [
+        ("RANK", "4"),
+        ("LOCAL_RANK", "4"),
+        ("WORLD_SIZE", "6"),
+        ("LOCAL_WORLD_SIZE", "8"),
+        ("WANDB_API_KEY", "the-ranks-own"),
+    ];
+    let script = "printf '%s|' \"$STAGEC_DATA_SEED\" \"$STAGEC_RANK_SEED\" \"$STAGEC_STAGE_ID\" \
+                  \"$STAGEC_REPLICA\" \"$STAGEC_DTYPE\" \"$STAGEC_PLAN\" \"$NCCL_DEBUG\" \"$WANDB_API_KEY\" \"$1\"; exit 7";
+    let run = exec(
+        &plan,
+        &["--probe-recording", MIXED],
+        &["sh", "-c", script, "sh", "it's $HOME; `x`"],
+        &env,
+    );
+    assert_eq!(run.status.code(), Some(7), "{}", text(&run.stderr));
+    // Every argument reaches the command as it was given: no shell between.
+    assert_eq!(
+        text(&run.stdout),
+        format!("41|44|1|1|torch.float8_e4m3fn|{abs}|INFO|the-ranks-own|it's $HOME; `x`|")
+    );
+    assert_eq!(
+        text(&run.stderr),
+        "stagec exec: rank 4 (stage 1 `TransformerBlock`, replica 1) on GPU 4 NVIDIA H100 80GB HBM3 (sm_90), \
+         torch.float8_e4m3fn: ok\n"
+    );
+    // A command that is not there: 127, as a shell says.
+    let run = exec(&plan, &["--probe-recording", MIXED], &["/nonexistent/stagec-cmd"], &env);
+    assert_eq!(run.status.code(), Some(127));
+    assert!(
+        text(&run.stderr).contains("cannot run `/nonexistent/stagec-cmd`"),
+        "{}",
+        text(&run.stderr)
+    );
+    // No command is a usage error.
+    let run = stagec(&["exec", "--plan", &abs, "--probe-recording", MIXED], &env);
+    assert_eq!(run.status.code(), Some(2));
+}
+
+#[test]
+fn exec_stops_the_rank_before_its_command_starts() {
+    let plan = plan("exec-stop", |c| c.to_string());
+    let marker = plan.with_file_name("started");
+    let script = touching(&marker);
+    let command = ["sh", "-c", script.as_str()];
+    // The wrong GPU: rank 1 (stage 1, H100) on device 0 (an A100).
+    let run = exec(
+        &plan,
+        &["--probe-recording", MIXED],
+        &command,
+        &[("RANK", "1"), ("LOCAL_RANK", "0"), ("WORLD_SIZE", "6")],
+    );
+    assert_eq!(run.status.code(), Some(1));
+    assert!(!marker.exists(), "the command ran");
+    let err = text(&run.stderr);
+    assert!(
+        err.contains("stagec exec: rank 1 (stage 1 `TransformerBlock`, replica 0) on GPU 0")
+            && err.contains("expected a GPU of type `h100-80g`, found NVIDIA A100-SXM4-40GB"),
+        "{err}"
+    );
+    // A short world.
+    let run = exec(
+        &plan,
+        &["--probe-recording", MIXED],
+        &command,
+        &[("RANK", "1"), ("LOCAL_RANK", "4"), ("WORLD_SIZE", "4")],
+    );
+    assert_eq!(run.status.code(), Some(1));
+    assert!(!marker.exists(), "the command ran");
+    assert!(
+        text(&run.stderr).contains("(WORLD_SIZE=4), the plan has 6"),
+        "{}",
+        text(&run.stderr)
+    );
+    // The environment cannot be computed.
+    let run = exec(
+        &plan,
+        &["--probe-recording", MIXED],
+        &command,
+        &[("RANK", "1"), ("LOCAL_RANK", "4"), ("DET_TRIAL_SEED", "x")],
+    );
+    assert_eq!(run.status.code(), Some(2));
+    assert!(!marker.exists(), "the command ran");
+    assert!(
+        text(&run.stderr).contains("DET_TRIAL_SEED is `x`"),
+        "{}",
+        text(&run.stderr)
+    );
+    // No plan, no rank.
+    for env in [
+        vec![("RANK", "1")],
+        vec![("STAGEC_PLAN", "/nonexistent/plan.json"), ("RANK", "1")],
+    ] {
+        let mut all = vec!["exec", "--probe-recording", MIXED, "--"];
+        all.extend_from_slice(&command);
+        let run = stagec(&all, &env);
+        assert_eq!(run.status.code(), Some(2), "{}", text(&run.stderr));
+        assert!(!marker.exists(), "the command ran");
+    }
+    // Without a seed the command runs, and stderr says what to set.
+    let run = exec(
+        &plan,
+        &["--probe-recording", MIXED],
+        &command,
+        &[("RANK", "1"), ("LOCAL_RANK", "4")],
+    );
+    assert_eq!(run.status.code(), Some(7), "{}", text(&run.stderr));
+    assert!(marker.exists());
+    assert!(
+        text(&run.stderr).contains("stagec exec: no seed:"),
+        "{}",
+        text(&run.stderr)
+    );
+}

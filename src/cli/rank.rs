@@ -1,5 +1,7 @@
 //! `stagec env` and `stagec verify`: one rank of a plan, in the launcher.
 
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 
 use stagec::plan::rank;
@@ -233,5 +235,56 @@ pub(crate) fn run_verify(
             EXIT_OK
         }
         Err(stop) => stop.print(),
+    }
+}
+
+/// What `stagec exec` is given.
+pub(crate) struct ExecArgs<'a> {
+    pub plan: Option<&'a Path>,
+    pub rank: Option<u64>,
+    pub device: Option<usize>,
+    pub seed: Option<u64>,
+    pub recording: Option<&'a Path>,
+    pub command: &'a [OsString],
+}
+
+/// `stagec exec`: verify the rank, set its environment and replace this
+/// process with the command (no shell). Returns only when the rank stops
+/// before the command: verify's or env's message and status, or the
+/// command could not be started (127 not found, 126 otherwise, as a shell).
+pub(crate) fn run_exec(args: &ExecArgs<'_>) -> u8 {
+    const COMMAND: &str = "stagec exec";
+    let prepared = (|| {
+        let (plan, read) = load_plan(args.plan).map_err(Stop::usage)?;
+        let r = rank_of(args.rank).map_err(Stop::usage)?;
+        let d = device_of(args.device).map_err(Stop::usage)?;
+        let ok = verify_rank(COMMAND, &plan, r, d, args.recording)?;
+        let world = launcher_count("WORLD_SIZE").map_err(Stop::usage)?;
+        let (vars, seeded) =
+            rank_env(COMMAND, &plan, &read, r, world, args.seed).map_err(|e| Stop(EXIT_USAGE, vec![e]))?;
+        Ok::<_, Stop>((ok, vars, seeded))
+    })();
+    let (ok, vars, seeded) = match prepared {
+        Ok(x) => x,
+        Err(stop) => return stop.print(),
+    };
+    let Some((program, rest)) = args.command.split_first() else {
+        eprintln_escaped!("stagec: exec: no command after `--`");
+        return EXIT_USAGE;
+    };
+    // stderr: the command's stdout is its own.
+    eprintln_escaped!("{ok}");
+    if !seeded {
+        eprintln_escaped!("{COMMAND}: {NO_SEED}");
+    }
+    let err = std::process::Command::new(program).args(rest).envs(vars).exec();
+    eprintln_escaped!(
+        "{COMMAND}: cannot run `{}`: {err}",
+        program.to_string_lossy().chars().take(200).collect::<String>()
+    );
+    if err.kind() == std::io::ErrorKind::NotFound {
+        127
+    } else {
+        126
     }
 }
