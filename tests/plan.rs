@@ -555,3 +555,33 @@ fn plan_to_config(config: &Path, out: &Path) -> Output {
         SECRETS,
     )
 }
+
+#[test]
+fn plan_warns_when_no_experiment_seed_makes_the_rank_seeds_reproducible() {
+    let warning = "stagec plan: warning: reproducibility.experiment_seed is not set";
+    // The corrected example sets none.
+    let out = temp("no-seed");
+    let run = plan_to(&out, &[]);
+    assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+    let err = String::from_utf8_lossy(&run.stderr).into_owned();
+    assert_eq!(err.lines().filter(|l| l.starts_with(warning)).count(), 1, "{err}");
+    assert!(err.contains("STAGEC_DATA_SEED") && err.contains("--seed"), "{err}");
+    // With one, nothing is said.
+    let dir = temp("seeded");
+    std::fs::create_dir_all(&dir).expect("dir");
+    for f in ["model.py", "train.py"] {
+        std::fs::copy(Path::new("examples/hpp-seed-fixed").join(f), dir.join(f)).expect("copy");
+    }
+    let config = std::fs::read_to_string("examples/hpp-seed-fixed/const.yaml").expect("example");
+    let config = config.replace(
+        "checkpoint_storage:",
+        "reproducibility:\n  experiment_seed: 40\ncheckpoint_storage:",
+    );
+    std::fs::write(dir.join("const.yaml"), config).expect("write");
+    let run = plan_to_config(&dir.join("const.yaml"), &dir.join("plan"));
+    assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+    let err = String::from_utf8_lossy(&run.stderr).into_owned();
+    assert!(!err.contains(warning), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&out);
+}

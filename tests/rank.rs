@@ -14,6 +14,7 @@ fn stagec(args: &[&str], env: &[(&str, &str)]) -> Output {
         .env_remove("STAGEC_PLAN")
         .env_remove("WORLD_SIZE")
         .env_remove("LOCAL_WORLD_SIZE")
+        .env_remove("DET_TRIAL_SEED")
         .env("S3_ACCESS_KEY", "a")
         .env("S3_SECRET_KEY", "b");
     for (k, v) in env {
@@ -196,6 +197,8 @@ fn env_prints_the_ranks_exports() {
         "export STAGEC_RANK='4'",
         "export STAGEC_STAGE_ID='1'",
         "export STAGEC_REPLICA='1'",
+        "export STAGEC_DATA_SEED='41'",
+        "export STAGEC_RANK_SEED='44'",
         "export STAGEC_SEED='44'",
         "export STAGEC_DTYPE='torch.float8_e4m3fn'",
         "export CUBLAS_WORKSPACE_CONFIG=':4096:8'",
@@ -209,6 +212,7 @@ fn env_prints_the_ranks_exports() {
     assert_eq!(lines, sorted);
     assert!(lines.iter().all(|l| l.starts_with("export ")));
     assert_eq!(text(&stagec(&["env", "--plan", &p], &[("RANK", "4")]).stdout), out);
+    assert!(run.stderr.is_empty(), "{}", text(&run.stderr));
     // `--seed` overrides the plan's; the plan's path can come from STAGEC_PLAN.
     let run = stagec(&["env", "--rank", "0", "--seed", "7"], &[("STAGEC_PLAN", &p)]);
     assert!(
@@ -217,9 +221,96 @@ fn env_prints_the_ranks_exports() {
         text(&run.stdout)
     );
     // The output is valid shell: sh reads it back.
-    let script = format!("{out}\nprintf '%s' \"$STAGEC_SEED-$STAGEC_DTYPE\"");
+    let script = format!("{out}\nprintf '%s' \"$STAGEC_DATA_SEED-$STAGEC_RANK_SEED-$STAGEC_DTYPE\"");
     let sh = Command::new("sh").arg("-c").arg(script).output().expect("sh");
-    assert_eq!(text(&sh.stdout), "44-torch.float8_e4m3fn");
+    assert_eq!(text(&sh.stdout), "41-44-torch.float8_e4m3fn");
+}
+
+/// The seed lines `env` prints for `rank`.
+fn seed_lines(p: &str, rank: &str, env: &[(&str, &str)]) -> (Vec<String>, String) {
+    let mut all = vec![("RANK", rank)];
+    all.extend_from_slice(env);
+    let run = stagec(&["env", "--plan", p], &all);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let lines = text(&run.stdout)
+        .lines()
+        .filter(|l| l.starts_with("export STAGEC_") && l.contains("SEED="))
+        .map(str::to_string)
+        .collect();
+    (lines, text(&run.stderr))
+}
+
+#[test]
+fn every_stage_of_a_replica_gets_its_data_seed_and_every_rank_its_own_rank_seed() {
+    let plan = plan("seeds", |c| {
+        c.replace(
+            "checkpoint_storage:",
+            "reproducibility:\n  experiment_seed: 40\ncheckpoint_storage:",
+        )
+    });
+    let p = plan.to_string_lossy().into_owned();
+    // 3 stages × 2 replicas: ranks 0-2 are replica 0, ranks 3-5 replica 1.
+    for rank in 0..6u64 {
+        let (lines, _) = seed_lines(&p, &rank.to_string(), &[]);
+        assert_eq!(
+            lines,
+            [
+                format!("export STAGEC_DATA_SEED='{}'", 40 + rank / 3),
+                format!("export STAGEC_RANK_SEED='{}'", 40 + rank),
+                format!("export STAGEC_SEED='{}'", 40 + rank),
+            ],
+            "rank {rank}"
+        );
+    }
+    // Under Determined, the trial's own seed is the base: each trial of a
+    // search gets other seeds.
+    let (lines, _) = seed_lines(&p, "4", &[("DET_TRIAL_SEED", "1000")]);
+    assert_eq!(
+        lines,
+        [
+            "export STAGEC_DATA_SEED='1001'",
+            "export STAGEC_RANK_SEED='1004'",
+            "export STAGEC_SEED='1004'"
+        ]
+    );
+    // `--seed` is the caller's own, over both.
+    let run = stagec(
+        &["env", "--plan", &p, "--seed", "7"],
+        &[("RANK", "4"), ("DET_TRIAL_SEED", "1000")],
+    );
+    assert!(
+        text(&run.stdout).contains("export STAGEC_DATA_SEED='8'\n"),
+        "{}",
+        text(&run.stdout)
+    );
+    // A DET_TRIAL_SEED that is not a seed is unusable input.
+    let run = stagec(&["env", "--plan", &p], &[("RANK", "4"), ("DET_TRIAL_SEED", "x")]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(run.stdout.is_empty());
+    assert!(
+        text(&run.stderr).contains("DET_TRIAL_SEED is `x`, not a seed"),
+        "{}",
+        text(&run.stderr)
+    );
+}
+
+#[test]
+fn without_a_seed_env_says_what_to_set() {
+    // The corrected example sets no reproducibility.experiment_seed.
+    let plan = plan("no-seed", |c| c.to_string());
+    let p = plan.to_string_lossy().into_owned();
+    let (lines, err) = seed_lines(&p, "4", &[]);
+    assert!(lines.is_empty(), "{lines:?}");
+    assert_eq!(
+        err,
+        "stagec env: no seed: STAGEC_DATA_SEED and STAGEC_RANK_SEED are not set; set \
+         reproducibility.experiment_seed in the config (Determined then gives each trial its own \
+         DET_TRIAL_SEED), or pass --seed\n"
+    );
+    // Determined's trial seed alone is enough.
+    let (lines, err) = seed_lines(&p, "4", &[("DET_TRIAL_SEED", "5")]);
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert!(err.is_empty(), "{err}");
 }
 
 #[test]
@@ -391,5 +482,150 @@ fn more_local_ranks_than_visible_devices_stop_the_rank() {
     assert_eq!(
         verify(&plan, &["--probe-recording", MIXED], &bad).status.code(),
         Some(2)
+    );
+}
+
+/// `stagec exec` with `args` before `--` and `command` after it.
+fn exec(plan: &Path, args: &[&str], command: &[&str], env: &[(&str, &str)]) -> Output {
+    let p = plan.to_string_lossy().into_owned();
+    let mut all = vec!["exec", "--plan", p.as_str()];
+    all.extend_from_slice(args);
+    all.push("--");
+    all.extend_from_slice(command);
+    stagec(&all, env)
+}
+
+/// A shell command that creates `marker` and exits 7.
+fn touching(marker: &Path) -> String {
+    let _ = std::fs::remove_file(marker);
+    format!("touch '{}'; exit 7", marker.display())
+}
+
+#[test]
+fn exec_runs_the_command_as_the_rank_and_returns_its_status() {
+    let plan = plan("exec", |c| {
+        c.replace(
+            "checkpoint_storage:",
+            "reproducibility:\n  experiment_seed: 40\ncheckpoint_storage:",
+        )
+        .replace(
+            "  image: determinedai/pytorch-ngc:0.38.1",
+            "  image: determinedai/pytorch-ngc:0.38.1\n  environment_variables:\n    - WANDB_API_KEY=0123456789abcdef0123456789abcdef01234567\n    - NCCL_DEBUG=INFO",
+        )
+    });
+    let abs = plan.to_string_lossy().into_owned();
+    // Rank 4: stage 1 (H100, fp8) of replica 1, on device 4 (an H100).
+    let env = [
+        ("RANK", "4"),
+        ("LOCAL_RANK", "4"),
+        ("WORLD_SIZE", "6"),
+        ("LOCAL_WORLD_SIZE", "8"),
+        ("WANDB_API_KEY", "the-ranks-own"),
+    ];
+    let script = "printf '%s|' \"$STAGEC_DATA_SEED\" \"$STAGEC_RANK_SEED\" \"$STAGEC_STAGE_ID\" \
+                  \"$STAGEC_REPLICA\" \"$STAGEC_DTYPE\" \"$STAGEC_PLAN\" \"$NCCL_DEBUG\" \"$WANDB_API_KEY\" \"$1\"; exit 7";
+    let run = exec(
+        &plan,
+        &["--probe-recording", MIXED],
+        &["sh", "-c", script, "sh", "it's $HOME; `x`"],
+        &env,
+    );
+    assert_eq!(run.status.code(), Some(7), "{}", text(&run.stderr));
+    // Every argument reaches the command as it was given: no shell between.
+    assert_eq!(
+        text(&run.stdout),
+        format!("41|44|1|1|torch.float8_e4m3fn|{abs}|INFO|the-ranks-own|it's $HOME; `x`|")
+    );
+    assert_eq!(
+        text(&run.stderr),
+        "stagec exec: rank 4 (stage 1 `TransformerBlock`, replica 1) on GPU 4 NVIDIA H100 80GB HBM3 (sm_90), \
+         torch.float8_e4m3fn: ok\n"
+    );
+    // A command that is not there: 127, as a shell says.
+    let run = exec(&plan, &["--probe-recording", MIXED], &["/nonexistent/stagec-cmd"], &env);
+    assert_eq!(run.status.code(), Some(127));
+    assert!(
+        text(&run.stderr).contains("cannot run `/nonexistent/stagec-cmd`"),
+        "{}",
+        text(&run.stderr)
+    );
+    // No command is a usage error.
+    let run = stagec(&["exec", "--plan", &abs, "--probe-recording", MIXED], &env);
+    assert_eq!(run.status.code(), Some(2));
+}
+
+#[test]
+fn exec_stops_the_rank_before_its_command_starts() {
+    let plan = plan("exec-stop", |c| c.to_string());
+    let marker = plan.with_file_name("started");
+    let script = touching(&marker);
+    let command = ["sh", "-c", script.as_str()];
+    // The wrong GPU: rank 1 (stage 1, H100) on device 0 (an A100).
+    let run = exec(
+        &plan,
+        &["--probe-recording", MIXED],
+        &command,
+        &[("RANK", "1"), ("LOCAL_RANK", "0"), ("WORLD_SIZE", "6")],
+    );
+    assert_eq!(run.status.code(), Some(1));
+    assert!(!marker.exists(), "the command ran");
+    let err = text(&run.stderr);
+    assert!(
+        err.contains("stagec exec: rank 1 (stage 1 `TransformerBlock`, replica 0) on GPU 0")
+            && err.contains("expected a GPU of type `h100-80g`, found NVIDIA A100-SXM4-40GB"),
+        "{err}"
+    );
+    // A short world.
+    let run = exec(
+        &plan,
+        &["--probe-recording", MIXED],
+        &command,
+        &[("RANK", "1"), ("LOCAL_RANK", "4"), ("WORLD_SIZE", "4")],
+    );
+    assert_eq!(run.status.code(), Some(1));
+    assert!(!marker.exists(), "the command ran");
+    assert!(
+        text(&run.stderr).contains("(WORLD_SIZE=4), the plan has 6"),
+        "{}",
+        text(&run.stderr)
+    );
+    // The environment cannot be computed.
+    let run = exec(
+        &plan,
+        &["--probe-recording", MIXED],
+        &command,
+        &[("RANK", "1"), ("LOCAL_RANK", "4"), ("DET_TRIAL_SEED", "x")],
+    );
+    assert_eq!(run.status.code(), Some(2));
+    assert!(!marker.exists(), "the command ran");
+    assert!(
+        text(&run.stderr).contains("DET_TRIAL_SEED is `x`"),
+        "{}",
+        text(&run.stderr)
+    );
+    // No plan, no rank.
+    for env in [
+        vec![("RANK", "1")],
+        vec![("STAGEC_PLAN", "/nonexistent/plan.json"), ("RANK", "1")],
+    ] {
+        let mut all = vec!["exec", "--probe-recording", MIXED, "--"];
+        all.extend_from_slice(&command);
+        let run = stagec(&all, &env);
+        assert_eq!(run.status.code(), Some(2), "{}", text(&run.stderr));
+        assert!(!marker.exists(), "the command ran");
+    }
+    // Without a seed the command runs, and stderr says what to set.
+    let run = exec(
+        &plan,
+        &["--probe-recording", MIXED],
+        &command,
+        &[("RANK", "1"), ("LOCAL_RANK", "4")],
+    );
+    assert_eq!(run.status.code(), Some(7), "{}", text(&run.stderr));
+    assert!(marker.exists());
+    assert!(
+        text(&run.stderr).contains("stagec exec: no seed:"),
+        "{}",
+        text(&run.stderr)
     );
 }

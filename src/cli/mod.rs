@@ -93,8 +93,9 @@ pub enum Command {
     ProbeDriver,
     /// Compare two plans: one line per difference that changes results.
     Diff { plan_a: PathBuf, plan_b: PathBuf },
-    /// Print a rank's environment as `export` lines: its stage, replica, seed and dtype, and
-    /// the plan's variables. For an entrypoint: `eval "$(stagec env --plan P)" && exec …`.
+    /// Print a rank's environment as `export` lines: its stage, replica, seeds and dtype, and
+    /// the plan's variables. To run a command as the rank, `stagec exec` does both; to compose
+    /// your own: `env="$(stagec env --plan P)" && eval "$env" && exec …`.
     Env {
         /// The plan (`stage_plan.json`; default: `STAGEC_PLAN`).
         #[arg(long, value_name = "FILE")]
@@ -102,9 +103,37 @@ pub enum Command {
         /// The global rank (default: `RANK`).
         #[arg(long)]
         rank: Option<u64>,
-        /// Base seed of `STAGEC_SEED` (default: the plan's `reproducibility.experiment_seed`).
+        /// Base of the seeds (default: `DET_TRIAL_SEED`, else the plan's
+        /// `reproducibility.experiment_seed`): `STAGEC_DATA_SEED` = base + replica,
+        /// `STAGEC_RANK_SEED` = base + rank.
         #[arg(long)]
         seed: Option<u64>,
+    },
+    /// Run a command as one rank of a plan: check the rank as `verify` does, set its
+    /// environment as `env` computes it, and replace this process with the command (no
+    /// shell; its exit status is the command's). Any failure stops the rank before the
+    /// command starts, with verify's or env's message and status. Under torchrun:
+    /// `torchrun --nproc-per-node N --no-python stagec exec -- python3 train.py`.
+    Exec {
+        /// The plan (`stage_plan.json`; default: `STAGEC_PLAN`).
+        #[arg(long, value_name = "FILE")]
+        plan: Option<PathBuf>,
+        /// The global rank (default: `RANK`).
+        #[arg(long)]
+        rank: Option<u64>,
+        /// The rank's device among the visible ones (default: `LOCAL_RANK`, else 0).
+        #[arg(long)]
+        device: Option<usize>,
+        /// Base of the seeds (default: `DET_TRIAL_SEED`, else the plan's
+        /// `reproducibility.experiment_seed`).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Replay a recorded probe instead of probing.
+        #[arg(long, value_name = "FILE")]
+        probe_recording: Option<PathBuf>,
+        /// The command and its arguments, after `--`.
+        #[arg(last = true, required = true, value_name = "COMMAND")]
+        command: Vec<std::ffi::OsString>,
     },
     /// Check, on a rank, that the local GPU is the one the plan assigns to its stage: GPU
     /// type, memory, the stage dtype's compute capability, the driver against the image; and
@@ -239,6 +268,21 @@ pub fn main() -> ExitCode {
         Command::ProbeDriver => probe::run_probe_driver(),
         Command::Diff { plan_a, plan_b } => plan::run_diff(&plan_a, &plan_b),
         Command::Env { plan, rank, seed } => rank::run_env(plan.as_deref(), rank, seed),
+        Command::Exec {
+            plan,
+            rank,
+            device,
+            seed,
+            probe_recording,
+            command,
+        } => rank::run_exec(&rank::ExecArgs {
+            plan: plan.as_deref(),
+            rank,
+            device,
+            seed,
+            recording: probe_recording.as_deref(),
+            command: &command,
+        }),
         Command::Verify {
             plan,
             rank,

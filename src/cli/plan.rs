@@ -162,11 +162,20 @@ pub(crate) fn run_plan(
     if compiled.warning_count() > 0 || (show_infos && infos) {
         cli::print_diagnostics(std::slice::from_ref(&compiled), format, show_infos);
     }
+    if compiled.settings.as_ref().is_some_and(|s| s.experiment_seed.is_none()) {
+        eprintln_escaped!("stagec plan: warning: {NO_EXPERIMENT_SEED}");
+    }
     for (name, _, _) in outputs {
         eprintln_escaped!("wrote {}", out_dir.join(name).display());
     }
     EXIT_OK
 }
+
+/// Why the rank seeds are not reproducible without an experiment seed.
+const NO_EXPERIMENT_SEED: &str = "reproducibility.experiment_seed is not set: Determined picks one from the clock \
+     for each experiment (each trial's DET_TRIAL_SEED follows from it), so a rerun draws other samples, and \
+     outside Determined `stagec env` and `stagec exec` set no STAGEC_DATA_SEED or STAGEC_RANK_SEED unless \
+     given --seed; set it to make the seeds reproducible";
 
 /// `STAGEC_PLAN`: the plan's path relative to the context directory, which
 /// is the trial's working directory; absolute when the plan lies outside.

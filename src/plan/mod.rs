@@ -743,8 +743,16 @@ fn environment(compiled: &Compiled, settings: &Settings, inputs: &PlanInputs<'_>
                 rule: "data-parallel replica of the rank: rank div pipeline.degree".into(),
             },
             PerRankVariable {
+                name: "STAGEC_DATA_SEED".into(),
+                rule: "seed base + replica, the same on every stage of a replica: samplers and shuffles seed from it, so all stages of a replica read the same samples in the same order (seed base: DET_TRIAL_SEED under Determined, else reproducibility.experiment_seed)".into(),
+            },
+            PerRankVariable {
+                name: "STAGEC_RANK_SEED".into(),
+                rule: "seed base + global rank, different on every rank: for dropout and other per-process randomness, never for a sampler".into(),
+            },
+            PerRankVariable {
                 name: "STAGEC_SEED".into(),
-                rule: "reproducibility.experiment_seed + global rank: every sampler and generator seeds from the rank's own value, so ranks draw different samples".into(),
+                rule: "deprecated: STAGEC_RANK_SEED under its old name".into(),
             },
             PerRankVariable {
                 name: "STAGEC_DTYPE".into(),

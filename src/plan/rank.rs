@@ -91,8 +91,21 @@ pub fn check_local_world(local: u64, visible: usize) -> Result<(), String> {
     ))
 }
 
+/// The rank's seeds from a base (`DET_TRIAL_SEED`, `--seed` or the plan's
+/// `reproducibility.experiment_seed`): the data seed, the same on every
+/// stage of a replica (base + replica: every stage of a replica must read
+/// the same samples in the same order, so samplers and shuffles seed from
+/// it), and the rank seed, its own on every rank (base + global rank: for
+/// dropout and other per-process randomness).
+pub fn seeds(base: u64, a: &Assignment<'_>) -> [(&'static str, u64); 2] {
+    [
+        ("STAGEC_DATA_SEED", base.wrapping_add(a.replica)),
+        ("STAGEC_RANK_SEED", base.wrapping_add(a.rank)),
+    ]
+}
+
 /// The rank's environment as `export NAME='value'` lines, sorted: its
-/// stage, replica, seed and dtype, and the plan's variables (those that
+/// stage, replica, seeds and dtype, and the plan's variables (those that
 /// refer to `${VAR}`s or hold credentials, by the one classifier
 /// [`crate::secrets::is_secret`], are left to the environment the rank
 /// already has). `STAGEC_PLAN` is `plan_file`, the absolute path of the
@@ -107,6 +120,21 @@ pub fn env_lines(
     seed: Option<u64>,
     plan_file: Option<&str>,
 ) -> Result<Vec<String>, String> {
+    Ok(env_vars(plan, a, seed, plan_file)?
+        .into_iter()
+        .map(|(k, v)| format!("export {k}={}", shell_quote(&v)))
+        .collect())
+}
+
+/// The rank's environment as sorted names and values: what [`env_lines`]
+/// prints, and what `stagec exec` sets before it runs the command. Every
+/// name is a valid environment variable name.
+pub fn env_vars(
+    plan: &StagePlan,
+    a: &Assignment<'_>,
+    seed: Option<u64>,
+    plan_file: Option<&str>,
+) -> Result<Vec<(String, String)>, String> {
     if let Some(bad) = plan
         .environment
         .variables
@@ -137,21 +165,23 @@ pub fn env_lines(
     if let Some(dtype) = &a.stage.torch_dtype {
         vars.push(("STAGEC_DTYPE".into(), dtype.clone()));
     }
-    if let Some(seed) = seed {
-        vars.push(("STAGEC_SEED".into(), seed.wrapping_add(a.rank).to_string()));
+    if let Some(base) = seed {
+        for (name, value) in seeds(base, a) {
+            vars.push((name.into(), value.to_string()));
+        }
+        // Deprecated: the rank seed under its old name, for scripts that
+        // read it; a sampler must read STAGEC_DATA_SEED.
+        vars.push(("STAGEC_SEED".into(), base.wrapping_add(a.rank).to_string()));
     }
     vars.sort();
     vars.dedup_by(|x, y| x.0 == y.0);
-    Ok(vars
-        .into_iter()
-        // Every name is valid here (checked above, or stagec's own).
-        .filter(|(k, _)| crate::envvars::is_valid_name(k))
-        .map(|(k, v)| format!("export {k}={}", shell_quote(&v)))
-        .collect())
+    // Every name is valid here (checked above, or stagec's own).
+    vars.retain(|(k, _)| crate::envvars::is_valid_name(k));
+    Ok(vars)
 }
 
 /// `value` in single quotes for a POSIX shell.
-fn shell_quote(value: &str) -> String {
+pub fn shell_quote(value: &str) -> String {
     format!("'{}'", value.replace('\'', "'\\''"))
 }
 
