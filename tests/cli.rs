@@ -533,3 +533,56 @@ fn a_config_and_its_training_file_report_each_finding_once() {
         assert_eq!(t_findings(args), alone, "{args:?}");
     }
 }
+
+/// Issue 23: a credential written out in `environment_variables` gets a
+/// warning (E106) whose unsafe fix references the variable instead; with
+/// the variables set where the check runs, `--fix --unsafe-fixes` writes
+/// the references and nothing of the values is left.
+#[test]
+fn literal_credentials_in_the_environment_are_fixed_to_references() {
+    let dir = std::env::temp_dir().join(format!("stagec-cli-e106-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch");
+    let config = dir.join("const.yaml");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rules/E106-literal-credential-env.yaml"),
+        &config,
+    )
+    .expect("copy");
+    let config_arg = config.to_string_lossy().into_owned();
+    let out = stagec(&["check", "--format", "json", &config_arg]);
+    let codes: Vec<String> = json(&out)["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|d| d["code"] == "E106")
+        .map(|d| d["line"].to_string())
+        .collect();
+    assert_eq!(codes, ["7", "8", "9"], "{}", stdout(&out));
+    let fixed = Command::new(env!("CARGO_BIN_EXE_stagec"))
+        .args(["check", "--fix", "--unsafe-fixes", &config_arg])
+        .env("WANDB_API_KEY", "x")
+        .env("HF_TOKEN", "x")
+        .env("DATABASE_URL", "x")
+        .env("GITHUB_PAT", "x")
+        .output()
+        .expect("run stagec");
+    assert_eq!(
+        fixed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&fixed.stderr)
+    );
+    let text = std::fs::read_to_string(&config).expect("read");
+    for want in [
+        "- WANDB_API_KEY=${WANDB_API_KEY}\n",
+        "- \"HF_TOKEN=${HF_TOKEN}\"\n",
+        "- DATABASE_URL=${DATABASE_URL}\n",
+    ] {
+        assert!(text.contains(want), "{want:?} in {text}");
+    }
+    for gone in ["0123456789abcdef", "hf_abc", "hunter2pw"] {
+        assert!(!text.contains(gone), "{gone} left in {text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

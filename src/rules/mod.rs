@@ -180,6 +180,7 @@ pub mod deprecated_env_name;
 pub mod env_overrides_default;
 pub mod invalid_env_name;
 pub mod invalid_env_value;
+pub mod literal_credential_env;
 
 // The image and drivers.
 pub mod default_image;
@@ -263,6 +264,7 @@ pub static RULES: &[Registered] = &[
     register!(env_overrides_default::ENV_OVERRIDES_DEFAULT),
     register!(debug_switch::DEBUG_SWITCH),
     register!(invalid_env_name::INVALID_ENV_NAME),
+    register!(literal_credential_env::LITERAL_CREDENTIAL_ENV),
     register!(virtual_stages_without_interleaved::VIRTUAL_STAGES_WITHOUT_INTERLEAVED),
     register!(unknown_dtype::UNKNOWN_DTYPE),
     register!(diagnostics_capped::DIAGNOSTICS_CAPPED),
