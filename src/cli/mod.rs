@@ -5,7 +5,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use stagec::render::{self, human::Style, Report, Summary};
 use stagec::{project, rules};
@@ -54,6 +54,28 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// Which plan and which rank (`env`, `exec`, `verify`).
+#[derive(Args, Debug)]
+pub struct RankArgs {
+    /// The plan (`stage_plan.json`; default: `STAGEC_PLAN`).
+    #[arg(long, value_name = "FILE")]
+    plan: Option<PathBuf>,
+    /// The global rank (default: `RANK`).
+    #[arg(long)]
+    rank: Option<u64>,
+}
+
+/// Which device, and whether to probe it or replay a recording (`exec`, `verify`).
+#[derive(Args, Debug)]
+pub struct DeviceArgs {
+    /// The rank's device among the visible ones (default: `LOCAL_RANK`, else 0).
+    #[arg(long)]
+    device: Option<usize>,
+    /// Replay a recorded probe instead of probing.
+    #[arg(long, value_name = "FILE")]
+    probe_recording: Option<PathBuf>,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Check experiment configs and report located diagnostics.
@@ -97,12 +119,8 @@ pub enum Command {
     /// the plan's variables. To run a command as the rank, `stagec exec` does both; to compose
     /// your own: `env="$(stagec env --plan P)" && eval "$env" && exec …`.
     Env {
-        /// The plan (`stage_plan.json`; default: `STAGEC_PLAN`).
-        #[arg(long, value_name = "FILE")]
-        plan: Option<PathBuf>,
-        /// The global rank (default: `RANK`).
-        #[arg(long)]
-        rank: Option<u64>,
+        #[command(flatten)]
+        at: RankArgs,
         /// Base of the seeds (default: `DET_TRIAL_SEED`, else the plan's
         /// `reproducibility.experiment_seed`): `STAGEC_DATA_SEED` = base + replica,
         /// `STAGEC_RANK_SEED` = base + rank.
@@ -115,22 +133,14 @@ pub enum Command {
     /// command starts, with verify's or env's message and status. Under torchrun:
     /// `torchrun --nproc-per-node N --no-python stagec exec -- python3 train.py`.
     Exec {
-        /// The plan (`stage_plan.json`; default: `STAGEC_PLAN`).
-        #[arg(long, value_name = "FILE")]
-        plan: Option<PathBuf>,
-        /// The global rank (default: `RANK`).
-        #[arg(long)]
-        rank: Option<u64>,
-        /// The rank's device among the visible ones (default: `LOCAL_RANK`, else 0).
-        #[arg(long)]
-        device: Option<usize>,
+        #[command(flatten)]
+        at: RankArgs,
+        #[command(flatten)]
+        on: DeviceArgs,
         /// Base of the seeds (default: `DET_TRIAL_SEED`, else the plan's
         /// `reproducibility.experiment_seed`).
         #[arg(long)]
         seed: Option<u64>,
-        /// Replay a recorded probe instead of probing.
-        #[arg(long, value_name = "FILE")]
-        probe_recording: Option<PathBuf>,
         /// The command and its arguments, after `--`.
         #[arg(last = true, required = true, value_name = "COMMAND")]
         command: Vec<std::ffi::OsString>,
@@ -141,18 +151,10 @@ pub enum Command {
     /// and the visible devices. Exits 0 with one line, or 1 saying which rank, stage, expected
     /// and found.
     Verify {
-        /// The plan (`stage_plan.json`; default: `STAGEC_PLAN`).
-        #[arg(long, value_name = "FILE")]
-        plan: Option<PathBuf>,
-        /// The global rank (default: `RANK`).
-        #[arg(long)]
-        rank: Option<u64>,
-        /// The rank's device among the visible ones (default: `LOCAL_RANK`, else 0).
-        #[arg(long)]
-        device: Option<usize>,
-        /// Replay a recorded probe instead of probing.
-        #[arg(long, value_name = "FILE")]
-        probe_recording: Option<PathBuf>,
+        #[command(flatten)]
+        at: RankArgs,
+        #[command(flatten)]
+        on: DeviceArgs,
     },
     /// List every rule with its code and summary.
     Rules {
@@ -267,28 +269,18 @@ pub fn main() -> ExitCode {
         Command::Probe { format, recording } => probe::run_probe(format, recording.as_deref()),
         Command::ProbeDriver => probe::run_probe_driver(),
         Command::Diff { plan_a, plan_b } => plan::run_diff(&plan_a, &plan_b),
-        Command::Env { plan, rank, seed } => rank::run_env(plan.as_deref(), rank, seed),
-        Command::Exec {
-            plan,
-            rank,
-            device,
+        Command::Env { at, seed } => rank::run_env(at.plan.as_deref(), at.rank, seed),
+        Command::Exec { at, on, seed, command } => rank::run_exec(&rank::ExecArgs {
+            plan: at.plan.as_deref(),
+            rank: at.rank,
+            device: on.device,
             seed,
-            probe_recording,
-            command,
-        } => rank::run_exec(&rank::ExecArgs {
-            plan: plan.as_deref(),
-            rank,
-            device,
-            seed,
-            recording: probe_recording.as_deref(),
+            recording: on.probe_recording.as_deref(),
             command: &command,
         }),
-        Command::Verify {
-            plan,
-            rank,
-            device,
-            probe_recording,
-        } => rank::run_verify(plan.as_deref(), rank, device, probe_recording.as_deref()),
+        Command::Verify { at, on } => {
+            rank::run_verify(at.plan.as_deref(), at.rank, on.device, on.probe_recording.as_deref())
+        }
         Command::Rules { docs: None } => run_rules(),
         Command::Rules { docs: Some(dir) } => write_rule_docs(&dir),
         Command::Explain { code } => run_explain(&code),
