@@ -48,22 +48,22 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             continue;
         }
         let reference = format!("{}=${{{}}}", e.name, e.name);
+        // What messages show of the name: user text is cut at 60 characters.
+        let name = super::text::truncate(&e.name);
         let d = out.at(
             config.file,
             config.value_span(&e.path),
             format!(
-                "`{}` is set to a credential written out in the config: it is stored with the experiment and copied into determined.yaml",
-                e.name
+                "`{name}` is set to a credential written out in the config: it is stored with the experiment and copied into determined.yaml"
             ),
         );
         d.help(format!(
-            "reference it instead (`{reference}`) and set `{}` where the experiment is submitted; `stagec plan` keeps the reference for `envsubst`, or writes the value with `--resolve-secrets`",
-            e.name
+            "reference it instead (`{name}=${{{name}}}`) and set `{name}` where the experiment is submitted; `stagec plan` keeps the reference for `envsubst`, or writes the value with `--resolve-secrets`"
         ));
         if let Some(span) = config.own_scalar_span(&e.path) {
             let whole = format!("{}={}", e.name, e.value);
             let edit = crate::edit::replace_string(config.file, config.text, span, &whole, &reference);
-            d.unsafe_fix(format!("Reference `${{{}}}` instead", e.name), vec![edit]);
+            d.unsafe_fix(format!("Reference `${{{name}}}` instead"), vec![edit]);
         }
     }
 }

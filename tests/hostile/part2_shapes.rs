@@ -43,3 +43,37 @@ fn part2_item10_many_fixable_findings_in_one_mapping_stay_linear() {
     }
     f.finish();
 }
+
+/// E106 on a credential whose name is 300 KB: the name is shown cut, so
+/// the output stays small (the fix still writes the whole name).
+#[test]
+fn part2_a_300_kb_credential_name_is_shown_cut() {
+    let name = format!("{}_TOKEN", "A".repeat(300 * 1024));
+    let s = Scratch::new("part2-e106-long-name");
+    s.write(
+        "const.yaml",
+        format!(
+            "name: x\nentrypoint: python train.py\nsearcher: {{name: single, metric: loss, max_length: {{batches: 1}}}}\nenvironment:\n  environment_variables:\n    - {name}=literal-value-1234\n"
+        ),
+    );
+    let mut f = Failures::default();
+    for format in ["human", "concise", "github"] {
+        let out = stagec()
+            .args(["check", "--format", format])
+            .arg(s.join("const.yaml"))
+            .run();
+        f.check(
+            format,
+            out.exit(&[0]).and_then(|_| {
+                if !out.stdout.text().contains("E106") {
+                    Err("no E106".into())
+                } else if out.stdout.total > 64 * 1024 {
+                    Err(format!("{} bytes of output", out.stdout.total))
+                } else {
+                    Ok(())
+                }
+            }),
+        );
+    }
+    f.finish();
+}
