@@ -332,6 +332,66 @@ fn hostile_shapes(c: &mut Criterion) {
     group.finish();
 }
 
+/// Live `stagec verify` as a rank runs it: the plan read, the GPU probed
+/// in a child process, the verdict. On this host without a driver (the
+/// probe finds no `libcuda`), and with the tests' stand-in driver
+/// (`tests/fakecuda/`, built with the system C compiler; skipped with a
+/// notice without one) presenting the A100 the plan's rank 0 expects.
+fn live_verify(c: &mut Criterion) {
+    let exe = env!("CARGO_BIN_EXE_stagec");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::temp_dir().join(format!("stagec-bench-verify-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let plan_dir = dir.join("plan");
+    let planned = Command::new(exe)
+        .arg("plan")
+        .arg(root.join("examples/hpp-seed-fixed/const.yaml"))
+        .arg("--out")
+        .arg(&plan_dir)
+        .env("S3_ACCESS_KEY", "x")
+        .env("S3_SECRET_KEY", "x")
+        .output();
+    if !planned.is_ok_and(|o| o.status.success()) {
+        eprintln!("notice: live_verify skipped: `stagec plan` of the corrected seed example failed");
+        return;
+    }
+    let plan = plan_dir.join("stage_plan.json");
+    let verify = |extra: &[(&str, &std::ffi::OsStr)]| {
+        let mut command = Command::new(exe);
+        command
+            .arg("verify")
+            .env("STAGEC_PLAN", &plan)
+            .env("RANK", "0")
+            .env_remove("LD_LIBRARY_PATH")
+            .env_remove("CUDA_VISIBLE_DEVICES");
+        for (k, v) in extra {
+            command.env(k, v);
+        }
+        command
+    };
+    let mut group = c.benchmark_group("process");
+    group.bench_function("verify_no_driver", |b| b.iter(|| verify(&[]).output()));
+    let lib = dir.join("fakecuda");
+    let built = Command::new("bash")
+        .arg(root.join("tests/fakecuda/build.sh"))
+        .arg(&lib)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if built {
+        let env: [(&str, &std::ffi::OsStr); 2] = [
+            ("LD_LIBRARY_PATH", lib.as_os_str()),
+            ("FAKECUDA_SCENARIO", "mixed".as_ref()),
+        ];
+        let passes = verify(&env).output().is_ok_and(|o| o.status.success());
+        assert!(passes, "the stand-in A100 should pass rank 0's verify");
+        group.bench_function("verify_stand_in_driver", |b| b.iter(|| verify(&env).output()));
+    } else {
+        eprintln!("notice: verify_stand_in_driver skipped: tests/fakecuda/build.sh needs a C compiler");
+    }
+    group.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 criterion_group!(
     benches,
     in_process,
@@ -340,6 +400,7 @@ criterion_group!(
     scaling,
     plan_vs_check,
     corpus_parallel,
-    hostile_shapes
+    hostile_shapes,
+    live_verify
 );
 criterion_main!(benches);

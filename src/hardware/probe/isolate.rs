@@ -143,46 +143,38 @@ pub(crate) fn run(mut command: Command, timeout: Duration) -> ProbeReport {
         Err(e) => return failure(format!("the GPU probe process could not be started: {e}")),
     };
     let stdout = read_stdout(&mut child);
-    let stderr_lines = read_stderr(&mut child);
+    // One channel for everything the parent waits on — the child's stderr
+    // lines and its exit — so it sleeps until one of them happens (or the
+    // deadline), never on a polling interval.
+    let (tx, events) = mpsc::channel();
+    read_stderr(&mut child, tx.clone());
+    watch_exit(&child, tx);
     let mut stderr = Stderr::default();
 
-    let started = Instant::now();
+    let deadline = Instant::now() + timeout;
     let status = loop {
-        while let Ok(line) = stderr_lines.try_recv() {
-            stderr.take(line);
+        match events.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(Event::Line(line)) => stderr.take(line),
+            Ok(Event::Exited) | Err(mpsc::RecvTimeoutError::Disconnected) => match child.try_wait() {
+                Ok(Some(status)) => break Ok(status),
+                // Not ended after all (a watcher that could not watch):
+                // wait on the clock alone.
+                Ok(None) => match poll_until(&mut child, deadline) {
+                    Some(status) => break status,
+                    None => return stopped(&mut child, &events, &mut stderr, timeout),
+                },
+                Err(e) => break Err(format!("the GPU probe process could not be waited for: {e}")),
+            },
+            Err(mpsc::RecvTimeoutError::Timeout) => return stopped(&mut child, &events, &mut stderr, timeout),
         }
-        match child.try_wait() {
-            Ok(Some(status)) => break Ok(status),
-            Ok(None) => {}
-            Err(e) => break Err(format!("the GPU probe process could not be waited for: {e}")),
-        }
-        if started.elapsed() >= timeout {
-            let _ = child.kill();
-            let reaped = reap(&mut child);
-            while let Ok(line) = stderr_lines.try_recv() {
-                stderr.take(line);
-            }
-            let mut reason = format!(
-                "the GPU probe did not finish within {} and was stopped; it was{}. The driver or a GPU may be \
-                 hung: check `nvidia-smi` and the kernel log; {TIMEOUT_VARIABLE} sets the limit in seconds",
-                seconds(timeout),
-                stderr.where_()
-            );
-            if !reaped {
-                reason.push_str(&format!(
-                    "; the probe process (pid {}) did not end when killed (stuck in the kernel driver?)",
-                    child.id()
-                ));
-            }
-            return failure(reason);
-        }
-        std::thread::sleep(Duration::from_millis(5));
     };
     // The pipes close when the child ends; collect what it wrote.
     let output = stdout.recv_timeout(Duration::from_secs(5)).unwrap_or_default();
     let deadline = Instant::now() + Duration::from_secs(2);
-    while let Ok(line) = stderr_lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-        stderr.take(line);
+    while let Ok(event) = events.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        if let Event::Line(line) = event {
+            stderr.take(line);
+        }
     }
     let status = match status {
         Ok(status) => status,
@@ -241,31 +233,103 @@ fn read_stdout(child: &mut Child) -> mpsc::Receiver<Vec<u8>> {
     rx
 }
 
+/// What the parent waits for.
+enum Event {
+    /// A line the child wrote on stderr.
+    Line(String),
+    /// The child ended (it is not reaped yet: [`Child::try_wait`] collects it).
+    Exited,
+}
+
 /// Reads the child's stderr line by line on a thread (lossily decoded, so
 /// that no byte stops the draining and blocks the child).
-fn read_stderr(child: &mut Child) -> mpsc::Receiver<String> {
-    let (tx, rx) = mpsc::channel();
+fn read_stderr(child: &mut Child, tx: mpsc::Sender<Event>) {
     if let Some(pipe) = child.stderr.take() {
         std::thread::spawn(move || {
             for line in BufReader::new(pipe).split(b'\n') {
                 let Ok(bytes) = line else { break };
-                if tx.send(String::from_utf8_lossy(&bytes).into_owned()).is_err() {
+                if tx
+                    .send(Event::Line(String::from_utf8_lossy(&bytes).into_owned()))
+                    .is_err()
+                {
                     break;
                 }
             }
         });
     }
-    rx
 }
 
-/// Waits a little for a killed child; whether it ended.
-fn reap(child: &mut Child) -> bool {
-    let until = Instant::now() + REAP_WAIT;
+/// Sends [`Event::Exited`] when the child ends, from a thread blocked in
+/// `waitid(…, WEXITED | WNOWAIT)`: it sees the exit without reaping, so the
+/// `Child` still owns the process (its pid cannot be reused while it is a
+/// zombie) and can kill it on the deadline. If `waitid` fails, the event is
+/// sent at once and the parent finds the child still running.
+#[cfg(unix)]
+fn watch_exit(child: &Child, tx: mpsc::Sender<Event>) {
+    let pid: libc::id_t = child.id();
+    std::thread::spawn(move || {
+        loop {
+            // SAFETY: `info` is a plain C struct waitid fills in; `pid` is
+            // our own unreaped child, so the call cannot touch another process.
+            let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+            let r = unsafe { libc::waitid(libc::P_PID, pid, &mut info, libc::WEXITED | libc::WNOWAIT) };
+            if r == 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                break;
+            }
+        }
+        let _ = tx.send(Event::Exited);
+    });
+}
+
+/// Without `waitid`: the exit is found by [`poll_until`].
+#[cfg(not(unix))]
+fn watch_exit(_: &Child, tx: mpsc::Sender<Event>) {
+    let _ = tx.send(Event::Exited);
+}
+
+/// Waits for the child by asking every few milliseconds, until `deadline`;
+/// only where the exit cannot be watched.
+fn poll_until(child: &mut Child, deadline: Instant) -> Option<Result<ExitStatus, String>> {
     loop {
         match child.try_wait() {
-            Ok(Some(_)) => return true,
-            Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
-            _ => return false,
+            Ok(Some(status)) => return Some(Ok(status)),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            Ok(None) => return None,
+            Err(e) => return Some(Err(format!("the GPU probe process could not be waited for: {e}"))),
+        }
+    }
+}
+
+/// Stops a child that ran past `timeout` and says where it was.
+fn stopped(child: &mut Child, events: &mpsc::Receiver<Event>, stderr: &mut Stderr, timeout: Duration) -> ProbeReport {
+    let _ = child.kill();
+    let reaped = reap(child, events, stderr);
+    let mut reason = format!(
+        "the GPU probe did not finish within {} and was stopped; it was{}. The driver or a GPU may be \
+         hung: check `nvidia-smi` and the kernel log; {TIMEOUT_VARIABLE} sets the limit in seconds",
+        seconds(timeout),
+        stderr.where_()
+    );
+    if !reaped {
+        reason.push_str(&format!(
+            "; the probe process (pid {}) did not end when killed (stuck in the kernel driver?)",
+            child.id()
+        ));
+    }
+    failure(reason)
+}
+
+/// Waits a little for a killed child, taking the stderr lines that still
+/// arrive; whether it ended.
+fn reap(child: &mut Child, events: &mpsc::Receiver<Event>, stderr: &mut Stderr) -> bool {
+    let until = Instant::now() + REAP_WAIT;
+    loop {
+        match events.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            Ok(Event::Line(line)) => stderr.take(line),
+            Ok(Event::Exited) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return matches!(child.try_wait(), Ok(Some(_))) || poll_until(child, until).is_some_and(|s| s.is_ok())
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => return matches!(child.try_wait(), Ok(Some(_))),
         }
     }
 }
