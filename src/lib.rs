@@ -8,6 +8,7 @@
 //! all go through it.
 
 pub mod compile;
+pub mod compiled;
 pub mod diagnostic;
 pub mod document;
 pub mod dtype;
@@ -23,6 +24,8 @@ pub mod plan;
 pub mod project;
 pub mod python_grammar;
 pub mod render;
+#[macro_use]
+pub mod rule;
 pub mod rules;
 pub mod runtime;
 pub mod schema;

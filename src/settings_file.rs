@@ -34,7 +34,8 @@ use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
 use crate::diagnostic::Severity;
-use crate::selection::{normalize, PerFileIgnore, RuleSelection, RuleSelector, Selection};
+use crate::fsutil::normalize;
+use crate::selection::{PerFileIgnore, RuleSelection, RuleSelector, Selection};
 
 /// The settings files looked for in each folder, in order of precedence.
 pub const FILE_NAMES: [&str; 3] = [".stagec.toml", "stagec.toml", "pyproject.toml"];

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 use sha2::{Digest, Sha256};
 
-use crate::compile::{Compiled, EnvLookup};
+use crate::compiled::Compiled;
 use crate::diagnostic::Severity;
 use crate::dtype::CastRisk;
 use crate::envvars as env;
@@ -28,6 +28,7 @@ use crate::pipeline::Pipeline;
 use crate::render::position;
 use crate::settings::Settings;
 use crate::spec::hyperparameters::{GradientNormalization, PipelineSchedule};
+use crate::vars::EnvLookup;
 
 /// Version of the `stage_plan.json` format.
 pub const FORMAT_VERSION: u32 = 1;

@@ -34,7 +34,7 @@ declare_rule! {
 use serde_json::Value as Json;
 
 use super::{Cx, Sink};
-use crate::compile::Role;
+use crate::compiled::Role;
 use crate::diagnostic::Severity;
 use crate::schema::SchemaIndex;
 use crate::yaml::{NodeId, PathSeg, Tree, Value};

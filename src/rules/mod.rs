@@ -14,86 +14,19 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value as Json;
 
-use crate::compile::{Compiled, Options, Role, Unit};
+use crate::compiled::{Compiled, Role, Unit};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::document::Document;
 use crate::pipeline::Pipeline;
+pub use crate::rule::{Family, Rule};
 use crate::schema::value_span;
 use crate::settings::Settings;
 use crate::source::{FileId, Loc, Span};
 use crate::stages::StageDecl;
+use crate::vars::EnvLookup;
 use crate::yaml::{Located, PathSeg, Tree, Value};
 
 pub(crate) mod text;
-
-/// The family a rule belongs to: what it is about, not its code's letter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Family {
-    /// The YAML text itself (`Y…`).
-    Yaml,
-    /// The experiment schema: keys, types, values (`C1…`).
-    Schema,
-    /// Determined's constraints beyond JSON Schema (`C2…`).
-    Determined,
-    /// Stage declarations and the pipeline's shape (`P1…`).
-    Stages,
-    /// Devices and dtypes of stages (`P2…`).
-    Devices,
-    /// Hardware inventories and supply (`P3…`).
-    Hardware,
-    /// Environment variables (`E…`).
-    Environment,
-    /// The container image, its CUDA and PyTorch, and node drivers (`R…`).
-    Runtime,
-    /// `${VAR}` references (`V…`).
-    Variables,
-    /// stagec's HPP extension (`H…`).
-    Hpp,
-    /// What stagec's output can hold (`L…`).
-    Output,
-    /// The experiment's training code (`T…`).
-    Training,
-}
-
-/// A rule's identity and documentation.
-#[derive(Debug)]
-pub struct Rule {
-    /// Stable code, e.g. `Y002`. Never reused.
-    pub code: &'static str,
-    /// Kebab-case name, e.g. `duplicate-key`.
-    pub name: &'static str,
-    pub family: Family,
-    /// Default severity.
-    pub severity: Severity,
-    /// One line: what the rule reports.
-    pub summary: &'static str,
-    /// Markdown: what it checks, why, and an example (from the doc comment).
-    pub explanation: &'static str,
-}
-
-/// Declares a rule from its doc comment and metadata.
-macro_rules! declare_rule {
-    (
-        $(#[doc = $doc:expr])*
-        pub static $id:ident = {
-            code: $code:literal,
-            name: $name:literal,
-            family: $family:ident,
-            severity: $severity:ident,
-            summary: $summary:literal $(,)?
-        };
-    ) => {
-        $(#[doc = $doc])*
-        pub static $id: $crate::rules::Rule = $crate::rules::Rule {
-            code: $code,
-            name: $name,
-            family: $crate::rules::Family::$family,
-            severity: $crate::diagnostic::Severity::$severity,
-            summary: $summary,
-            explanation: concat!($($doc, "\n"),*),
-        };
-    };
-}
 
 /// A rule and its check.
 pub struct Registered {
@@ -412,18 +345,50 @@ pub fn explanation_text(rule: &Rule) -> String {
     out
 }
 
+/// What a run of the rules is told beside the facts: how the environment
+/// is seen, whether every `${VAR}` must be set, whether the per-rule caps
+/// apply, and which rules are enabled (rule selection lives with the
+/// driver; the engine only asks).
+#[derive(Clone, Copy)]
+pub struct RunOptions<'a> {
+    /// `${VAR}` lookups.
+    pub env: EnvLookup<'a>,
+    /// Whether an unset `${VAR}` is an error (`stagec plan`) rather than a
+    /// warning.
+    pub require_variables: bool,
+    /// List every diagnostic, without the per-rule cap (L001).
+    pub uncapped: bool,
+    /// Whether a rule's diagnostics are reported, by code.
+    pub enabled: &'a (dyn Fn(&str) -> bool + Sync),
+}
+
+impl Default for RunOptions<'_> {
+    fn default() -> Self {
+        RunOptions {
+            env: &|_| None,
+            require_variables: false,
+            uncapped: false,
+            enabled: &|_| true,
+        }
+    }
+}
+
 /// Runs every rule over a compilation's facts. A rule lists at most
 /// [`diagnostics_capped::PER_RULE`] diagnostics per file; what it leaves out
 /// is counted and noted.
-pub fn run(compiled: &Compiled, options: &Options<'_>) -> Vec<Diagnostic> {
-    let cx = Cx { compiled, options };
+pub fn run(compiled: &Compiled, options: &RunOptions<'_>) -> Vec<Diagnostic> {
+    let cx = Cx {
+        compiled,
+        env: options.env,
+        require_variables: options.require_variables,
+    };
     let mut out = Vec::new();
     let mut from_yaml: Vec<bool> = Vec::new();
     let mut notes = Vec::new();
     for r in RULES {
         // A rule no file reports is not run; YAML rules always are, since
         // what they reject keeps the other families quiet at that value.
-        let selected = options.selection.is_none_or(|s| s.is_enabled(r.rule.code));
+        let selected = (options.enabled)(r.rule.code);
         if !selected && r.rule.family != Family::Yaml {
             continue;
         }
@@ -474,8 +439,8 @@ pub fn run(compiled: &Compiled, options: &Options<'_>) -> Vec<Diagnostic> {
 /// title), whichever rule wrote it: what a credential key holds in the
 /// file and secrets found by their shape become `****`
 /// ([`Compiled::redact`]). Fix edits keep their text: outputs that show
-/// them mask them ([`crate::render::Report::shown_replacement`],
-/// `check --diff`).
+/// them mask them (the renderers' `Report::shown_replacement`, `check
+/// --diff`).
 fn redact(compiled: &Compiled, diags: &mut [Diagnostic]) {
     for d in diags.iter_mut() {
         let file = d.file;
@@ -537,7 +502,7 @@ pub struct Sink<'o> {
     /// Diagnostics listed per file.
     listed: HashMap<FileId, usize>,
     /// Most diagnostics listed per file ([`diagnostics_capped::PER_RULE`],
-    /// or none with [`Options::uncapped`]).
+    /// or none with [`RunOptions::uncapped`]).
     cap: usize,
     /// Diagnostics left out per file, beyond the cap.
     left_out: BTreeMap<FileId, usize>,
@@ -578,10 +543,14 @@ impl Sink<'_> {
     }
 }
 
-/// What a rule sees: the compilation's facts and the options.
+/// What a rule sees: the compilation's facts, how the environment is seen,
+/// and whether every `${VAR}` must be set.
 pub struct Cx<'a> {
     pub compiled: &'a Compiled,
-    pub options: &'a Options<'a>,
+    /// `${VAR}` lookups.
+    pub env: EnvLookup<'a>,
+    /// Whether an unset `${VAR}` is an error rather than a warning.
+    pub require_variables: bool,
 }
 
 impl<'a> Cx<'a> {
@@ -877,7 +846,7 @@ pub fn is_set(v: Option<&Json>) -> bool {
 /// diagnostics.
 #[cfg(test)]
 pub(crate) fn apply_fixes(text: &str, code: &str) -> (String, Vec<Diagnostic>) {
-    let compiled = crate::compile::check_experiment("test.yaml", text.as_bytes(), &Options::default());
+    let compiled = crate::compile::check_experiment("test.yaml", text.as_bytes(), &crate::compile::Options::default());
     let mut edits: Vec<&crate::diagnostic::Edit> = compiled
         .diagnostics
         .iter()

@@ -290,7 +290,7 @@ fn append_item(config: &super::Config<'_>, path: &[crate::yaml::PathSeg], item: 
 /// environment carries stagec's defaults (`CUBLAS_WORKSPACE_CONFIG`,
 /// `PYTHONHASHSEED`) to every rank.
 pub(crate) fn plan_environment(cx: &Cx<'_>) -> bool {
-    cx.options.require_variables
+    cx.require_variables
 }
 
 /// Whether the code assigns environment variable `name` (`os.environ[...]
