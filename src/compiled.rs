@@ -38,6 +38,20 @@ pub enum Role {
     Training,
 }
 
+impl Role {
+    /// The schema a YAML document of this role is checked against (the
+    /// experiment's, `stages.yaml`'s, the inventory's); `None` for a role
+    /// without one.
+    pub fn schema_index(self) -> Option<&'static crate::schema::SchemaIndex> {
+        match self {
+            Role::Config => Some(crate::schema::experiment()),
+            Role::Stages => Some(crate::stages::stages_yaml::stages_index()),
+            Role::Inventory => Some(crate::hardware::inventory::inventory_index()),
+            Role::Model | Role::Probe | Role::Training => None,
+        }
+    }
+}
+
 /// One input file and what the phases found in it.
 #[derive(Clone, Debug)]
 pub struct Unit {

@@ -53,8 +53,6 @@ pub fn driver_exclusion(
     }
 }
 
-/// Bubble share of step time above which a warning is due.
-pub const BUBBLE_LIMIT: f64 = 0.15;
 /// Most combinations of searched values checked one by one.
 pub const MAX_COMBINATIONS: usize = 4096;
 
@@ -151,6 +149,14 @@ pub struct Facts {
 }
 
 impl Pipeline {
+    /// Every rank of a trial: the pipeline degree times the data-parallel
+    /// degree (each at least 1; saturating).
+    pub fn world_size(&self) -> u64 {
+        self.degree
+            .max(1)
+            .saturating_mul(self.data_parallel.unwrap_or(1).max(1))
+    }
+
     /// Global ranks of the stage at `position` in forward order. Ranks are
     /// replica-major: rank r runs stage `r mod p` of replica `r div p`, so a
     /// pipeline replica's ranks are contiguous (its point-to-point traffic

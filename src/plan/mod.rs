@@ -468,7 +468,7 @@ pub fn build(compiled: &Compiled, inputs: &PlanInputs<'_>) -> Option<PlanFiles> 
     let dp = pipeline.data_parallel.unwrap_or(1).max(1);
     // The plan lists every rank: never for a world L002 refuses, even when
     // that rule is switched off.
-    if p.saturating_mul(dp) > crate::rules::too_many_ranks::MAX_WORLD {
+    if crate::rules::too_many_ranks::refuses(&pipeline) {
         return None;
     }
     let gradient_normalization = settings.gradient_normalization;
@@ -624,7 +624,7 @@ pub fn build(compiled: &Compiled, inputs: &PlanInputs<'_>) -> Option<PlanFiles> 
         pipeline: PlanPipeline {
             degree: p,
             data_parallel: dp,
-            world_size: p * dp,
+            world_size: pipeline.world_size(),
             micro_batch_size: pipeline.micro_batch_size,
             micro_batches: pipeline.micro_batches,
             schedule: pipeline.schedule,

@@ -806,12 +806,7 @@ impl<'a> Config<'a> {
 /// `json` (`type` of every schema that applies there); `None` when the
 /// role has no schema or no schema there names a type.
 pub(crate) fn schema_types(role: Role, path: &[PathSeg], json: &Json) -> Option<Vec<String>> {
-    let index = match role {
-        Role::Config => crate::schema::experiment(),
-        Role::Stages => crate::stages::stages_yaml::stages_index(),
-        Role::Inventory => crate::hardware::inventory::inventory_index(),
-        _ => return None,
-    };
+    let index = role.schema_index()?;
     let mut types = Vec::new();
     for schema in index.schemas_at(path, json) {
         match schema.get("type") {
