@@ -654,6 +654,45 @@ impl<'a> Cx<'a> {
         ))
     }
 
+    /// What a diagnostic about the image (`image`, at `loc`) adds: a label
+    /// where the experiment states the image's versions, the help of
+    /// `suggestion` ([`Cx::image_suggestion`]) or else `otherwise`, and,
+    /// for an image the config names and does not describe, the change as
+    /// an unsafe fix.
+    pub fn advise_image(
+        &self,
+        d: &mut Diagnostic,
+        runtime: &crate::runtime::Runtime,
+        loc: Loc,
+        suggestion: &Option<(String, String)>,
+        otherwise: impl FnOnce() -> String,
+    ) {
+        if runtime.stated {
+            if let Some(config) = self.config() {
+                let at = config.key_span(&crate::runtime::image_provides_path());
+                d.label(config.file, at, "the image's versions, as stated here");
+            }
+        }
+        match suggestion {
+            Some((help, reference)) => {
+                d.help(help.clone());
+                if matches!(runtime.source, crate::runtime::ImageSource::Config { .. }) && !runtime.stated {
+                    d.unsafe_fix(
+                        format!("Use `{reference}`"),
+                        vec![crate::diagnostic::Edit {
+                            file: loc.file,
+                            span: loc.span,
+                            replacement: reference.clone(),
+                        }],
+                    );
+                }
+            }
+            None => {
+                d.help(otherwise());
+            }
+        }
+    }
+
     /// Each stage with GPUs: the stage and the compute capabilities of its
     /// acceptable GPU types, by type (types the catalog does not know left
     /// out).
@@ -842,19 +881,14 @@ pub fn is_set(v: Option<&Json>) -> bool {
 #[cfg(test)]
 pub(crate) fn apply_fixes(text: &str, code: &str) -> (String, Vec<Diagnostic>) {
     let compiled = crate::compile::check_experiment("test.yaml", text.as_bytes(), &crate::compile::Options::default());
-    let mut edits: Vec<&crate::diagnostic::Edit> = compiled
+    let edits = compiled
         .diagnostics
         .iter()
         .filter(|d| d.code == code)
         .filter_map(|d| d.fix.as_ref())
         .flat_map(|f| f.edits.iter())
-        .collect();
-    edits.sort_by_key(|e| std::cmp::Reverse((e.span.start, e.span.end)));
-    let mut out = text.to_string();
-    for e in edits {
-        out.replace_range(e.span.start..e.span.end, &e.replacement);
-    }
-    (out, compiled.diagnostics.clone())
+        .map(|e| (e.span, e.replacement.as_str()));
+    (crate::edit::apply(text, edits), compiled.diagnostics.clone())
 }
 
 #[cfg(test)]
