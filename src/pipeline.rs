@@ -26,12 +26,12 @@ use crate::yaml::{Entry, Located as At, NodeId, PathSeg, Tree, Value};
 /// Why a node's GPUs cannot run the experiment's image: its driver is
 /// older than the image's CUDA needs (minor-version and forward
 /// compatibility considered). `None` where the driver or the image's
-/// CUDA is not known.
+/// CUDA is not known. R105 words the finding.
 pub fn driver_exclusion(
     runtime: Option<&crate::runtime::Runtime>,
     node: &crate::hardware::inventory::InvNode,
     gpu: &crate::hardware::inventory::InvGpu,
-) -> Option<(String, Loc)> {
+) -> Option<(crate::hardware::allocate::OldDriver, Loc)> {
     use crate::runtime::compat::{driver_verdict, DriverVerdict};
     use crate::runtime::Version;
     let facts = runtime?.facts.as_ref().ok()?;
@@ -41,12 +41,12 @@ pub fn driver_exclusion(
     let cc = Version::new(g.compute_capability.0, g.compute_capability.1);
     match driver_verdict(facts, version, cc, catalog::is_datacenter(g)) {
         DriverVerdict::TooOld { min } => Some((
-            format!(
-                "driver {} is older than {min}, which CUDA {} in `{}` needs",
-                driver.value,
-                facts.cuda.map(|c| c.major_minor().to_string()).unwrap_or_default(),
-                facts.reference
-            ),
+            crate::hardware::allocate::OldDriver {
+                driver: driver.value.clone(),
+                min: min.to_string(),
+                cuda: facts.cuda.map(|c| c.major_minor().to_string()),
+                image: facts.reference.clone(),
+            },
             driver.loc,
         )),
         _ => None,
