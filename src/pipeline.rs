@@ -149,6 +149,42 @@ pub struct Facts {
 }
 
 impl Pipeline {
+    /// The pipeline of an experiment without stage declarations: one stage
+    /// holding the whole model, replicated over every slot.
+    pub fn single_stage(settings: &Settings) -> Pipeline {
+        let slots = settings
+            .slots_per_trial
+            .count()
+            .and_then(|s| u64::try_from(s).ok())
+            .unwrap_or(1)
+            .max(1);
+        Pipeline {
+            stages: vec![Stage {
+                id: 0,
+                name: "model".into(),
+                decl: Loc::default(),
+                name_loc: Loc::default(),
+                source: DeclSource::StagesYaml,
+                gpu_types: Vec::new(),
+                dtype: None,
+                dtype_written: None,
+                inputs: Vec::new(),
+                modules: Vec::new(),
+                params: None,
+            }],
+            boundaries: Vec::new(),
+            degree: 1,
+            data_parallel: Some(slots),
+            micro_batch_size: None,
+            micro_batches: None,
+            schedule: PipelineSchedule::OneFOneB,
+            virtual_stages: 1,
+            bubble: None,
+            allocation: None,
+            facts: Default::default(),
+        }
+    }
+
     /// Every rank of a trial: the pipeline degree times the data-parallel
     /// degree (each at least 1; saturating).
     pub fn world_size(&self) -> u64 {
