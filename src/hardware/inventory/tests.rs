@@ -1,3 +1,6 @@
+//! Unit tests of the inventory readers (declared under `#[cfg(test)]` by the
+//! parent module).
+
 use super::*;
 use crate::diagnostic::{Diagnostic, Severity};
 
