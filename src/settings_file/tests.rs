@@ -1,7 +1,6 @@
 //! Unit tests of settings files (declared under `#[cfg(test)]` by the
 //! parent module).
 
-
 use super::*;
 
 fn origin(name: &str) -> SettingsOrigin {

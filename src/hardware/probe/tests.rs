@@ -1,7 +1,6 @@
 //! Unit tests of the GPU probe (declared under `#[cfg(test)]` by the
 //! parent module).
 
-
 use super::*;
 
 fn per_node(inv: &Inventory, requested: &str) -> Vec<u32> {
