@@ -6,7 +6,7 @@
 //! Phases, each a plain-data boundary, data flowing one way:
 //! bytes → text ([`decode`]) → YAML documents and Python models (never
 //! fail: trees plus issues) → schema findings ([`Document`]) → typed
-//! [`Settings`] and [`StageDecl`]s → the [`Pipeline`] → rules (every
+//! [`Settings`] and [`StageDecl`]s → the [`pipeline::Pipeline`] → rules (every
 //! diagnostic, worded in its rule's file) → suppression and sorting, once.
 
 use crate::diagnostic::sort_and_dedup;

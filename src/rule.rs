@@ -1,5 +1,5 @@
 //! What a rule is, apart from what it checks: its code, name, family,
-//! default severity and documentation, and [`declare_rule!`] that states
+//! default severity and documentation, and `declare_rule!`, which states
 //! them from a doc comment. A leaf: the diagnostic type, the rule registry
 //! and every renderer read these without reaching the rules' checks.
 

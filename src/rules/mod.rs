@@ -4,7 +4,7 @@
 //! registration table; a test keeps it complete, without duplicates and in
 //! code order.
 //!
-//! Rules read the plain facts the phases produced (a [`Compiled`] without
+//! Rules read the plain facts the phases produced (a [`crate::compiled::Compiled`] without
 //! diagnostics) through a [`Cx`] and report through a [`Sink`], which stamps
 //! every diagnostic with the rule's code: a rule can only speak for itself.
 //! Only rules create diagnostics (a test keeps other modules from calling
