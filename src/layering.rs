@@ -1,6 +1,7 @@
 //! Keeps the floors of the crate's module documentation true: every
-//! top-level module has a floor, and the code of a module (its tests and
-//! comments left out) names through `crate::` only modules on lower floors.
+//! top-level module has a floor, the code of a module (its tests and
+//! comments left out) names through `crate::` only modules on its own floor
+//! and lower ones, and no modules need each other.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -229,8 +230,9 @@ fn test_modules(text: &str) -> Vec<String> {
     out
 }
 
-/// Every use of a module on the same or a higher floor, as `file: …`
-/// lines; and every top-level module without a floor.
+/// Every use of a module on a higher floor, as `file: …` lines; every
+/// circle of uses within a floor; and every top-level module without a
+/// floor.
 fn violations(src: &Path) -> Result<Vec<String>, String> {
     let lib = std::fs::read_to_string(src.join("lib.rs")).map_err(|e| format!("cannot read lib.rs: {e}"))?;
     let floors = floors(&lib)?;
@@ -254,6 +256,7 @@ fn violations(src: &Path) -> Result<Vec<String>, String> {
     let mut files = Vec::new();
     rust_files(src, &mut files);
     let mut tests: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut same_floor = Uses::new();
     for file in &files {
         let text = std::fs::read_to_string(file).unwrap_or_default();
         let dir = match file.file_name().and_then(|n| n.to_str()) {
@@ -291,20 +294,66 @@ fn violations(src: &Path) -> Result<Vec<String>, String> {
                 continue;
             }
             match floors.get(&used) {
-                Some(&to) if to < floor => {}
-                Some(&to) => problems.push(format!(
-                    "src/{}: module `{top}` (floor {floor}) uses `crate::{used}` (floor {to}): a module uses only lower floors",
+                Some(&to) if to > floor => problems.push(format!(
+                    "src/{}: module `{top}` (floor {floor}) uses `crate::{used}` (floor {to}): a module uses only its own floor and lower ones",
                     rel.display()
                 )),
-                None => {}
+                Some(&to) if to == floor => {
+                    same_floor.entry(top.clone()).or_default().entry(used).or_default().push(rel.display().to_string());
+                }
+                _ => {}
             }
         }
     }
+    problems.extend(cycles(&same_floor));
     Ok(problems)
 }
 
+/// Uses between modules of one floor: module → used module → files.
+type Uses = BTreeMap<String, BTreeMap<String, Vec<String>>>;
+
+/// Every circle of uses (modules that need each other, directly or through
+/// others), each once, named with the files that make it.
+fn cycles(uses: &Uses) -> Vec<String> {
+    fn visit(m: &str, uses: &Uses, path: &mut Vec<String>, done: &mut BTreeSet<String>, out: &mut Vec<String>) {
+        if let Some(at) = path.iter().position(|p| p == m) {
+            let circle = &path[at..];
+            let steps: Vec<String> = circle
+                .iter()
+                .enumerate()
+                .map(|(i, from)| {
+                    let to = circle.get(i + 1).unwrap_or(&circle[0]);
+                    let files = uses
+                        .get(from)
+                        .and_then(|u| u.get(to))
+                        .map(|f| f.join(", "))
+                        .unwrap_or_default();
+                    format!("`{from}` uses `{to}` ({files})")
+                })
+                .collect();
+            out.push(format!("modules in a circle: {}", steps.join("; ")));
+            return;
+        }
+        if done.contains(m) {
+            return;
+        }
+        path.push(m.to_string());
+        for next in uses.get(m).into_iter().flat_map(|u| u.keys()) {
+            visit(next, uses, path, done, out);
+        }
+        path.pop();
+        done.insert(m.to_string());
+    }
+    let mut out = Vec::new();
+    let mut done = BTreeSet::new();
+    for m in uses.keys() {
+        visit(m, uses, &mut Vec::new(), &mut done, &mut out);
+    }
+    out
+}
+
 #[test]
-fn every_module_uses_only_lower_floors() {
+fn no_module_reaches_a_higher_floor_or_closes_a_circle() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let problems = violations(&src).unwrap_or_else(|e| vec![e]);
     assert!(
@@ -312,6 +361,35 @@ fn every_module_uses_only_lower_floors() {
         "the layers of lib.rs are broken:\n{}",
         problems.join("\n")
     );
+}
+
+#[test]
+fn a_circle_is_found_and_named_with_its_files() {
+    fn add(uses: &mut Uses, from: &str, to: &str, file: &str) {
+        uses.entry(from.into())
+            .or_default()
+            .entry(to.into())
+            .or_default()
+            .push(file.into());
+    }
+    let mut uses = Uses::new();
+    add(&mut uses, "a", "b", "a.rs");
+    add(&mut uses, "b", "c", "b/mod.rs");
+    add(&mut uses, "c", "a", "c.rs");
+    add(&mut uses, "d", "a", "d.rs");
+    let found = cycles(&uses);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("`c` uses `a` (c.rs)"), "{found:?}");
+    add(&mut uses, "b", "d", "b/x.rs");
+    assert!(!cycles(&uses).is_empty());
+    let mut acyclic = Uses::new();
+    acyclic
+        .entry("a".into())
+        .or_default()
+        .entry("b".into())
+        .or_default()
+        .push("a.rs".into());
+    assert!(cycles(&acyclic).is_empty());
 }
 
 #[test]

@@ -9,26 +9,21 @@
 //!
 //! # Layers
 //!
-//! Every module stands on a floor and uses (`crate::…`) only modules on
-//! lower floors: no module reaches up, so no two modules need each other.
-//! A test reads this list and every source file (tests and comments left
-//! out) and fails on a use of the same or a higher floor, naming the file;
-//! a new module gets a floor here before it builds.
+//! Every module stands on a floor. A module uses (`crate::…`) modules of
+//! its own floor and lower ones, never a higher floor, and no two modules
+//! need each other, directly or around a circle. A test reads this list and
+//! every source file (tests and comments left out) and fails on a use of a
+//! higher floor or a circle, naming the files; a new module gets a floor
+//! here before it builds.
 //!
-//! * floor 0: `escape`, `fsutil`, `python_grammar`, `rule`, `spec`, `suggest` — leaves: escaping, file reading and paths, the grammar, what a rule is, the config's types, near-miss suggestions
-//! * floor 1: `dtype`, `source` — dtypes, source files and spans
-//! * floor 2: `diagnostic`, `yaml` — the diagnostic type, the YAML parser
-//! * floor 3: `edit`, `envvars`, `schema`, `secrets`, `suppress`, `vars` — readers and editors over text and trees
-//! * floor 4: `document`, `settings` — a YAML document with its schema findings, typed settings
-//! * floor 5: `hardware`, `runtime`, `stages`, `training` — the domain facts: GPUs and inventories, images, stage declarations, training code
-//! * floor 6: `pipeline`, `project` — the resolved pipeline, the files of a project
-//! * floor 7: `compiled` — what a compilation produced (facts, then diagnostics)
-//! * floor 8: `rules` — every rule, the registry and the engine
-//! * floor 9: `selection` — which rules are enabled
-//! * floor 10: `compile` — the driver
-//! * floor 11: `fix`, `ide`, `render`, `settings_file` — fixes, editor features, output, settings files
-//! * floor 12: `plan` — `stage_plan.json` and the launch outputs
-//! * floor 13: `schemas` — the generated JSON Schemas
+//! * floor 0: `escape`, `fsutil`, `python_grammar`, `rule`, `spec`, `suggest` — leaves: escaping, files and paths, the grammar, what a rule is, the config's types, near-miss suggestions
+//! * floor 1: `diagnostic`, `dtype`, `source`, `yaml` — text: source files and spans, diagnostics, dtypes, the YAML parser
+//! * floor 2: `document`, `edit`, `envvars`, `schema`, `secrets`, `settings`, `suppress`, `vars` — readers and editors over text and trees, typed settings
+//! * floor 3: `hardware`, `pipeline`, `project`, `runtime`, `stages`, `training` — the domain: GPUs and inventories, images, stage declarations, the pipeline, training code, a project's files
+//! * floor 4: `compiled` — what a compilation produced: the facts, then the diagnostics
+//! * floor 5: `rules` — every rule, the registry and the engine
+//! * floor 6: `compile`, `selection` — the driver and which rules it reports
+//! * floor 7: `fix`, `ide`, `plan`, `render`, `schemas`, `settings_file` — what is built on a compilation: fixes, editor features, plans, output, settings files, the JSON Schemas
 //!
 //! Documentation links may point anywhere; the CLI (`src/cli`) is a client
 //! of the library, outside the floors.
