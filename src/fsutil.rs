@@ -729,4 +729,17 @@ mod project_tests {
         assert_eq!(project_root(&settings, Some(Path::new("/"))), repo.join("exp"));
         let _ = std::fs::remove_dir_all(&base);
     }
+
+    #[test]
+    fn paths_are_normalised_without_the_file_system() {
+        assert_eq!(normalize(Path::new("/a/./b/../c")), Path::new("/a/c"));
+        assert_eq!(normalize(Path::new("../x/../y")), Path::new("../y"));
+        assert_eq!(normalize_relative("./src/../train.py").as_deref(), Some("train.py"));
+        assert_eq!(normalize_relative("a//b/./c").as_deref(), Some("a/b/c"));
+        assert_eq!(normalize_relative("a/../../b"), None, "climbs out of where it starts");
+        assert_eq!(normalize_relative("a/.."), None, "nothing remains");
+        assert_eq!(strip_dot(Path::new("./a/const.yaml")), Path::new("a/const.yaml"));
+        assert_eq!(strip_dot(Path::new(".")), Path::new("."));
+        assert_eq!(strip_dot(Path::new("a/./b")), Path::new("a/./b"));
+    }
 }
