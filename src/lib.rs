@@ -13,8 +13,8 @@
 //! its own floor and lower ones, never a higher floor, and no two modules
 //! need each other, directly or around a circle. A test reads this list and
 //! every source file (tests and comments left out) and fails on a use of a
-//! higher floor or a circle, naming the files; a new module gets a floor
-//! here before it builds.
+//! higher floor or a circle, naming the files; a new module needs a floor
+//! here for that test to pass.
 //!
 //! * floor 0: `escape`, `fsutil`, `python_grammar`, `rule`, `spec`, `suggest` — leaves: escaping, files and paths, the grammar, what a rule is, the config's types, near-miss suggestions
 //! * floor 1: `diagnostic`, `dtype`, `source`, `yaml` — text: source files and spans, diagnostics, dtypes, the YAML parser
