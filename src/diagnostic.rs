@@ -1,29 +1,12 @@
-//! The one diagnostic type. Rules produce these (and only rules: see
-//! [`crate::rules`]); every renderer (terminal, JSON, GitHub, SARIF, LSP)
+//! The one diagnostic type. Rules produce these (and only rules, through
+//! the rule engine's sink); every renderer (terminal, JSON, GitHub, SARIF, LSP)
 //! converts from them.
 
 use serde::Serialize;
 
-use crate::rules::Rule;
+use crate::rule::Rule;
+pub use crate::rule::Severity;
 use crate::source::{FileId, Span};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Error,
-    Warning,
-    Info,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Info => "info",
-        }
-    }
-}
 
 /// A secondary location with its own message ("first defined here").
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -87,7 +70,7 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// A diagnostic of `rule` at its default severity. Rules create theirs
-    /// through [`crate::rules::Sink`]; a test keeps other modules from
+    /// through the rule engine's `Sink`; a test keeps other modules from
     /// calling this.
     pub fn new(rule: &Rule, file: FileId, span: Span, message: impl Into<String>) -> Self {
         Diagnostic {

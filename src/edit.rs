@@ -14,6 +14,31 @@ pub fn newline(text: &str) -> &'static str {
     crate::yaml::line_ending(text)
 }
 
+/// `text` with `edits` (spans of it, with their replacements) applied in
+/// one pass, in span order. An edit that overlaps one before it, or whose
+/// span is not a range of `text` on character boundaries, is skipped.
+pub fn apply<'r>(text: &str, edits: impl IntoIterator<Item = (Span, &'r str)>) -> String {
+    let mut edits: Vec<(Span, &str)> = edits.into_iter().collect();
+    edits.sort_by(|a, b| a.0.start.cmp(&b.0.start).then(a.0.end.cmp(&b.0.end)));
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (span, replacement) in edits {
+        if span.start < at
+            || span.start > span.end
+            || span.end > text.len()
+            || !text.is_char_boundary(span.start)
+            || !text.is_char_boundary(span.end)
+        {
+            continue;
+        }
+        out.push_str(&text[at..span.start]);
+        out.push_str(replacement);
+        at = span.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
 /// Where the line holding byte `at` starts.
 fn line_start(text: &str, at: usize) -> Option<usize> {
     Some(text.get(..at)?.rfind(['\n', '\r']).map_or(0, |i| i + 1))
@@ -196,9 +221,7 @@ mod tests {
 
     fn apply(text: &str, edit: Option<Edit>) -> Option<String> {
         let e = edit?;
-        let mut out = text.to_string();
-        out.replace_range(e.span.start..e.span.end, &e.replacement);
-        Some(out)
+        Some(super::apply(text, [(e.span, e.replacement.as_str())]))
     }
 
     fn tree(text: &str) -> Tree {

@@ -320,29 +320,12 @@ fn apply(project: &mut Project, compiled: &Compiled, fixes: &[&(Diagnostic, Fix)
             by_file.entry(e.file).or_default().push((e.span, &e.replacement));
         }
     }
-    for (file, mut edits) in by_file {
+    for (file, edits) in by_file {
         let Some(source) = compiled.sources.get(file) else {
             continue;
         };
-        let old = source.text.as_str();
-        edits.sort_by(|a, b| a.0.start.cmp(&b.0.start).then(a.0.end.cmp(&b.0.end)));
-        let mut text = String::with_capacity(old.len());
-        let mut at = 0;
-        for (span, replacement) in edits {
-            // Overlapping or broken edits are skipped (the batch has none).
-            if span.start < at
-                || span.start > span.end
-                || span.end > old.len()
-                || !old.is_char_boundary(span.start)
-                || !old.is_char_boundary(span.end)
-            {
-                continue;
-            }
-            text.push_str(&old[at..span.start]);
-            text.push_str(replacement);
-            at = span.end;
-        }
-        text.push_str(&old[at..]);
+        // Overlapping or broken edits are skipped (the batch has none).
+        let text = crate::edit::apply(&source.text, edits);
         set_text(project, &source.name, &text);
     }
 }

@@ -517,7 +517,7 @@ pub fn read_text_if_file(path: &Path, limit: usize) -> Result<Option<String>, St
 /// and it is neither `/` nor the home folder, else the settings file's own
 /// folder.
 pub fn project_root(settings: &Path, fallback: Option<&Path>) -> std::path::PathBuf {
-    let settings = crate::selection::normalize(settings);
+    let settings = normalize(settings);
     let dir = settings.parent().unwrap_or(Path::new("/"));
     if let Some(repo) = dir
         .ancestors()
@@ -526,8 +526,8 @@ pub fn project_root(settings: &Path, fallback: Option<&Path>) -> std::path::Path
         return repo.to_path_buf();
     }
     // `/` and the home folder hold far more than a project (`~/.aws`).
-    let home = std::env::var_os("HOME").map(|h| crate::selection::normalize(Path::new(&h)));
-    match fallback.map(crate::selection::normalize) {
+    let home = std::env::var_os("HOME").map(|h| normalize(Path::new(&h)));
+    match fallback.map(normalize) {
         Some(f) if settings.starts_with(&f) && f.parent().is_some() && home.as_ref() != Some(&f) => f,
         _ => dir.to_path_buf(),
     }
@@ -539,9 +539,9 @@ pub fn project_root(settings: &Path, fallback: Option<&Path>) -> std::path::Path
 /// judged by its path (reading it fails anyway). `Err` says where the
 /// project is.
 pub fn inside(root: &Path, named: &Path) -> Result<(), String> {
-    let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| crate::selection::normalize(root));
-    let real = std::fs::canonicalize(named).unwrap_or_else(|_| crate::selection::normalize(named));
-    if real.starts_with(&real_root) || real.starts_with(crate::selection::normalize(root)) {
+    let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| normalize(root));
+    let real = std::fs::canonicalize(named).unwrap_or_else(|_| normalize(named));
+    if real.starts_with(&real_root) || real.starts_with(normalize(root)) {
         return Ok(());
     }
     Err(format!("outside the project ({})", root.display()))
@@ -551,6 +551,50 @@ pub fn inside(root: &Path, named: &Path) -> Result<(), String> {
 /// `stagec::settings_file::find` and `load` are given.
 pub fn inside_project(settings: &Path, named: &Path, fallback: Option<&Path>) -> Result<(), String> {
     inside(&project_root(settings, fallback), named)
+}
+
+/// `path` with `.` left out and `..` applied, without touching the file
+/// system.
+pub fn normalize(path: &Path) -> std::path::PathBuf {
+    let mut out = std::path::PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// A `/`-separated relative path (`./src/../train.py`) with `.` and empty
+/// parts left out and `..` applied, without touching the file system;
+/// `None` when it climbs out of where it starts or nothing remains.
+pub fn normalize_relative(path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for p in path.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// `path` less a leading `./`, as a user would name it (`./a/const.yaml`
+/// → `a/const.yaml`); `.` itself stays `.`.
+pub fn strip_dot(path: &Path) -> &Path {
+    path.strip_prefix(".")
+        .ok()
+        .filter(|rest| !rest.as_os_str().is_empty())
+        .unwrap_or(path)
 }
 
 #[cfg(test)]
@@ -684,5 +728,18 @@ mod project_tests {
         assert_eq!(project_root(&settings, None), repo.join("exp"));
         assert_eq!(project_root(&settings, Some(Path::new("/"))), repo.join("exp"));
         let _ = std::fs::remove_dir_all(&base);
+    }
+
+    #[test]
+    fn paths_are_normalised_without_the_file_system() {
+        assert_eq!(normalize(Path::new("/a/./b/../c")), Path::new("/a/c"));
+        assert_eq!(normalize(Path::new("../x/../y")), Path::new("../y"));
+        assert_eq!(normalize_relative("./src/../train.py").as_deref(), Some("train.py"));
+        assert_eq!(normalize_relative("a//b/./c").as_deref(), Some("a/b/c"));
+        assert_eq!(normalize_relative("a/../../b"), None, "climbs out of where it starts");
+        assert_eq!(normalize_relative("a/.."), None, "nothing remains");
+        assert_eq!(strip_dot(Path::new("./a/const.yaml")), Path::new("a/const.yaml"));
+        assert_eq!(strip_dot(Path::new(".")), Path::new("."));
+        assert_eq!(strip_dot(Path::new("a/./b")), Path::new("a/./b"));
     }
 }

@@ -26,12 +26,12 @@ use crate::yaml::{Entry, Located as At, NodeId, PathSeg, Tree, Value};
 /// Why a node's GPUs cannot run the experiment's image: its driver is
 /// older than the image's CUDA needs (minor-version and forward
 /// compatibility considered). `None` where the driver or the image's
-/// CUDA is not known.
+/// CUDA is not known. R105 words the finding.
 pub fn driver_exclusion(
     runtime: Option<&crate::runtime::Runtime>,
     node: &crate::hardware::inventory::InvNode,
     gpu: &crate::hardware::inventory::InvGpu,
-) -> Option<(String, Loc)> {
+) -> Option<(crate::hardware::allocate::OldDriver, Loc)> {
     use crate::runtime::compat::{driver_verdict, DriverVerdict};
     use crate::runtime::Version;
     let facts = runtime?.facts.as_ref().ok()?;
@@ -41,20 +41,18 @@ pub fn driver_exclusion(
     let cc = Version::new(g.compute_capability.0, g.compute_capability.1);
     match driver_verdict(facts, version, cc, catalog::is_datacenter(g)) {
         DriverVerdict::TooOld { min } => Some((
-            format!(
-                "driver {} is older than {min}, which CUDA {} in `{}` needs",
-                driver.value,
-                facts.cuda.map(|c| c.major_minor().to_string()).unwrap_or_default(),
-                facts.reference
-            ),
+            crate::hardware::allocate::OldDriver {
+                driver: driver.value.clone(),
+                min: min.to_string(),
+                cuda: facts.cuda.map(|c| c.major_minor().to_string()),
+                image: facts.reference.clone(),
+            },
             driver.loc,
         )),
         _ => None,
     }
 }
 
-/// Bubble share of step time above which a warning is due.
-pub const BUBBLE_LIMIT: f64 = 0.15;
 /// Most combinations of searched values checked one by one.
 pub const MAX_COMBINATIONS: usize = 4096;
 
@@ -151,6 +149,50 @@ pub struct Facts {
 }
 
 impl Pipeline {
+    /// The pipeline of an experiment without stage declarations: one stage
+    /// holding the whole model, replicated over every slot.
+    pub fn single_stage(settings: &Settings) -> Pipeline {
+        let slots = settings
+            .slots_per_trial
+            .count()
+            .and_then(|s| u64::try_from(s).ok())
+            .unwrap_or(1)
+            .max(1);
+        Pipeline {
+            stages: vec![Stage {
+                id: 0,
+                name: "model".into(),
+                decl: Loc::default(),
+                name_loc: Loc::default(),
+                source: DeclSource::StagesYaml,
+                gpu_types: Vec::new(),
+                dtype: None,
+                dtype_written: None,
+                inputs: Vec::new(),
+                modules: Vec::new(),
+                params: None,
+            }],
+            boundaries: Vec::new(),
+            degree: 1,
+            data_parallel: Some(slots),
+            micro_batch_size: None,
+            micro_batches: None,
+            schedule: PipelineSchedule::OneFOneB,
+            virtual_stages: 1,
+            bubble: None,
+            allocation: None,
+            facts: Default::default(),
+        }
+    }
+
+    /// Every rank of a trial: the pipeline degree times the data-parallel
+    /// degree (each at least 1; saturating).
+    pub fn world_size(&self) -> u64 {
+        self.degree
+            .max(1)
+            .saturating_mul(self.data_parallel.unwrap_or(1).max(1))
+    }
+
     /// Global ranks of the stage at `position` in forward order. Ranks are
     /// replica-major: rank r runs stage `r mod p` of replica `r div p`, so a
     /// pipeline replica's ranks are contiguous (its point-to-point traffic

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::fsutil::{self, FileLimit};
 use crate::hardware::probe::ProbeReport;
+pub use crate::source::{display_name, Input};
 use crate::stages::python::STAGE_DECORATOR;
 
 /// Largest input read, in bytes; a larger file is read to this size plus
@@ -24,13 +25,6 @@ pub const MAX_DETIGNORE: usize = 1024 * 1024;
 pub const MAX_SCAN_ENTRIES: usize = 100_000;
 /// Deepest folder level a context scan descends to.
 pub const MAX_SCAN_DEPTH: usize = 32;
-
-/// One file as given: the name to report it under and its bytes.
-#[derive(Clone, Debug)]
-pub struct Input {
-    pub name: String,
-    pub bytes: Vec<u8>,
-}
 
 /// What to compile together.
 #[derive(Clone, Debug)]
@@ -248,19 +242,6 @@ fn read(path: &Path, overlay: &dyn Overlay) -> Result<Input, String> {
             bytes,
         })
         .map_err(|e| format!("cannot read {}: {e}", path.display()))
-}
-
-/// The name a file read from `path` goes by in diagnostics and outputs:
-/// the path as given, less a leading `./`. A config in the current folder
-/// makes the context `.`, and its model is then `model.py`, as the config
-/// is `const.yaml`, not `./model.py`.
-pub fn display_name(path: &Path) -> String {
-    let path = path
-        .strip_prefix(".")
-        .ok()
-        .filter(|rest| !rest.as_os_str().is_empty())
-        .unwrap_or(path);
-    path.display().to_string()
 }
 
 /// Whether a model source's name makes it a `stages.yaml` (else Python).

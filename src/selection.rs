@@ -1,8 +1,8 @@
 //! Rule selection, as ruff selects rules: `select`, `ignore` and
 //! `extend-select` by code (`C101`), prefix (`P2`, `T`) or `ALL`; per-file
 //! ignores by glob; a severity floor. Plain data: the CLI, the language
-//! server and the tests build a [`Selection`] and hand it to
-//! [`crate::compile`] through [`crate::Options::selection`], which drops
+//! server and the tests build a [`Selection`] and hand it to the compiler
+//! driver through its options' `selection`, which drops
 //! what it does not keep (after inline suppressions, before the per-file
 //! cap).
 //!
@@ -17,10 +17,11 @@
 
 use std::collections::BTreeSet;
 use std::fmt;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use crate::diagnostic::{Diagnostic, Severity};
+pub use crate::fsutil::normalize;
 use crate::rules;
 use crate::source::SourceMap;
 
@@ -387,24 +388,6 @@ impl Selection {
             _ => normalize(path),
         }
     }
-}
-
-/// `path` with `.` left out and `..` applied, without touching the file
-/// system.
-pub fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
-                }
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

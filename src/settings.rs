@@ -59,7 +59,7 @@ pub struct Settings {
     /// `environment.image`, either form.
     pub image: ImageSetting,
     /// `hpp_config.image_provides`: what the image provides, as stated.
-    pub image_provides: Option<crate::runtime::image::Stated>,
+    pub image_provides: Option<Stated>,
 }
 
 /// `environment.image` as written.
@@ -144,7 +144,7 @@ impl Settings {
             image: image_setting(json.pointer("/environment/image")),
             image_provides: hpp_field("image_provides")
                 .and_then(|v| typed::<crate::spec::hyperparameters::ImageProvides>(Some(v)))
-                .map(|p| crate::runtime::image::Stated {
+                .map(|p| Stated {
                     cuda: p.cuda.map(|v| v.0),
                     torch: p.torch.map(|v| v.0),
                     python: p.python.map(|v| v.0),
@@ -260,6 +260,15 @@ fn stage_gpus(custom: Option<&Json>) -> BTreeMap<i64, StageGpus> {
         );
     }
     out
+}
+
+/// What an experiment states about its image (`hpp_config.image_provides`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stated {
+    pub cuda: Option<String>,
+    pub torch: Option<String>,
+    pub python: Option<String>,
+    pub arch_list: Option<Vec<String>>,
 }
 
 #[cfg(test)]

@@ -7,6 +7,21 @@
 
 use serde::Serialize;
 
+/// One file as given: the name to report it under and its bytes.
+#[derive(Clone, Debug)]
+pub struct Input {
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+/// The name a file read from `path` goes by in diagnostics and outputs:
+/// the path as given, less a leading `./`. A config in the current folder
+/// makes the context `.`, and its model is then `model.py`, as the config
+/// is `const.yaml`, not `./model.py`.
+pub fn display_name(path: &std::path::Path) -> String {
+    crate::fsutil::strip_dot(path).display().to_string()
+}
+
 /// A half-open byte range `start..end` into one source file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Span {

@@ -2,6 +2,10 @@
 
 use crate::source::Span;
 
+/// How the environment is seen: `${VAR}` lookups. The core never reads the
+/// process environment itself.
+pub type EnvLookup<'a> = &'a (dyn Fn(&str) -> Option<String> + Sync);
+
 /// One reference found in a string, with its byte range in that string.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VarRef {

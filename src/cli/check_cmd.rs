@@ -5,6 +5,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use stagec::fix::{self, Level};
+use stagec::fsutil;
 use stagec::project::{self, Project};
 use stagec::{Compiled, Options};
 
@@ -245,7 +246,7 @@ fn jobs(args: &CheckArgs, loader: &mut Loader) -> (Vec<Job>, Vec<String>) {
             if found.is_empty() {
                 eprintln_escaped!("stagec: no experiment config under {}", path.display());
             }
-            configs.extend(found.into_iter().map(|p| strip_dot(&p)));
+            configs.extend(found.iter().map(|p| fsutil::strip_dot(p).to_path_buf()));
         } else {
             configs.push(path);
         }
@@ -288,9 +289,13 @@ fn changed_jobs(args: &CheckArgs, loader: &mut Loader) -> (Vec<Job>, Vec<String>
                 .parent()
                 .filter(|p| !p.as_os_str().is_empty())
                 .unwrap_or(Path::new("."));
-            configs.extend(python_files::configs_in(dir).iter().map(|c| strip_dot(c)));
+            configs.extend(
+                python_files::configs_in(dir)
+                    .iter()
+                    .map(|c| fsutil::strip_dot(c).to_path_buf()),
+            );
         } else if discover::is_experiment_config(path) {
-            configs.push(strip_dot(path));
+            configs.push(fsutil::strip_dot(path).to_path_buf());
         }
     }
     let mut seen = std::collections::HashSet::new();
@@ -303,13 +308,6 @@ fn changed_jobs(args: &CheckArgs, loader: &mut Loader) -> (Vec<Job>, Vec<String>
         jobs.extend(project.map(Job::Config));
     }
     (jobs, problems)
-}
-
-/// `./a/const.yaml` → `a/const.yaml`, as a user would name it.
-fn strip_dot(path: &Path) -> PathBuf {
-    path.strip_prefix(".")
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// The config read from stdin, checked as if it were at `--stdin-filename`

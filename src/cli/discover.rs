@@ -48,7 +48,7 @@ pub(crate) fn configs_under(dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
     // The walker reads the ignore files of `dir`, of the folders above it
     // and of each folder it enters, whole: each must be a regular file
     // within the budget, or the walk does not read it (nor what it governs).
-    let absolute = std::env::current_dir().map(|cwd| stagec::selection::normalize(&cwd.join(dir)));
+    let absolute = std::env::current_dir().map(|cwd| stagec::fsutil::normalize(&cwd.join(dir)));
     for folder in absolute.iter().flat_map(|d| d.ancestors()) {
         if let Err(e) = ignore_files_fit(folder) {
             return (Vec::new(), vec![e]);

@@ -123,7 +123,7 @@ impl Resolver {
     /// the current folder; `Err` with every located mistake.
     pub(crate) fn new(args: &SettingsArgs, cli_inventory: bool) -> Result<Resolver, String> {
         let cwd = std::env::current_dir().map_err(|e| format!("cannot tell the current folder: {e}"))?;
-        let cwd = stagec::selection::normalize(&cwd);
+        let cwd = stagec::fsutil::normalize(&cwd);
         let ConfigArgs { file, overrides } = ConfigArgs::read(&args.config, &cwd)?;
         let fixed = match (args.isolated, file) {
             (true, Some(path)) => {
@@ -233,7 +233,7 @@ impl Resolver {
     }
 
     fn resolve(&self, path: &Path) -> Result<Arc<Resolved>, String> {
-        let dir = stagec::selection::normalize(&self.cwd.join(path));
+        let dir = stagec::fsutil::normalize(&self.cwd.join(path));
         let dir = dir.parent().map(Path::to_path_buf).unwrap_or(dir);
         self.resolve_dir(dir)
     }

@@ -31,10 +31,23 @@ pub struct Excluded {
     /// What the GPUs offer, as a pool label.
     pub offered: String,
     pub count: u32,
-    /// Why, for a message.
-    pub reason: String,
+    /// Why: the driver and what the image needs (R105 words it).
+    pub reason: OldDriver,
     /// Where the inventory states the cause (the driver).
     pub at: Loc,
+}
+
+/// A node's driver that is older than the experiment's image needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OldDriver {
+    /// The driver version, as the inventory writes it.
+    pub driver: String,
+    /// The oldest driver the image's CUDA runs on.
+    pub min: String,
+    /// The image's CUDA release (major.minor), when known.
+    pub cuda: Option<String>,
+    /// The image, as written.
+    pub image: String,
 }
 
 /// Demand against supply: which pools each stage draws from.
@@ -51,7 +64,7 @@ pub struct Allocation {
 
 /// Why a node's GPUs cannot serve the experiment, if they cannot: the
 /// reason and where the inventory states its cause.
-pub type Exclude<'a> = &'a dyn Fn(&InvNode, &InvGpu) -> Option<(String, Loc)>;
+pub type Exclude<'a> = &'a dyn Fn(&InvNode, &InvGpu) -> Option<(OldDriver, Loc)>;
 
 /// The inventory's schedulable, identified GPUs grouped by what they offer
 /// (a catalog id, with a MIG profile where there is one), in a stable order;

@@ -5,8 +5,8 @@
 use serde_json::{Map, Value as Json};
 
 use super::PLAN_VARIABLE;
-use crate::compile::EnvLookup;
 use crate::envvars as env;
+use crate::vars::EnvLookup;
 
 /// Builds the Determined config from the checked config's JSON.
 /// `resolve` substitutes `${VAR}` references from the environment

@@ -8,7 +8,7 @@ pub mod human;
 pub mod json;
 pub mod sarif;
 
-use crate::compile::Compiled;
+use crate::compiled::Compiled;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::source::{FileId, SourceMap};
 

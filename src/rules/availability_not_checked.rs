@@ -19,7 +19,7 @@ declare_rule! {
 }
 
 use super::{path, Cx, Sink};
-use crate::compile::Role;
+use crate::compiled::Role;
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let (Some(_), Some(config)) = (cx.pipeline(), cx.config()) else {

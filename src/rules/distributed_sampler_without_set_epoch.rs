@@ -30,7 +30,7 @@ declare_rule! {
     };
 }
 
-use super::training_support::{code, managed, trains, Code};
+use super::training_support::{code, iteration_wrapper, managed, trains, Code};
 use super::{Cx, Sink};
 use crate::source::Span;
 use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
@@ -38,18 +38,6 @@ use crate::training::program::{Anc, ArgPos, Callee, ClassId, Flow, FuncId, Scope
 use crate::training::runtime::{self, arg, has_splat};
 
 const SAMPLER: &str = "torch.utils.data.DistributedSampler";
-
-/// Calls that keep iterating the loader they are given.
-pub(crate) fn iteration_wrapper(callee: &Callee, pos: &ArgPos<'_>) -> bool {
-    let Callee::External(p) = callee else { return false };
-    let first = matches!(pos, ArgPos::Pos(0));
-    match p.as_str() {
-        "builtins.enumerate" | "builtins.iter" | "tqdm.tqdm" | "tqdm.auto.tqdm" | "tqdm.notebook.tqdm"
-        | "itertools.islice" => first,
-        "builtins.zip" | "itertools.chain" => matches!(pos, ArgPos::Pos(_)),
-        _ => false,
-    }
-}
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };

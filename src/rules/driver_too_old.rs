@@ -33,6 +33,19 @@ declare_rule! {
 }
 
 use super::{Cx, Sink};
+use crate::hardware::allocate::OldDriver;
+
+/// Why a node's GPUs are left out, as R105 and the supply rules that
+/// point at the node say it.
+pub(crate) fn reason(old: &OldDriver) -> String {
+    format!(
+        "driver {} is older than {}, which CUDA {} in `{}` needs",
+        old.driver,
+        old.min,
+        old.cuda.as_deref().unwrap_or_default(),
+        old.image
+    )
+}
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(pipeline) = cx.pipeline() else { return };
@@ -61,7 +74,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             format!(
                 "node `{}`: {}; its {count} GPU{} are not counted for the stages",
                 super::text::truncate(&e.node),
-                e.reason,
+                reason(&e.reason),
                 if count == 1 { "" } else { "s" }
             ),
         )

@@ -21,7 +21,7 @@ declare_rule! {
 }
 
 use super::{Cx, Sink};
-use crate::compile::Role;
+use crate::compiled::Role;
 use crate::source::DecodeIssue;
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {

@@ -96,7 +96,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             d.label(
                 first.at.file,
                 first.at.span,
-                format!("node {}: {}", first.node, first.reason),
+                format!("node {}: {}", first.node, super::driver_too_old::reason(&first.reason)),
             );
         }
     }

@@ -26,7 +26,6 @@ declare_rule! {
 }
 
 use super::{Cx, Sink};
-use crate::diagnostic::Edit;
 use crate::runtime::compat::torch_for_dtype;
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
@@ -53,29 +52,12 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         );
         let at = stage.dtype_written.as_ref().map_or(stage.name_loc, |w| w.loc);
         d.label(at.file, at.span, format!("stage {} declares `{name}`", stage.id));
-        if runtime.stated {
-            if let Some(config) = cx.config() {
-                let at = config.key_span(&crate::runtime::image_provides_path());
-                d.label(config.file, at, "the image's versions, as stated here");
-            }
-        }
-        match suggestion.get_or_init(|| cx.image_suggestion(runtime)) {
-            Some((help, reference)) => {
-                d.help(help.clone());
-                if matches!(runtime.source, crate::runtime::ImageSource::Config { .. }) && !runtime.stated {
-                    d.unsafe_fix(
-                        format!("Use `{reference}`"),
-                        vec![Edit {
-                            file: loc.file,
-                            span: loc.span,
-                            replacement: reference.clone(),
-                        }],
-                    );
-                }
-            }
-            None => {
-                d.help(format!("use an image with PyTorch {first} or later"));
-            }
-        }
+        cx.advise_image(
+            d,
+            runtime,
+            loc,
+            suggestion.get_or_init(|| cx.image_suggestion(runtime)),
+            || format!("use an image with PyTorch {first} or later"),
+        );
     }
 }

@@ -36,7 +36,7 @@ declare_rule! {
 }
 
 use super::{Cx, Sink};
-use crate::diagnostic::{Edit, Severity};
+use crate::diagnostic::Severity;
 use crate::runtime::compat::{arch_name, arch_verdict, ArchVerdict};
 use crate::runtime::Version;
 
@@ -110,29 +110,12 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         if !(all_bad && certain) {
             d.severity(Severity::Warning);
         }
-        if runtime.stated {
-            if let Some(config) = cx.config() {
-                let at = config.key_span(&crate::runtime::image_provides_path());
-                d.label(config.file, at, "the image's versions, as stated here");
-            }
-        }
-        match suggestion.get_or_init(|| cx.image_suggestion(runtime)) {
-            Some((help, reference)) => {
-                d.help(help.clone());
-                if matches!(runtime.source, crate::runtime::ImageSource::Config { .. }) && !runtime.stated {
-                    d.unsafe_fix(
-                        format!("Use `{reference}`"),
-                        vec![Edit {
-                            file: loc.file,
-                            span: loc.span,
-                            replacement: reference.clone(),
-                        }],
-                    );
-                }
-            }
-            None => {
-                d.help(format!("use an image whose PyTorch is built for {sm}"));
-            }
-        }
+        cx.advise_image(
+            d,
+            runtime,
+            loc,
+            suggestion.get_or_init(|| cx.image_suggestion(runtime)),
+            || format!("use an image whose PyTorch is built for {sm}"),
+        );
     }
 }

@@ -34,7 +34,7 @@ declare_rule! {
 use serde_json::Value as Json;
 
 use super::{Cx, Sink};
-use crate::compile::Role;
+use crate::compiled::Role;
 use crate::diagnostic::Severity;
 use crate::schema::SchemaIndex;
 use crate::yaml::{NodeId, PathSeg, Tree, Value};
@@ -49,12 +49,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         if found.is_empty() {
             continue;
         }
-        let index: Option<&SchemaIndex> = match role {
-            Role::Config => Some(crate::schema::experiment()),
-            Role::Stages => Some(crate::stages::stages_yaml::stages_index()),
-            Role::Inventory => Some(crate::hardware::inventory::inventory_index()),
-            _ => None,
-        };
+        let index: Option<&SchemaIndex> = role.schema_index();
         let null = Json::Null;
         let json = doc.json.as_ref().unwrap_or(&null);
         for (path, node, rounded) in found {

@@ -96,7 +96,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                         "a GPU count is a whole number from 0 to 4294967295, as `kubectl get nodes -o json` writes it",
                     );
                 }
-                _ => {}
+                // GPUs the catalog does not know are P302's.
+                InventoryIssue::UnknownGpu { .. } | InventoryIssue::UnlabelledGpus { .. } => {}
             }
         }
     }

@@ -30,7 +30,7 @@ declare_rule! {
 }
 
 use super::{Cx, Sink};
-use crate::compile::Role;
+use crate::compiled::Role;
 use crate::diagnostic::Edit;
 use crate::source::Span;
 use crate::yaml::{NodeId, Value};

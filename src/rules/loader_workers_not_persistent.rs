@@ -180,7 +180,7 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
         scope,
         anc,
         loader,
-        &super::distributed_sampler_without_set_epoch::iteration_wrapper,
+        &super::training_support::iteration_wrapper,
         &mut |flow| match flow {
             Flow::Iterated { scope, anc, .. } => {
                 let in_loop = anc.iter().any(

@@ -23,8 +23,11 @@ declare_rule! {
 }
 
 use super::{Cx, Sink};
-use crate::pipeline::{bubble, schedules, virtual_stages, BUBBLE_LIMIT};
+use crate::pipeline::{bubble, schedules, virtual_stages};
 use crate::spec::hyperparameters::PipelineSchedule;
+
+/// Bubble share of step time above which a warning is due.
+pub const BUBBLE_LIMIT: f64 = 0.15;
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let (Some(pipeline), Some(config), Some(settings)) = (cx.pipeline(), cx.config(), cx.settings()) else {

@@ -22,7 +22,7 @@ declare_rule! {
 }
 
 use super::{Cx, Sink};
-use crate::compile::Role;
+use crate::compiled::Role;
 use crate::yaml::YamlIssue;
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {

@@ -30,17 +30,20 @@ use super::{path, Cx, Sink};
 /// Most ranks in one trial.
 pub const MAX_WORLD: u64 = 1 << 20;
 
+/// Whether a trial of `pipeline` has more ranks than stagec checks and
+/// plans ([`MAX_WORLD`]).
+pub fn refuses(pipeline: &crate::pipeline::Pipeline) -> bool {
+    pipeline.world_size() > MAX_WORLD
+}
+
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let (Some(config), Some(pipeline)) = (cx.config(), cx.pipeline()) else {
         return;
     };
-    let world = pipeline
-        .degree
-        .max(1)
-        .saturating_mul(pipeline.data_parallel.unwrap_or(1).max(1));
-    if world <= MAX_WORLD {
+    if !refuses(pipeline) {
         return;
     }
+    let world = pipeline.world_size();
     let slots = path(&["resources", "slots_per_trial"]);
     out.at(
         config.file,

@@ -10,6 +10,18 @@ use crate::training::program::{ModId, Program, Scope};
 use crate::training::runtime::{self, kw};
 use crate::training::runtime::{ConfigFacts, Runtime};
 
+/// Calls that keep iterating the loader they are given.
+pub(crate) fn iteration_wrapper(callee: &Callee, pos: &ArgPos<'_>) -> bool {
+    let Callee::External(p) = callee else { return false };
+    let first = matches!(pos, ArgPos::Pos(0));
+    match p.as_str() {
+        "builtins.enumerate" | "builtins.iter" | "tqdm.tqdm" | "tqdm.auto.tqdm" | "tqdm.notebook.tqdm"
+        | "itertools.islice" => first,
+        "builtins.zip" | "itertools.chain" => matches!(pos, ArgPos::Pos(_)),
+        _ => false,
+    }
+}
+
 /// The training code of a compilation, ready for questions.
 pub(crate) struct Code<'a> {
     pub prog: &'a Program,
@@ -290,7 +302,7 @@ fn append_item(config: &super::Config<'_>, path: &[crate::yaml::PathSeg], item: 
 /// environment carries stagec's defaults (`CUBLAS_WORKSPACE_CONFIG`,
 /// `PYTHONHASHSEED`) to every rank.
 pub(crate) fn plan_environment(cx: &Cx<'_>) -> bool {
-    cx.options.require_variables
+    cx.require_variables
 }
 
 /// Whether the code assigns environment variable `name` (`os.environ[...]
@@ -379,35 +391,29 @@ pub(crate) fn trains(code: &Code<'_>, scope: Scope, st: &Stmt) -> bool {
 pub(crate) fn feeds_training(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> bool {
     let prog = code.prog;
     let mut training = false;
-    prog.flows(
-        scope,
-        anc,
-        loader,
-        &super::distributed_sampler_without_set_epoch::iteration_wrapper,
-        &mut |flow| match flow {
-            Flow::Iterated {
-                scope, stmt: Some(st), ..
-            } if trains(code, scope, st) => training = true,
-            Flow::Returned { func: Some(f), .. }
-                if prog
-                    .func(f)
-                    .is_some_and(|x| x.name == "build_training_data_loader" || x.name == "train_dataloader") =>
-            {
+    prog.flows(scope, anc, loader, &iteration_wrapper, &mut |flow| match flow {
+        Flow::Iterated {
+            scope, stmt: Some(st), ..
+        } if trains(code, scope, st) => training = true,
+        Flow::Returned { func: Some(f), .. }
+            if prog
+                .func(f)
+                .is_some_and(|x| x.name == "build_training_data_loader" || x.name == "train_dataloader") =>
+        {
+            training = true;
+        }
+        Flow::Stored { target, .. } => {
+            let name = match &target.kind {
+                ExprKind::Name(n) => n.as_str(),
+                ExprKind::Attribute { attr, .. } => attr.as_str(),
+                _ => "",
+            }
+            .to_ascii_lowercase();
+            if name.contains("train") && !["val", "test", "eval"].iter().any(|x| name.contains(x)) {
                 training = true;
             }
-            Flow::Stored { target, .. } => {
-                let name = match &target.kind {
-                    ExprKind::Name(n) => n.as_str(),
-                    ExprKind::Attribute { attr, .. } => attr.as_str(),
-                    _ => "",
-                }
-                .to_ascii_lowercase();
-                if name.contains("train") && !["val", "test", "eval"].iter().any(|x| name.contains(x)) {
-                    training = true;
-                }
-            }
-            _ => {}
-        },
-    );
+        }
+        _ => {}
+    });
     training
 }

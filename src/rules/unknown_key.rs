@@ -29,7 +29,7 @@ declare_rule! {
 
 use super::text::backticked;
 use super::{Cx, Sink};
-use crate::diagnostic::Edit;
+use crate::diagnostic::{Applicability, Edit};
 use crate::edit;
 use crate::schema::FindingKind;
 use crate::source::{FileId, Span};
@@ -58,7 +58,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                             fix: Some((
                                 format!("Rename to `{best}`"),
                                 vec![edit::replace(file, f.span, best)],
-                                false,
+                                Applicability::Safe,
                             )),
                         }),
                         None if !allowed.is_empty() && allowed.len() <= 12 => Some(Advice {
@@ -76,10 +76,10 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             if let Some(advice) = advice {
                 d.help(advice.help);
                 match advice.fix {
-                    Some((title, edits, false)) => {
+                    Some((title, edits, Applicability::Safe)) => {
                         d.fix(title, edits);
                     }
-                    Some((title, edits, true)) => {
+                    Some((title, edits, Applicability::Unsafe)) => {
                         d.unsafe_fix(title, edits);
                     }
                     None => {}
@@ -89,10 +89,10 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     }
 }
 
-/// Help for an unknown key, and a fix (title, edits, whether it needs review).
+/// Help for an unknown key, and a fix (title, edits, how safely it applies).
 struct Advice {
     help: String,
-    fix: Option<(String, Vec<Edit>, bool)>,
+    fix: Option<(String, Vec<Edit>, Applicability)>,
 }
 
 impl Advice {
@@ -114,7 +114,7 @@ fn known_confusion(file: FileId, text: &str, tree: &Tree, path: &[PathSeg], key:
         }
         "storage_type" if in_storage => Some(Advice {
             help: "Determined selects the storage backend with `type`".into(),
-            fix: Some(("Rename to `type`".into(), vec![edit::replace(file, span, "type")], false)),
+            fix: Some(("Rename to `type`".into(), vec![edit::replace(file, span, "type")], Applicability::Safe)),
         }),
         "config" if in_storage => Advice::help(
             "Determined takes the storage settings (`bucket`, `access_key`, ...) directly under `checkpoint_storage`, not nested in `config`",
@@ -193,7 +193,13 @@ fn checkpoints_shape(file: FileId, text: &str, tree: &Tree, key: &str, span: Spa
     let fix = (!has_secret)
         .then(|| edit::rewrite_block(file, text, Span::new(span.start, end), &block))
         .flatten()
-        .map(|e| ("Rewrite as `checkpoint_storage`".to_string(), vec![e], true));
+        .map(|e| {
+            (
+                "Rewrite as `checkpoint_storage`".to_string(),
+                vec![e],
+                Applicability::Unsafe,
+            )
+        });
     let mut help = format!("Determined expects the storage type in `type` and its settings beside it:\n{shown}");
     if has_secret {
         help.push_str(

@@ -32,10 +32,10 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         let VarSite::Reference { span, reference: r } = site else {
             continue;
         };
-        if r.default.is_some() || (cx.options.env)(&r.name).is_some() {
+        if r.default.is_some() || (cx.env)(&r.name).is_some() {
             continue;
         }
-        let severity = if cx.options.require_variables {
+        let severity = if cx.require_variables {
             Severity::Error
         } else {
             Severity::Warning

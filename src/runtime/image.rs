@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::data::{self, ImageRow};
 use super::version::Version;
+pub use crate::settings::Stated;
 
 /// What kind of accelerator an image is built for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -393,15 +394,6 @@ fn pip_or_conda_arch_list(repository: &str, torch: Option<Version>, cuda: Option
         )
     };
     ArchList::parse(&row.arch_list, build)
-}
-
-/// What an experiment states about its image (`hpp_config.image_provides`).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Stated {
-    pub cuda: Option<String>,
-    pub torch: Option<String>,
-    pub python: Option<String>,
-    pub arch_list: Option<Vec<String>>,
 }
 
 /// The facts an experiment states about its image.

@@ -1,6 +1,6 @@
 //! stagec's own cluster inventory format (`--inventory cluster.yaml`): the
 //! nodes of a cluster with the GPUs each one offers. The generated schema is
-//! `schemas/inventory.schema.json`; `crate::hardware::inventory` reads this
+//! `schemas/inventory.schema.json`; the hardware inventory reader reads this
 //! format together with Kubernetes NodeLists and `nvidia-smi` CSV.
 //!
 //! ```yaml

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use super::entry::{self, Launch, NotPython, Target};
 use super::{EntrySpec, FileRole, LeftOut, TrainingInput, TrainingSources, MAX_BYTES, MAX_FILES, MAX_FILE_BYTES};
-use crate::project::Input;
+use crate::source::Input;
 use crate::yaml::{Budgets, Schema, Tree, YamlIssue};
 
 /// The config as discovery parsed it to find the entrypoint (with the
@@ -169,17 +169,7 @@ fn normalize(cwd: Option<&str>, written: &str) -> Option<String> {
     if full.starts_with('/') {
         return None;
     }
-    let mut parts: Vec<&str> = Vec::new();
-    for p in full.split('/') {
-        match p {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            p => parts.push(p),
-        }
-    }
-    (!parts.is_empty()).then(|| parts.join("/"))
+    crate::fsutil::normalize_relative(&full)
 }
 
 /// The dotted module name of a file found under `root`.
@@ -424,7 +414,7 @@ pub fn discover(
 fn same(name: &str, rel: &str, ctx: &Context<'_>) -> bool {
     ctx.files
         .get(rel)
-        .is_some_and(|p| crate::project::display_name(p) == name)
+        .is_some_and(|p| crate::source::display_name(p) == name)
         || relative(ctx.root, Path::new(name)).as_deref() == Some(rel)
 }
 

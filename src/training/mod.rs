@@ -3,10 +3,10 @@
 //! files named on the command line.
 //!
 //! Phases, each plain data:
-//! * [`discover`] (from [`crate::project::Project::discover`]): the entry
+//! * [`discover`] (when a project is discovered): the entry
 //!   file and its imports as [`TrainingSources`], found the way Python finds
 //!   them inside the context (a cheap scan of import lines, no parsing);
-//! * [`ParsedFile`] (in [`crate::compile`]): a file's top-level chunks,
+//! * [`ParsedFile`] (when the project is compiled): a file's top-level chunks,
 //!   each parsed with tree-sitter into an owned [`ast`] only when a check
 //!   asks for it; parsed files are shared (`Arc`) so the language server
 //!   keeps them for unchanged files ([`Cache`]);
@@ -20,8 +20,8 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::project::Input;
 use crate::source::FileId;
+use crate::source::Input;
 
 pub mod ast;
 pub mod discover;
