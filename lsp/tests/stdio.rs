@@ -654,7 +654,7 @@ fn unsupported_dtype_quick_fix_from_an_unsaved_model() {
 #[test]
 fn training_code_is_checked_and_only_the_changed_file_parsed_again() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/projects/training_p3_core_api_module")
+        .join("../tests/rules/T103/pos_p3_core_api_module")
         .canonicalize()
         .expect("the training project");
     let config_uri = uri_of(&dir.join("const.yaml"));
