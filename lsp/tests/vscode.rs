@@ -4,8 +4,9 @@
 //! its packaging into a `.vsix` by `scripts/package-vscode.sh` with
 //! @vscode/vsce from npm — with the LICENSE and a `repository` field, so
 //! vsce needs neither `--skip-license` nor `--allow-missing-repository`.
-//! Each part is skipped with a printed notice only when Node.js is missing or
-//! the npm registry is unreachable.
+//! Each part is skipped with a printed notice when Node.js is missing or
+//! vsce is not installed (nothing is installed unless `STAGEC_REQUIRE_TOOLS`
+//! is set, and then a missing tool fails the test).
 
 #[path = "../../tests/support/tools.rs"]
 mod tools;
@@ -22,10 +23,7 @@ fn have(program: &str, test: &str) -> bool {
         .output()
         .map(|o| o.status.success())
         .unwrap_or(false);
-    if !found {
-        eprintln!("SKIPPED {test}: `{program}` is not installed");
-    }
-    found
+    found || tools::skip::<()>(tools::REQUIRE_TOOLS, test, &format!("`{program}` is not installed")).is_some()
 }
 
 #[test]
@@ -139,6 +137,11 @@ fn zip_member(vsix: &Path, member: &str) -> Option<String> {
 #[test]
 fn vsix_packages_with_license_and_repository() {
     let test = "vsix_packages_with_license_and_repository";
+    if !tools::required(tools::REQUIRE_TOOLS) {
+        // Packaging installs vsce and the extension's dependencies from npm.
+        let _: Option<()> = tools::skip(tools::REQUIRE_TOOLS, test, "packaging installs from the npm registry");
+        return;
+    }
     if !have("npm", test) || !have("python3", test) {
         return;
     }
@@ -154,7 +157,8 @@ fn vsix_packages_with_license_and_repository() {
     eprintln!("package-vscode.sh took {:.1?}", started.elapsed());
     let stderr = String::from_utf8_lossy(&out.stderr);
     if matches!(out.status.code(), Some(3 | 4)) {
-        eprintln!("SKIPPED {test}: {}", stderr.lines().last().unwrap_or("npm unavailable"));
+        let why = stderr.lines().last().unwrap_or("npm unavailable").to_string();
+        let _: Option<()> = tools::skip(tools::REQUIRE_TOOLS, test, &why);
         return;
     }
     assert!(

@@ -4,6 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+#[path = "../support/tools.rs"]
+pub mod tools;
+
 use stagec::project::{ContextScan, Disk, Overlay, Project, SourceSpec};
 use stagec::render::{self, human::Style, Report, Summary};
 use stagec::selection::Selection;
@@ -56,12 +59,11 @@ pub fn shared_dir() -> Option<PathBuf> {
     if dir.is_dir() {
         return Some(dir);
     }
-    assert!(
-        std::env::var_os("STAGEC_REQUIRE_SHARED").is_none(),
-        "../shared is absent, but STAGEC_REQUIRE_SHARED says this run needs it"
-    );
-    eprintln!("notice: ../shared is absent; skipping this test (users' clones do not have it)");
-    None
+    tools::skip(
+        "STAGEC_REQUIRE_SHARED",
+        "this test",
+        "../shared is absent (users' clones do not have it)",
+    )
 }
 
 /// The options every test check uses: the test environment and, when

@@ -8,8 +8,7 @@
 //! `STAGEC_BIN` points the install step at the binary cargo built for this
 //! test instead of a `cargo install`.
 
-#[path = "../support/tools.rs"]
-mod tools;
+use crate::common::tools;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -9,7 +9,8 @@
 //! The oracle is installed by the project's own script into
 //! `target/oracle-venv` from PyPI; where PyPI or `../shared` is out of
 //! reach the test skips with a notice (CI sets `STAGEC_REQUIRE_ORACLE` and
-//! `STAGEC_REQUIRE_SHARED`, and then it fails instead).
+//! `STAGEC_REQUIRE_SHARED`, and then it fails instead). Without
+//! `STAGEC_REQUIRE_ORACLE` nothing is installed.
 
 use crate::common;
 
@@ -332,27 +333,31 @@ fn allow_list() -> Vec<Allowed> {
         .collect()
 }
 
-/// The oracle's interpreter, installed if needed; `None` (after a notice)
-/// where it cannot be.
+/// The oracle's interpreter. Without `STAGEC_REQUIRE_ORACLE` nothing is
+/// installed: an environment already set up is used, and otherwise the test
+/// is skipped with a notice. With it the environment is set up from PyPI
+/// when missing, and any failure fails the test.
 fn oracle() -> Option<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let venv = root.join("target/oracle-venv");
     let python = venv.join("bin/python");
-    let required = std::env::var_os("STAGEC_REQUIRE_ORACLE").is_some();
-    let status = Command::new("bash")
-        .arg(root.join("scripts/oracle/setup.sh"))
-        .arg(&venv)
-        .status();
-    match status {
+    let switch = "STAGEC_REQUIRE_ORACLE";
+    let mut setup = Command::new("bash");
+    setup.arg(root.join("scripts/oracle/setup.sh")).arg(&venv);
+    if !common::tools::required(switch) {
+        setup.env("STAGEC_TOOLS_NO_INSTALL", "1");
+    }
+    match setup.status() {
         Ok(s) if s.success() && python.exists() => Some(python),
-        other => {
-            assert!(
-                !required,
-                "the oracle could not be installed ({other:?}), but STAGEC_REQUIRE_ORACLE is set"
-            );
-            eprintln!("notice: differential test skipped: the oracle could not be installed ({other:?})");
-            None
-        }
+        other => common::tools::skip(
+            switch,
+            "differential",
+            &format!(
+                "the oracle (Determined's validator from PyPI) is not set up in {} (setup.sh: {:?})",
+                venv.display(),
+                other.map(|s| s.code())
+            ),
+        ),
     }
 }
 

@@ -7,7 +7,7 @@
 //! the address space of its whole process, which no other test should share.
 //!
 //! Tests that need something a plain checkout may lack follow one switch
-//! each (`support/require.rs`): skipped with a notice by default, failing
+//! each (`support/tools.rs`): skipped with a notice by default, failing
 //! when the switch is set (`.ci/run` sets them all).
 
 #[path = "../common/mod.rs"]

@@ -20,11 +20,11 @@
 //! minutes; an optimised cold build, as users get it, takes 8 to 9 minutes
 //! there).
 //!
-//! Skipped with a printed notice only when PyPI is unreachable (or pre-commit
-//! cannot be installed at all) or when this is not a git checkout.
+//! Skipped with a printed notice unless pre-commit is already installed in
+//! `target/tools/` or `STAGEC_REQUIRE_TOOLS` is set (which installs it, and
+//! makes a missing registry or checkout a failure).
 
-#[path = "../support/tools.rs"]
-mod tools;
+use crate::common::tools;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -95,10 +95,11 @@ fn pre_commit_hook_fails_on_the_seed_then_passes_once_fixed() {
     let repo = tools::repo_root();
     let inside = git(&repo, &["rev-parse", "--is-inside-work-tree"]);
     if !inside.status.success() || git(&repo, &["rev-parse", "HEAD"]).status.code() != Some(0) {
-        eprintln!(
-            "SKIPPED pre_commit: {} is not a git checkout with a commit; pre-commit try-repo needs one",
+        let why = format!(
+            "{} is not a git checkout with a commit; pre-commit try-repo needs one",
             repo.display()
         );
+        let _: Option<()> = tools::skip(tools::REQUIRE_TOOLS, "pre_commit", &why);
         return;
     }
     let tracked = git(&repo, &["ls-files", "--error-unmatch", ".pre-commit-hooks.yaml"]);
