@@ -51,7 +51,7 @@ fn every_page_is_linked_from_the_index_and_the_url_names_it() {
     }
 }
 
-/// The README's Neovim snippet is the one `lsp/tests/neovim.rs` runs (the
+/// The README's Neovim snippet is the one `lsp/tests/it/neovim.rs` runs (the
 /// block after `<!-- nvim-snippet: 0.8 -->` in docs/editors.md).
 #[test]
 fn readme_neovim_snippet_is_the_tested_one() {

@@ -4,11 +4,10 @@
 //! suite's limits (1 GiB of address space, a timeout): it must end by itself
 //! with status 0 or 1 (`fix` findings through `check --fix
 //! --unsafe-fixes`). (`lsp_transport` findings are replayed by
-//! `lsp/tests/hostile.rs`.)
+//! `lsp/tests/it/hostile.rs`.)
 #![cfg(unix)]
 
-#[path = "../hostile/harness.rs"]
-mod harness;
+use crate::harness;
 
 use std::path::{Path, PathBuf};
 

@@ -9,8 +9,7 @@
 //! of many megabytes), so nothing large is committed.
 #![cfg(unix)]
 
-#[path = "../hostile/harness.rs"]
-mod harness;
+use crate::harness;
 
 use std::path::Path;
 use std::time::Duration;
@@ -746,7 +745,7 @@ fn item07_folder_walks_and_stdin_are_bounded() {
     f.finish();
 }
 
-// 8. Malformed LSP frames: see lsp/tests/hostile.rs.
+// 8. Malformed LSP frames: see lsp/tests/it/hostile.rs.
 
 // ---------------------------------------------------------------------------
 // 9. The C101 fix for `checkpoints: {storage_type, config}` never copies

@@ -12,6 +12,10 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+/// Runs the built binaries under limits (`hostile`, `fuzz_regressions`).
+#[cfg(unix)]
+#[path = "../hostile/harness.rs"]
+mod harness;
 
 mod action;
 mod cli;

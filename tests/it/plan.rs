@@ -1,4 +1,4 @@
-//! `stagec plan` and `diff` as users run them (`stagec probe`: `tests/probe.rs`).
+//! `stagec plan` and `diff` as users run them (`stagec probe`: `tests/it/probe.rs`).
 
 use crate::common;
 

@@ -13,8 +13,7 @@
 //! Neovim is already there or `STAGEC_REQUIRE_TOOLS` is set (which installs it,
 //! and makes any failure to get it a test failure).
 
-#[path = "../../tests/support/tools.rs"]
-mod tools;
+use crate::tools;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -8,8 +8,7 @@
 //! vsce is not installed (nothing is installed unless `STAGEC_REQUIRE_TOOLS`
 //! is set, and then a missing tool fails the test).
 
-#[path = "../../tests/support/tools.rs"]
-mod tools;
+use crate::tools;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
