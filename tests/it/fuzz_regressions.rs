@@ -4,7 +4,7 @@
 //! suite's limits (1 GiB of address space, a timeout): it must end by itself
 //! with status 0 or 1 (`fix` findings through `check --fix
 //! --unsafe-fixes`). (`lsp_transport` findings are replayed by
-//! `lsp/tests/it/hostile.rs`.)
+//! `lsp/tests/hostile.rs`.)
 #![cfg(unix)]
 
 use crate::harness;

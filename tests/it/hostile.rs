@@ -745,7 +745,7 @@ fn item07_folder_walks_and_stdin_are_bounded() {
     f.finish();
 }
 
-// 8. Malformed LSP frames: see lsp/tests/it/hostile.rs.
+// 8. Malformed LSP frames: see lsp/tests/hostile.rs.
 
 // ---------------------------------------------------------------------------
 // 9. The C101 fix for `checkpoints: {storage_type, config}` never copies

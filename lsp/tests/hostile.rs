@@ -7,7 +7,7 @@
 //! a deaf or hung server fails the test instead of hanging CI.
 #![cfg(unix)]
 
-#[path = "../../../tests/hostile/harness.rs"]
+#[path = "../../tests/hostile/harness.rs"]
 mod harness;
 
 use std::collections::VecDeque;
@@ -655,7 +655,7 @@ fn part2_item10_opening_a_folder_of_configs_keeps_the_server_answering() {
     f.check("shutdown", c.shutdown());
     f.finish();
 }
-#[path = "../hostile/part2_settings.rs"]
+#[path = "hostile/part2_settings.rs"]
 mod part2_settings;
 
 /// Issue 21, item 10: a keystroke in a config of 8,000 log hyperparameters
