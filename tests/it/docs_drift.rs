@@ -51,24 +51,44 @@ fn every_page_is_linked_from_the_index_and_the_url_names_it() {
     }
 }
 
-/// The README's Neovim snippet is the one `lsp/tests/it/neovim.rs` runs (the
-/// block after `<!-- nvim-snippet: 0.8 -->` in docs/editors.md).
+/// The Neovim snippet `lsp/tests/it/neovim.rs` runs (the block after
+/// `<!-- nvim-snippet: 0.8 -->` in docs/editors.md) is the one every other
+/// page shows in its Neovim section (the README's, where it has one).
 #[test]
 fn readme_neovim_snippet_is_the_tested_one() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let editors = std::fs::read_to_string(root.join("docs/editors.md")).expect("docs/editors.md");
-    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
     let after = editors
         .split("<!-- nvim-snippet: 0.8 -->")
         .nth(1)
         .expect("the 0.8 snippet marker");
     let block = lua_block(after).expect("a lua block after the marker");
-    let neovim = readme.split("### Neovim").nth(1).expect("README's Neovim section");
-    assert_eq!(
-        lua_block(neovim),
-        Some(block),
-        "README's Neovim snippet differs from docs/editors.md"
+    let mut pages = vec![root.join("README.md")];
+    pages.extend(
+        std::fs::read_dir(root.join("docs"))
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "md") && !p.ends_with("editors.md")),
     );
+    for page in pages {
+        let text = std::fs::read_to_string(&page).unwrap_or_default();
+        let Some(section) = text.split("### Neovim").nth(1) else {
+            continue;
+        };
+        // The section up to the next heading of its level or above.
+        let section = section.split("\n## ").next().unwrap_or(section);
+        let section = section.split("\n### ").next().unwrap_or(section);
+        if let Some(copy) = lua_block(section) {
+            assert_eq!(
+                copy,
+                block,
+                "{}'s Neovim snippet differs from docs/editors.md",
+                page.display()
+            );
+        }
+    }
 }
 
 fn lua_block(text: &str) -> Option<&str> {

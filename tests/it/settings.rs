@@ -177,14 +177,29 @@ fn settings_cases() {
     );
 }
 
-/// The README's settings example is valid settings, and says what it says.
+/// The documentation's settings example (in the README, or in the
+/// `docs/` page the README points to) is valid settings, and says what it
+/// says.
 #[test]
 fn readme_settings_example_is_valid() {
-    let readme = std::fs::read_to_string(repo().join("README.md")).expect("README.md");
-    let start = readme
-        .find("```toml\n# pyproject.toml\n")
-        .expect("the README shows a pyproject.toml example");
-    let body = &readme[start + "```toml\n".len()..];
+    let fence = "```toml\n# pyproject.toml\n";
+    let mut pages = vec![repo().join("README.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(repo().join("docs"))
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    docs.sort();
+    pages.extend(docs);
+    let text = pages
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .find(|t| t.contains(fence))
+        .expect("the README or a page of docs/ shows a pyproject.toml example");
+    let start = text.find(fence).unwrap_or_default();
+    let body = &text[start + "```toml\n".len()..];
     let end = body.find("```").expect("the example ends");
     let origin = stagec::settings_file::SettingsOrigin::new("/repo/pyproject.toml");
     let settings = stagec::settings_file::parse(&body[..end], origin)
