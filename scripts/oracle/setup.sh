@@ -8,8 +8,11 @@
 # code was written against (it was pulled in through docker-compose's pin
 # back then).  Nothing else.
 #
-# Exit status: 0 ready, 3 the package index could not be reached (the caller
-# skips the oracle test), anything else a real failure.
+# With STAGEC_TOOLS_NO_INSTALL set it only checks that the environment is
+# ready and installs nothing (exit 5 when it is not).
+#
+# Exit status: 0 ready, 3 the package index could not be reached, 5 not
+# ready and installing not allowed, anything else a real failure.
 set -euo pipefail
 
 VENV="${1:-target/oracle-venv}"
@@ -18,6 +21,11 @@ MARKER="$VENV/.oracle-ready-v1"
 
 if [ -f "$MARKER" ] && "$VENV/bin/python" -c 'import jsonschema' >/dev/null 2>&1; then
     exit 0
+fi
+
+if [ -n "${STAGEC_TOOLS_NO_INSTALL:-}" ]; then
+    echo "oracle setup: $VENV is not ready (set STAGEC_REQUIRE_ORACLE=1 to install it and run the test)" >&2
+    exit 5
 fi
 
 if ! command -v "$PYTHON" >/dev/null 2>&1; then

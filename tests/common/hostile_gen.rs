@@ -8,7 +8,7 @@
 //!
 //! Sizes stay small (a few KiB per input), so a property runs hundreds of
 //! cases in seconds even in a debug build; the point is shape, not volume
-//! (volume is `tests/hostile.rs`'s job).
+//! (volume is `tests/it/hostile.rs`'s job).
 #![allow(dead_code)]
 
 use proptest::collection::vec;

@@ -7,7 +7,7 @@
 //!
 //! No dependency: `setrlimit`, `wait4` and friends are declared here and
 //! called through `std::os::unix::process::CommandExt::pre_exec`. Shared by
-//! `tests/hostile.rs` and `lsp/tests/hostile.rs` (through `#[path]`).
+//! `tests/it/hostile.rs` and `lsp/tests/hostile.rs` (through `#[path]`).
 #![allow(dead_code)]
 
 use std::ffi::OsStr;

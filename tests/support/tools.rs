@@ -1,11 +1,43 @@
 //! Third-party tools for the integration tests, installed from their package
 //! registries by `scripts/install-test-tools.sh` (shared by the root crate's
-//! tests and `lsp/tests/`, which include this file with `#[path]`).
+//! tests and `lsp/tests/`, which include this file with `#[path]`), and the
+//! one switch convention for tests that need something a plain checkout may
+//! lack: without the switch such a test is skipped with a printed notice
+//! (and nothing is installed); with it (CI sets them all in `.ci/run`) a
+//! missing tool, registry, folder or compiler fails the test.
+//!
+//! | switch                    | what the test needs                          |
+//! |---------------------------|----------------------------------------------|
+//! | `STAGEC_REQUIRE_TOOLS`    | pre-commit, Neovim, Node.js and vsce (installed from their registries) |
+//! | `STAGEC_REQUIRE_ORACLE`   | Determined's validator from PyPI (`differential`) |
+//! | `STAGEC_REQUIRE_SHARED`   | `../shared` beside the checkout               |
+//! | `STAGEC_REQUIRE_FAKECUDA` | a C compiler for the stand-in CUDA driver     |
 
 #![allow(dead_code)] // each test crate uses a part
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// The switch for tests that drive third-party tools.
+pub const REQUIRE_TOOLS: &str = "STAGEC_REQUIRE_TOOLS";
+
+/// Exit status of the install script when the tool is not there and
+/// installing was not allowed.
+const NOT_INSTALLED: i32 = 5;
+
+/// Whether the switch `name` is on (set, and neither empty nor `0`).
+pub fn required(name: &str) -> bool {
+    std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Skips `test` for want of `what` with a notice, or fails it when the
+/// switch `name` says this run must have it. Returns `None` to skip.
+pub fn skip<T>(name: &str, test: &str, what: &str) -> Option<T> {
+    assert!(!required(name), "{test}: {what}, but {name} says this run needs it");
+    // Printed to stderr so it shows with and without --nocapture.
+    eprintln!("SKIPPED {test}: {what} (set {name}=1 to run it; CI does)");
+    None
+}
 
 /// Exit status of the install script when a registry cannot be reached.
 const UNREACHABLE: i32 = 3;
@@ -25,19 +57,28 @@ pub fn repo_root() -> PathBuf {
     dir
 }
 
-/// Installs (or finds) `tool` and returns its executable, or `None` after
-/// printing why the test is skipped when the tool's registry is unreachable
-/// or the tool cannot be installed here. Any other failure fails the test.
+/// Finds `tool` and returns its executable. Without `STAGEC_REQUIRE_TOOLS`
+/// nothing is installed: a tool already there is used, and otherwise the
+/// test is skipped with a notice. With it the tool is installed from its
+/// registry when missing, and any failure to get it fails the test.
 pub fn install(tool: &str, test: &str) -> Option<PathBuf> {
     let root = repo_root();
     let script = root.join("scripts/install-test-tools.sh");
-    let out = Command::new("bash")
-        .arg(&script)
-        .arg(tool)
-        .current_dir(&root)
+    let must = required(REQUIRE_TOOLS);
+    let mut cmd = Command::new("bash");
+    cmd.arg(&script).arg(tool).current_dir(&root);
+    if !must {
+        cmd.env("STAGEC_TOOLS_NO_INSTALL", "1");
+    }
+    let out = cmd
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
     let stderr = String::from_utf8_lossy(&out.stderr);
+    let why = stderr
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("install-test-tools:"))
+        .unwrap_or("no reason given");
     match out.status.code() {
         Some(0) => {
             let stdout = String::from_utf8_lossy(&out.stdout);
@@ -48,24 +89,22 @@ pub fn install(tool: &str, test: &str) -> Option<PathBuf> {
             );
             Some(PathBuf::from(path))
         }
-        Some(code @ (UNREACHABLE | UNAVAILABLE)) => {
-            let why = stderr
-                .lines()
-                .rev()
-                .find(|l| l.starts_with("install-test-tools:"))
-                .unwrap_or("no reason given");
-            let kind = if code == UNREACHABLE {
-                "registry unreachable"
-            } else {
-                "cannot install here"
+        Some(code @ (NOT_INSTALLED | UNREACHABLE | UNAVAILABLE)) if !must => {
+            let kind = match code {
+                NOT_INSTALLED => "not installed",
+                UNREACHABLE => "registry unreachable",
+                _ => "cannot install here",
             };
-            // Printed to stderr so it shows with and without --nocapture.
-            eprintln!("SKIPPED {test}: {tool} is not available ({kind}): {why}");
-            None
+            skip(REQUIRE_TOOLS, test, &format!("{tool} is not available ({kind}): {why}"))
         }
         _ => panic!(
-            "scripts/install-test-tools.sh {tool} failed ({}):\n{stderr}",
-            out.status
+            "scripts/install-test-tools.sh {tool} failed ({}){}:\n{stderr}",
+            out.status,
+            if must {
+                ", and STAGEC_REQUIRE_TOOLS says this run needs it"
+            } else {
+                ""
+            }
         ),
     }
 }

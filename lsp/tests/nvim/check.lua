@@ -1,5 +1,5 @@
 -- Headless Neovim drives stagec-lsp as a user's configuration does; run by
--- lsp/tests/neovim.rs:
+-- lsp/tests/it/neovim.rs:
 --
 --   nvim --headless -n -i NONE -u NONE -c "luafile lsp/tests/nvim/check.lua"
 --

@@ -2,7 +2,7 @@
 // stub `vscode` and `vscode-languageclient/node` modules and prints, as one
 // JSON list on stdout, how it started the language server: the command and
 // the LSP initializationOptions, at activation and after each settings
-// change. Run by lsp/tests/vscode.rs:
+// change. Run by lsp/tests/it/vscode.rs:
 //
 //   node options.js EXTENSION.js CASES_JSON
 //
