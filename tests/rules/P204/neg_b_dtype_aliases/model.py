@@ -1,5 +1,5 @@
-# P204 look-alike: dtypes written as aliases (`"half"`, `"bf16"`) and the
-# full fp8 name `torch.float8_e4m3fn` on an h100.
+# P204 look-alike: dtypes written as aliases (`"half"`, `"bf16"`) and as a torch
+# name (`torch.float32`).
 # expect: none
 import torch
 import torch.nn as nn
@@ -10,12 +10,12 @@ class Encoder(nn.Module):
     def __init__(self):
         super().__init__()
 
-@stage_decorator(stage_id=1, device="h100", dtype=torch.float8_e4m3fn)
+@stage_decorator(stage_id=1, device="h100", dtype="bf16")
 class Block(nn.Module):
     def __init__(self):
         super().__init__()
 
-@stage_decorator(stage_id=2, device="a100", dtype="bf16")
+@stage_decorator(stage_id=2, device="a100", dtype=torch.float32)
 class Head(nn.Module):
     def __init__(self):
         super().__init__()
