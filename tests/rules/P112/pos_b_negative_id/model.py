@@ -1,0 +1,27 @@
+# P112: the first stage is numbered -1 (ids count from 0).
+# expect: P112 at 7:27
+import torch
+import torch.nn as nn
+from determined.hpp import stage_decorator
+
+@stage_decorator(stage_id=-1, device="a100", dtype=torch.bfloat16)
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+@stage_decorator(stage_id=0, device="h100", dtype=torch.bfloat16)
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+@stage_decorator(stage_id=1, device="a100", dtype=torch.bfloat16)
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = Encoder()
+        self.block = Block()
+        self.head = Head()

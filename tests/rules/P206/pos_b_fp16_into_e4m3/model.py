@@ -1,0 +1,27 @@
+# P206: stage 0 sends fp16 activations (±65504) into the fp8 e4m3fn block (±448).
+# expect: P206 at 12:51
+import torch
+import torch.nn as nn
+from determined.hpp import stage_decorator
+
+@stage_decorator(stage_id=0, device="a100", dtype=torch.float16)
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+@stage_decorator(stage_id=1, device="h100", dtype=torch.float8_e4m3fn)
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+@stage_decorator(stage_id=2, device="a100", dtype=torch.float32)
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = Encoder()
+        self.block = Block()
+        self.head = Head()
