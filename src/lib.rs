@@ -21,6 +21,7 @@ pub mod ide;
 pub mod pipeline;
 pub mod plan;
 pub mod project;
+pub mod python;
 pub mod python_grammar;
 pub mod render;
 pub mod rules;

@@ -23,6 +23,8 @@ use std::ops::Range;
 
 use tree_sitter::{Node, Parser, Point, Tree};
 
+use crate::python::literal::{self, IntError};
+use crate::python::ParsedFile;
 use crate::python_grammar::KindName;
 
 /// Name of the decorator function that marks a class as a pipeline stage.
@@ -254,50 +256,36 @@ pub enum NotLiteral {
 /// [`PyModel::syntax_errors`] or [`PyModel::problems`].
 #[must_use]
 pub fn read_model(text: &str) -> PyModel {
-    read_model_with_tree(text).0
+    read_model_in(&ParsedFile::new(text))
 }
 
-/// [`read_model`], and the parse of the whole file when it has no syntax
-/// errors (of the text with each lone `\r` read as `\n`), for other readers
-/// of the same file.
-pub fn read_model_with_tree(text: &str) -> (PyModel, Option<tree_sitter::Tree>) {
-    // Python ends lines at a lone `\r` too; tree-sitter's grammar does not.
-    // Each lone `\r` becomes `\n`, byte for byte, so every span holds.
-    let normalized;
-    let text = if text.contains('\r') {
-        normalized = crate::python_grammar::lone_cr_to_lf(text);
-        normalized.as_str()
-    } else {
-        text
-    };
+/// [`read_model`] of a file of the Python front end: its whole-file parse
+/// (made now if no reader asked for it yet) is the one the training analysis
+/// reads, so the file is parsed once. Spans are into [`ParsedFile::text`]
+/// (each lone `\r` read as `\n`, byte for byte, so every span holds).
+pub fn read_model_in(file: &ParsedFile) -> PyModel {
+    let text = file.text();
     let mut model = PyModel::default();
-    let mut parser = Parser::new();
-    if let Err(err) = parser.set_language(&crate::python_grammar::language()) {
-        model.problems.push(PyProblem {
-            kind: PyProblemKind::ParserUnavailable(Some(err.to_string())),
-            span: 0..0,
-        });
-        return (model, None);
-    }
-    let Some(main) = parser.parse(text, None) else {
-        model.problems.push(PyProblem {
-            kind: PyProblemKind::ParserUnavailable(None),
-            span: 0..0,
-        });
-        return (model, None);
+    let main = match file.tree() {
+        Ok(tree) => tree,
+        Err(reason) => {
+            model.problems.push(PyProblem {
+                kind: PyProblemKind::ParserUnavailable(reason),
+                span: 0..0,
+            });
+            return model;
+        }
     };
 
     model.syntax_errors = syntax_errors(main.root_node(), text);
-    let whole = (!main.root_node().has_error()).then(|| main.clone());
-    let recovered = recovery_trees(&mut parser, &main, text);
-    let mut trees = vec![main];
-    trees.extend(recovered);
+    let recovered = recovery_trees(main, text);
+    let trees: Vec<&Tree> = std::iter::once(main).chain(recovered.iter()).collect();
 
     // Collect the interesting nodes of all trees.
     let mut imports = Vec::new();
     let mut decorated = Vec::new();
     let mut classes = Vec::new();
-    for tree in &trees {
+    for tree in trees {
         walk(tree.root_node(), |node| {
             match node.kind_name() {
                 "import_statement" | "import_from_statement" => {
@@ -347,7 +335,7 @@ pub fn read_model_with_tree(text: &str) -> (PyModel, Option<tree_sitter::Tree>) 
     model.root = pick_root(&reader, &model.stage_classes, classes);
     model.problems.extend(reader.problems);
     model.problems.sort_by_key(|p| p.span.start);
-    (model, whole)
+    model
 }
 
 /// The class whose `__init__` references the most stage classes (ties: the
@@ -595,7 +583,7 @@ fn point_at(line_starts: &[usize], byte: usize) -> Point {
 /// outermost `ERROR` node of `main`, so code after an error that swallowed
 /// the rest of the file is still seen. Chunks run from one sync point to the
 /// next (see [`sync_points`]).
-fn recovery_trees(parser: &mut Parser, main: &Tree, text: &str) -> Vec<Tree> {
+fn recovery_trees(main: &Tree, text: &str) -> Vec<Tree> {
     let root = main.root_node();
     if !root.has_error() {
         return Vec::new();
@@ -624,6 +612,10 @@ fn recovery_trees(parser: &mut Parser, main: &Tree, text: &str) -> Vec<Tree> {
         }
     }
 
+    let mut parser = Parser::new();
+    if chunks.is_empty() || parser.set_language(&crate::python_grammar::language()).is_err() {
+        return Vec::new();
+    }
     let mut trees = Vec::new();
     for chunk in chunks {
         let range = tree_sitter::Range {
@@ -639,8 +631,6 @@ fn recovery_trees(parser: &mut Parser, main: &Tree, text: &str) -> Vec<Tree> {
             trees.push(tree);
         }
     }
-    // Leave the parser in its default state.
-    let _ = parser.set_included_ranges(&[]);
     trees
 }
 
@@ -894,19 +884,8 @@ impl<'s> Reader<'s> {
         if node.kind_name() != "integer" {
             return bad(NotLiteral::Found(excerpt(self.slice(value))));
         }
-        let digits: String = self.slice(node).chars().filter(|&c| c != '_').collect();
-        let lower = digits.to_ascii_lowercase();
-        let (radix, body) = if let Some(rest) = lower.strip_prefix("0x") {
-            (16, rest)
-        } else if let Some(rest) = lower.strip_prefix("0o") {
-            (8, rest)
-        } else if let Some(rest) = lower.strip_prefix("0b") {
-            (2, rest)
-        } else {
-            (10, lower.as_str())
-        };
         let out_of_range = || Err(PyProblemKind::StageIdOutOfRange(excerpt(self.slice(value))));
-        match i128::from_str_radix(body, radix) {
+        match literal::int(self.slice(node)) {
             Ok(v) => {
                 let v = if negative { -v } else { v };
                 match i64::try_from(v) {
@@ -914,8 +893,8 @@ impl<'s> Reader<'s> {
                     Err(_) => out_of_range(),
                 }
             }
-            Err(e) if matches!(e.kind(), std::num::IntErrorKind::PosOverflow) => out_of_range(),
-            Err(_) => bad(NotLiteral::Found(excerpt(self.slice(value)))),
+            Err(IntError::Overflow) => out_of_range(),
+            Err(IntError::Invalid) => bad(NotLiteral::Found(excerpt(self.slice(value)))),
         }
     }
 
@@ -971,7 +950,7 @@ impl<'s> Reader<'s> {
         Ok(if prefix.contains('r') {
             raw.to_string()
         } else {
-            unescape(raw)
+            literal::unescape(raw)
         })
     }
 
@@ -1147,79 +1126,6 @@ struct Ctor<'t> {
     constructor: String,
     constructor_span: Range<usize>,
     stage_class: Option<usize>,
-}
-
-/// Interprets the escape sequences of a non-raw Python string body. Unknown
-/// escapes are kept verbatim, as Python does.
-fn unescape(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len());
-    let mut chars = raw.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        let Some(e) = chars.next() else {
-            out.push('\\');
-            break;
-        };
-        match e {
-            '\n' => {}
-            '\\' => out.push('\\'),
-            '\'' => out.push('\''),
-            '"' => out.push('"'),
-            'a' => out.push('\u{7}'),
-            'b' => out.push('\u{8}'),
-            'f' => out.push('\u{c}'),
-            'n' => out.push('\n'),
-            'r' => out.push('\r'),
-            't' => out.push('\t'),
-            'v' => out.push('\u{b}'),
-            '0'..='7' => {
-                let mut code = e.to_digit(8).unwrap_or(0);
-                for _ in 0..2 {
-                    match chars.peek().and_then(|d| d.to_digit(8)) {
-                        Some(d) => {
-                            code = code * 8 + d;
-                            chars.next();
-                        }
-                        None => break,
-                    }
-                }
-                out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
-            }
-            'x' | 'u' | 'U' => {
-                let len = match e {
-                    'x' => 2,
-                    'u' => 4,
-                    _ => 8,
-                };
-                let mut hex = String::new();
-                while hex.len() < len {
-                    match chars.peek() {
-                        Some(d) if d.is_ascii_hexdigit() => {
-                            hex.push(*d);
-                            chars.next();
-                        }
-                        _ => break,
-                    }
-                }
-                match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
-                    Some(ch) if hex.len() == len => out.push(ch),
-                    _ => {
-                        out.push('\\');
-                        out.push(e);
-                        out.push_str(&hex);
-                    }
-                }
-            }
-            other => {
-                out.push('\\');
-                out.push(other);
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -1651,8 +1557,17 @@ class Big(torch.nn.Module):
 
     #[test]
     fn missing_token_is_reported() {
-        let m = read_model("class A:\n    def __init__(self):\n        self.a = A(1, 2\n");
-        assert!(!m.syntax_errors.is_empty());
+        let src = "class A:\n    def __init__(self):\n        self.a = A(1, 2\n";
+        let m = read_model(src);
+        // The unclosed bracket of `A(1, 2`, at the bracket.
+        let paren = src.find("A(1").map_or(0, |i| i + 1);
+        assert_eq!(
+            m.syntax_errors,
+            [PySyntaxError {
+                kind: SyntaxErrorKind::Unclosed("(".into()),
+                span: paren..paren + 1,
+            }]
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@ use std::ops::Range;
 
 use tree_sitter::{Node, Parser, Point, Tree};
 
+use super::literal;
 use crate::python_grammar::KindName;
 
 use crate::source::Span;
@@ -1005,7 +1006,7 @@ impl<'t> Conv<'t> {
                 }
                 ExprKind::Str(out)
             }
-            "integer" => int_value(self.slice(node)).map_or(ExprKind::Other, ExprKind::Int),
+            "integer" => literal::int_i64(self.slice(node)).map_or(ExprKind::Other, ExprKind::Int),
             "float" => self
                 .slice(node)
                 .replace('_', "")
@@ -1224,7 +1225,7 @@ impl<'t> Conv<'t> {
         ExprKind::Str(if prefix.contains('r') {
             raw.to_string()
         } else {
-            unescape(raw)
+            literal::unescape(raw)
         })
     }
 }
@@ -1232,52 +1233,6 @@ impl<'t> Conv<'t> {
 /// `a . b` → `a.b`.
 fn dotted(text: &str) -> String {
     text.split_whitespace().collect()
-}
-
-/// An integer literal's value, when it fits.
-fn int_value(text: &str) -> Option<i64> {
-    let digits: String = text
-        .chars()
-        .filter(|&c| c != '_')
-        .collect::<String>()
-        .to_ascii_lowercase();
-    let (radix, body) = if let Some(r) = digits.strip_prefix("0x") {
-        (16, r)
-    } else if let Some(r) = digits.strip_prefix("0o") {
-        (8, r)
-    } else if let Some(r) = digits.strip_prefix("0b") {
-        (2, r)
-    } else {
-        (10, digits.as_str())
-    };
-    i64::from_str_radix(body, radix).ok()
-}
-
-/// The common escapes of a string literal's contents; others kept as
-/// written.
-fn unescape(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len());
-    let mut chars = raw.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some('0') => out.push('\0'),
-            Some(c @ ('\\' | '\'' | '"')) => out.push(c),
-            Some('\n') => {}
-            Some(other) => {
-                out.push('\\');
-                out.push(other);
-            }
-            None => out.push('\\'),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -1313,7 +1268,7 @@ mod tests {
             };
             assert!(!tree.root_node().has_error(), "{text}");
             let shared = crate::training::ParsedFile::new(text);
-            shared.offer_tree(&tree);
+            assert!(shared.tree().is_ok());
             assert!(alone.chunks().len() > 1, "{text}");
             let ranges: Vec<Range<usize>> = alone.chunks().iter().map(|c| c.range.clone()).collect();
             let converted = convert_chunks(alone.text(), &tree, &ranges);
@@ -1348,12 +1303,7 @@ mod tests {
         let text: String = (0..20_000).map(|i| format!("def f_{i}():\n    return {i}\n")).collect();
         let file = crate::training::ParsedFile::new(&text);
         assert_eq!(file.chunks().len(), 20_000);
-        let mut parser = Parser::new();
-        assert!(parser.set_language(&crate::python_grammar::language()).is_ok());
-        let Some(tree) = parser.parse(file.text(), None) else {
-            panic!("no parse")
-        };
-        file.offer_tree(&tree);
+        assert!(file.tree().is_ok_and(|tree| !tree.root_node().has_error()));
         let started = std::time::Instant::now();
         let statements: usize = (0..file.chunks().len())
             .filter_map(|i| file.chunk(i))
@@ -1379,7 +1329,7 @@ mod tests {
         assert_eq!(convert_chunks(text, &tree, &[0..10, 10..text.len()]), [None, None]);
         let alone = crate::training::ParsedFile::new(text);
         let shared = crate::training::ParsedFile::new(text);
-        shared.offer_tree(&tree);
+        assert!(shared.tree().is_ok());
         for i in 0..alone.chunks().len() {
             assert_eq!(shared.chunk(i), alone.chunk(i));
         }
@@ -1471,7 +1421,16 @@ mod tests {
     #[test]
     fn deep_nesting_is_bounded() {
         let text = format!("x = {}1{}\n", "(".repeat(5000), ")".repeat(5000));
-        let _ = parse(&text);
+        let deep = parse(&text);
+        // One assignment over the whole line, its value cut off as `Other`.
+        assert!(!deep.errors);
+        assert_eq!(deep.stmts.len(), 1);
+        assert_eq!(deep.stmts[0].span, Span::new(0, text.len() - 1));
+        assert!(
+            matches!(&deep.stmts[0].kind, StmtKind::Assign { value, .. } if value.kind == ExprKind::Other),
+            "{:?}",
+            deep.stmts[0].kind
+        );
         let mut nested = String::new();
         for i in 0..400 {
             nested.push_str(&" ".repeat(i));
@@ -1479,6 +1438,8 @@ mod tests {
         }
         nested.push_str(&" ".repeat(400));
         nested.push_str("pass\n");
-        let _ = parse(&nested);
+        let nested = parse(&nested);
+        assert!(!nested.errors);
+        assert_eq!(nested.stmts.len(), 1);
     }
 }
