@@ -21,6 +21,8 @@ mod flows;
 mod locals;
 mod names;
 mod sources;
+#[cfg(test)]
+mod tests;
 mod walk;
 
 pub use flows::is_target;
