@@ -3,8 +3,10 @@
 //! Models declare heterogeneous pipeline stages by decorating `nn.Module`
 //! subclasses with `@stage_decorator(stage_id=…, device=…, dtype=…)` and then
 //! instantiating those classes in the `__init__` of a root model. This module
-//! reads such a file **statically** with tree-sitter (the Python code is never
-//! imported or executed) and returns plain data: the decorated classes, the
+//! reads such a file **statically** (the Python code is never imported or
+//! executed), from the whole-file parse of the Python front end
+//! ([`crate::python::ParsedFile::tree`], the parse the training analysis reads
+//! too), and returns plain data: the decorated classes, the
 //! root model's `self.<attr> = Call(...)` members in assignment (= forward)
 //! order, syntax errors and argument problems.
 //!
@@ -16,7 +18,8 @@
 //! is returned. When a syntax error swallows the rest of the file (an unclosed
 //! bracket, say), the reader re-parses every later top-level `@…`, `class`,
 //! `def`, `import` or `from` line (at column 0) on its own, so stage classes
-//! declared after the error are still found.
+//! declared after the error are still found (`recovery.rs`; the declaration
+//! reader itself is `reader.rs`).
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
