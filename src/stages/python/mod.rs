@@ -296,6 +296,13 @@ pub fn read_model_in(file: &ParsedFile) -> PyModel {
                 }
                 "decorated_definition" => decorated.push(node),
                 "class_definition" => classes.push(node),
+                // Expressions hold no statements: an error-free one holds
+                // no import, decorator or class definition either.
+                "expression_statement" | "return_statement" | "decorator" | "parameters" | "argument_list"
+                    if !node.has_error() =>
+                {
+                    return false;
+                }
                 _ => {}
             }
             true
