@@ -212,8 +212,9 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
 
     // Model sources: declarations from Python and `stages.yaml`.
     let mut decls: Vec<StageDecl> = Vec::new();
-    // The whole-file parses the stage reader made, for the training rules.
-    let mut model_trees: std::collections::HashMap<FileId, tree_sitter::Tree> = std::collections::HashMap::new();
+    // The Python model sources as the stage reader read them: the training
+    // analysis reads the same files (one parse each).
+    let mut model_files: Vec<(FileId, std::sync::Arc<crate::python::ParsedFile>)> = Vec::new();
     for &id in &models {
         if !readable(&units, id) {
             continue;
@@ -226,10 +227,9 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
             unit.yaml = Some(read.document);
             unit.stages = read.issues;
         } else {
-            let (model, tree) = python::read_model_with_tree(&text);
-            if let Some(tree) = tree {
-                model_trees.insert(id, tree);
-            }
+            let file = crate::python::ParsedFile::shared(&text);
+            let model = python::read_model_in(&file);
+            model_files.push((id, file));
             decls.extend(from_python::stage_decls(id, &model));
             unit.python = Some(model);
         }
@@ -270,12 +270,12 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
     let training = project.training.as_ref().map(|t| {
         let config_json = units[config.0 as usize].yaml.as_ref().and_then(|d| d.json.as_ref());
         let facts = crate::training::runtime::ConfigFacts::read(config_json, settings.as_ref(), !standalone);
-        let models: Vec<(FileId, String, String, Option<tree_sitter::Tree>)> = models
+        let models: Vec<(FileId, String, std::sync::Arc<crate::python::ParsedFile>)> = model_files
             .iter()
-            .filter(|&&id| units[id.0 as usize].role == Role::Model && readable(&units, id))
-            .filter_map(|&id| {
-                let tree = model_trees.remove(&id);
-                sources.get(id).map(|f| (id, f.name.clone(), f.text.clone(), tree))
+            .filter_map(|(id, file)| {
+                sources
+                    .get(*id)
+                    .map(|f| (*id, f.name.clone(), std::sync::Arc::clone(file)))
             })
             .collect();
         let mut register = |input: &Input| -> Option<crate::training::Registered> {

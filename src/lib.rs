@@ -17,7 +17,7 @@
 //! here for that test to pass.
 //!
 //! * floor 0: `escape`, `fsutil`, `python_grammar`, `rule`, `spec`, `suggest` — leaves: escaping, files and paths, the grammar, what a rule is, the config's types, near-miss suggestions
-//! * floor 1: `diagnostic`, `dtype`, `source`, `yaml` — text: source files and spans, diagnostics, dtypes, the YAML parser
+//! * floor 1: `diagnostic`, `dtype`, `python`, `source`, `yaml` — text: source files and spans, diagnostics, dtypes, the Python and YAML front ends
 //! * floor 2: `document`, `edit`, `envvars`, `schema`, `secrets`, `settings`, `suppress`, `vars` — readers and editors over text and trees, typed settings
 //! * floor 3: `hardware`, `pipeline`, `project`, `runtime`, `stages`, `training` — the domain: GPUs and inventories, images, stage declarations, the pipeline, training code, a project's files
 //! * floor 4: `compiled` — what a compilation produced: the facts, then the diagnostics
@@ -43,6 +43,7 @@ pub mod ide;
 pub mod pipeline;
 pub mod plan;
 pub mod project;
+pub mod python;
 pub mod python_grammar;
 pub mod render;
 #[macro_use]

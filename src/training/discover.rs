@@ -304,7 +304,7 @@ pub fn discover(
         bytes += input.bytes.len();
         let text = String::from_utf8_lossy(&input.bytes);
         // Scanned once: the compilation takes this scan over.
-        let scanned = std::sync::Arc::new(super::ParsedFile::new(&text));
+        let scanned = super::ParsedFile::shared(&text);
         let imports = scanned.imports();
         let package = if q.rel.ends_with("__init__.py") {
             q.module.clone()

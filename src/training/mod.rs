@@ -6,10 +6,11 @@
 //! * [`discover`] (when a project is discovered): the entry
 //!   file and its imports as [`TrainingSources`], found the way Python finds
 //!   them inside the context (a cheap scan of import lines, no parsing);
-//! * [`ParsedFile`] (when the project is compiled): a file's top-level chunks,
-//!   each parsed with tree-sitter into an owned [`ast`] only when a check
-//!   asks for it; parsed files are shared (`Arc`) so the language server
-//!   keeps them for unchanged files ([`Cache`]);
+//! * [`ParsedFile`] (the Python front end, [`crate::python`]): a file's
+//!   top-level chunks, each an owned [`ast`] made only when a check asks for
+//!   it, from the one parse of the file that the stage declarations read
+//!   too; parsed files are shared (`Arc`) so the language server keeps them
+//!   for unchanged files ([`Cache`]);
 //! * [`program::Program`] (built on first use by a rule): names, scopes,
 //!   calls, where values come from and go, with bounded work per question;
 //! * [`runtime`]: which processes run the code (launcher, slots, spawns),
@@ -18,21 +19,18 @@
 //!
 //! The `T…` rules (`src/rules/`) read these facts and report.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use crate::source::FileId;
 use crate::source::Input;
 
-pub mod ast;
 pub mod discover;
 pub mod entry;
 pub mod program;
 pub mod runtime;
-pub mod scan;
 pub mod values;
 
-use ast::ChunkAst;
-use scan::{ChunkInfo, ImportLine};
+pub use crate::python::{ast, scan, ParsedFile};
 
 /// Most files the training code is read from; imports beyond it are not
 /// followed.
@@ -118,125 +116,6 @@ pub struct TrainingSources {
     pub config: Option<Arc<discover::KeptParse>>,
     /// Files not read for a budget (reported as Y005).
     pub left_out: Vec<LeftOut>,
-}
-
-/// A Python file read for the training checks: its text, where its
-/// top-level statements start, its imports, and each chunk's syntax tree,
-/// parsed the first time it is asked for.
-#[derive(Debug)]
-pub struct ParsedFile {
-    text: String,
-    line_starts: Vec<usize>,
-    chunks: Vec<ChunkInfo>,
-    imports: Vec<ImportLine>,
-    asts: Vec<OnceLock<ChunkAst>>,
-    /// A parse of the whole text another reader made (see
-    /// [`ParsedFile::offer_tree`]); the first chunk asked for converts
-    /// every chunk from it, in one walk, and lets it go.
-    tree: Mutex<Option<tree_sitter::Tree>>,
-}
-
-impl ParsedFile {
-    /// Scans `text` (no parsing yet).
-    pub fn new(text: &str) -> ParsedFile {
-        // Python ends lines at a lone `\r` too; tree-sitter's grammar does
-        // not. Each becomes `\n`, byte for byte, so every span holds.
-        let text = if text.contains('\r') {
-            crate::python_grammar::lone_cr_to_lf(text)
-        } else {
-            text.to_string()
-        };
-        let mut line_starts = vec![0usize];
-        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        let scanned = scan::scan(&text);
-        let asts = scanned.chunks.iter().map(|_| OnceLock::new()).collect();
-        ParsedFile {
-            text,
-            line_starts,
-            chunks: scanned.chunks,
-            imports: scanned.imports,
-            asts,
-            tree: Mutex::new(None),
-        }
-    }
-
-    /// Offers a tree-sitter parse of the whole text, so the chunks the
-    /// rules ask for are converted from it instead of parsed again (the
-    /// stage reader parses a model file whole). Taken only when it covers
-    /// exactly this text and has no syntax errors; each chunk still falls
-    /// back to a parse of its own where the tree cannot stand for one.
-    pub fn offer_tree(&self, tree: &tree_sitter::Tree) {
-        let root = tree.root_node();
-        if root.start_byte() == 0 && root.end_byte() <= self.text.len() && !root.has_error() {
-            if let Ok(mut slot) = self.tree.lock() {
-                *slot = Some(tree.clone());
-            }
-        }
-    }
-
-    /// Converts every chunk the offered tree can stand for, once.
-    fn convert_offered(&self) {
-        let Some(tree) = self.tree.lock().ok().and_then(|mut slot| slot.take()) else {
-            return;
-        };
-        let ranges: Vec<std::ops::Range<usize>> = self.chunks.iter().map(|c| c.range.clone()).collect();
-        for (cell, converted) in self.asts.iter().zip(ast::convert_chunks(&self.text, &tree, &ranges)) {
-            if let Some(chunk) = converted {
-                let _ = cell.set(chunk);
-            }
-        }
-    }
-
-    /// The text as parsed (lone carriage returns read as line feeds).
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-
-    pub fn chunks(&self) -> &[ChunkInfo] {
-        &self.chunks
-    }
-
-    pub fn imports(&self) -> &[ImportLine] {
-        &self.imports
-    }
-
-    /// The syntax tree of chunk `i`, parsed now if it was not yet.
-    pub fn chunk(&self, i: usize) -> Option<&ChunkAst> {
-        let info = self.chunks.get(i)?;
-        let cell = self.asts.get(i)?;
-        if cell.get().is_none() {
-            self.convert_offered();
-        }
-        Some(
-            cell.get_or_init(|| {
-                ast::parse_range(&self.text, &self.line_starts, info.range.clone()).unwrap_or_default()
-            }),
-        )
-    }
-
-    /// Whether the text of chunk `i` contains any of `needles`.
-    pub fn chunk_mentions(&self, i: usize, needles: &[&str]) -> bool {
-        match self.chunks.get(i).and_then(|c| self.text.get(c.range.clone())) {
-            Some(t) => needles.iter().any(|n| t.contains(n)),
-            None => false,
-        }
-    }
-
-    /// Whether the whole file contains any of `needles`.
-    pub fn mentions(&self, needles: &[&str]) -> bool {
-        needles.iter().any(|n| self.text.contains(n))
-    }
-
-    /// How many chunks have been parsed so far.
-    pub fn parsed_chunks(&self) -> usize {
-        self.asts.iter().filter(|c| c.get().is_some()).count()
-    }
-
-    /// Whether `text` is the text this file was read from.
-    pub fn same_text(&self, text: &str) -> bool {
-        self.text.len() == text.len()
-            && (self.text == text || (text.contains('\r') && crate::python_grammar::lone_cr_to_lf(text) == self.text))
-    }
 }
 
 /// One training file of a compilation.
@@ -353,22 +232,17 @@ pub struct Registered {
 
 /// Builds a compilation's training facts: registers each file through
 /// `register` (which returns `None` for a file that is not usable text),
-/// reuses cached parses, and adds the model sources (`models`: id, name,
-/// text and the stage reader's parse of it, when it kept one) the import
-/// graph does not reach.
+/// reuses cached parses, and adds the model sources (`models`: id, name
+/// and the file the stage reader read) the import graph does not reach.
 pub fn attach(
     sources: &TrainingSources,
     register: &mut dyn FnMut(&Input) -> Option<Registered>,
-    models: &[(FileId, String, String, Option<tree_sitter::Tree>)],
+    models: &[(FileId, String, Arc<ParsedFile>)],
     config: runtime::ConfigFacts,
 ) -> Training {
     let mut files: Vec<TrainingFile> = Vec::new();
     let mut entry = sources.entry.clone();
     let mut index_of: Vec<Option<usize>> = Vec::new();
-    let trees: std::collections::HashMap<FileId, &tree_sitter::Tree> = models
-        .iter()
-        .filter_map(|m| m.3.as_ref().map(|tree| (m.0, tree)))
-        .collect();
     for t in &sources.files {
         let Some(reg) = register(&t.input) else {
             index_of.push(None);
@@ -378,11 +252,12 @@ pub fn attach(
             (Some(p), _) if p.same_text(&reg.text) => (Arc::clone(p), false),
             // Discovery's scan of the file, when it has one.
             (_, Some(s)) if s.same_text(&reg.text) => (Arc::clone(s), true),
-            _ => (Arc::new(ParsedFile::new(&reg.text)), true),
+            // The stage reader's file, when it read this one as a model.
+            _ => match models.iter().find(|m| m.0 == reg.file) {
+                Some(m) if m.2.same_text(&reg.text) => (Arc::clone(&m.2), true),
+                _ => (ParsedFile::shared(&reg.text), true),
+            },
         };
-        if let Some(tree) = trees.get(&reg.file) {
-            parsed.offer_tree(tree);
-        }
         index_of.push(Some(files.len()));
         files.push(TrainingFile {
             file: reg.file,
@@ -399,13 +274,9 @@ pub fn attach(
             None => EntrySpec::Missing(launch.clone(), String::new()),
         };
     }
-    for (id, name, text, tree) in models {
+    for (id, name, parsed) in models {
         if files.iter().any(|f| f.file == *id) {
             continue;
-        }
-        let parsed = Arc::new(ParsedFile::new(text));
-        if let Some(tree) = tree {
-            parsed.offer_tree(tree);
         }
         let module = std::path::Path::new(name)
             .file_stem()
@@ -415,7 +286,7 @@ pub fn attach(
             file: *id,
             module,
             role: FileRole::Model,
-            parsed,
+            parsed: Arc::clone(parsed),
             fresh: true,
             programs: 0,
         });

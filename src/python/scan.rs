@@ -403,7 +403,21 @@ mod tests {
             "\r\r@\r",
             "a\\\r\nb",
         ] {
-            let _ = scan(text);
+            let s = scan(text);
+            // Chunks in order, inside the text, not overlapping; none lost.
+            assert!(!s.chunks.is_empty(), "{text:?}");
+            let mut end = 0;
+            for c in &s.chunks {
+                assert!(end <= c.range.start && c.range.start < c.range.end, "{text:?}: {s:?}");
+                assert!(text.get(c.range.clone()).is_some(), "{text:?}: {s:?}");
+                end = c.range.end;
+            }
+            let imports: Vec<usize> = s.imports.iter().map(|i| i.level).collect();
+            assert_eq!(
+                imports,
+                if text == "from . import" { vec![1] } else { vec![] },
+                "{text:?}"
+            );
         }
     }
 }

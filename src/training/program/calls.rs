@@ -1,0 +1,248 @@
+//! Calls: what a call calls, where a function is called from (an index of
+//! identifiers), and which argument a parameter is bound to.
+
+use super::*;
+
+impl Program {
+    /// What a call's function expression calls (without following
+    /// variables, except `self.method`).
+    pub fn callee(&self, scope: Scope, func: &Expr) -> Callee {
+        match self.expr_sym(scope, func) {
+            Some(Sym::Func(f)) => return Callee::Func(f),
+            Some(Sym::Class(k)) => return Callee::Class(k),
+            Some(Sym::External(p)) => return Callee::External(p),
+            _ => {}
+        }
+        if let ExprKind::Attribute { value, attr } = &func.kind {
+            if let Some(k) = self.self_class(scope, value) {
+                if let Some(f) = self.method(k, attr) {
+                    return Callee::Func(f);
+                }
+            }
+        }
+        Callee::Unknown
+    }
+
+    /// The class of `self` when `e` is the first parameter of a method.
+    pub fn self_class(&self, scope: Scope, e: &Expr) -> Option<ClassId> {
+        let ExprKind::Name(n) = &e.kind else { return None };
+        let mut f = scope.func()?;
+        let mut guard = 0;
+        loop {
+            guard += 1;
+            if guard > MAX_DEPTH {
+                return None;
+            }
+            let func = self.func(f)?;
+            if let Some(k) = self.class_of(f) {
+                let first = func.params.first()?;
+                let decorated_static = func
+                    .decorators
+                    .iter()
+                    .any(|d| matches!(&d.kind, ExprKind::Name(n) if n == "staticmethod"));
+                return (first.name == *n && !decorated_static).then_some(k);
+            }
+            // A function nested in a method sees its `self`.
+            if func.params.iter().any(|p| p.name == *n) {
+                return None;
+            }
+            f = self.parent_func(f)?;
+        }
+    }
+
+    /// Every call of function `f` in the training code: the calling scope
+    /// and the call. Instantiations count as calls of `__init__`.
+    pub fn call_sites(&self, f: FuncId) -> Vec<(Scope, &Expr)> {
+        let kept = self.sites.lock().ok().and_then(|m| m.get(&f).cloned());
+        let found = match kept {
+            Some(found) => found,
+            None => {
+                let found: CallSites = self.find_call_sites(f).into();
+                if let Ok(mut m) = self.sites.lock() {
+                    m.insert(f, Arc::clone(&found));
+                }
+                found
+            }
+        };
+        // The calls themselves, found again in their scopes by span.
+        let mut out = Vec::with_capacity(found.len());
+        let mut i = 0;
+        while i < found.len() {
+            let scope = found[i].0;
+            let mut j = i;
+            while j < found.len() && found[j].0 == scope {
+                j += 1;
+            }
+            let spans = &found[i..j];
+            self.walk_exprs(scope, &mut |_, e| {
+                if matches!(e.kind, ExprKind::Call { .. }) && spans.iter().any(|(_, s)| *s == e.span) {
+                    out.push((scope, e));
+                }
+            });
+            i = j;
+        }
+        out
+    }
+
+    /// The calls of `f` (scope and span, grouped by scope in walk order),
+    /// looked for in the chunks that mention its name.
+    pub(super) fn find_call_sites(&self, f: FuncId) -> Vec<(Scope, Span)> {
+        let Some(func) = self.func(f) else { return Vec::new() };
+        let class = self.class_of(f);
+        let needle: &str = if func.name == "__init__" {
+            match class.and_then(|k| self.class(k)) {
+                Some(c) => c.name.as_str(),
+                None => return Vec::new(),
+            }
+        } else {
+            func.name.as_str()
+        };
+        let mut out = Vec::new();
+        let chunks = self.chunks_with_word(needle);
+        for &(m, c) in chunks {
+            for scope in self.scopes(m, c) {
+                self.walk_exprs(scope, &mut |_, e| {
+                    if let ExprKind::Call { func: callee_expr, .. } = &e.kind {
+                        let hit = match self.callee(scope, callee_expr) {
+                            Callee::Func(g) => g == f,
+                            Callee::Class(k) => func.name == "__init__" && Some(k) == class,
+                            _ => false,
+                        };
+                        if hit {
+                            out.push((scope, e.span));
+                        }
+                    }
+                });
+            }
+        }
+        out
+    }
+
+    /// The chunks of module `m` whose text has one of `words` as a whole
+    /// identifier (`checkpoint` in `core.checkpoint.store_path`, not in
+    /// `save_checkpoint`), in chunk order.
+    pub fn chunks_with_words(&self, m: ModId, words: &[&str]) -> Vec<u32> {
+        let mut out: Vec<u32> = words
+            .iter()
+            .flat_map(|w| self.chunks_with_word(w).iter())
+            .filter(|(at, _)| *at == m)
+            .map(|(_, c)| *c)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The chunks (in module and chunk order) whose text has `word` as a
+    /// whole identifier.
+    pub(super) fn chunks_with_word(&self, word: &str) -> &[(ModId, u32)] {
+        let index = self.words.get_or_init(|| {
+            let mut index = WordIndex::default();
+            for m in self.modules() {
+                let Some(p) = self.parsed(m) else { continue };
+                for (c, info) in p.chunks().iter().enumerate() {
+                    let Some(text) = p.text().get(info.range.clone()) else {
+                        continue;
+                    };
+                    let at = (m, c as u32);
+                    for w in identifiers(text) {
+                        match index.get_mut(w) {
+                            Some(list) => {
+                                if list.last() != Some(&at) {
+                                    list.push(at);
+                                }
+                            }
+                            None => {
+                                index.insert(w.into(), vec![at]);
+                            }
+                        }
+                    }
+                }
+            }
+            index
+        });
+        index.get(word).map_or(&[], Vec::as_slice)
+    }
+
+    /// How a call binds parameter `index` of `f` (whose call it is).
+    pub fn bind<'p>(&'p self, f: FuncId, call: &'p Expr, index: usize) -> Bound<'p> {
+        let Some(func) = self.func(f) else {
+            return Bound::Unknown;
+        };
+        let ExprKind::Call { func: callee, args, .. } = &call.kind else {
+            return Bound::Unknown;
+        };
+        let Some(param) = func.params.get(index) else {
+            return Bound::Unknown;
+        };
+        // A method called on an instance (or a class instantiated) binds
+        // `self` implicitly.
+        let implicit_self = self.class_of(f).is_some()
+            && !func
+                .decorators
+                .iter()
+                .any(|d| matches!(&d.kind, ExprKind::Name(n) if n == "staticmethod"))
+            && match &callee.kind {
+                ExprKind::Attribute { value, .. } => !matches!(
+                    self.expr_sym(
+                        Scope {
+                            m: f.m,
+                            c: f.c,
+                            f: None
+                        },
+                        value
+                    ),
+                    Some(Sym::Class(_))
+                ),
+                _ => true,
+            };
+        let shift = usize::from(implicit_self);
+        if index < shift {
+            return Bound::Unknown;
+        }
+        let mut positional = 0usize;
+        for a in args {
+            match a {
+                Arg::Pos(e) => {
+                    if positional + shift == index && param.kind == crate::python::ast::ParamKind::Normal {
+                        return Bound::Given(e);
+                    }
+                    positional += 1;
+                }
+                Arg::Kw { name, value, .. } if *name == param.name => return Bound::Given(value),
+                Arg::Star(_) => return Bound::Unknown,
+                Arg::StarStar(_) => return Bound::Unknown,
+                _ => {}
+            }
+        }
+        match &param.default {
+            Some(d) => Bound::Default(d),
+            None => Bound::Missing,
+        }
+    }
+}
+
+/// The identifiers of `text`: runs of ASCII letters, digits and `_` (and
+/// of non-ASCII bytes, so a Unicode identifier stays whole) not starting
+/// with a digit; comments and strings included.
+pub(super) fn identifiers(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || !b.is_ascii();
+    let mut i = 0usize;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            while i < bytes.len() && !word(bytes[i]) {
+                i += 1;
+            }
+            let start = i;
+            while i < bytes.len() && word(bytes[i]) {
+                i += 1;
+            }
+            // Both ends are ASCII bytes or the text's ends: char boundaries.
+            if start < i && !bytes[start].is_ascii_digit() {
+                return text.get(start..i);
+            }
+        }
+        None
+    })
+}

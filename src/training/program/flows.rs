@@ -1,0 +1,597 @@
+//! Where values go: forwards through the same.
+
+use super::*;
+
+impl Program {
+    /// Follows the value of the expression `start` (in `scope`, with its
+    /// ancestors `anc`) forwards: through assignments to local names and
+    /// `self` attributes, into the parameters of training-code functions it
+    /// is passed to, out of returns to the callers, and through calls
+    /// `through` says keep the value (wrappers such as `enumerate`).
+    /// Every use it does not follow is reported to `visit`.
+    pub fn flows<'p>(
+        &'p self,
+        scope: Scope,
+        anc: &[Anc<'p>],
+        start: &'p Expr,
+        through: &dyn Fn(&Callee, &ArgPos<'_>) -> bool,
+        visit: &mut dyn FnMut(Flow<'p>),
+    ) -> bool {
+        let mut budget = Budget::default();
+        let mut seen_places: HashSet<Place> = HashSet::new();
+        let mut queue: Vec<(Scope, Vec<Anc<'p>>, &'p Expr, u32)> = vec![(scope, anc.to_vec(), start, 0)];
+        let mut seen_exprs: HashSet<usize> = HashSet::new();
+        let mut complete = true;
+        while let Some((scope, anc, e, depth)) = queue.pop() {
+            if !budget.take() || depth > MAX_DEPTH {
+                complete = false;
+                break;
+            }
+            if !seen_exprs.insert(e as *const Expr as usize) {
+                continue;
+            }
+            let mut places = Vec::new();
+            self.classify(scope, &anc, e, through, &mut places, &mut queue, depth, visit);
+            for place in places {
+                if !seen_places.insert(place.clone()) {
+                    continue;
+                }
+                for (s, a, occ) in self.reads(&place) {
+                    queue.push((s, a, occ, depth + 1));
+                }
+            }
+        }
+        complete
+    }
+
+    /// One use of a value at `e`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn classify<'p>(
+        &'p self,
+        scope: Scope,
+        anc: &[Anc<'p>],
+        e: &'p Expr,
+        through: &dyn Fn(&Callee, &ArgPos<'_>) -> bool,
+        places: &mut Vec<Place>,
+        queue: &mut Vec<(Scope, Vec<Anc<'p>>, &'p Expr, u32)>,
+        depth: u32,
+        visit: &mut dyn FnMut(Flow<'p>),
+    ) {
+        let Some((parent, up)) = anc.split_last() else { return };
+        match parent {
+            Anc::Expr(p) => match &p.kind {
+                ExprKind::Call { func, args, .. } if std::ptr::eq(&**func, e) => {
+                    // The value is called: nothing to follow.
+                    let _ = args;
+                }
+                ExprKind::Call { func, args, .. } => {
+                    let callee = self.callee(scope, func);
+                    let pos = arg_pos(args, e);
+                    if through(&callee, &pos) {
+                        queue.push((scope, up.to_vec(), p, depth + 1));
+                        return;
+                    }
+                    if let (Callee::Func(f), ArgPos::Pos(_) | ArgPos::Kw(_)) = (&callee, pos) {
+                        if let Some(param) = self.param_for(*f, func, &pos) {
+                            places.push(Place::Local(*f, param));
+                            return;
+                        }
+                    }
+                    if let (Callee::Class(k), ArgPos::Pos(_) | ArgPos::Kw(_)) = (&callee, pos) {
+                        if let Some(init) = self.method(*k, "__init__") {
+                            if let Some(param) = self.param_for(init, func, &pos) {
+                                places.push(Place::Local(init, param));
+                            }
+                        }
+                    }
+                    visit(Flow::Arg {
+                        scope,
+                        call: p,
+                        callee,
+                        pos,
+                        anc: up.to_vec(),
+                    });
+                }
+                ExprKind::Attribute { attr, .. } => {
+                    if let Some(Anc::Expr(gp)) = up.last() {
+                        if let ExprKind::Call { func, .. } = &gp.kind {
+                            if std::ptr::eq(&**func, *p) {
+                                visit(Flow::Method {
+                                    scope,
+                                    call: gp,
+                                    name: attr,
+                                    anc: up[..up.len() - 1].to_vec(),
+                                });
+                                return;
+                            }
+                        }
+                    }
+                    visit(Flow::Attr {
+                        scope,
+                        expr: p,
+                        name: attr,
+                        anc: up.to_vec(),
+                    });
+                }
+                ExprKind::Subscript { value, index } if std::ptr::eq(&**value, e) => {
+                    visit(Flow::Index {
+                        scope,
+                        expr: p,
+                        index,
+                        anc: up.to_vec(),
+                    });
+                }
+                ExprKind::Comp { gens, .. } if gens.iter().any(|g| std::ptr::eq(&g.iter, e)) => {
+                    visit(Flow::Iterated {
+                        scope,
+                        stmt: None,
+                        anc: anc.to_vec(),
+                    });
+                }
+                ExprKind::List(items) | ExprKind::Tuple(items) if items.iter().any(|i| std::ptr::eq(i, e)) => {
+                    // An element of a container: followed when the
+                    // container is iterated by a `for` whose target is a
+                    // name; a container passed to a call carries it along.
+                    match up.last() {
+                        Some(Anc::Expr(gp)) if matches!(gp.kind, ExprKind::Call { .. }) => {
+                            queue.push((scope, up.to_vec(), p, depth + 1));
+                        }
+                        _ => self.container_flow(scope, up, p, places, visit),
+                    }
+                }
+                ExprKind::IfExp { body, orelse, .. } if std::ptr::eq(&**body, e) || std::ptr::eq(&**orelse, e) => {
+                    queue.push((scope, up.to_vec(), p, depth + 1));
+                }
+                ExprKind::BoolOp { .. } | ExprKind::Named { .. } | ExprKind::Await(_) => {
+                    queue.push((scope, up.to_vec(), p, depth + 1));
+                }
+                _ => visit(Flow::Escapes { scope, at: e }),
+            },
+            Anc::Stmt(s) => match &s.kind {
+                StmtKind::Assign { targets, value } if std::ptr::eq(value, e) => {
+                    for t in targets {
+                        self.target_places(scope, t, places, visit);
+                    }
+                }
+                StmtKind::AnnAssign { target, value: Some(v) } if std::ptr::eq(v, e) => {
+                    self.target_places(scope, target, places, visit);
+                }
+                StmtKind::Return(Some(v)) if std::ptr::eq(v, e) => match scope.func() {
+                    Some(f) => {
+                        let sites = self.call_sites(f);
+                        if sites.is_empty() {
+                            visit(Flow::Returned { scope, func: Some(f) });
+                        }
+                        for (s2, call) in sites {
+                            if let Some(a) = self.ancestors_of(s2, call) {
+                                queue.push((s2, a, call, depth + 1));
+                            }
+                        }
+                    }
+                    None => visit(Flow::Escapes { scope, at: e }),
+                },
+                StmtKind::For { iter, .. } if std::ptr::eq(iter, e) => visit(Flow::Iterated {
+                    scope,
+                    stmt: Some(s),
+                    anc: up.to_vec(),
+                }),
+                StmtKind::With { items, .. } => {
+                    for item in items {
+                        if std::ptr::eq(&item.ctx, e) {
+                            if let Some(var) = &item.var {
+                                self.target_places(scope, var, places, visit);
+                            }
+                        }
+                    }
+                }
+                StmtKind::Expr(_) => {}
+                _ => visit(Flow::Escapes { scope, at: e }),
+            },
+            Anc::Comp(g) if std::ptr::eq(&g.iter, e) => {
+                visit(Flow::Iterated {
+                    scope,
+                    stmt: None,
+                    anc: anc.to_vec(),
+                });
+            }
+            _ => visit(Flow::Escapes { scope, at: e }),
+        }
+    }
+
+    /// An element of a list/tuple literal `container`: when the container
+    /// is assigned to a name that a `for` with a name target iterates, the
+    /// target is where the element goes.
+    pub(super) fn container_flow<'p>(
+        &'p self,
+        scope: Scope,
+        up: &[Anc<'p>],
+        container: &'p Expr,
+        places: &mut Vec<Place>,
+        visit: &mut dyn FnMut(Flow<'p>),
+    ) {
+        let Some(Anc::Stmt(s)) = up.last() else {
+            visit(Flow::Escapes { scope, at: container });
+            return;
+        };
+        match &s.kind {
+            StmtKind::For { target, iter, .. } if std::ptr::eq(iter, container) => {
+                self.target_places(scope, target, places, visit);
+            }
+            StmtKind::Assign { targets, value } if std::ptr::eq(value, container) => {
+                let Some(f) = scope.func() else {
+                    visit(Flow::Escapes { scope, at: container });
+                    return;
+                };
+                for t in targets {
+                    let ExprKind::Name(list) = &t.kind else {
+                        visit(Flow::Escapes { scope, at: container });
+                        continue;
+                    };
+                    // `for x in list:` in the same function.
+                    let mut found = false;
+                    self.walk_stmts(f.scope(), &mut |_, st| {
+                        if let StmtKind::For { target, iter, .. } = &st.kind {
+                            if matches!(&iter.kind, ExprKind::Name(n) if n == list) {
+                                if let ExprKind::Name(x) = &target.kind {
+                                    places.push(Place::Local(f, x.clone()));
+                                    found = true;
+                                }
+                            }
+                        }
+                    });
+                    if !found {
+                        visit(Flow::Escapes { scope, at: container });
+                    }
+                }
+            }
+            _ => visit(Flow::Escapes { scope, at: container }),
+        }
+    }
+
+    pub(super) fn target_places<'p>(
+        &'p self,
+        scope: Scope,
+        t: &'p Expr,
+        places: &mut Vec<Place>,
+        visit: &mut dyn FnMut(Flow<'p>),
+    ) {
+        if !matches!(t.kind, ExprKind::Tuple(_) | ExprKind::List(_)) {
+            visit(Flow::Stored { scope, target: t });
+        }
+        match &t.kind {
+            // Unpacked: each part may hold (a piece of) the value.
+            ExprKind::Tuple(items) | ExprKind::List(items) => {
+                for item in items {
+                    let inner = match &item.kind {
+                        ExprKind::Starred(x) => x,
+                        _ => item,
+                    };
+                    self.target_places(scope, inner, places, visit);
+                }
+            }
+            ExprKind::Name(n) => match scope.func() {
+                Some(f) => places.push(Place::Local(f, n.clone())),
+                None => places.push(Place::Global(scope.m, n.clone())),
+            },
+            ExprKind::Attribute { value, attr } => match self.self_class(scope, value) {
+                Some(k) => places.push(Place::SelfAttr(k, attr.clone())),
+                None => visit(Flow::Escapes { scope, at: t }),
+            },
+            _ => visit(Flow::Escapes { scope, at: t }),
+        }
+    }
+
+    /// The parameter of `f` an argument at `pos` binds.
+    pub(super) fn param_for(&self, f: FuncId, callee: &Expr, pos: &ArgPos<'_>) -> Option<String> {
+        let func = self.func(f)?;
+        match pos {
+            ArgPos::Kw(k) => func.params.iter().find(|p| p.name == *k).map(|p| p.name.clone()),
+            ArgPos::Pos(i) => {
+                let implicit_self = self.class_of(f).is_some()
+                    && !func
+                        .decorators
+                        .iter()
+                        .any(|d| matches!(&d.kind, ExprKind::Name(n) if n == "staticmethod"))
+                    && !matches!(&callee.kind, ExprKind::Attribute { value, .. } if matches!(self.expr_sym(Scope { m: f.m, c: f.c, f: None }, value), Some(Sym::Class(_))));
+                let idx = i + usize::from(implicit_self);
+                let p = func.params.get(idx)?;
+                (p.kind == crate::python::ast::ParamKind::Normal).then(|| p.name.clone())
+            }
+            ArgPos::Star => None,
+        }
+    }
+
+    /// The ancestors of expression `target` in `scope`.
+    pub fn ancestors_of<'p>(&'p self, scope: Scope, target: &'p Expr) -> Option<Vec<Anc<'p>>> {
+        let mut found = None;
+        self.walk_exprs(scope, &mut |anc, e| {
+            if found.is_none() && std::ptr::eq(e, target) {
+                found = Some(anc.to_vec());
+            }
+        });
+        found
+    }
+
+    /// Where a place is read: its occurrences that are not assignment
+    /// targets.
+    pub(super) fn reads<'p>(&'p self, place: &Place) -> Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> {
+        let mut out = Vec::new();
+        match place {
+            Place::Local(f, name) => {
+                // The function and the functions nested in it.
+                let mut scopes = vec![f.scope()];
+                if let Some(ast) = self.chunk(f.m, f.c) {
+                    for (i, g) in ast.funcs.iter().enumerate() {
+                        let mut p = g.parent;
+                        let mut guard = 0;
+                        while let Parent::Func(pf) = p {
+                            guard += 1;
+                            if guard > MAX_DEPTH {
+                                break;
+                            }
+                            if pf == f.f {
+                                scopes.push(Scope {
+                                    m: f.m,
+                                    c: f.c,
+                                    f: Some(i as u32),
+                                });
+                                break;
+                            }
+                            p = ast.funcs.get(pf as usize).map_or(Parent::Module, |x| x.parent);
+                        }
+                    }
+                }
+                for scope in scopes {
+                    if scope.f != Some(f.f)
+                        && self
+                            .func(FuncId {
+                                m: f.m,
+                                c: f.c,
+                                f: scope.f.unwrap_or(0),
+                            })
+                            .is_some_and(|g| g.params.iter().any(|p| p.name == *name))
+                    {
+                        continue;
+                    }
+                    self.walk_exprs(scope, &mut |anc, e| {
+                        if matches!(&e.kind, ExprKind::Name(n) if n == name) && !is_target(anc, e) {
+                            out.push((scope, anc.to_vec(), e));
+                        }
+                    });
+                }
+            }
+            Place::SelfAttr(k, attr) => {
+                let mut classes = vec![*k];
+                // Subclasses in the same chunk or elsewhere are not
+                // searched; methods of project bases are.
+                classes.extend(self.bases(*k));
+                for cur in classes {
+                    let Some(class) = self.class(cur) else { continue };
+                    for s in &class.body {
+                        let StmtKind::FunctionDef(f) = s.kind else { continue };
+                        let scope = FuncId { m: cur.m, c: cur.c, f }.scope();
+                        self.walk_exprs(scope, &mut |anc, e| {
+                            if let ExprKind::Attribute { value, attr: a } = &e.kind {
+                                if a == attr && !is_target(anc, e) && self.self_class(scope, value).is_some() {
+                                    out.push((scope, anc.to_vec(), e));
+                                }
+                            }
+                        });
+                    }
+                }
+            }
+            Place::Global(m, name) => {
+                let needles = [name.as_str()];
+                let chunks: Vec<u32> = self.chunks_mentioning(*m, &needles).collect();
+                for c in chunks {
+                    for scope in self.scopes(*m, c) {
+                        if let Some(f) = scope.func() {
+                            if self.is_local(f, name) {
+                                continue;
+                            }
+                        }
+                        self.walk_exprs(scope, &mut |anc, e| {
+                            if matches!(&e.kind, ExprKind::Name(n) if n == name) && !is_target(anc, e) {
+                                out.push((scope, anc.to_vec(), e));
+                            }
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Every function that is (transitively, up to `depth` calls) called
+    /// from `scope`'s statements `body`, including `scope`'s own function
+    /// when `body` is `None`.
+    pub fn callees_of(&self, scope: Scope, stmts: &[Stmt], depth: u32) -> Vec<FuncId> {
+        let mut out: Vec<FuncId> = Vec::new();
+        let mut frontier: Vec<(Scope, Vec<&Expr>)> = Vec::new();
+        let mut calls = Vec::new();
+        let mut stack = Vec::new();
+        for s in stmts {
+            walk_stmt(s, &mut stack, &mut |_, n| {
+                if let Node::Expr(e) = n {
+                    if matches!(e.kind, ExprKind::Call { .. }) {
+                        calls.push(e);
+                    }
+                }
+            });
+        }
+        frontier.push((scope, calls));
+        let mut level = 0;
+        while let Some((sc, calls)) = frontier.pop() {
+            for call in calls {
+                let ExprKind::Call { func, .. } = &call.kind else {
+                    continue;
+                };
+                let f = match self.callee(sc, func) {
+                    Callee::Func(f) => Some(f),
+                    Callee::Class(k) => self.method(k, "__init__"),
+                    _ => None,
+                };
+                if let Some(f) = f {
+                    if !out.contains(&f) && out.len() < 256 {
+                        out.push(f);
+                        if level < depth {
+                            let mut inner = Vec::new();
+                            self.walk_exprs(f.scope(), &mut |_, e| {
+                                if matches!(e.kind, ExprKind::Call { .. }) {
+                                    inner.push(e);
+                                }
+                            });
+                            frontier.push((f.scope(), inner));
+                        }
+                    }
+                }
+            }
+            level += 1;
+            if level > depth + 1 {
+                break;
+            }
+        }
+        out
+    }
+
+    /// The statement of `scope` that holds expression `e`, with the
+    /// statement's ancestors.
+    pub fn stmt_of<'p>(&'p self, anc: &[Anc<'p>]) -> Option<&'p Stmt> {
+        anc.iter().rev().find_map(|a| match a {
+            Anc::Stmt(s) => Some(*s),
+            _ => None,
+        })
+    }
+
+    /// All files, for iteration with their ids.
+    pub fn file_ids(&self) -> impl Iterator<Item = (ModId, FileId)> + '_ {
+        self.files.iter().enumerate().map(|(i, f)| (i as ModId, f.file))
+    }
+
+    /// The span of a scope's function name, or of its chunk.
+    pub fn scope_span(&self, scope: Scope) -> Span {
+        match scope.func().and_then(|f| self.func(f)) {
+            Some(f) => f.name_span,
+            None => self
+                .parsed(scope.m)
+                .and_then(|p| p.chunks().get(scope.c as usize))
+                .map_or(Span::default(), |c| Span::new(c.range.start, c.range.start)),
+        }
+    }
+}
+
+/// A place a value can be stored in.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) enum Place {
+    Local(FuncId, String),
+    SelfAttr(ClassId, String),
+    Global(ModId, String),
+}
+
+/// The argument position of `e` among `args`.
+pub(super) fn arg_pos<'p>(args: &'p [Arg], e: &Expr) -> ArgPos<'p> {
+    let mut positional = 0usize;
+    for a in args {
+        match a {
+            Arg::Pos(x) => {
+                if std::ptr::eq(x, e) {
+                    return ArgPos::Pos(positional);
+                }
+                positional += 1;
+            }
+            Arg::Kw { name, value, .. } if std::ptr::eq(value, e) => return ArgPos::Kw(name),
+            Arg::Star(x) | Arg::StarStar(x) if std::ptr::eq(x, e) => return ArgPos::Star,
+            _ => {}
+        }
+    }
+    ArgPos::Star
+}
+
+/// Whether `e` is written to (an assignment, `for`, `with … as` or
+/// comprehension target) rather than read.
+pub fn is_target(anc: &[Anc<'_>], e: &Expr) -> bool {
+    // Walk up through tuple/list/starred targets.
+    let mut cur: *const Expr = e;
+    for a in anc.iter().rev() {
+        match a {
+            Anc::Expr(p) => match &p.kind {
+                ExprKind::Tuple(_) | ExprKind::List(_) | ExprKind::Starred(_) => cur = *p,
+                _ => return false,
+            },
+            Anc::Stmt(s) => {
+                return match &s.kind {
+                    StmtKind::Assign { targets, .. } => targets.iter().any(|t| std::ptr::eq(t, cur)),
+                    StmtKind::AnnAssign { target, .. } | StmtKind::AugAssign { target, .. } => {
+                        std::ptr::eq(target, cur)
+                    }
+                    StmtKind::For { target, .. } => std::ptr::eq(target, cur),
+                    StmtKind::With { items, .. } => items
+                        .iter()
+                        .any(|i| i.var.as_ref().is_some_and(|v| std::ptr::eq(v, cur))),
+                    _ => false,
+                }
+            }
+            Anc::Comp(g) => return std::ptr::eq(&g.target, cur),
+            Anc::Handler(_) => return false,
+        }
+    }
+    false
+}
+
+pub(super) fn concat(mut a: Vec<Proj>, b: &[Proj]) -> Vec<Proj> {
+    a.extend(b.iter().cloned());
+    a
+}
+
+/// A literal subscript key.
+pub(super) fn literal_key(e: &Expr) -> Option<Key> {
+    match &e.kind {
+        ExprKind::Int(i) => Some(Key::Int(*i)),
+        ExprKind::Str(s) => Some(Key::Str(s.clone())),
+        ExprKind::Unary { op, operand } if op == "-" => match operand.kind {
+            ExprKind::Int(i) => Some(Key::Int(-i)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Calls `bind` with the unpacking projection for each place in target `t`
+/// that is the name `name`.
+pub(super) fn bind_target(t: &Expr, name: &str, path: &mut Vec<Proj>, bind: &mut dyn FnMut(Vec<Proj>)) {
+    match &t.kind {
+        ExprKind::Name(n) if n == name => bind(path.clone()),
+        ExprKind::Tuple(items) | ExprKind::List(items) => {
+            if items.iter().any(|i| matches!(i.kind, ExprKind::Starred(_))) {
+                return;
+            }
+            for (i, item) in items.iter().enumerate() {
+                path.push(Proj::Key(Key::Int(i as i64)));
+                bind_target(item, name, path, bind);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Like [`bind_target`], for `self.<attr>` targets (`me` is the method's
+/// first parameter).
+pub(super) fn bind_self_target(t: &Expr, me: &str, attr: &str, path: &mut Vec<Proj>, bind: &mut dyn FnMut(Vec<Proj>)) {
+    match &t.kind {
+        ExprKind::Attribute { value, attr: a } if a == attr && matches!(&value.kind, ExprKind::Name(n) if n == me) => {
+            bind(path.clone())
+        }
+        ExprKind::Tuple(items) | ExprKind::List(items) => {
+            if items.iter().any(|i| matches!(i.kind, ExprKind::Starred(_))) {
+                return;
+            }
+            for (i, item) in items.iter().enumerate() {
+                path.push(Proj::Key(Key::Int(i as i64)));
+                bind_self_target(item, me, attr, path, bind);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,354 @@
+//! Where values come from: backwards through names, parameters,
+//! attributes of `self`, returns and containers.
+
+use super::*;
+
+impl Program {
+    /// The origins of `e`'s value in `scope`.
+    pub fn sources<'p>(&'p self, scope: Scope, e: &'p Expr) -> Sources<'p> {
+        self.sources_with(scope, e, Vec::new())
+    }
+
+    /// The origins of `e` with projections to apply (`e.attr`, `e[k]`).
+    pub fn sources_with<'p>(&'p self, scope: Scope, e: &'p Expr, proj: Vec<Proj>) -> Sources<'p> {
+        let mut out = Sources::default();
+        let mut budget = Budget::default();
+        let mut seen = HashSet::new();
+        self.go(scope, e, proj, &mut out, &mut budget, &mut seen, 0);
+        out
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn go<'p>(
+        &'p self,
+        scope: Scope,
+        e: &'p Expr,
+        proj: Vec<Proj>,
+        out: &mut Sources<'p>,
+        budget: &mut Budget,
+        seen: &mut HashSet<(usize, usize)>,
+        depth: u32,
+    ) {
+        if depth > MAX_DEPTH || !budget.take() {
+            out.unknown = true;
+            return;
+        }
+        if !seen.insert((e as *const Expr as usize, proj.len())) {
+            return;
+        }
+        let term = |out: &mut Sources<'p>, proj: Vec<Proj>| out.terms.push(Term { scope, expr: e, proj });
+        match &e.kind {
+            ExprKind::Name(n) => {
+                if let Some(fid) = self.binding_func(scope, n) {
+                    let fscope = fid.scope();
+                    for d in self.local_defs(fid, n) {
+                        match d {
+                            LocalDef::Assign { value, proj: p } => {
+                                self.go(fscope, value, concat(p, &proj), out, budget, seen, depth + 1)
+                            }
+                            LocalDef::Iter { iter, proj: p } => {
+                                let mut full = vec![Proj::Iter];
+                                full.extend(p);
+                                full.extend(proj.iter().cloned());
+                                self.go(fscope, iter, full, out, budget, seen, depth + 1)
+                            }
+                            LocalDef::With(ctx) => self.go(fscope, ctx, proj.clone(), out, budget, seen, depth + 1),
+                            LocalDef::Param(i) => {
+                                if self.self_class(fscope, e).is_some() {
+                                    term(out, proj.clone());
+                                } else {
+                                    self.param_sources(fid, i, &proj, out, budget, seen, depth + 1)
+                                }
+                            }
+                            LocalDef::Sym(_) => term(out, proj.clone()),
+                            LocalDef::Other => out.unknown = true,
+                        }
+                    }
+                    return;
+                }
+                // Module level.
+                match self.tables.get(scope.m as usize).and_then(|t| t.get(n.as_str())) {
+                    Some(bindings) => {
+                        let assigns: Vec<&ModBinding> = bindings
+                            .iter()
+                            .filter(|b| matches!(b, ModBinding::Assign { .. }))
+                            .collect();
+                        if assigns.is_empty() {
+                            term(out, proj);
+                            return;
+                        }
+                        for b in assigns {
+                            if let ModBinding::Assign { value, proj: p, c } = b {
+                                let s = Scope {
+                                    m: scope.m,
+                                    c: *c,
+                                    f: None,
+                                };
+                                self.go(s, value, concat(p.clone(), &proj), out, budget, seen, depth + 1);
+                            }
+                        }
+                    }
+                    None => term(out, proj),
+                }
+            }
+            ExprKind::Attribute { value, attr } => {
+                if let Some(k) = self.self_class(scope, value) {
+                    self.attr_sources(k, attr, &proj, out, budget, seen, depth + 1);
+                    return;
+                }
+                if self.expr_sym(scope, e).is_some() {
+                    term(out, proj);
+                    return;
+                }
+                let mut p = vec![Proj::Attr(attr.clone())];
+                p.extend(proj);
+                self.go(scope, value, p, out, budget, seen, depth + 1);
+            }
+            ExprKind::Subscript { value, index } => match literal_key(index) {
+                Some(k) => {
+                    let mut p = vec![Proj::Key(k)];
+                    p.extend(proj);
+                    self.go(scope, value, p, out, budget, seen, depth + 1);
+                }
+                None => term(out, proj),
+            },
+            ExprKind::Call { func, .. } => match self.callee(scope, func) {
+                Callee::Func(f) => {
+                    let rets = self.returns(f);
+                    if rets.is_empty() {
+                        out.unknown = true;
+                    }
+                    for r in rets {
+                        self.go(f.scope(), r, proj.clone(), out, budget, seen, depth + 1);
+                    }
+                }
+                Callee::Class(k) => match proj.split_first() {
+                    Some((Proj::Attr(a), rest)) => {
+                        let found = self.attr_sources(k, a, rest, out, budget, seen, depth + 1);
+                        if !found {
+                            term(out, proj.clone());
+                        }
+                    }
+                    _ => term(out, proj),
+                },
+                _ => term(out, proj),
+            },
+            ExprKind::IfExp { body, orelse, .. } => {
+                self.go(scope, body, proj.clone(), out, budget, seen, depth + 1);
+                self.go(scope, orelse, proj, out, budget, seen, depth + 1);
+            }
+            ExprKind::BoolOp { left, right, .. } => {
+                self.go(scope, left, proj.clone(), out, budget, seen, depth + 1);
+                self.go(scope, right, proj, out, budget, seen, depth + 1);
+            }
+            ExprKind::Named { value, .. } | ExprKind::Await(value) => {
+                self.go(scope, value, proj, out, budget, seen, depth + 1)
+            }
+            ExprKind::List(items) | ExprKind::Tuple(items) => match proj.split_first() {
+                Some((Proj::Key(Key::Int(i)), rest)) => {
+                    let idx = if *i < 0 { items.len() as i64 + i } else { *i };
+                    match usize::try_from(idx).ok().and_then(|i| items.get(i)) {
+                        Some(item) if !items.iter().any(|x| matches!(x.kind, ExprKind::Starred(_))) => {
+                            self.go(scope, item, rest.to_vec(), out, budget, seen, depth + 1)
+                        }
+                        _ => out.unknown = true,
+                    }
+                }
+                Some((Proj::Iter, rest)) => {
+                    for item in items {
+                        match &item.kind {
+                            ExprKind::Starred(inner) => {
+                                let mut p = vec![Proj::Iter];
+                                p.extend(rest.iter().cloned());
+                                self.go(scope, inner, p, out, budget, seen, depth + 1)
+                            }
+                            _ => self.go(scope, item, rest.to_vec(), out, budget, seen, depth + 1),
+                        }
+                    }
+                }
+                _ => term(out, proj),
+            },
+            ExprKind::Dict(items) => match proj.split_first() {
+                Some((Proj::Key(Key::Str(k)), rest)) => {
+                    let mut found = false;
+                    for item in items {
+                        match item {
+                            DictItem::Pair { key, value, .. } => {
+                                if matches!(&key.kind, ExprKind::Str(s) if s == k) {
+                                    found = true;
+                                    self.go(scope, value, rest.to_vec(), out, budget, seen, depth + 1);
+                                }
+                            }
+                            DictItem::Splat(_) => out.unknown = true,
+                        }
+                    }
+                    if !found {
+                        out.unknown = true;
+                    }
+                }
+                _ => term(out, proj),
+            },
+            _ => term(out, proj),
+        }
+    }
+
+    /// The function whose local `name` is (the innermost enclosing one
+    /// that binds it).
+    pub(super) fn binding_func(&self, scope: Scope, name: &str) -> Option<FuncId> {
+        let mut f = scope.func();
+        let mut guard = 0;
+        while let Some(fid) = f {
+            guard += 1;
+            if guard > MAX_DEPTH {
+                return None;
+            }
+            if !self.local_defs(fid, name).is_empty() {
+                return Some(fid);
+            }
+            f = self.parent_func(fid);
+        }
+        None
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn param_sources<'p>(
+        &'p self,
+        f: FuncId,
+        index: usize,
+        proj: &[Proj],
+        out: &mut Sources<'p>,
+        budget: &mut Budget,
+        seen: &mut HashSet<(usize, usize)>,
+        depth: u32,
+    ) {
+        let sites = self.call_sites(f);
+        if sites.is_empty() {
+            out.unknown = true;
+            return;
+        }
+        let Some(func) = self.func(f) else {
+            out.unknown = true;
+            return;
+        };
+        let def_scope = self.def_scope(f.m, f.c, func.parent);
+        for (scope, call) in sites {
+            match self.bind(f, call, index) {
+                Bound::Given(e) => self.go(scope, e, proj.to_vec(), out, budget, seen, depth),
+                Bound::Default(d) => self.go(def_scope, d, proj.to_vec(), out, budget, seen, depth),
+                Bound::Missing | Bound::Unknown => out.unknown = true,
+            }
+        }
+    }
+
+    /// The values assigned to `self.<attr>` in a class (its methods and
+    /// its project bases), and class-level `attr = …`. Returns whether any
+    /// assignment was found.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn attr_sources<'p>(
+        &'p self,
+        k: ClassId,
+        attr: &str,
+        proj: &[Proj],
+        out: &mut Sources<'p>,
+        budget: &mut Budget,
+        seen: &mut HashSet<(usize, usize)>,
+        depth: u32,
+    ) -> bool {
+        let assigns = self.self_assignments(k, attr);
+        if assigns.is_empty() {
+            out.unknown = true;
+            return false;
+        }
+        for (scope, value, p) in assigns {
+            match value {
+                Some(v) => self.go(scope, v, concat(p, proj), out, budget, seen, depth),
+                None => out.unknown = true,
+            }
+        }
+        true
+    }
+
+    /// Every assignment to `self.<attr>` in a class's methods (and its
+    /// project bases), plus class-level assignments: the scope, the value
+    /// (`None` for augmented or opaque assignments) and the unpacking
+    /// projection.
+    pub fn self_assignments(&self, k: ClassId, attr: &str) -> Vec<(Scope, Option<&Expr>, Vec<Proj>)> {
+        let mut out = Vec::new();
+        let mut classes = vec![k];
+        let mut i = 0;
+        while i < classes.len() && i < 8 {
+            let cur = classes[i];
+            let more: Vec<ClassId> = self.bases(cur).into_iter().filter(|b| !classes.contains(b)).collect();
+            classes.extend(more);
+            i += 1;
+        }
+        for cur in classes {
+            let Some(class) = self.class(cur) else { continue };
+            let class_scope = self.def_scope(cur.m, cur.c, class.parent);
+            for s in &class.body {
+                match &s.kind {
+                    StmtKind::Assign { targets, value } => {
+                        for t in targets {
+                            bind_target(t, attr, &mut Vec::new(), &mut |p| {
+                                out.push((class_scope, Some(value), p))
+                            });
+                        }
+                    }
+                    StmtKind::FunctionDef(f) => {
+                        let fid = FuncId {
+                            m: cur.m,
+                            c: cur.c,
+                            f: *f,
+                        };
+                        let Some(func) = self.func(fid) else { continue };
+                        let Some(me) = func.params.first().map(|p| p.name.as_str()) else {
+                            continue;
+                        };
+                        let scope = fid.scope();
+                        self.walk_stmts(scope, &mut |_, st| match &st.kind {
+                            StmtKind::Assign { targets, value } => {
+                                for t in targets {
+                                    bind_self_target(t, me, attr, &mut Vec::new(), &mut |p| {
+                                        out.push((scope, Some(value), p))
+                                    });
+                                }
+                            }
+                            StmtKind::AnnAssign {
+                                target,
+                                value: Some(value),
+                            } => {
+                                bind_self_target(target, me, attr, &mut Vec::new(), &mut |p| {
+                                    out.push((scope, Some(value), p))
+                                });
+                            }
+                            StmtKind::AugAssign { target, .. } => {
+                                bind_self_target(target, me, attr, &mut Vec::new(), &mut |p| {
+                                    out.push((scope, None, p))
+                                });
+                            }
+                            StmtKind::For { target, .. } => {
+                                bind_self_target(target, me, attr, &mut Vec::new(), &mut |p| {
+                                    out.push((scope, None, p))
+                                });
+                            }
+                            _ => {}
+                        });
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
+
+    /// The expressions a function returns (its own `return` statements).
+    pub fn returns(&self, f: FuncId) -> Vec<&Expr> {
+        let mut out = Vec::new();
+        self.walk_stmts(f.scope(), &mut |_, s| {
+            if let StmtKind::Return(Some(e)) = &s.kind {
+                out.push(e);
+            }
+        });
+        out
+    }
+}

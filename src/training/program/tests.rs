@@ -1,0 +1,166 @@
+//! The program's pieces on small programs of two modules.
+
+use std::sync::Arc;
+
+use super::*;
+
+/// A program of `files` (module name, text): the first is the entry file.
+fn program(files: &[(&str, &str)]) -> Program {
+    let files: Vec<TrainingFile> = files
+        .iter()
+        .enumerate()
+        .map(|(i, (module, text))| TrainingFile {
+            file: FileId(i as u32),
+            module: module.to_string(),
+            role: if i == 0 { FileRole::Entry } else { FileRole::Imported },
+            parsed: Arc::new(ParsedFile::new(text)),
+            fresh: true,
+            programs: 1,
+        })
+        .collect();
+    Program::new(&files)
+}
+
+/// The function named `name` (top level or method) in module `m`.
+fn func(p: &Program, m: ModId, name: &str) -> FuncId {
+    for c in 0..p.chunk_count(m) {
+        let Some(chunk) = p.chunk(m, c) else { continue };
+        if let Some(f) = chunk.funcs.iter().position(|f| f.name == name) {
+            return FuncId { m, c, f: f as u32 };
+        }
+    }
+    panic!("no function {name}")
+}
+
+/// The class named `name`.
+fn class(p: &Program, name: &str) -> ClassId {
+    match p
+        .classes()
+        .into_iter()
+        .find(|&k| p.class(k).is_some_and(|c| c.name == name))
+    {
+        Some(k) => k,
+        None => panic!("no class {name}"),
+    }
+}
+
+/// The calls in `scope`, in source order.
+fn calls_in(p: &Program, scope: Scope) -> Vec<&Expr> {
+    let mut out = Vec::new();
+    p.walk_exprs(scope, &mut |_, e| {
+        if matches!(e.kind, ExprKind::Call { .. }) {
+            out.push(e);
+        }
+    });
+    out
+}
+
+const TRAIN: &str = "import torch.distributed as dist\nfrom torch.utils.data.distributed import DistributedSampler\nfrom helpers import build, Base\n\n\nclass Trial(Base):\n    def train_batch(self, batch):\n        return build(batch)\n\n\ndef main():\n    n = 4\n    m = n\n    dist.barrier()\n    return build(m, 3)\n";
+const HELPERS: &str = "from determined.pytorch import PyTorchTrial\n\n\nclass Base(PyTorchTrial):\n    def setup(self):\n        pass\n\n\ndef build(x, y=2):\n    return x\n";
+
+#[test]
+fn names_resolve_through_imports_of_the_program_and_outside_it() {
+    let p = program(&[("train", TRAIN), ("helpers", HELPERS)]);
+    assert_eq!(p.module_name(1), "helpers");
+    assert_eq!(p.global(0, "dist", 0), Some(Sym::External("torch.distributed".into())));
+    // The canonical name of an alias a module exports.
+    assert_eq!(
+        p.global(0, "DistributedSampler", 0),
+        Some(Sym::External("torch.utils.data.DistributedSampler".into()))
+    );
+    assert_eq!(
+        normalize("torch.utils.data.distributed.DistributedSampler"),
+        "torch.utils.data.DistributedSampler"
+    );
+    // `build` is the helper module's function.
+    assert_eq!(p.global(0, "build", 0), Some(Sym::Func(func(&p, 1, "build"))));
+    assert_eq!(p.global(0, "missing", 0), None);
+}
+
+#[test]
+fn classes_know_their_bases_and_methods() {
+    let p = program(&[("train", TRAIN), ("helpers", HELPERS)]);
+    let (trial, base) = (class(&p, "Trial"), class(&p, "Base"));
+    assert_eq!(p.bases(trial), [base]);
+    assert_eq!(p.external_bases(base), ["determined.pytorch.PyTorchTrial"]);
+    // Through the program's own base class.
+    assert!(p.derives_from(trial, &["determined.pytorch.PyTorchTrial"]));
+    assert!(!p.derives_from(trial, &["determined.pytorch.deepspeed.DeepSpeedTrial"]));
+    assert_eq!(p.method(trial, "train_batch"), Some(func(&p, 0, "train_batch")));
+    // Inherited.
+    assert_eq!(p.method(trial, "setup"), Some(func(&p, 1, "setup")));
+    assert_eq!(p.class_of(func(&p, 0, "train_batch")), Some(trial));
+    assert_eq!(p.classes_mentioning(&["PyTorchTrial"]), [base]);
+}
+
+#[test]
+fn calls_find_their_callee_sites_and_bound_arguments() {
+    let p = program(&[("train", TRAIN), ("helpers", HELPERS)]);
+    let build = func(&p, 1, "build");
+    let main = func(&p, 0, "main").scope();
+    let calls = calls_in(&p, main);
+    assert_eq!(calls.len(), 2);
+    let callee = |e: &Expr| match &e.kind {
+        ExprKind::Call { func, .. } => p.callee(main, func),
+        _ => Callee::Unknown,
+    };
+    assert_eq!(callee(calls[0]), Callee::External("torch.distributed.barrier".into()));
+    assert_eq!(callee(calls[1]), Callee::Func(build));
+    // Called from `main` and from `Trial.train_batch`.
+    let mut sites: Vec<Scope> = p.call_sites(build).into_iter().map(|(s, _)| s).collect();
+    sites.sort();
+    assert_eq!(sites, [func(&p, 0, "train_batch").scope(), main]);
+    // `build(m, 3)`: `x` is given, `y` given 3; `build(batch)`: `y` takes
+    // its default.
+    assert!(matches!(p.bind(build, calls[1], 0), Bound::Given(e) if e.kind == ExprKind::Name("m".into())));
+    assert!(matches!(p.bind(build, calls[1], 1), Bound::Given(e) if e.kind == ExprKind::Int(3)));
+    let other = calls_in(&p, func(&p, 0, "train_batch").scope());
+    assert!(matches!(p.bind(build, other[0], 1), Bound::Default(e) if e.kind == ExprKind::Int(2)));
+}
+
+#[test]
+fn values_come_from_local_names_and_go_into_calls() {
+    let p = program(&[("train", TRAIN), ("helpers", HELPERS)]);
+    let main = func(&p, 0, "main");
+    assert!(p.is_local(main, "m"));
+    assert!(!p.is_local(main, "dist"));
+    assert!(
+        matches!(p.local_defs(main, "m")[..], [LocalDef::Assign { value, .. }] if value.kind == ExprKind::Name("n".into()))
+    );
+    // `m` comes from `n = 4`.
+    let calls = calls_in(&p, main.scope());
+    let ExprKind::Call { args, .. } = &calls[1].kind else {
+        panic!("not a call")
+    };
+    let Some(Arg::Pos(first)) = args.first() else {
+        panic!("no argument")
+    };
+    let sources = p.sources(main.scope(), first);
+    assert!(!sources.unknown);
+    let ints: Vec<&ExprKind> = sources.terms.iter().map(|t| &t.expr.kind).collect();
+    assert_eq!(ints, [&ExprKind::Int(4)]);
+    // `build` returns its parameter.
+    let returns = p.returns(func(&p, 1, "build"));
+    assert_eq!(returns.len(), 1);
+    assert_eq!(returns[0].kind, ExprKind::Name("x".into()));
+}
+
+#[test]
+fn walks_visit_every_statement_of_a_scope_with_its_ancestors() {
+    let p = program(&[("train", TRAIN), ("helpers", HELPERS)]);
+    let main = func(&p, 0, "main").scope();
+    let mut stmts = 0;
+    p.walk_stmts(main, &mut |anc, _| {
+        assert!(anc.is_empty());
+        stmts += 1;
+    });
+    assert_eq!(stmts, 4);
+    // `dist.barrier` sits inside its call's statement and the call.
+    let mut depth = None;
+    p.walk_exprs(main, &mut |anc, e| {
+        if matches!(&e.kind, ExprKind::Attribute { attr, .. } if attr == "barrier") {
+            depth = Some(anc.len());
+        }
+    });
+    assert_eq!(depth, Some(2));
+}

@@ -1,0 +1,351 @@
+//! Collectives: the calls every rank must make together, and what the
+//! process wraps models in (so that `loss.backward()` is one).
+
+use super::*;
+
+/// What the process wraps models in (so that `loss.backward()` is a
+/// gradient all-reduce).
+pub fn data_parallel_model(prog: &Program, runtime: &Runtime) -> bool {
+    if !runtime.trials.is_empty() || runtime.unlaunched_trial.is_some() {
+        return true;
+    }
+    let needles = [
+        "DistributedDataParallel",
+        "DDP",
+        "FullyShardedDataParallel",
+        "FSDP",
+        "fully_shard",
+        "DistributedOptimizer",
+        "deepspeed",
+        "prepare",
+    ];
+    any_call(prog, &needles, |p| {
+        matches!(
+            p,
+            "torch.nn.parallel.DistributedDataParallel"
+                | "torch.distributed.fsdp.FullyShardedDataParallel"
+                | "torch.distributed.fsdp.fully_shard"
+                | "torch.distributed._composable.fsdp.fully_shard"
+                | "horovod.DistributedOptimizer"
+                | "deepspeed.initialize"
+        )
+    })
+}
+
+pub(super) const DIST_COLLECTIVES: &[&str] = &[
+    "barrier",
+    "all_reduce",
+    "all_gather",
+    "all_gather_object",
+    "all_gather_into_tensor",
+    "all_to_all",
+    "all_to_all_single",
+    "broadcast",
+    "broadcast_object_list",
+    "reduce",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "gather",
+    "gather_object",
+    "scatter",
+    "scatter_object_list",
+    "monitored_barrier",
+];
+
+/// The names [`collective`] recognises as collectives (method or function
+/// names, as whole identifiers) besides those of torch.distributed and
+/// deepspeed.comm ([`DIST_COLLECTIVES`]): a chunk that has none of them, nor
+/// a name its module binds to one ([`collective_words`]), calls none
+/// directly.
+pub(super) const OTHER_COLLECTIVE_NAMES: &[&str] = &[
+    // torch.distributed.checkpoint (its functions' names are common
+    // words: the names bound to them and to the module are added)
+    "checkpoint",
+    // Horovod
+    "allreduce",
+    "allreduce_",
+    "allgather",
+    "broadcast_",
+    "broadcast_parameters",
+    "broadcast_optimizer_state",
+    "broadcast_object",
+    "alltoall",
+    // (`hvd.join` is left out: `join` is mostly `os.path.join`.)
+    // engines, Accelerate, Determined
+    "backward",
+    "step_optimizer",
+    "wait_for_everyone",
+    "gather_for_metrics",
+    "broadcast_local",
+    "allgather_local",
+    "gather_local",
+    "restore_path",
+    "download",
+    "store_path",
+    "upload",
+    "should_preempt",
+];
+
+/// The words a chunk that calls a collective directly has as identifiers:
+/// [`DIST_COLLECTIVES`], [`OTHER_COLLECTIVE_NAMES`], and the names the training code's modules bind to
+/// collective functions or to `torch.distributed.checkpoint`
+/// (`from torch.distributed import all_reduce as ar`, `import
+/// torch.distributed.checkpoint as dcp`).
+pub fn collective_words(prog: &Program) -> Vec<String> {
+    let mut targets: Vec<String> = Vec::new();
+    for name in DIST_COLLECTIVES {
+        targets.push(format!("torch.distributed.{name}"));
+        targets.push(format!("deepspeed.comm.{name}"));
+    }
+    for name in ["save", "load", "save_state_dict", "load_state_dict"] {
+        targets.push(format!("torch.distributed.checkpoint.{name}"));
+    }
+    let targets: Vec<&str> = targets.iter().map(String::as_str).collect();
+    let mut out: Vec<String> = DIST_COLLECTIVES
+        .iter()
+        .chain(OTHER_COLLECTIVE_NAMES)
+        .map(|n| n.to_string())
+        .collect();
+    for m in prog.code_modules() {
+        out.extend(prog.names_bound_to(m, &targets));
+        out.extend(prog.module_alias(m, "torch.distributed.checkpoint"));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// A collective operation: its kind (what must match across ranks) and
+/// how to name it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Collective {
+    pub kind: String,
+    pub label: String,
+}
+
+/// Whether `call` (in `scope`) is a collective operation; `ddp`: whether
+/// the process wraps its model for data parallelism.
+pub fn collective(prog: &Program, scope: Scope, call: &Expr, ddp: bool) -> Option<Collective> {
+    let ExprKind::Call { func, args, .. } = &call.kind else {
+        return None;
+    };
+    let text = |e: &Expr| {
+        prog.text(scope.m)
+            .get(e.span.start..e.span.end)
+            .unwrap_or("")
+            .to_string()
+    };
+    let label = || {
+        let t = text(call);
+        if t.len() > 60 || t.contains('\n') {
+            format!("{}(…)", text(func))
+        } else {
+            t
+        }
+    };
+    if let Some(path) = prog.external(scope, func) {
+        for prefix in ["torch.distributed.", "deepspeed.comm."] {
+            if let Some(name) = path.strip_prefix(prefix) {
+                if DIST_COLLECTIVES.contains(&name) {
+                    return Some(Collective {
+                        kind: name.to_string(),
+                        label: label(),
+                    });
+                }
+            }
+        }
+        if let Some(name) = path.strip_prefix("torch.distributed.checkpoint.") {
+            if matches!(name, "save" | "load" | "save_state_dict" | "load_state_dict") {
+                return Some(Collective {
+                    kind: format!("dcp.{name}"),
+                    label: label(),
+                });
+            }
+        }
+        if let Some(name) = path.strip_prefix("horovod.") {
+            if matches!(
+                name,
+                "allreduce"
+                    | "allreduce_"
+                    | "allgather"
+                    | "broadcast"
+                    | "broadcast_"
+                    | "broadcast_parameters"
+                    | "broadcast_optimizer_state"
+                    | "broadcast_object"
+                    | "alltoall"
+                    | "join"
+                    | "barrier"
+            ) {
+                return Some(Collective {
+                    kind: format!("hvd.{name}"),
+                    label: label(),
+                });
+            }
+        }
+        return None;
+    }
+    let ExprKind::Attribute { value: recv, attr } = &func.kind else {
+        return None;
+    };
+    let positional = args.iter().filter(|a| matches!(a, Arg::Pos(_))).count();
+    let recv_attr = match &recv.kind {
+        ExprKind::Attribute { attr, .. } => Some(attr.as_str()),
+        _ => None,
+    };
+    match attr.as_str() {
+        "backward" if positional == 0 && ddp => Some(Collective {
+            kind: "backward".into(),
+            label: label(),
+        }),
+        "backward" if positional >= 1 && is_engine_like(prog, scope, recv) => Some(Collective {
+            kind: "backward".into(),
+            label: label(),
+        }),
+        "step_optimizer" => Some(Collective {
+            kind: "step_optimizer".into(),
+            label: label(),
+        }),
+        "wait_for_everyone" | "gather_for_metrics" if accelerator(prog, scope, recv) => Some(Collective {
+            kind: attr.clone(),
+            label: label(),
+        }),
+        "broadcast" | "broadcast_local" | "allgather" | "allgather_local" | "gather" | "gather_local"
+            if recv_attr == Some("distributed") =>
+        {
+            Some(Collective {
+                kind: format!("core.{attr}"),
+                label: label(),
+            })
+        }
+        "restore_path" | "download" if recv_attr == Some("checkpoint") && core_context(prog, scope, recv) => {
+            let mode = kw(args, "download_mode");
+            let shared = mode.is_none_or(|m| {
+                prog.text(scope.m)
+                    .get(m.span.start..m.span.end)
+                    .is_some_and(|t| t.ends_with("LocalWorkersShareDownload"))
+            });
+            shared.then(|| Collective {
+                kind: "checkpoint.restore".into(),
+                label: label(),
+            })
+        }
+        "store_path" | "upload" if recv_attr == Some("checkpoint") && core_context(prog, scope, recv) => {
+            let shard = kw(args, "shard").is_some_and(|s| matches!(s.kind, ExprKind::Bool(true)));
+            shard.then(|| Collective {
+                kind: "checkpoint.store".into(),
+                label: label(),
+            })
+        }
+        "should_preempt" if recv_attr == Some("preempt") && core_context(prog, scope, recv) => Some(Collective {
+            kind: "preempt".into(),
+            label: label(),
+        }),
+        _ => None,
+    }
+}
+
+/// `self.context`, `context`, `accelerator`, `engine`, `model_engine`:
+/// receivers whose `backward(loss)` all-reduces.
+pub(super) fn is_engine_like(prog: &Program, scope: Scope, recv: &Expr) -> bool {
+    let name = match &recv.kind {
+        ExprKind::Name(n) => n.as_str(),
+        ExprKind::Attribute { attr, .. } => attr.as_str(),
+        _ => return false,
+    };
+    if matches!(
+        name,
+        "context" | "ctx" | "accelerator" | "engine" | "model_engine" | "fabric"
+    ) {
+        return true;
+    }
+    let s = prog.sources(scope, recv);
+    s.terms.iter().any(|t| {
+        matches!(&t.expr.kind, ExprKind::Call { func, .. }
+            if matches!(prog.external(t.scope, func).as_deref(), Some("accelerate.Accelerator" | "deepspeed.initialize" | "lightning.Fabric")))
+    })
+}
+
+pub(super) fn accelerator(prog: &Program, scope: Scope, recv: &Expr) -> bool {
+    let s = prog.sources(scope, recv);
+    s.terms.iter().any(|t| {
+        matches!(&t.expr.kind, ExprKind::Call { func, .. } if prog.external(t.scope, func).as_deref() == Some("accelerate.Accelerator"))
+    })
+}
+
+/// Whether `X` in `X.checkpoint`/`X.preempt` is a Core API context.
+pub(super) fn core_context(prog: &Program, scope: Scope, recv: &Expr) -> bool {
+    let ExprKind::Attribute { value, .. } = &recv.kind else {
+        return false;
+    };
+    let s = prog.sources(scope, value);
+    if s.terms.iter().any(|t| {
+        matches!(&t.expr.kind, ExprKind::Call { func, .. }
+            if matches!(prog.external(t.scope, func).as_deref(), Some("determined.core.init" | "determined.core._context.init")))
+    }) {
+        return true;
+    }
+    // A parameter annotated `det.core.Context`.
+    if let (ExprKind::Name(n), Some(f)) = (&value.kind, scope.func()) {
+        if let Some(func) = prog.func(f) {
+            if let Some(p) = func.params.iter().find(|p| p.name == *n) {
+                if let Some(a) = &p.annotation {
+                    return prog.external(scope, a).is_some_and(|p| p == "determined.core.Context");
+                }
+            }
+        }
+    }
+    false
+}
+
+/// The collectives a list of statements runs, directly or in functions of
+/// the training code it calls (up to `depth` calls deep): the first one
+/// found with its scope.
+pub fn first_collective<'p>(
+    prog: &'p Program,
+    scope: Scope,
+    stmts: &'p [Stmt],
+    ddp: bool,
+    depth: u32,
+) -> Option<(Scope, &'p Expr, Collective)> {
+    let mut stack = Vec::new();
+    let mut found: Option<(Scope, &'p Expr, Collective)> = None;
+    let mut calls: Vec<&'p Expr> = Vec::new();
+    for s in stmts {
+        walk_stmt(s, &mut stack, &mut |_, n| {
+            if found.is_some() {
+                return;
+            }
+            if let Node::Expr(e) = n {
+                if matches!(e.kind, ExprKind::Call { .. }) {
+                    if let Some(c) = collective(prog, scope, e, ddp) {
+                        found = Some((scope, e, c));
+                    } else {
+                        calls.push(e);
+                    }
+                }
+            }
+        });
+        if found.is_some() {
+            return found;
+        }
+    }
+    if depth == 0 {
+        return None;
+    }
+    for call in calls {
+        let ExprKind::Call { func, .. } = &call.kind else {
+            continue;
+        };
+        let f = match prog.callee(scope, func) {
+            Callee::Func(f) => f,
+            _ => continue,
+        };
+        let body = prog.body(f.scope());
+        if let Some(hit) = first_collective(prog, f.scope(), body, ddp, depth - 1) {
+            // Reported at the call in this scope, naming the collective.
+            return Some((scope, call, hit.2));
+        }
+    }
+    None
+}

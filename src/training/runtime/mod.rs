@@ -1,0 +1,587 @@
+//! Who runs the training code and what the ranks share: how many
+//! processes the launcher starts, whether the code is a Determined trial,
+//! whether every rank seeds the global torch RNG alike, and the vocabulary
+//! the checks share — rank and world-size expressions, collective
+//! operations, the config's environment and image.
+
+use serde_json::Value as Json;
+
+use super::ast::{Arg, Expr, ExprKind, Stmt, StmtKind};
+use super::entry::{Launch, Launcher, Procs, Target};
+use super::program::{walk_stmt, Anc, Callee, ClassId, FuncId, ModId, Node, Program, Scope, Sym};
+use super::values::{self, Const, Env};
+use super::{EntrySpec, FileRole, Training};
+
+mod collective;
+mod rank;
+mod seeding;
+
+pub use collective::*;
+pub use rank::*;
+pub use seeding::*;
+
+/// The config facts the training checks read.
+#[derive(Clone, Debug, Default)]
+pub struct ConfigFacts {
+    /// Whether an experiment config came with the code.
+    pub present: bool,
+    /// `resources.slots_per_trial` (1 when unset; `None` when invalid).
+    pub slots: Option<i64>,
+    /// `environment.environment_variables` names and values (all forms).
+    pub env: Vec<(String, String)>,
+    /// `environment.image`: `None` for Determined's default images,
+    /// `Some(None)` for a form stagec does not read.
+    pub image: Option<Option<String>>,
+    /// The config as JSON (hyperparameters, data).
+    pub json: Option<Json>,
+}
+
+impl ConfigFacts {
+    /// Reads the facts from the config's JSON and settings; `present`:
+    /// whether there is a config at all.
+    pub fn read(json: Option<&Json>, settings: Option<&crate::settings::Settings>, present: bool) -> ConfigFacts {
+        let image = match json.and_then(|j| j.pointer("/environment/image")) {
+            None | Some(Json::Null) => None,
+            Some(Json::String(s)) => Some(Some(s.clone())),
+            Some(Json::Object(m)) => Some(
+                m.get("cuda")
+                    .or_else(|| m.get("gpu"))
+                    .and_then(Json::as_str)
+                    .map(str::to_string),
+            ),
+            Some(_) => Some(None),
+        };
+        ConfigFacts {
+            present,
+            slots: settings.map_or(Some(1), |s| s.slots_per_trial.count()),
+            env: settings
+                .map(|s| {
+                    s.environment_variables
+                        .iter()
+                        .map(|e| (e.name.clone(), e.value.clone()))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            image,
+            json: json.cloned(),
+        }
+    }
+
+    /// Whether the experiment's environment sets `name`.
+    pub fn sets_env(&self, name: &str) -> bool {
+        self.env.iter().any(|(n, _)| n == name)
+    }
+}
+
+/// How many processes run the training code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum World {
+    /// One process: nothing is shared across ranks.
+    Single,
+    /// One process per rank; the count when known.
+    Ranks(Option<i64>),
+}
+
+impl World {
+    pub fn distributed(self) -> bool {
+        matches!(self, World::Ranks(n) if n.is_none_or(|n| n > 1))
+    }
+}
+
+/// The Determined trial API a class implements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrialKind {
+    PyTorch,
+    DeepSpeed,
+}
+
+pub const PYTORCH_TRIAL: &str = "determined.pytorch.PyTorchTrial";
+pub const DEEPSPEED_TRIAL: &str = "determined.pytorch.deepspeed.DeepSpeedTrial";
+
+/// What runs the code.
+#[derive(Clone, Debug)]
+pub struct Runtime {
+    pub world: World,
+    /// The trial classes of the training code.
+    pub trials: Vec<(ClassId, TrialKind)>,
+    /// When the entry script only defines a trial class that nothing runs
+    /// (`python train.py` around a `PyTorchTrial`): the class, analysed as
+    /// Determined would run it once the entrypoint names it.
+    pub unlaunched_trial: Option<(ClassId, TrialKind)>,
+    /// The launch, when the entrypoint was read.
+    pub launch: Option<Launch>,
+    /// Who runs each program other than the experiment's (the scripts
+    /// named on the command line, [`Program::programs`]), worked out from
+    /// their own code: its bit and its world.
+    pub scripts: Vec<(u64, World)>,
+}
+
+impl Runtime {
+    pub fn compute(training: &Training, prog: &Program, config: &ConfigFacts) -> Runtime {
+        let trials = trial_classes(prog);
+        let launch = match &training.entry {
+            EntrySpec::Found(l, _) | EntrySpec::Missing(l, _) => Some(l.clone()),
+            _ => None,
+        };
+        let slots = config.slots;
+        let mut unlaunched_trial = None;
+        let main = |m: ModId| !prog.detached(m);
+        let has_main = prog.code_modules().any(main);
+        let world = if !has_main {
+            World::Single
+        } else if !config.present {
+            // Files on their own: distributed when the code says so.
+            if distributed_markers(prog, &main) || trials.iter().any(|(k, _)| main(k.m)) {
+                World::Ranks(None)
+            } else {
+                World::Single
+            }
+        } else {
+            match &launch {
+                Some(l) => match (l.launcher, l.procs) {
+                    (Launcher::None, _) => {
+                        let entry = prog.modules().find(|m| prog.role(*m) == Some(FileRole::Entry));
+                        let only_defines = entry.is_some_and(|m| only_definitions(prog, m));
+                        let entry_trials: Vec<(ClassId, TrialKind)> =
+                            trials.iter().copied().filter(|(k, _)| Some(k.m) == entry).collect();
+                        if matches!(l.target, Target::Script(_) | Target::Module(_))
+                            && only_defines
+                            && !entry_trials.is_empty()
+                        {
+                            unlaunched_trial = entry_trials.first().copied();
+                            slots_world(slots)
+                        } else if matches!(l.target, Target::Trial { .. }) {
+                            // `determined.exec.harness` directly: one process.
+                            World::Single
+                        } else {
+                            spawned_world(prog, slots, &main)
+                        }
+                    }
+                    (_, Procs::Slots) => slots_world(slots),
+                    (_, Procs::Fixed(n)) => {
+                        if n > 1 {
+                            World::Ranks(Some(n))
+                        } else {
+                            World::Single
+                        }
+                    }
+                    (_, Procs::One) => World::Single,
+                },
+                None => {
+                    if distributed_markers(prog, &main) {
+                        World::Ranks(None)
+                    } else {
+                        World::Single
+                    }
+                }
+            }
+        };
+        let mut scripts: Vec<(u64, World)> = Vec::new();
+        let bits = prog.code_modules().fold(0u64, |acc, m| acc | prog.programs(m)) & !1;
+        for i in 1..64 {
+            let bit = 1u64 << i;
+            if bits & bit == 0 {
+                continue;
+            }
+            let mine = |m: ModId| prog.programs(m) & bit != 0;
+            let w = if distributed_markers(prog, &mine) || trials.iter().any(|(k, _)| mine(k.m)) {
+                World::Ranks(None)
+            } else {
+                World::Single
+            };
+            scripts.push((bit, w));
+        }
+        Runtime {
+            world,
+            trials,
+            unlaunched_trial,
+            launch,
+            scripts,
+        }
+    }
+
+    /// The programs module `m` runs in, each with who runs it: the
+    /// experiment's (bit 0) and the scripts'.
+    pub fn worlds_of(&self, prog: &Program, m: ModId) -> Vec<(u64, World)> {
+        let mut out = Vec::new();
+        if !prog.detached(m) {
+            out.push((1, self.world));
+        }
+        let bits = prog.programs(m);
+        out.extend(self.scripts.iter().copied().filter(|(b, _)| bits & b != 0));
+        out
+    }
+
+    /// Who runs the code of module `m` (once per rank when any program it
+    /// runs in does).
+    pub fn world_at(&self, prog: &Program, m: ModId) -> World {
+        let worlds = self.worlds_of(prog, m);
+        worlds
+            .iter()
+            .map(|(_, w)| *w)
+            .find(|w| w.distributed())
+            .or_else(|| worlds.first().map(|(_, w)| *w))
+            .unwrap_or(World::Single)
+    }
+
+    /// Whether some of the code runs once per rank.
+    pub fn distributed_somewhere(&self) -> bool {
+        self.world.distributed() || self.scripts.iter().any(|(_, w)| w.distributed())
+    }
+
+    /// The entrypoint's arguments.
+    pub fn argv(&self) -> &[String] {
+        self.launch.as_ref().map_or(&[], |l| l.argv.as_slice())
+    }
+
+    /// The trial class whose method `scope` is in (directly, or through
+    /// helper methods of the same class).
+    pub fn trial_of(&self, prog: &Program, scope: Scope) -> Option<(ClassId, TrialKind)> {
+        let k = prog.class_of(scope.func()?)?;
+        self.trials
+            .iter()
+            .copied()
+            .find(|(t, _)| *t == k || prog.bases(k).contains(t))
+    }
+}
+
+fn slots_world(slots: Option<i64>) -> World {
+    match slots {
+        Some(n) if n > 1 => World::Ranks(Some(n)),
+        _ => World::Single,
+    }
+}
+
+/// Whether a module only imports, defines and assigns (nothing runs).
+fn only_definitions(prog: &Program, m: ModId) -> bool {
+    for c in 0..prog.chunk_count(m) {
+        let kind = prog.parsed(m).and_then(|p| p.chunks().get(c as usize)).map(|i| i.kind);
+        if kind != Some(super::scan::ChunkKind::Code) {
+            continue;
+        }
+        let Some(ast) = prog.chunk(m, c) else { continue };
+        for s in &ast.stmts {
+            match &s.kind {
+                StmtKind::Import(_)
+                | StmtKind::ImportFrom { .. }
+                | StmtKind::FunctionDef(_)
+                | StmtKind::ClassDef(_)
+                | StmtKind::Pass
+                | StmtKind::Other => {}
+                StmtKind::Assign { value, .. } | StmtKind::AnnAssign { value: Some(value), .. } => {
+                    if !matches!(
+                        value.kind,
+                        ExprKind::Str(_)
+                            | ExprKind::Int(_)
+                            | ExprKind::Float(_)
+                            | ExprKind::Bool(_)
+                            | ExprKind::None
+                            | ExprKind::Name(_)
+                            | ExprKind::Attribute { .. }
+                            | ExprKind::List(_)
+                            | ExprKind::Tuple(_)
+                            | ExprKind::Dict(_)
+                    ) {
+                        return false;
+                    }
+                }
+                StmtKind::Expr(e) if matches!(e.kind, ExprKind::Str(_)) => {}
+                _ => return false,
+            }
+        }
+    }
+    true
+}
+
+/// The process count when plain `python script.py` spawns ranks itself
+/// (`torch.multiprocessing.spawn`, Lightning with several devices).
+fn spawned_world(prog: &Program, slots: Option<i64>, which: &dyn Fn(ModId) -> bool) -> World {
+    for m in prog.code_modules().filter(|m| which(*m)) {
+        let needles = ["spawn", "start_processes", "Trainer"];
+        let chunks: Vec<u32> = prog.chunks_mentioning(m, &needles).collect();
+        for c in chunks {
+            for scope in prog.scopes(m, c) {
+                let mut found = None;
+                prog.walk_exprs(scope, &mut |_, e| {
+                    let ExprKind::Call { func, args, .. } = &e.kind else {
+                        return;
+                    };
+                    let Some(path) = prog.external(scope, func) else { return };
+                    match path.as_str() {
+                        "torch.multiprocessing.spawn" | "torch.multiprocessing.start_processes" => {
+                            let n = kw(args, "nprocs").and_then(literal_int);
+                            found = Some(match n {
+                                Some(n) if n <= 1 => World::Single,
+                                Some(n) => World::Ranks(Some(n)),
+                                None => World::Ranks(slots.filter(|s| *s > 1)),
+                            });
+                        }
+                        "lightning.Trainer" => {
+                            let devices = kw(args, "devices").and_then(literal_int);
+                            let strategy = kw(args, "strategy").and_then(|e| match &e.kind {
+                                ExprKind::Str(s) => Some(s.clone()),
+                                _ => None,
+                            });
+                            let ddp = strategy.as_deref().is_some_and(|s| {
+                                s.starts_with("ddp") || s.starts_with("fsdp") || s.starts_with("deepspeed")
+                            });
+                            if ddp {
+                                found = Some(match devices {
+                                    Some(n) if n <= 1 => World::Single,
+                                    Some(n) => World::Ranks(Some(n)),
+                                    None => World::Ranks(slots.filter(|s| *s > 1)),
+                                });
+                            }
+                        }
+                        _ => {}
+                    }
+                });
+                if let Some(w) = found {
+                    return match w {
+                        World::Ranks(None) => World::Ranks(None),
+                        w => w,
+                    };
+                }
+            }
+        }
+    }
+    World::Single
+}
+
+/// Code that only makes sense with several ranks (for files checked on
+/// their own), in the modules `which` accepts.
+fn distributed_markers(prog: &Program, which: &dyn Fn(ModId) -> bool) -> bool {
+    const MARKERS: &[&str] = &[
+        "torch.distributed.init_process_group",
+        "torch.nn.parallel.DistributedDataParallel",
+        "torch.distributed.fsdp.FullyShardedDataParallel",
+        "horovod.init",
+        "deepspeed.init_distributed",
+        "deepspeed.initialize",
+        "torch.multiprocessing.spawn",
+    ];
+    let needles = [
+        "init_process_group",
+        "DistributedDataParallel",
+        "DDP",
+        "FullyShardedDataParallel",
+        "FSDP",
+        "hvd",
+        "horovod",
+        "deepspeed",
+        "spawn",
+    ];
+    any_call_in(prog, &needles, |path| MARKERS.contains(&path), which)
+}
+
+/// Whether some call of the training code resolves to an external path
+/// `pred` accepts (only chunks mentioning `needles` are parsed).
+pub fn any_call(prog: &Program, needles: &[&str], pred: impl Fn(&str) -> bool) -> bool {
+    any_call_in(prog, needles, pred, &|_| true)
+}
+
+/// [`any_call`] in the modules `which` accepts.
+fn any_call_in(prog: &Program, needles: &[&str], pred: impl Fn(&str) -> bool, which: &dyn Fn(ModId) -> bool) -> bool {
+    for m in prog.code_modules().filter(|m| which(*m)) {
+        let chunks: Vec<u32> = prog.chunks_mentioning(m, needles).collect();
+        for c in chunks {
+            for scope in prog.scopes(m, c) {
+                let mut hit = false;
+                prog.walk_exprs(scope, &mut |_, e| {
+                    if hit {
+                        return;
+                    }
+                    if let ExprKind::Call { func, .. } = &e.kind {
+                        if let Some(p) = prog.external(scope, func) {
+                            hit = pred(&p);
+                        }
+                    }
+                });
+                if hit {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Every call of the training code to one of the external `targets`:
+/// `(scope, ancestors, call, path)`.
+pub fn calls<'p>(prog: &'p Program, targets: &[&str]) -> Vec<(Scope, Vec<Anc<'p>>, &'p Expr, String)> {
+    let mut out = Vec::new();
+    for m in prog.code_modules() {
+        let needles = prog.needles_for(m, targets);
+        let words: Vec<&str> = needles.iter().map(String::as_str).collect();
+        let chunks: Vec<u32> = prog.chunks_mentioning(m, &words).collect();
+        for c in chunks {
+            for scope in prog.scopes(m, c) {
+                prog.walk_exprs(scope, &mut |anc, e| {
+                    if let ExprKind::Call { func, .. } = &e.kind {
+                        if let Some(p) = prog.external(scope, func) {
+                            if targets.contains(&p.as_str()) {
+                                out.push((scope, anc.to_vec(), e, p));
+                            }
+                        }
+                    }
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The trial classes (subclasses of `PyTorchTrial` / `DeepSpeedTrial`).
+pub fn trial_classes(prog: &Program) -> Vec<(ClassId, TrialKind)> {
+    let mut out = Vec::new();
+    for k in prog.classes_mentioning(&["Trial"]) {
+        let bases = prog.external_bases(k);
+        if bases.iter().any(|b| b == DEEPSPEED_TRIAL) {
+            out.push((k, TrialKind::DeepSpeed));
+        } else if bases.iter().any(|b| b == PYTORCH_TRIAL) {
+            out.push((k, TrialKind::PyTorch));
+        }
+    }
+    out
+}
+
+/// A keyword argument's value.
+pub fn kw<'a>(args: &'a [Arg], name: &str) -> Option<&'a Expr> {
+    args.iter().find_map(|a| match a {
+        Arg::Kw { name: n, value, .. } if n == name => Some(value),
+        _ => None,
+    })
+}
+
+/// The `i`-th positional argument.
+pub fn pos(args: &[Arg], i: usize) -> Option<&Expr> {
+    args.iter()
+        .filter_map(|a| match a {
+            Arg::Pos(e) => Some(e),
+            _ => None,
+        })
+        .nth(i)
+}
+
+/// An argument by keyword, or else by position.
+pub fn arg<'a>(args: &'a [Arg], name: &str, i: usize) -> Option<&'a Expr> {
+    kw(args, name).or_else(|| pos(args, i))
+}
+
+/// Whether the call passes `*args` or `**kwargs`.
+pub fn has_splat(args: &[Arg]) -> bool {
+    args.iter().any(|a| matches!(a, Arg::Star(_) | Arg::StarStar(_)))
+}
+
+pub fn literal_int(e: &Expr) -> Option<i64> {
+    match &e.kind {
+        ExprKind::Int(i) => Some(*i),
+        _ => None,
+    }
+}
+
+// ---------------------------------------------------------------------
+// Small shared facts
+
+/// The value of `e` as a constant, resolved against the config and argv.
+pub fn constant(
+    prog: &Program,
+    config: &ConfigFacts,
+    runtime: &Runtime,
+    scope: Scope,
+    e: &Expr,
+) -> Option<values::Resolved> {
+    let env = Env {
+        config: config.json.as_ref(),
+        argv: runtime.argv(),
+    };
+    values::constant(prog, &env, scope, e)
+}
+
+/// Whether `e` is `True` as a constant.
+pub fn is_true(prog: &Program, config: &ConfigFacts, runtime: &Runtime, scope: Scope, e: &Expr) -> Option<bool> {
+    constant(prog, config, runtime, scope, e).and_then(|r| r.as_bool())
+}
+
+/// Whether the scope is reachable code: not in a branch whose condition is
+/// known to be false (an `if args.deterministic:` whose flag is unset).
+pub fn dead_branch(
+    prog: &Program,
+    config: &ConfigFacts,
+    runtime: &Runtime,
+    scope: Scope,
+    anc: &[Anc<'_>],
+    node: *const Stmt,
+) -> bool {
+    let mut child: *const Stmt = node;
+    for a in anc.iter().rev() {
+        if let Anc::Stmt(s) = a {
+            if let StmtKind::If { test, body, orelse } = &s.kind {
+                let in_body = body.iter().any(|b| std::ptr::eq(b, child));
+                let in_else = orelse.iter().any(|b| std::ptr::eq(b, child));
+                if in_body || in_else {
+                    if let Some(v) = is_true(prog, config, runtime, scope, test) {
+                        if (in_body && !v) || (in_else && v) {
+                            return true;
+                        }
+                    }
+                }
+            }
+            child = *s;
+        }
+    }
+    false
+}
+
+/// The call's keyword `name` as a constant (`None` when absent).
+pub fn kw_const(
+    prog: &Program,
+    config: &ConfigFacts,
+    runtime: &Runtime,
+    scope: Scope,
+    args: &[Arg],
+    name: &str,
+) -> Option<Option<Const>> {
+    match kw(args, name) {
+        None => Some(None),
+        Some(e) => constant(prog, config, runtime, scope, e)
+            .and_then(|r| r.single().cloned())
+            .map(Some),
+    }
+}
+
+/// The function `f`'s call sites inside loops (directly, or through
+/// callers up to `depth`): each loop statement found.
+pub fn called_in_loop(prog: &Program, f: FuncId, depth: u32) -> bool {
+    if depth == 0 {
+        return false;
+    }
+    for (scope, call) in prog.call_sites(f) {
+        if let Some(anc) = prog.ancestors_of(scope, call) {
+            if anc
+                .iter()
+                .any(|a| matches!(a, Anc::Stmt(s) if matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. })))
+                || anc.iter().any(|a| matches!(a, Anc::Comp(_)))
+            {
+                return true;
+            }
+        }
+        if let Some(g) = scope.func() {
+            if called_in_loop(prog, g, depth - 1) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// The module holding a trial's files' main code, when the file is not a
+/// model-only source.
+pub fn is_code(prog: &Program, m: ModId) -> bool {
+    prog.role(m) != Some(FileRole::Model)
+}
+
+/// Whether the symbol is an external path.
+pub fn external_is(sym: Option<Sym>, path: &str) -> bool {
+    matches!(sym, Some(Sym::External(p)) if p == path)
+}

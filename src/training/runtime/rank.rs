@@ -1,0 +1,417 @@
+//! Ranks and world sizes: which expressions give a process's rank or the
+//! number of processes, and which branches only some ranks take.
+
+use super::*;
+
+/// What a rank expression gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RankKind {
+    /// The rank (global or local; -1 where not distributed).
+    Rank,
+    /// A boolean: whether this is rank 0 (`is_chief`, `is_main_process`).
+    IsZero,
+}
+
+pub(super) const RANK_NAMES: &[&str] = &["rank", "local_rank", "global_rank", "world_rank", "node_rank"];
+pub(super) const RANK_ATTRS: &[&str] = &[
+    "rank",
+    "local_rank",
+    "global_rank",
+    "process_index",
+    "local_process_index",
+    "cross_rank",
+];
+pub(super) const ZERO_ATTRS: &[&str] = &[
+    "is_chief",
+    "is_main_process",
+    "is_local_main_process",
+    "is_global_zero",
+    "is_local_zero",
+];
+
+/// Whether `e` is (derived only from) this process's rank.
+pub fn rank_kind(prog: &Program, scope: Scope, e: &Expr) -> Option<RankKind> {
+    rank_kind_at(prog, scope, e, 0)
+}
+
+pub(super) fn rank_kind_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) -> Option<RankKind> {
+    if depth > 6 {
+        return None;
+    }
+    match &e.kind {
+        ExprKind::Call { func, args, .. } => {
+            if let Some(path) = prog.external(scope, func) {
+                match path.as_str() {
+                    "torch.distributed.get_rank"
+                    | "deepspeed.comm.get_rank"
+                    | "horovod.rank"
+                    | "horovod.local_rank"
+                    | "deepspeed.comm.get_local_rank" => return Some(RankKind::Rank),
+                    "builtins.int" | "builtins.str" => {
+                        return pos(args, 0).and_then(|a| rank_kind_at(prog, scope, a, depth + 1))
+                    }
+                    "os.getenv" | "os.environ.get" => return pos(args, 0).and_then(env_rank),
+                    _ => {}
+                }
+            }
+            // A helper of the training code: `get_rank()` that returns the
+            // rank, or 0 where torch.distributed is not initialized.
+            if let Callee::Func(f) = prog.callee(scope, func) {
+                return helper_rank(prog, f, depth);
+            }
+            if let ExprKind::Attribute { value, attr } = &func.kind {
+                match attr.as_str() {
+                    "get_rank" | "get_local_rank" | "get_global_rank" if args.is_empty() => {
+                        if let ExprKind::Attribute { attr: d, .. } = &value.kind {
+                            if d == "distributed" {
+                                return Some(RankKind::Rank);
+                            }
+                        }
+                        if matches!(prog.external(scope, value).as_deref(), Some(p) if p.starts_with("torch.distributed") || p.starts_with("deepspeed"))
+                        {
+                            return Some(RankKind::Rank);
+                        }
+                    }
+                    "get" if is_environ(prog, scope, value) => return pos(args, 0).and_then(env_rank),
+                    _ => {}
+                }
+            }
+            None
+        }
+        ExprKind::Subscript { value, index } if is_environ(prog, scope, value) => env_rank(index),
+        ExprKind::Attribute { value, attr } => {
+            if ZERO_ATTRS.contains(&attr.as_str()) {
+                return Some(RankKind::IsZero);
+            }
+            if RANK_ATTRS.contains(&attr.as_str()) {
+                // `self.rank` assigned from something else is not a rank.
+                if prog.self_class(scope, value).is_some() {
+                    return match follow(prog, scope, e, depth) {
+                        Some(k) => Some(k),
+                        None => (!assigned_elsewise(prog, scope, e)).then_some(RankKind::Rank),
+                    };
+                }
+                return Some(RankKind::Rank);
+            }
+            follow(prog, scope, e, depth)
+        }
+        ExprKind::Name(n) => match follow(prog, scope, e, depth) {
+            Some(k) => Some(k),
+            None if RANK_NAMES.contains(&n.as_str()) => (!assigned_elsewise(prog, scope, e)).then_some(RankKind::Rank),
+            None => None,
+        },
+        _ => None,
+    }
+}
+
+/// What a helper function of the training code returns: the rank (every
+/// return is a rank expression or an integer literal, one at least a rank),
+/// or whether this is rank 0 (`get_rank() == 0`, or boolean literals).
+pub(super) fn helper_rank(prog: &Program, f: FuncId, depth: u32) -> Option<RankKind> {
+    let scope = f.scope();
+    let returns = prog.returns(f);
+    let mut kind = None;
+    let mut literals = 0;
+    for r in &returns {
+        let k = match &r.kind {
+            ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Unary { .. } => {
+                literals += 1;
+                continue;
+            }
+            ExprKind::Compare { left, rest } => match (rest.as_slice(), rank_kind_at(prog, scope, left, depth + 1)) {
+                ([(op, right)], Some(RankKind::Rank)) if op == "==" && matches!(right.kind, ExprKind::Int(0)) => {
+                    RankKind::IsZero
+                }
+                _ => return None,
+            },
+            _ => rank_kind_at(prog, scope, r, depth + 1)?,
+        };
+        if kind.is_some_and(|x| x != k) {
+            return None;
+        }
+        kind = Some(k);
+    }
+    let _ = literals;
+    kind
+}
+
+/// Whether `e`'s value depends on the rank: a rank expression anywhere in
+/// it, or in what its names hold and its helper calls return (a few steps
+/// deep).
+pub fn depends_on_rank(prog: &Program, scope: Scope, e: &Expr) -> bool {
+    depends_at(prog, scope, e, 0)
+}
+
+pub(super) fn depends_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) -> bool {
+    if depth > 4 {
+        return false;
+    }
+    if mentions_rank(prog, scope, e) {
+        return true;
+    }
+    let mut names: Vec<&Expr> = Vec::new();
+    let mut stack = Vec::new();
+    crate::training::program::walk_expr(e, &mut stack, &mut |_, n| {
+        if let Node::Expr(x) = n {
+            if matches!(
+                x.kind,
+                ExprKind::Name(_) | ExprKind::Call { .. } | ExprKind::Attribute { .. }
+            ) {
+                names.push(x);
+            }
+        }
+    });
+    for x in names {
+        if let ExprKind::Call { func, .. } = &x.kind {
+            if let Callee::Func(f) = prog.callee(scope, func) {
+                if prog
+                    .returns(f)
+                    .iter()
+                    .any(|r| depends_at(prog, f.scope(), r, depth + 1))
+                {
+                    return true;
+                }
+            }
+            continue;
+        }
+        let s = prog.sources(scope, x);
+        for t in &s.terms {
+            if !std::ptr::eq(t.expr, x) && depends_at(prog, t.scope, t.expr, depth + 1) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Whether a statement or expression (its ancestors `anc`) sits on the
+/// path that runs only without distribution: the `else` of `if
+/// args.distributed:` / `if dist.is_initialized():` / `if world_size > 1:`,
+/// or the body of their negation (`if local_rank == -1:`).
+pub fn non_distributed_path(prog: &Program, scope: Scope, anc: &[Anc<'_>], node: *const ()) -> bool {
+    let mut child: *const () = node;
+    for a in anc.iter().rev() {
+        match a {
+            Anc::Stmt(s) => {
+                if let StmtKind::If { test, body, orelse } = &s.kind {
+                    let in_body = body.iter().any(|b| std::ptr::eq(b as *const Stmt as *const (), child));
+                    let in_else = orelse
+                        .iter()
+                        .any(|b| std::ptr::eq(b as *const Stmt as *const (), child));
+                    if let Some(positive) = distributed_test(prog, scope, test) {
+                        if (in_else && positive) || (in_body && !positive) {
+                            return true;
+                        }
+                    }
+                }
+                child = *s as *const Stmt as *const ();
+            }
+            Anc::Expr(p) => {
+                if let ExprKind::IfExp { test, body, orelse } = &p.kind {
+                    let in_body = std::ptr::eq(&**body as *const Expr as *const (), child);
+                    let in_else = std::ptr::eq(&**orelse as *const Expr as *const (), child);
+                    if let Some(positive) = distributed_test(prog, scope, test) {
+                        if (in_else && positive) || (in_body && !positive) {
+                            return true;
+                        }
+                    }
+                }
+                child = *p as *const Expr as *const ();
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Whether a condition asks "is this run distributed?": `Some(true)` for
+/// the question, `Some(false)` for its negation.
+pub(super) fn distributed_test(prog: &Program, scope: Scope, e: &Expr) -> Option<bool> {
+    const FLAGS: &[&str] = &[
+        "distributed",
+        "is_distributed",
+        "ddp",
+        "use_ddp",
+        "multi_gpu",
+        "multiprocessing_distributed",
+        "use_distributed",
+    ];
+    match &e.kind {
+        ExprKind::Not(x) => distributed_test(prog, scope, x).map(|b| !b),
+        ExprKind::Name(n) => FLAGS.contains(&n.as_str()).then_some(true),
+        ExprKind::Attribute { attr, .. } => FLAGS.contains(&attr.as_str()).then_some(true),
+        ExprKind::Call { func, .. } => {
+            let name = match &func.kind {
+                ExprKind::Name(n) => n.as_str(),
+                ExprKind::Attribute { attr, .. } => attr.as_str(),
+                _ => return None,
+            };
+            (name == "is_initialized" || name == "is_dist_avail_and_initialized" || name == "is_distributed")
+                .then_some(true)
+        }
+        ExprKind::Compare { left, rest } => {
+            let [(op, right)] = rest.as_slice() else { return None };
+            let lit = match right.kind {
+                ExprKind::Int(i) => i,
+                ExprKind::Unary { ref op, ref operand } if op == "-" => match operand.kind {
+                    ExprKind::Int(i) => -i,
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            let world = is_world(prog, scope, left);
+            let rank = rank_kind(prog, scope, left) == Some(RankKind::Rank);
+            match (op.as_str(), lit) {
+                (">", 1) if world => Some(true),
+                ("<=" | "==", 1) if world => Some(false),
+                ("!=", -1) if rank => Some(true),
+                ("==", -1) if rank => Some(false),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The rank kind of every origin of `e`, when they agree.
+pub(super) fn follow(prog: &Program, scope: Scope, e: &Expr, depth: u32) -> Option<RankKind> {
+    let s = prog.sources(scope, e);
+    if s.unknown || s.terms.is_empty() {
+        return None;
+    }
+    let mut kind = None;
+    for t in &s.terms {
+        if !t.proj.is_empty() || std::ptr::eq(t.expr, e) {
+            return None;
+        }
+        let k = rank_kind_at(prog, t.scope, t.expr, depth + 1)?;
+        if kind.is_some_and(|x| x != k) {
+            return None;
+        }
+        kind = Some(k);
+    }
+    kind
+}
+
+/// Whether a name that looks like a rank has an origin that is clearly
+/// something else (a literal, a hyperparameter).
+pub(super) fn assigned_elsewise(prog: &Program, scope: Scope, e: &Expr) -> bool {
+    let s = prog.sources(scope, e);
+    s.terms.iter().any(|t| {
+        matches!(
+            t.expr.kind,
+            ExprKind::Int(_) | ExprKind::Str(_) | ExprKind::Float(_) | ExprKind::Dict(_) | ExprKind::List(_)
+        ) || matches!(&t.expr.kind, ExprKind::Call { func, .. } if matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr.starts_with("get_hparam")))
+    })
+}
+
+pub(super) fn env_rank(key: &Expr) -> Option<RankKind> {
+    match &key.kind {
+        ExprKind::Str(s)
+            if matches!(
+                s.as_str(),
+                "RANK" | "LOCAL_RANK" | "GROUP_RANK" | "OMPI_COMM_WORLD_RANK" | "SLURM_PROCID" | "DET_RANK"
+            ) =>
+        {
+            Some(RankKind::Rank)
+        }
+        _ => None,
+    }
+}
+
+pub(super) fn is_environ(prog: &Program, scope: Scope, e: &Expr) -> bool {
+    prog.external(scope, e).as_deref() == Some("os.environ")
+}
+
+/// Whether `e` mentions a rank expression anywhere.
+pub fn mentions_rank(prog: &Program, scope: Scope, e: &Expr) -> bool {
+    let mut found = false;
+    let mut stack = Vec::new();
+    crate::training::program::walk_expr(e, &mut stack, &mut |_, n| {
+        if found {
+            return;
+        }
+        if let Node::Expr(x) = n {
+            if matches!(
+                x.kind,
+                ExprKind::Name(_) | ExprKind::Attribute { .. } | ExprKind::Call { .. } | ExprKind::Subscript { .. }
+            ) && rank_kind(prog, scope, x).is_some()
+            {
+                found = true;
+            }
+        }
+    });
+    found
+}
+
+/// Whether `e` is the world size.
+pub fn is_world(prog: &Program, scope: Scope, e: &Expr) -> bool {
+    is_world_at(prog, scope, e, 0)
+}
+
+pub(super) fn is_world_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) -> bool {
+    if depth > 6 {
+        return false;
+    }
+    match &e.kind {
+        ExprKind::Call { func, args, .. } => {
+            if let Some(p) = prog.external(scope, func) {
+                match p.as_str() {
+                    "torch.distributed.get_world_size" | "horovod.size" | "deepspeed.comm.get_world_size" => {
+                        return true
+                    }
+                    "builtins.int" => return pos(args, 0).is_some_and(|a| is_world_at(prog, scope, a, depth + 1)),
+                    "os.getenv" | "os.environ.get" => {
+                        return pos(args, 0).is_some_and(|k| matches!(&k.kind, ExprKind::Str(s) if s == "WORLD_SIZE"))
+                    }
+                    _ => {}
+                }
+            }
+            if let Callee::Func(f) = prog.callee(scope, func) {
+                let returns = prog.returns(f);
+                return returns.iter().any(|r| is_world_at(prog, f.scope(), r, depth + 1))
+                    && returns
+                        .iter()
+                        .all(|r| matches!(r.kind, ExprKind::Int(_)) || is_world_at(prog, f.scope(), r, depth + 1));
+            }
+            if let ExprKind::Attribute { value, attr } = &func.kind {
+                if matches!(attr.as_str(), "get_size" | "get_world_size") {
+                    return matches!(&value.kind, ExprKind::Attribute { attr, .. } if attr == "distributed")
+                        || prog
+                            .external(scope, value)
+                            .is_some_and(|p| p.starts_with("torch.distributed"));
+                }
+                if attr == "get" && is_environ(prog, scope, value) {
+                    return pos(args, 0).is_some_and(|k| matches!(&k.kind, ExprKind::Str(s) if s == "WORLD_SIZE"));
+                }
+            }
+            false
+        }
+        ExprKind::Subscript { value, index } if is_environ(prog, scope, value) => {
+            matches!(&index.kind, ExprKind::Str(s) if s == "WORLD_SIZE")
+        }
+        ExprKind::Attribute { attr, .. }
+            if matches!(attr.as_str(), "size" | "world_size" | "num_processes" | "num_replicas") =>
+        {
+            let s = prog.sources(scope, e);
+            if !s.unknown && !s.terms.is_empty() && !s.terms.iter().any(|t| std::ptr::eq(t.expr, e)) {
+                return s.terms.iter().all(|t| is_world_at(prog, t.scope, t.expr, depth + 1));
+            }
+            true
+        }
+        ExprKind::Name(n) => {
+            let s = prog.sources(scope, e);
+            if !s.unknown && !s.terms.is_empty() && !s.terms.iter().any(|t| std::ptr::eq(t.expr, e)) {
+                return s
+                    .terms
+                    .iter()
+                    .all(|t| t.proj.is_empty() && is_world_at(prog, t.scope, t.expr, depth + 1));
+            }
+            matches!(
+                n.as_str(),
+                "world_size" | "world" | "num_replicas" | "n_gpus" | "ngpus" | "num_gpus"
+            )
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,80 @@
+//! Seeding: how the global torch RNG is seeded on the ranks.
+
+use super::*;
+
+/// How the global torch RNG is seeded on the ranks.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Seeding {
+    /// Identically on every rank, by Determined's trial seed.
+    Trial,
+    /// Identically, by a seeding call: its scope, span and argument.
+    Call {
+        scope: Scope,
+        call: crate::source::Span,
+        arg: Option<crate::source::Span>,
+    },
+    /// Differently per rank, or not at all.
+    NotIdentical,
+}
+
+/// Whether every rank seeds the global torch RNG with the same value.
+pub fn seeding(prog: &Program, runtime: &Runtime) -> Seeding {
+    seeding_of(prog, runtime, 1)
+}
+
+/// [`seeding`] in the program `bit` (see [`Program::programs`]; bit 0 the
+/// experiment's): only its seeding calls and trial classes count.
+pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
+    let experiment = bit == 1;
+    let within = |m: ModId| {
+        if experiment {
+            !prog.detached(m)
+        } else {
+            prog.programs(m) & bit != 0
+        }
+    };
+    let seed_calls = calls(
+        prog,
+        &[
+            "torch.manual_seed",
+            "lightning.seed_everything",
+            "lightning.fabric.seed_everything",
+            "transformers.set_seed",
+            "accelerate.utils.set_seed",
+            "transformers.trainer_utils.set_seed",
+        ],
+    );
+    let mut first = None;
+    for (scope, _, call, path) in &seed_calls {
+        if !within(scope.m) {
+            continue;
+        }
+        let ExprKind::Call { args, .. } = &call.kind else {
+            continue;
+        };
+        let a = pos(args, 0).or_else(|| kw(args, "seed"));
+        if a.is_some_and(|a| depends_on_rank(prog, *scope, a)) {
+            return Seeding::NotIdentical;
+        }
+        if path == "accelerate.utils.set_seed"
+            && kw(args, "device_specific").is_some_and(|d| matches!(d.kind, ExprKind::Bool(true)))
+        {
+            return Seeding::NotIdentical;
+        }
+        if first.is_none() {
+            first = Some(Seeding::Call {
+                scope: *scope,
+                call: call.span,
+                arg: a.map(|a| a.span),
+            });
+        }
+    }
+    // A seeding call the code makes wins over the trial seed Determined set
+    // before it ran (both are the same on every rank).
+    let trial = runtime.trials.iter().any(|(k, _)| within(k.m)) || (experiment && runtime.unlaunched_trial.is_some());
+    match first {
+        Some(call) => call,
+        None if trial => Seeding::Trial,
+        None => Seeding::NotIdentical,
+    }
+}
