@@ -218,7 +218,9 @@ install_torch() {
 install_determined() {
     local venv="$tools/determined/venv"
     local py="$venv/bin/python3"
-    local check='import torch.distributed.run, determined.launch.torch_distributed, determined.launch.wrap_rank, determined.exec.pid_server, determined.exec.pid_client'
+    # torch 1.13 is built against NumPy 1: a NumPy 2 in the venv breaks it
+    # (`all_gather_object` says "Numpy is not available").
+    local check='import torch, torch.distributed.run, determined.launch.torch_distributed, determined.launch.wrap_rank, determined.exec.pid_server, determined.exec.pid_client; torch.zeros(1).numpy()'
     if [[ -x "$py" ]] && "$py" -m pip show determined 2>/dev/null | grep -qx "Version: $DETERMINED_VERSION" \
         && "$py" -c "$check" 2>/dev/null; then
         echo "$py"
@@ -231,9 +233,14 @@ install_determined() {
         "$DEBIAN_PYTHON" -m venv --system-site-packages "$venv" >&2 \
             || fail 4 "$DEBIAN_PYTHON -m venv failed (Debian: apt-get install python3-venv)"
     fi
+    local numpy
+    numpy="$("$DEBIAN_PYTHON" -c 'import numpy; print(numpy.__version__)' 2>/dev/null)" \
+        || fail 1 "$DEBIAN_PYTHON has torch but no numpy (Debian: apt-get install python3-numpy)"
     local index="${PIP_INDEX_URL:-https://pypi.org/simple}"
     local log="$tools/determined/pip.log"
-    if ! "$py" -m pip install --quiet "determined==$DETERMINED_VERSION" >"$log" 2>&1; then
+    # Keep Debian's NumPy (the one its torch is built for): pip would
+    # otherwise upgrade it in the venv for determined's other dependencies.
+    if ! "$py" -m pip install --quiet "determined==$DETERMINED_VERSION" "numpy==$numpy" >"$log" 2>&1; then
         if ! reachable "$index/determined/"; then
             fail 3 "PyPI ($index) is unreachable; determined not installed (pip's log: $log)"
         fi
