@@ -540,3 +540,87 @@ fn determined_launcher_runs_the_command_on_every_rank() {
         "tests/torchrun/const.yaml's entrypoint changed: update this test"
     );
 }
+
+/// The codes `stagec check --format json --show-infos` reports for `config`.
+fn check_codes(config: &Path) -> (Option<i32>, Vec<String>) {
+    let run = Command::new(stagec_exe())
+        .args(["check", "--format", "json", "--show-infos"])
+        .arg(config)
+        .env("S3_ACCESS_KEY", "a")
+        .env("S3_SECRET_KEY", "b")
+        .output()
+        .expect("run stagec check");
+    let json: Value = serde_json::from_slice(&run.stdout)
+        .unwrap_or_else(|e| panic!("stagec check printed no JSON ({e}):\n{}", text(&run.stderr)));
+    let codes = json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| d["code"].as_str().unwrap_or_default().to_string())
+        .collect();
+    (run.status.code(), codes)
+}
+
+/// The entrypoint each example's README suggests for the cluster (its
+/// ```` ```yaml ```` block with `entrypoint:`), put into a copy of the
+/// example, checks as the example itself does: it runs the training code
+/// (no T113 "nothing trains", no T100 "not analysed"). The README once
+/// suggested `stagec exec -- python3 train.py` around a file that only
+/// defines the trial class; that form is checked to give T113.
+#[test]
+fn every_examples_documented_entrypoint_trains() {
+    let root = tools::repo_root();
+    let mut seen = 0;
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("examples"))
+        .expect("examples/")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let readme = std::fs::read_to_string(dir.join("README.md")).unwrap_or_default();
+        let blocks = readme.split("```yaml\n").skip(1).filter_map(|b| b.split("```").next());
+        for block in blocks.filter(|b| b.starts_with("entrypoint:")) {
+            seen += 1;
+            let work = tools::TempDir::new("stagec-readme-entrypoint");
+            tools::copy_files(&dir, work.path());
+            let config = std::fs::read_to_string(dir.join("const.yaml")).expect("const.yaml");
+            let (_, as_is) = check_codes(&dir.join("const.yaml"));
+            let with = |entrypoint: &str| -> String {
+                let mut done = false;
+                let mut out = String::new();
+                for line in config.lines() {
+                    if line.starts_with("entrypoint:") && !done {
+                        out.push_str(entrypoint.trim_end());
+                        done = true;
+                    } else {
+                        out.push_str(line);
+                    }
+                    out.push('\n');
+                }
+                assert!(done, "{}: const.yaml has no one-line entrypoint", dir.display());
+                out
+            };
+            let path = work.path().join("const.yaml");
+            std::fs::write(&path, with(block)).expect("write");
+            let (status, codes) = check_codes(&path);
+            assert_eq!(
+                (status, &codes),
+                (Some(0), &as_is),
+                "{}/README.md's entrypoint checks otherwise than the example:\n{block}",
+                dir.display()
+            );
+            if block.contains("determined.exec.harness") {
+                let script = block.replace(
+                    "python3 -m determined.exec.harness train:HybridTrial",
+                    "python3 train.py",
+                );
+                std::fs::write(&path, with(&script)).expect("write");
+                let (_, codes) = check_codes(&path);
+                assert!(codes.iter().any(|c| c == "T113"), "{script}: {codes:?}");
+            }
+        }
+    }
+    assert!(seen >= 1, "no README suggests an entrypoint");
+}
