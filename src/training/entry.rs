@@ -265,9 +265,8 @@ fn shorten(s: &str) -> String {
 fn stagec_exec(rest: &[String]) -> Result<Launch, NotPython> {
     match rest.iter().position(|w| w == "--") {
         Some(i) => read_simple(strip_prefix_words(&rest[i + 1..])),
-        None => Err(NotPython::Unknown(
-            "stagec exec (its command goes after `--`)".to_string(),
-        )),
+        // `stagec exec python3 train.py` is a usage error: it runs nothing.
+        None => Err(NotPython::Empty),
     }
 }
 
@@ -689,10 +688,7 @@ mod tests {
             (Launcher::Torchrun, Target::Script("train.py".into()))
         );
         // Without `--` stagec exec runs nothing.
-        assert!(matches!(
-            read("stagec exec python3 train.py"),
-            Err(NotPython::Unknown(_))
-        ));
+        assert!(matches!(read("stagec exec python3 train.py"), Err(NotPython::Empty)));
         assert!(matches!(read("stagec exec -- sh run.sh"), Err(NotPython::Shell(_))));
         assert!(runs_stagec_exec(
             "python3 -m determined.launch.torch_distributed -- stagec exec -- python3 train.py"
