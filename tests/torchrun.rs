@@ -99,7 +99,13 @@ fn tool(tool: &str, test: &str) -> Option<PathBuf> {
             !required(),
             "{test}: {tool} could not be installed (see the line above), but STAGEC_REQUIRE_TOOLS is set"
         );
-        eprintln!("SKIPPED {test}: {tool} is not available");
+        // Straight to the standard error, past the test harness's capture
+        // (which keeps a passing test's `eprintln!`, the reason included).
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED {test}: {tool} is not available (`scripts/install-test-tools.sh {tool}` says why)"
+        );
     }
     found
 }
