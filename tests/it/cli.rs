@@ -586,3 +586,36 @@ fn literal_credentials_in_the_environment_are_fixed_to_references() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Calls through `deepspeed.comm` and names imported from
+/// `torch.backends.cudnn` once sent the training analysis into endless
+/// recursion: `stagec check` died of a stack overflow on DeepSpeed code.
+#[test]
+fn deepspeed_comm_and_cudnn_names_are_analysed_without_overflow() {
+    let dir = common::tools::TempDir::new("stagec-deepspeed-comm");
+    let shapes = [
+        (
+            "k1.py",
+            "from torch.backends.cudnn import is_available\nis_available()\n",
+        ),
+        ("k4.py", "from deepspeed import comm as dist\ndist.get_rank()\n"),
+        ("k5.py", "from deepspeed.comm import get_rank\nget_rank()\n"),
+        ("k6.py", "import deepspeed.comm\ndeepspeed.comm.get_rank()\n"),
+        (
+            "m10.py",
+            "import deepspeed.comm as dist\n\n\ndef main():\n    if dist.get_rank() == 0:\n        print(\"x\")\n",
+        ),
+    ];
+    for (name, text) in shapes {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write the shape");
+        let out = stagec(&["check", "--select", "T", "--format", "concise", &path.to_string_lossy()]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{name}: {}\n{}",
+            stdout(&out),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

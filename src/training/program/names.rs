@@ -402,48 +402,90 @@ pub(super) fn collect_targets(t: &Expr, path: &mut Vec<Proj>, bind: &mut dyn FnM
     }
 }
 
+/// Module prefixes and the canonical prefix they stand for. A rewrite never
+/// produces a path its own prefix matches again (a test keeps it so), and
+/// [`normalize`] applies at most [`PREFIXES`]`.len()` of them.
+const PREFIXES: &[(&str, &str)] = &[
+    ("torch.utils.data.dataloader.", "torch.utils.data."),
+    ("torch.utils.data.distributed.", "torch.utils.data."),
+    ("torch.utils.data.sampler.", "torch.utils.data."),
+    ("torch.utils.data.dataset.", "torch.utils.data."),
+    ("torch.nn.parallel.distributed.", "torch.nn.parallel."),
+    ("torch.nn.modules.upsampling.", "torch.nn."),
+    ("torch.nn.modules.loss.", "torch.nn."),
+    ("torch.nn.modules.container.", "torch.nn."),
+    ("torch.nn.modules.module.", "torch.nn."),
+    ("torch.nn.modules.", "torch.nn."),
+    (
+        "torch.distributed.fsdp.fully_sharded_data_parallel.",
+        "torch.distributed.fsdp.",
+    ),
+    ("torch.distributed.distributed_c10d.", "torch.distributed."),
+    ("torch.random.manual_seed", "torch.manual_seed"),
+    ("determined.pytorch._data.", "determined.pytorch."),
+    ("determined.pytorch._pytorch_trial.", "determined.pytorch."),
+    (
+        "determined.pytorch.deepspeed._deepspeed_trial.",
+        "determined.pytorch.deepspeed.",
+    ),
+    ("determined.core._context.", "determined.core."),
+    ("pytorch_lightning.", "lightning.pytorch."),
+    ("lightning.pytorch.", "lightning."),
+    ("horovod.torch.", "horovod."),
+    ("accelerate.accelerator.", "accelerate."),
+];
+
 /// Canonical names for the aliases modules export (`torch.utils.data.
 /// distributed.DistributedSampler` is `torch.utils.data.DistributedSampler`).
 pub fn normalize(path: &str) -> String {
-    const PREFIXES: &[(&str, &str)] = &[
-        ("torch.utils.data.dataloader.", "torch.utils.data."),
-        ("torch.utils.data.distributed.", "torch.utils.data."),
-        ("torch.utils.data.sampler.", "torch.utils.data."),
-        ("torch.utils.data.dataset.", "torch.utils.data."),
-        ("torch.nn.parallel.distributed.", "torch.nn.parallel."),
-        ("torch.nn.modules.upsampling.", "torch.nn."),
-        ("torch.nn.modules.loss.", "torch.nn."),
-        ("torch.nn.modules.container.", "torch.nn."),
-        ("torch.nn.modules.module.", "torch.nn."),
-        ("torch.nn.modules.", "torch.nn."),
-        (
-            "torch.distributed.fsdp.fully_sharded_data_parallel.",
-            "torch.distributed.fsdp.",
-        ),
-        ("torch.distributed.distributed_c10d.", "torch.distributed."),
-        ("torch.random.manual_seed", "torch.manual_seed"),
-        ("determined.pytorch._data.", "determined.pytorch."),
-        ("determined.pytorch._pytorch_trial.", "determined.pytorch."),
-        (
-            "determined.pytorch.deepspeed._deepspeed_trial.",
-            "determined.pytorch.deepspeed.",
-        ),
-        ("determined.core._context.", "determined.core."),
-        ("pytorch_lightning.", "lightning.pytorch."),
-        ("lightning.pytorch.", "lightning."),
-        ("torch.backends.cudnn.", "torch.backends.cudnn."),
-        ("horovod.torch.", "horovod."),
-        ("accelerate.accelerator.", "accelerate."),
-        ("deepspeed.comm.", "deepspeed.comm."),
-    ];
-    for (from, to) in PREFIXES {
-        if let Some(rest) = path.strip_prefix(from) {
-            return normalize(&format!("{to}{rest}"));
-        }
+    let mut path = path.to_string();
+    // Each step rewrites to another prefix; chains are short
+    // (`pytorch_lightning.` → `lightning.pytorch.` → `lightning.`), and
+    // the bound keeps a table mistake from looping.
+    for _ in 0..PREFIXES.len() {
+        let Some(next) = PREFIXES
+            .iter()
+            .find_map(|(from, to)| path.strip_prefix(from).map(|rest| format!("{to}{rest}")))
+        else {
+            break;
+        };
+        path = next;
     }
-    match path {
+    match path.as_str() {
         "pytorch_lightning" => "lightning".to_string(),
         "lightning.pytorch" => "lightning".to_string(),
         _ => path.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{normalize, PREFIXES};
+
+    /// A rewrite whose result its own prefix matches again would loop (two
+    /// such entries once made `deepspeed.comm.get_rank()` overflow the stack).
+    #[test]
+    fn no_rewrite_matches_its_own_result() {
+        for (from, to) in PREFIXES {
+            assert!(!to.starts_with(from), "{from} → {to} matches its own result");
+        }
+    }
+
+    #[test]
+    fn aliases_reach_their_canonical_names() {
+        for (given, canonical) in [
+            ("deepspeed.comm.get_rank", "deepspeed.comm.get_rank"),
+            ("torch.backends.cudnn.is_available", "torch.backends.cudnn.is_available"),
+            ("pytorch_lightning.Trainer", "lightning.Trainer"),
+            ("pytorch_lightning", "lightning"),
+            (
+                "torch.utils.data.distributed.DistributedSampler",
+                "torch.utils.data.DistributedSampler",
+            ),
+            ("torch.random.manual_seed", "torch.manual_seed"),
+            ("numpy.random.seed", "numpy.random.seed"),
+        ] {
+            assert_eq!(normalize(given), canonical, "{given}");
+        }
     }
 }
