@@ -99,7 +99,14 @@ pub fn value_ranges(value: &str) -> Vec<std::ops::Range<usize>> {
     if value.contains("://") {
         url_passwords(value, &mut out);
     }
-    for m in token_shapes().into_iter().flat_map(|re| re.find_iter(value)) {
+    // Every shape begins with a literal: without one, the shapes' pattern
+    // is neither built nor run (most text holds none).
+    let shapes = if TOKEN_STARTS.iter().any(|start| value.contains(start)) {
+        token_shapes()
+    } else {
+        None
+    };
+    for m in shapes.into_iter().flat_map(|re| re.find_iter(value)) {
         // A token starts a word: `mask-abc…` holds no `sk-` key.
         let starts_word = value[..m.start()]
             .chars()
@@ -120,30 +127,60 @@ pub fn value_ranges(value: &str) -> Vec<std::ops::Range<usize>> {
     merged
 }
 
-/// Known token shapes, compiled once.
+/// The literals [`token_shapes`]' alternatives begin with: a match of the
+/// shapes starts with one of them (a unit test checks each alternative).
+const TOKEN_STARTS: &[&str] = &[
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "glpat-",
+    "xox",
+    "xapp-",
+    "AKIA",
+    "ASIA",
+    "AGPA",
+    "AIDA",
+    "AROA",
+    "ANPA",
+    "sk-",
+    "sk_",
+    "rk_",
+    "pk_",
+    "hf_",
+    "AIza",
+    "npm_",
+    "pypi-",
+    "eyJ",
+    "hooks.slack.com/",
+];
+
+/// The alternatives of [`token_shapes`].
+const TOKEN_SHAPES: &[&str] = &[
+    r"gh[pousr]_[A-Za-z0-9]{20,}",
+    r"github_pat_[A-Za-z0-9_]{20,}",
+    r"glpat-[A-Za-z0-9_\-]{20,}",
+    r"xox[abposr]-[A-Za-z0-9\-]{10,}",
+    r"xapp-[A-Za-z0-9\-]{10,}",
+    r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}",
+    r"sk-[A-Za-z0-9_\-]{20,}",
+    r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}",
+    r"hf_[A-Za-z0-9]{30,}",
+    r"AIza[0-9A-Za-z_\-]{35}",
+    r"npm_[A-Za-z0-9]{30,}",
+    r"pypi-[A-Za-z0-9_\-]{50,}",
+    r"eyJ[A-Za-z0-9_\-]+\.eyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*",
+    r"hooks\.slack\.com/[A-Za-z0-9_/\-]+",
+];
+
+/// Known token shapes, compiled once, when some text first holds one of
+/// [`TOKEN_STARTS`].
 fn token_shapes() -> Option<&'static regex::Regex> {
     static SHAPES: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
     SHAPES
-        .get_or_init(|| {
-            let shapes = [
-                r"gh[pousr]_[A-Za-z0-9]{20,}",
-                r"github_pat_[A-Za-z0-9_]{20,}",
-                r"glpat-[A-Za-z0-9_\-]{20,}",
-                r"xox[abposr]-[A-Za-z0-9\-]{10,}",
-                r"xapp-[A-Za-z0-9\-]{10,}",
-                r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}",
-                r"sk-[A-Za-z0-9_\-]{20,}",
-                r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}",
-                r"hf_[A-Za-z0-9]{30,}",
-                r"AIza[0-9A-Za-z_\-]{35}",
-                r"npm_[A-Za-z0-9]{30,}",
-                r"pypi-[A-Za-z0-9_\-]{50,}",
-                r"eyJ[A-Za-z0-9_\-]+\.eyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*",
-                r"hooks\.slack\.com/[A-Za-z0-9_/\-]+",
-            ];
-            // The patterns are constant (a unit test compiles them).
-            regex::Regex::new(&shapes.join("|")).ok()
-        })
+        .get_or_init(|| regex::Regex::new(&TOKEN_SHAPES.join("|")).ok())
         .as_ref()
 }
 
@@ -419,6 +456,47 @@ pub fn mask(text: &str, spans: &[Span]) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// The prefilter is exact: every alternative of the shapes begins with
+    /// one of the literals, and a text holding none is never matched.
+    #[test]
+    fn every_token_shape_begins_with_a_listed_literal() {
+        assert!(token_shapes().is_some(), "the shapes compile");
+        for shape in TOKEN_SHAPES {
+            // Expand the leading alternation or class into the literals it stands for.
+            let starts: Vec<String> = if let Some(rest) = shape.strip_prefix("(?:") {
+                let (alts, _) = rest.split_once(')').unwrap_or((rest, ""));
+                let after = &rest[alts.len() + 1..];
+                let lit: String = after
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                alts.split('|').map(|a| format!("{a}{lit}")).collect()
+            } else if let Some((head, tail)) = shape.split_once('[') {
+                let class: String = tail.chars().take_while(|c| *c != ']').collect();
+                let after = &tail[class.len() + 1..];
+                let lit: String = after.chars().take_while(|c| *c == '_' || *c == '-').collect();
+                if class.chars().all(|c| c.is_ascii_lowercase()) {
+                    class.chars().map(|c| format!("{head}{c}{lit}")).collect()
+                } else {
+                    vec![head.replace('\\', "")]
+                }
+            } else {
+                vec![shape.replace('\\', "")]
+            };
+            for start in starts {
+                assert!(
+                    TOKEN_STARTS.iter().any(|t| start.starts_with(t)),
+                    "{shape}: `{start}` begins with no literal of TOKEN_STARTS"
+                );
+            }
+        }
+        for text in ["a high weight", "skip_sk", "eyes", "github", "hf-x"] {
+            assert!(value_ranges(text).is_empty(), "{text}");
+        }
+        assert_eq!(value_ranges("t=ghp_0123456789abcdefghij0123").len(), 1);
+    }
+
     use super::*;
 
     #[test]

@@ -1,6 +1,6 @@
 declare_rule! {
     /// ## What it checks
-    /// That strings with a format follow it: memory sizes such as `4Gi`,
+    /// That strings with a format follow it: memory sizes such as `4GiB` or `512M`,
     /// bucket prefixes, and other patterns Determined enforces.
     ///
     /// ## Why

@@ -43,15 +43,17 @@ pub(crate) fn check(_: &Cx<'_>, _: &mut Sink<'_>) {}
 /// or of any rule when `None`) are not listed for `file`; as severe as the
 /// worst of those that are.
 pub(crate) fn note(file: FileId, left_out: usize, code: Option<&str>, severity: Severity) -> Diagnostic {
+    let noun = if left_out == 1 { "diagnostic" } else { "diagnostics" };
     let what = match code {
-        Some(code) => format!("{code} diagnostics"),
-        None => "diagnostics".to_string(),
+        Some(code) => format!("{code} {noun}"),
+        None => noun.to_string(),
     };
+    let verb = if left_out == 1 { "is" } else { "are" };
     let mut d = Diagnostic::new(
         &DIAGNOSTICS_CAPPED,
         file,
         Span::at(0),
-        format!("{left_out} more {what} in this file are not shown"),
+        format!("{left_out} more {what} in this file {verb} not shown"),
     );
     d.help(format!(
         "stagec lists at most {PER_RULE} diagnostics of one rule and {PER_FILE} in all for a file; fix these and check again"

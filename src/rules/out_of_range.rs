@@ -4,7 +4,7 @@ declare_rule! {
     /// number of items of lists.
     ///
     /// ## Why
-    /// Values such as `slots_per_trial: 0` or `max_restarts: -1` are rejected
+    /// Values such as `max_restarts: -1` or `priority: 100` are rejected
     /// by Determined after submission.
     ///
     /// ## Example

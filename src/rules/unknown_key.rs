@@ -122,6 +122,17 @@ fn known_confusion(file: FileId, text: &str, tree: &Tree, path: &[PathSeg], key:
         "PREPEND_PATH" | "PATH" | "LD_LIBRARY_PATH" if matches!(path, [PathSeg::Key(k)] if k == "environment") => {
             Advice::help(search_path_advice(key))
         }
+        "region" | "region_name" | "aws_region" | "aws_default_region" if in_storage => Advice::help(
+            "Determined's S3 storage has no region setting: the trial's boto3 client is made with `endpoint_url` and the \
+             keys only, so it takes the region from the container's environment — add `AWS_DEFAULT_REGION=us-west-2` \
+             to `environment.environment_variables` — or from a regional `endpoint_url` \
+             (`https://s3.us-west-2.amazonaws.com`)",
+        ),
+        "use_ssl" | "ssl" | "secure" | "verify_ssl" if in_storage => Advice::help(
+            "Determined's S3 storage has no TLS setting: the trial's boto3 client uses HTTPS unless `endpoint_url` is an \
+             `http://` address, so HTTPS needs nothing here, and an S3-compatible store without TLS is reached with \
+             `endpoint_url: http://HOST:PORT`",
+        ),
         "nccl_timeout_seconds" | "nccl_timeout" => Advice::help(
             "Determined has no NCCL timeout setting; the collective timeout is `init_process_group(timeout=...)` in the training code (NCCL's default is 10 minutes)",
         ),
