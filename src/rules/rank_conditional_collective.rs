@@ -56,7 +56,11 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     // Chunks that call a collective by name: `reduce` as a word, not
     // `reduce_dict`; `checkpoint` in `core.checkpoint`, not in
     // `save_checkpoint`.
-    let words = runtime::collective_words(code.prog);
+    let mut words = runtime::collective_words(code.prog);
+    // And the names of the training code's functions that run one (two
+    // calls deep): `sync_params()` around `dist.broadcast`, a loader
+    // around `MPI.COMM_WORLD.bcast`.
+    words.extend(collective_helpers(&code, &words, ddp));
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
     for scope in code.scopes_with_words(&words) {
         if !code.rt.world_at(code.prog, scope.m).distributed() {
@@ -130,24 +134,40 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 for b in branch.iter() {
                     walk_stmt(b, &mut stack, &mut |_, n| {
                         let Node::Expr(e) = n else { return };
-                        let Some(c) = collective(code.prog, scope, e, ddp) else {
-                            return;
-                        };
-                        if !differ.contains(&c.kind) || reported.contains(&e.span) {
+                        if reported.contains(&e.span) {
                             return;
                         }
-                        reported.push(e.span);
                         let cond = excerpt(code.text(scope.m, test.span));
                         let cond = if negated { format!("not ({cond})") } else { cond };
-                        let d = out.at_loc(
-                            code.loc(scope.m, e.span),
-                            format!(
-                                "`{}` is a collective, but only ranks where `{cond}` call it here; the other ranks never join a matching call",
-                                excerpt(&c.label)
-                            ),
-                        );
-                        d.help("every rank must run the same collectives in the same order: move it out of the branch, or give the other ranks a matching call");
+                        if let Some(c) = collective(code.prog, scope, e, ddp) {
+                            if !differ.contains(&c.kind) {
+                                return;
+                            }
+                            reported.push(e.span);
+                            let d = out.at_loc(code.loc(scope.m, e.span), direct_message(&c, &cond));
+                            d.help("every rank must run the same collectives in the same order: move it out of the branch, or give the other ranks a matching call");
+                            d.label(code.file(scope.m), test.span, "the rank condition");
+                            return;
+                        }
+                        // A call of the training code that runs one of the
+                        // collectives the ranks disagree on.
+                        let ExprKind::Call { func, .. } = &e.kind else { return };
+                        let Callee::Func(f) = code.prog.callee(scope, func) else {
+                            return;
+                        };
+                        let body = code.prog.body(f.scope());
+                        let pred = |c: &runtime::Collective| differ.contains(&c.kind);
+                        let Some((inner_scope, inner, c)) =
+                            runtime::first_collective_matching(code.prog, f.scope(), body, ddp, 1, &pred)
+                        else {
+                            return;
+                        };
+                        reported.push(e.span);
+                        let call = excerpt(code.text(scope.m, e.span));
+                        let d = out.at_loc(code.loc(scope.m, e.span), helper_message(&call, &c, &cond));
+                        d.help("every rank must run the same collectives in the same order: call it on every rank (the helper already lets each rank take its part), or give the other ranks a matching call");
                         d.label(code.file(scope.m), test.span, "the rank condition");
+                        d.label(code.file(inner_scope.m), inner.span, "the collective it runs");
                     });
                 }
             }
@@ -176,7 +196,7 @@ enum End {
 
 impl Counter<'_, '_> {
     fn has_collective(&self, scope: Scope, stmts: &[Stmt]) -> bool {
-        runtime::first_collective(self.code.prog, scope, stmts, self.ddp, 1).is_some()
+        runtime::first_collective(self.code.prog, scope, stmts, self.ddp, 2).is_some()
     }
 
     /// The collectives `stmts` run for rank `r`; `None` when a rank
@@ -313,6 +333,9 @@ impl Counter<'_, '_> {
             return Some(Val::Bool(bits & (1 << i) != 0));
         }
         let prog = self.code.prog;
+        if let Some(b) = backend_test(self.code, scope, e) {
+            return Some(Val::Bool(b));
+        }
         match &e.kind {
             ExprKind::Int(i) => return Some(Val::Int(*i)),
             ExprKind::Bool(b) => return Some(Val::Bool(*b)),
@@ -417,9 +440,83 @@ fn collect_atoms(code: &Code<'_>, scope: Scope, e: &Expr, out: &mut Vec<Span>) {
         }
         ExprKind::Not(x) => collect_atoms(code, scope, x, out),
         _ => {
-            if !mentions_rank(code.prog, scope, e) && !out.contains(&e.span) {
+            if backend_test(code, scope, e).is_none() && !mentions_rank(code.prog, scope, e) && !out.contains(&e.span) {
                 out.push(e.span);
             }
         }
+    }
+}
+
+/// The names of training-code functions that run a collective directly
+/// (`words`: the names collectives are called by), or call such a function.
+fn collective_helpers(code: &Code<'_>, words: &[String], ddp: bool) -> Vec<String> {
+    let prog = code.prog;
+    let mut out: Vec<String> = Vec::new();
+    let mut level: Vec<String> = words.to_vec();
+    for depth in 0..2 {
+        let names: Vec<&str> = level.iter().map(String::as_str).collect();
+        let mut next: Vec<String> = Vec::new();
+        for scope in code.scopes_with_words(&names) {
+            let Some(func) = scope.func().and_then(|f| prog.func(f)) else {
+                continue;
+            };
+            if out.contains(&func.name) || next.contains(&func.name) || words.contains(&func.name) {
+                continue;
+            }
+            if runtime::first_collective(prog, scope, prog.body(scope), ddp, depth).is_some() {
+                next.push(func.name.clone());
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        out.extend(next.iter().cloned());
+        level = next;
+    }
+    out
+}
+
+/// The message for a collective called directly in a rank branch.
+fn direct_message(c: &runtime::Collective, cond: &str) -> String {
+    let label = excerpt(&c.label);
+    if c.kind.starts_with("accelerate.") {
+        format!(
+            "`{label}` is a collective when `accelerate launch` runs this script with DeepSpeed or FSDP (every rank saves or gathers its shards), but only ranks where `{cond}` call it here: they wait for ranks that never join, and the job hangs (under plain DDP it is local)"
+        )
+    } else {
+        format!("`{label}` is a collective, but only ranks where `{cond}` call it here; the other ranks never join a matching call")
+    }
+}
+
+/// The message for a call of a helper that runs a collective.
+fn helper_message(call: &str, c: &runtime::Collective, cond: &str) -> String {
+    let label = excerpt(&c.label);
+    let backend = if c.kind.starts_with("accelerate.") {
+        " under DeepSpeed or FSDP (as `accelerate launch` may run this script)"
+    } else {
+        ""
+    };
+    format!(
+        "`{call}` runs `{label}`, a collective{backend}, but only ranks where `{cond}` call it here: they wait in it for ranks that never join, so the job hangs (or their later collectives pair with the wrong calls)"
+    )
+}
+
+/// A test of Accelerate's backend (`accelerator.distributed_type ==
+/// DistributedType.DEEPSPEED`): taken as the backend under which
+/// Accelerate's checkpointing is a collective (DeepSpeed, FSDP, Megatron-LM).
+fn backend_test(code: &Code<'_>, scope: Scope, e: &Expr) -> Option<bool> {
+    let ExprKind::Compare { left, rest } = &e.kind else {
+        return None;
+    };
+    let [(op, right)] = rest.as_slice() else { return None };
+    if !matches!(&left.kind, ExprKind::Attribute { attr, .. } if attr == "distributed_type") {
+        return None;
+    }
+    let text = code.text(scope.m, right.span);
+    let sharded = ["DEEPSPEED", "FSDP", "MEGATRON_LM"].iter().any(|b| text.contains(b));
+    match op.as_str() {
+        "==" | "is" | "in" => Some(sharded),
+        "!=" | "is not" | "not in" => Some(!sharded),
+        _ => None,
     }
 }
