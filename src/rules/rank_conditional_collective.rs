@@ -145,7 +145,11 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                             }
                             reported.push(e.span);
                             let d = out.at_loc(code.loc(scope.m, e.span), direct_message(&c, &cond));
-                            d.help("every rank must run the same collectives in the same order: move it out of the branch, or give the other ranks a matching call");
+                            d.help(if c.kind.starts_with("accelerate.") {
+                                "call it on every process and keep only your own file writes under the main-process test (Accelerate writes its checkpoint files from the right process itself)"
+                            } else {
+                                "every rank must run the same collectives in the same order: move it out of the branch, or give the other ranks a matching call"
+                            });
                             d.label(code.file(scope.m), test.span, "the rank condition");
                             return;
                         }
@@ -158,14 +162,18 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                         let body = code.prog.body(f.scope());
                         let pred = |c: &runtime::Collective| differ.contains(&c.kind);
                         let Some((inner_scope, inner, c)) =
-                            runtime::first_collective_matching(code.prog, f.scope(), body, ddp, 1, &pred)
+                            runtime::collective_site(code.prog, f.scope(), body, ddp, 1, &pred)
                         else {
                             return;
                         };
                         reported.push(e.span);
                         let call = excerpt(code.text(scope.m, e.span));
                         let d = out.at_loc(code.loc(scope.m, e.span), helper_message(&call, &c, &cond));
-                        d.help("every rank must run the same collectives in the same order: call it on every rank (the helper already lets each rank take its part), or give the other ranks a matching call");
+                        d.help(if c.kind.starts_with("accelerate.") {
+                            "call it on every process and keep only your own file writes under the main-process test (Accelerate writes its checkpoint files from the right process itself)"
+                        } else {
+                            "every rank must run the same collectives in the same order: call it on every rank, or give the other ranks a matching call"
+                        });
                         d.label(code.file(scope.m), test.span, "the rank condition");
                         d.label(code.file(inner_scope.m), inner.span, "the collective it runs");
                     });
@@ -460,7 +468,12 @@ fn collective_helpers(code: &Code<'_>, words: &[String], ddp: bool) -> Vec<Strin
             let Some(func) = scope.func().and_then(|f| prog.func(f)) else {
                 continue;
             };
-            if out.contains(&func.name) || next.contains(&func.name) || words.contains(&func.name) {
+            // `__init__`/`__call__` are not called by name.
+            if func.name.starts_with("__")
+                || out.contains(&func.name)
+                || next.contains(&func.name)
+                || words.contains(&func.name)
+            {
                 continue;
             }
             if runtime::first_collective(prog, scope, prog.body(scope), ddp, depth).is_some() {
@@ -481,7 +494,7 @@ fn direct_message(c: &runtime::Collective, cond: &str) -> String {
     let label = excerpt(&c.label);
     if c.kind.starts_with("accelerate.") {
         format!(
-            "`{label}` is a collective when `accelerate launch` runs this script with DeepSpeed or FSDP (every rank saves or gathers its shards), but only ranks where `{cond}` call it here: they wait for ranks that never join, and the job hangs (under plain DDP it is local)"
+            "`{label}` is a collective when `accelerate launch` runs this script with DeepSpeed or FSDP (every rank saves or gathers its shards), but only ranks where `{cond}` call it here: they wait for ranks that never join, and the job hangs (plain DDP gathers nothing here)"
         )
     } else {
         format!("`{label}` is a collective, but only ranks where `{cond}` call it here; the other ranks never join a matching call")

@@ -376,6 +376,31 @@ pub fn first_collective_matching<'p>(
     depth: u32,
     pred: &dyn Fn(&Collective) -> bool,
 ) -> Option<(Scope, &'p Expr, Collective)> {
+    find_collective(prog, scope, stmts, ddp, depth, pred, false)
+}
+
+/// [`first_collective_matching`], but the collective call itself (in the
+/// function that makes it) rather than the call in `scope` that leads to it.
+pub fn collective_site<'p>(
+    prog: &'p Program,
+    scope: Scope,
+    stmts: &'p [Stmt],
+    ddp: bool,
+    depth: u32,
+    pred: &dyn Fn(&Collective) -> bool,
+) -> Option<(Scope, &'p Expr, Collective)> {
+    find_collective(prog, scope, stmts, ddp, depth, pred, true)
+}
+
+fn find_collective<'p>(
+    prog: &'p Program,
+    scope: Scope,
+    stmts: &'p [Stmt],
+    ddp: bool,
+    depth: u32,
+    pred: &dyn Fn(&Collective) -> bool,
+    innermost: bool,
+) -> Option<(Scope, &'p Expr, Collective)> {
     let mut stack = Vec::new();
     let mut found: Option<(Scope, &'p Expr, Collective)> = None;
     let mut calls: Vec<&'p Expr> = Vec::new();
@@ -410,7 +435,10 @@ pub fn first_collective_matching<'p>(
             _ => continue,
         };
         let body = prog.body(f.scope());
-        if let Some(hit) = first_collective_matching(prog, f.scope(), body, ddp, depth - 1, pred) {
+        if let Some(hit) = find_collective(prog, f.scope(), body, ddp, depth - 1, pred, innermost) {
+            if innermost {
+                return Some(hit);
+            }
             // Reported at the call in this scope, naming the collective.
             return Some((scope, call, hit.2));
         }
