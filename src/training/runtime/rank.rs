@@ -76,10 +76,10 @@ pub(super) fn rank_kind_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) -
                             return Some(RankKind::Rank);
                         }
                     }
-                    "Get_rank" if args.is_empty() => {
-                        if prog.external(scope, value).is_some_and(|p| p.starts_with("mpi4py.")) {
-                            return Some(RankKind::Rank);
-                        }
+                    "Get_rank"
+                        if args.is_empty() && prog.external(scope, value).is_some_and(|p| p.starts_with("mpi4py.")) =>
+                    {
+                        return Some(RankKind::Rank);
                     }
                     "get" if is_environ(prog, scope, value) => return pos(args, 0).and_then(env_rank),
                     _ => {}
