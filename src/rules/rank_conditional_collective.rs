@@ -39,8 +39,8 @@ use std::collections::BTreeMap;
 use super::training_support::{code, excerpt, Code};
 use super::{Cx, Sink};
 use crate::source::Span;
-use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
-use crate::training::program::{walk_stmt, Callee, Node, Scope};
+use crate::training::ast::{Arg, Expr, ExprKind, Stmt, StmtKind};
+use crate::training::program::{walk_stmt, Callee, FuncId, Node, Scope};
 use crate::training::runtime::{self, collective, mentions_rank, rank_kind, RankKind};
 
 /// Most parts of rank conditions that are tried both ways.
@@ -227,7 +227,15 @@ impl Counter<'_, '_> {
             match &s.kind {
                 StmtKind::If { test, body, orelse } => {
                     add(&mut out, self.in_expr(scope, test, r, bits, depth)?);
-                    if mentions_rank(self.code.prog, scope, test) {
+                    // A rank branch that neither runs a collective nor
+                    // leaves the block (`if rank == 0 and step % 10 == 0:
+                    // print(...)`) counts nothing either way: its condition
+                    // need not be decided.
+                    let inert = !self.has_collective(scope, body)
+                        && !self.has_collective(scope, orelse)
+                        && !leaves(body)
+                        && !leaves(orelse);
+                    if !inert && mentions_rank(self.code.prog, scope, test) {
                         let taken = self.eval(scope, test, r, bits)?;
                         let (c, end) = self.count(scope, if taken { body } else { orelse }, r, bits, depth)?;
                         add(&mut out, c);
@@ -310,6 +318,12 @@ impl Counter<'_, '_> {
                 continue;
             };
             if let Callee::Func(f) = prog.callee(scope, func) {
+                // A rank parameter given something other than this
+                // process's rank (`create_loader(..., rank=-1)`): the
+                // callee's rank tests cannot be decided from here.
+                if rank_param_overridden(self.code, scope, call, f) {
+                    return None;
+                }
                 // Conditions inside the callee: its own rank tests only.
                 let inner = Counter {
                     code: self.code,
@@ -532,4 +546,60 @@ fn backend_test(code: &Code<'_>, scope: Scope, e: &Expr) -> Option<bool> {
         "!=" | "is not" | "not in" => Some(!sharded),
         _ => None,
     }
+}
+
+/// Whether a block has a `return`, `raise`, `break` or `continue` (at any
+/// depth outside nested functions).
+fn leaves(stmts: &[Stmt]) -> bool {
+    let mut found = false;
+    let mut stack = Vec::new();
+    for st in stmts {
+        walk_stmt(st, &mut stack, &mut |_, n| {
+            if let Node::Stmt(x) = n {
+                if matches!(
+                    x.kind,
+                    StmtKind::Return(_) | StmtKind::Raise(_) | StmtKind::Break | StmtKind::Continue
+                ) {
+                    found = true;
+                }
+            }
+        });
+    }
+    found
+}
+
+/// Whether `call` passes, for a parameter of `f` that the callee takes as
+/// a rank (`rank`, `local_rank`, …), a value that is not this process's
+/// rank (a literal such as `-1`, a constant, another expression).
+fn rank_param_overridden(code: &Code<'_>, scope: Scope, call: &Expr, f: FuncId) -> bool {
+    let ExprKind::Call { func, args, .. } = &call.kind else {
+        return false;
+    };
+    let Some(def) = code.prog.func(f) else {
+        return false;
+    };
+    let mut params: Vec<&str> = def.params.iter().map(|p| p.name.as_str()).collect();
+    // `obj.method(...)`: the first parameter is bound to `obj`.
+    if matches!(func.kind, ExprKind::Attribute { .. }) && matches!(params.first(), Some(&"self") | Some(&"cls")) {
+        params.remove(0);
+    }
+    let rank_named = |n: &str| runtime::RANK_PARAMS.contains(&n);
+    let mut i = 0;
+    for a in args {
+        let (name, value) = match a {
+            Arg::Pos(v) => {
+                let n = params.get(i).copied();
+                i += 1;
+                (n, v)
+            }
+            Arg::Kw { name, value, .. } => (Some(name.as_str()), value),
+            _ => continue,
+        };
+        if let Some(n) = name {
+            if rank_named(n) && rank_kind(code.prog, scope, value) != Some(RankKind::Rank) {
+                return true;
+            }
+        }
+    }
+    false
 }

@@ -98,6 +98,10 @@ pub(super) const OTHER_COLLECTIVE_NAMES: &[&str] = &[
     "save_state",
     "get_state_dict",
     "save_model",
+    "pad_across_processes",
+    // Lightning Fabric (`fabric.save(path, state)` on every process)
+    "save",
+    "load",
 ];
 
 /// mpi4py communicator methods that every rank of the communicator must
@@ -262,6 +266,18 @@ pub fn collective(prog: &Program, scope: Scope, call: &Expr, ddp: bool) -> Optio
             kind: format!("accelerate.{attr}"),
             label: label(),
         }),
+        "gather" | "reduce" | "pad_across_processes" if accelerator(prog, scope, recv) => Some(Collective {
+            kind: attr.clone(),
+            label: label(),
+        }),
+        // Lightning Fabric: `save` and `load` must be called on every
+        // process (each writes or reads its part, and they synchronise).
+        "barrier" | "all_reduce" | "all_gather" | "broadcast" | "save" | "load" if fabric(prog, scope, recv) => {
+            Some(Collective {
+                kind: format!("fabric.{attr}"),
+                label: label(),
+            })
+        }
         "wait_for_everyone" | "gather_for_metrics" if accelerator(prog, scope, recv) => Some(Collective {
             kind: attr.clone(),
             label: label(),
@@ -327,6 +343,27 @@ pub(super) fn accelerator(prog: &Program, scope: Scope, recv: &Expr) -> bool {
     s.terms.iter().any(|t| {
         matches!(&t.expr.kind, ExprKind::Call { func, .. } if prog.external(t.scope, func).as_deref() == Some("accelerate.Accelerator"))
     })
+}
+
+/// Whether `recv` is a Lightning `Fabric`: built by `Fabric(...)`, or a
+/// parameter annotated `Fabric`.
+pub(super) fn fabric(prog: &Program, scope: Scope, recv: &Expr) -> bool {
+    const FABRIC: &[&str] = &["lightning.Fabric", "lightning.fabric.Fabric", "lightning_fabric.Fabric"];
+    let s = prog.sources(scope, recv);
+    if s.terms.iter().any(|t| {
+        matches!(&t.expr.kind, ExprKind::Call { func, .. }
+            if prog.external(t.scope, func).is_some_and(|p| FABRIC.contains(&p.as_str())))
+    }) {
+        return true;
+    }
+    if let (ExprKind::Name(n), Some(f)) = (&recv.kind, scope.func()) {
+        if let Some(p) = prog.func(f).and_then(|func| func.params.iter().find(|p| p.name == *n)) {
+            if let Some(a) = &p.annotation {
+                return prog.external(scope, a).is_some_and(|p| FABRIC.contains(&p.as_str()));
+            }
+        }
+    }
+    false
 }
 
 /// Whether `X` in `X.checkpoint`/`X.preempt` is a Core API context.

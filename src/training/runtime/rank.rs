@@ -13,6 +13,8 @@ pub enum RankKind {
 }
 
 pub(super) const RANK_NAMES: &[&str] = &["rank", "local_rank", "global_rank", "world_rank", "node_rank"];
+/// The parameter names a function takes a rank by.
+pub const RANK_PARAMS: &[&str] = RANK_NAMES;
 pub(super) const RANK_ATTRS: &[&str] = &[
     "rank",
     "local_rank",
