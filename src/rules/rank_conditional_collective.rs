@@ -39,8 +39,8 @@ use std::collections::BTreeMap;
 use super::training_support::{code, excerpt, Code};
 use super::{Cx, Sink};
 use crate::source::Span;
-use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
-use crate::training::program::{walk_stmt, Callee, Node, Scope};
+use crate::training::ast::{Arg, Expr, ExprKind, Stmt, StmtKind};
+use crate::training::program::{walk_stmt, Callee, FuncId, Node, Scope};
 use crate::training::runtime::{self, collective, mentions_rank, rank_kind, RankKind};
 
 /// Most parts of rank conditions that are tried both ways.
@@ -56,7 +56,11 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     // Chunks that call a collective by name: `reduce` as a word, not
     // `reduce_dict`; `checkpoint` in `core.checkpoint`, not in
     // `save_checkpoint`.
-    let words = runtime::collective_words(code.prog);
+    let mut words = runtime::collective_words(code.prog);
+    // And the names of the training code's functions that run one (two
+    // calls deep): `sync_params()` around `dist.broadcast`, a loader
+    // around `MPI.COMM_WORLD.bcast`.
+    words.extend(collective_helpers(&code, &words, ddp));
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
     for scope in code.scopes_with_words(&words) {
         if !code.rt.world_at(code.prog, scope.m).distributed() {
@@ -130,24 +134,48 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 for b in branch.iter() {
                     walk_stmt(b, &mut stack, &mut |_, n| {
                         let Node::Expr(e) = n else { return };
-                        let Some(c) = collective(code.prog, scope, e, ddp) else {
-                            return;
-                        };
-                        if !differ.contains(&c.kind) || reported.contains(&e.span) {
+                        if reported.contains(&e.span) {
                             return;
                         }
-                        reported.push(e.span);
                         let cond = excerpt(code.text(scope.m, test.span));
                         let cond = if negated { format!("not ({cond})") } else { cond };
-                        let d = out.at_loc(
-                            code.loc(scope.m, e.span),
-                            format!(
-                                "`{}` is a collective, but only ranks where `{cond}` call it here; the other ranks never join a matching call",
-                                excerpt(&c.label)
-                            ),
-                        );
-                        d.help("every rank must run the same collectives in the same order: move it out of the branch, or give the other ranks a matching call");
+                        if let Some(c) = collective(code.prog, scope, e, ddp) {
+                            if !differ.contains(&c.kind) {
+                                return;
+                            }
+                            reported.push(e.span);
+                            let d = out.at_loc(code.loc(scope.m, e.span), direct_message(&c, &cond));
+                            d.help(if c.kind.starts_with("accelerate.") {
+                                "call it on every process and keep only your own file writes under the main-process test (Accelerate writes its checkpoint files from the right process itself)"
+                            } else {
+                                "every rank must run the same collectives in the same order: move it out of the branch, or give the other ranks a matching call"
+                            });
+                            d.label(code.file(scope.m), test.span, "the rank condition");
+                            return;
+                        }
+                        // A call of the training code that runs one of the
+                        // collectives the ranks disagree on.
+                        let ExprKind::Call { func, .. } = &e.kind else { return };
+                        let Callee::Func(f) = code.prog.callee(scope, func) else {
+                            return;
+                        };
+                        let body = code.prog.body(f.scope());
+                        let pred = |c: &runtime::Collective| differ.contains(&c.kind);
+                        let Some((inner_scope, inner, c)) =
+                            runtime::collective_site(code.prog, f.scope(), body, ddp, 1, &pred)
+                        else {
+                            return;
+                        };
+                        reported.push(e.span);
+                        let call = excerpt(code.text(scope.m, e.span));
+                        let d = out.at_loc(code.loc(scope.m, e.span), helper_message(&call, &c, &cond));
+                        d.help(if c.kind.starts_with("accelerate.") {
+                            "call it on every process and keep only your own file writes under the main-process test (Accelerate writes its checkpoint files from the right process itself)"
+                        } else {
+                            "every rank must run the same collectives in the same order: call it on every rank, or give the other ranks a matching call"
+                        });
                         d.label(code.file(scope.m), test.span, "the rank condition");
+                        d.label(code.file(inner_scope.m), inner.span, "the collective it runs");
                     });
                 }
             }
@@ -176,7 +204,7 @@ enum End {
 
 impl Counter<'_, '_> {
     fn has_collective(&self, scope: Scope, stmts: &[Stmt]) -> bool {
-        runtime::first_collective(self.code.prog, scope, stmts, self.ddp, 1).is_some()
+        runtime::first_collective(self.code.prog, scope, stmts, self.ddp, 2).is_some()
     }
 
     /// The collectives `stmts` run for rank `r`; `None` when a rank
@@ -199,7 +227,15 @@ impl Counter<'_, '_> {
             match &s.kind {
                 StmtKind::If { test, body, orelse } => {
                     add(&mut out, self.in_expr(scope, test, r, bits, depth)?);
-                    if mentions_rank(self.code.prog, scope, test) {
+                    // A rank branch that neither runs a collective nor
+                    // leaves the block (`if rank == 0 and step % 10 == 0:
+                    // print(...)`) counts nothing either way: its condition
+                    // need not be decided.
+                    let inert = !self.has_collective(scope, body)
+                        && !self.has_collective(scope, orelse)
+                        && !leaves(body)
+                        && !leaves(orelse);
+                    if !inert && mentions_rank(self.code.prog, scope, test) {
                         let taken = self.eval(scope, test, r, bits)?;
                         let (c, end) = self.count(scope, if taken { body } else { orelse }, r, bits, depth)?;
                         add(&mut out, c);
@@ -282,6 +318,12 @@ impl Counter<'_, '_> {
                 continue;
             };
             if let Callee::Func(f) = prog.callee(scope, func) {
+                // A rank parameter given something other than this
+                // process's rank (`create_loader(..., rank=-1)`): the
+                // callee's rank tests cannot be decided from here.
+                if rank_param_overridden(self.code, scope, call, f) {
+                    return None;
+                }
                 // Conditions inside the callee: its own rank tests only.
                 let inner = Counter {
                     code: self.code,
@@ -313,6 +355,9 @@ impl Counter<'_, '_> {
             return Some(Val::Bool(bits & (1 << i) != 0));
         }
         let prog = self.code.prog;
+        if let Some(b) = backend_test(self.code, scope, e) {
+            return Some(Val::Bool(b));
+        }
         match &e.kind {
             ExprKind::Int(i) => return Some(Val::Int(*i)),
             ExprKind::Bool(b) => return Some(Val::Bool(*b)),
@@ -417,9 +462,144 @@ fn collect_atoms(code: &Code<'_>, scope: Scope, e: &Expr, out: &mut Vec<Span>) {
         }
         ExprKind::Not(x) => collect_atoms(code, scope, x, out),
         _ => {
-            if !mentions_rank(code.prog, scope, e) && !out.contains(&e.span) {
+            if backend_test(code, scope, e).is_none() && !mentions_rank(code.prog, scope, e) && !out.contains(&e.span) {
                 out.push(e.span);
             }
         }
     }
+}
+
+/// The names of training-code functions that run a collective directly
+/// (`words`: the names collectives are called by), or call such a function.
+fn collective_helpers(code: &Code<'_>, words: &[String], ddp: bool) -> Vec<String> {
+    let prog = code.prog;
+    let mut out: Vec<String> = Vec::new();
+    let mut level: Vec<String> = words.to_vec();
+    for depth in 0..2 {
+        let names: Vec<&str> = level.iter().map(String::as_str).collect();
+        let mut next: Vec<String> = Vec::new();
+        for scope in code.scopes_with_words(&names) {
+            let Some(func) = scope.func().and_then(|f| prog.func(f)) else {
+                continue;
+            };
+            // `__init__`/`__call__` are not called by name.
+            if func.name.starts_with("__")
+                || out.contains(&func.name)
+                || next.contains(&func.name)
+                || words.contains(&func.name)
+            {
+                continue;
+            }
+            if runtime::first_collective(prog, scope, prog.body(scope), ddp, depth).is_some() {
+                next.push(func.name.clone());
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        out.extend(next.iter().cloned());
+        level = next;
+    }
+    out
+}
+
+/// The message for a collective called directly in a rank branch.
+fn direct_message(c: &runtime::Collective, cond: &str) -> String {
+    let label = excerpt(&c.label);
+    if c.kind.starts_with("accelerate.") {
+        format!(
+            "`{label}` is a collective when `accelerate launch` runs this script with DeepSpeed or FSDP (every rank saves or gathers its shards), but only ranks where `{cond}` call it here: they wait for ranks that never join, and the job hangs (plain DDP gathers nothing here)"
+        )
+    } else {
+        format!("`{label}` is a collective, but only ranks where `{cond}` call it here; the other ranks never join a matching call")
+    }
+}
+
+/// The message for a call of a helper that runs a collective.
+fn helper_message(call: &str, c: &runtime::Collective, cond: &str) -> String {
+    let label = excerpt(&c.label);
+    let backend = if c.kind.starts_with("accelerate.") {
+        " under DeepSpeed or FSDP (as `accelerate launch` may run this script)"
+    } else {
+        ""
+    };
+    format!(
+        "`{call}` runs `{label}`, a collective{backend}, but only ranks where `{cond}` call it here: they wait in it for ranks that never join, so the job hangs (or their later collectives pair with the wrong calls)"
+    )
+}
+
+/// A test of Accelerate's backend (`accelerator.distributed_type ==
+/// DistributedType.DEEPSPEED`): taken as the backend under which
+/// Accelerate's checkpointing is a collective (DeepSpeed, FSDP, Megatron-LM).
+fn backend_test(code: &Code<'_>, scope: Scope, e: &Expr) -> Option<bool> {
+    let ExprKind::Compare { left, rest } = &e.kind else {
+        return None;
+    };
+    let [(op, right)] = rest.as_slice() else { return None };
+    if !matches!(&left.kind, ExprKind::Attribute { attr, .. } if attr == "distributed_type") {
+        return None;
+    }
+    let text = code.text(scope.m, right.span);
+    let sharded = ["DEEPSPEED", "FSDP", "MEGATRON_LM"].iter().any(|b| text.contains(b));
+    match op.as_str() {
+        "==" | "is" | "in" => Some(sharded),
+        "!=" | "is not" | "not in" => Some(!sharded),
+        _ => None,
+    }
+}
+
+/// Whether a block has a `return`, `raise`, `break` or `continue` (at any
+/// depth outside nested functions).
+fn leaves(stmts: &[Stmt]) -> bool {
+    let mut found = false;
+    let mut stack = Vec::new();
+    for st in stmts {
+        walk_stmt(st, &mut stack, &mut |_, n| {
+            if let Node::Stmt(x) = n {
+                if matches!(
+                    x.kind,
+                    StmtKind::Return(_) | StmtKind::Raise(_) | StmtKind::Break | StmtKind::Continue
+                ) {
+                    found = true;
+                }
+            }
+        });
+    }
+    found
+}
+
+/// Whether `call` passes, for a parameter of `f` that the callee takes as
+/// a rank (`rank`, `local_rank`, …), a value that is not this process's
+/// rank (a literal such as `-1`, a constant, another expression).
+fn rank_param_overridden(code: &Code<'_>, scope: Scope, call: &Expr, f: FuncId) -> bool {
+    let ExprKind::Call { func, args, .. } = &call.kind else {
+        return false;
+    };
+    let Some(def) = code.prog.func(f) else {
+        return false;
+    };
+    let mut params: Vec<&str> = def.params.iter().map(|p| p.name.as_str()).collect();
+    // `obj.method(...)`: the first parameter is bound to `obj`.
+    if matches!(func.kind, ExprKind::Attribute { .. }) && matches!(params.first(), Some(&"self") | Some(&"cls")) {
+        params.remove(0);
+    }
+    let rank_named = |n: &str| runtime::RANK_PARAMS.contains(&n);
+    let mut i = 0;
+    for a in args {
+        let (name, value) = match a {
+            Arg::Pos(v) => {
+                let n = params.get(i).copied();
+                i += 1;
+                (n, v)
+            }
+            Arg::Kw { name, value, .. } => (Some(name.as_str()), value),
+            _ => continue,
+        };
+        if let Some(n) = name {
+            if rank_named(n) && rank_kind(code.prog, scope, value) != Some(RankKind::Rank) {
+                return true;
+            }
+        }
+    }
+    false
 }

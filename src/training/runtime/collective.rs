@@ -84,7 +84,51 @@ pub(super) const OTHER_COLLECTIVE_NAMES: &[&str] = &[
     "store_path",
     "upload",
     "should_preempt",
+    // mpi4py communicators (`MPI.COMM_WORLD.bcast(...)`)
+    "bcast",
+    "Bcast",
+    "Barrier",
+    "Allreduce",
+    "Allgather",
+    "Gather",
+    "Scatter",
+    "Reduce",
+    "Alltoall",
+    // Accelerate checkpointing (a collective under DeepSpeed or FSDP)
+    "save_state",
+    "get_state_dict",
+    "save_model",
+    "pad_across_processes",
+    // Lightning Fabric (`fabric.save(path, state)` on every process)
+    "save",
+    "load",
 ];
+
+/// mpi4py communicator methods that every rank of the communicator must
+/// call (lower-case: pickled objects; capitalised: buffers).
+pub(super) const MPI_COLLECTIVES: &[&str] = &[
+    "bcast",
+    "Bcast",
+    "barrier",
+    "Barrier",
+    "allreduce",
+    "Allreduce",
+    "allgather",
+    "Allgather",
+    "gather",
+    "Gather",
+    "scatter",
+    "Scatter",
+    "reduce",
+    "Reduce",
+    "alltoall",
+    "Alltoall",
+];
+
+/// The Accelerate methods that gather or save sharded state on every rank
+/// when the job runs under DeepSpeed or FSDP (and are local under plain
+/// DDP).
+pub const ACCELERATE_SHARDED: &[&str] = &["save_state", "get_state_dict", "save_model"];
 
 /// The words a chunk that calls a collective directly has as identifiers:
 /// [`DIST_COLLECTIVES`], [`OTHER_COLLECTIVE_NAMES`], and the names the training code's modules bind to
@@ -162,6 +206,18 @@ pub fn collective(prog: &Program, scope: Scope, call: &Expr, ddp: bool) -> Optio
                 });
             }
         }
+        if let Some(name) = path.strip_prefix("mpi4py.MPI.") {
+            // `MPI.COMM_WORLD.bcast(x)`, `comm.bcast(x)` with `comm = MPI.COMM_WORLD`.
+            if let Some((_, method)) = name.rsplit_once('.') {
+                if MPI_COLLECTIVES.contains(&method) {
+                    return Some(Collective {
+                        kind: format!("mpi.{}", method.to_ascii_lowercase()),
+                        label: label(),
+                    });
+                }
+            }
+            return None;
+        }
         if let Some(name) = path.strip_prefix("horovod.") {
             if matches!(
                 name,
@@ -194,7 +250,7 @@ pub fn collective(prog: &Program, scope: Scope, call: &Expr, ddp: bool) -> Optio
         _ => None,
     };
     match attr.as_str() {
-        "backward" if positional == 0 && ddp => Some(Collective {
+        "backward" if positional == 0 && ddp && training_step(prog, scope) => Some(Collective {
             kind: "backward".into(),
             label: label(),
         }),
@@ -206,6 +262,22 @@ pub fn collective(prog: &Program, scope: Scope, call: &Expr, ddp: bool) -> Optio
             kind: "step_optimizer".into(),
             label: label(),
         }),
+        a if ACCELERATE_SHARDED.contains(&a) && accelerator(prog, scope, recv) => Some(Collective {
+            kind: format!("accelerate.{attr}"),
+            label: label(),
+        }),
+        "gather" | "reduce" | "pad_across_processes" if accelerator(prog, scope, recv) => Some(Collective {
+            kind: attr.clone(),
+            label: label(),
+        }),
+        // Lightning Fabric: `save` and `load` must be called on every
+        // process (each writes or reads its part, and they synchronise).
+        "barrier" | "all_reduce" | "all_gather" | "broadcast" | "save" | "load" if fabric(prog, scope, recv) => {
+            Some(Collective {
+                kind: format!("fabric.{attr}"),
+                label: label(),
+            })
+        }
         "wait_for_everyone" | "gather_for_metrics" if accelerator(prog, scope, recv) => Some(Collective {
             kind: attr.clone(),
             label: label(),
@@ -273,6 +345,27 @@ pub(super) fn accelerator(prog: &Program, scope: Scope, recv: &Expr) -> bool {
     })
 }
 
+/// Whether `recv` is a Lightning `Fabric`: built by `Fabric(...)`, or a
+/// parameter annotated `Fabric`.
+pub(super) fn fabric(prog: &Program, scope: Scope, recv: &Expr) -> bool {
+    const FABRIC: &[&str] = &["lightning.Fabric", "lightning.fabric.Fabric", "lightning_fabric.Fabric"];
+    let s = prog.sources(scope, recv);
+    if s.terms.iter().any(|t| {
+        matches!(&t.expr.kind, ExprKind::Call { func, .. }
+            if prog.external(t.scope, func).is_some_and(|p| FABRIC.contains(&p.as_str())))
+    }) {
+        return true;
+    }
+    if let (ExprKind::Name(n), Some(f)) = (&recv.kind, scope.func()) {
+        if let Some(p) = prog.func(f).and_then(|func| func.params.iter().find(|p| p.name == *n)) {
+            if let Some(a) = &p.annotation {
+                return prog.external(scope, a).is_some_and(|p| FABRIC.contains(&p.as_str()));
+            }
+        }
+    }
+    false
+}
+
 /// Whether `X` in `X.checkpoint`/`X.preempt` is a Core API context.
 pub(super) fn core_context(prog: &Program, scope: Scope, recv: &Expr) -> bool {
     let ExprKind::Attribute { value, .. } = &recv.kind else {
@@ -308,6 +401,43 @@ pub fn first_collective<'p>(
     ddp: bool,
     depth: u32,
 ) -> Option<(Scope, &'p Expr, Collective)> {
+    first_collective_matching(prog, scope, stmts, ddp, depth, &|_| true)
+}
+
+/// [`first_collective`] among the collectives `pred` accepts.
+pub fn first_collective_matching<'p>(
+    prog: &'p Program,
+    scope: Scope,
+    stmts: &'p [Stmt],
+    ddp: bool,
+    depth: u32,
+    pred: &dyn Fn(&Collective) -> bool,
+) -> Option<(Scope, &'p Expr, Collective)> {
+    find_collective(prog, scope, stmts, ddp, depth, pred, false)
+}
+
+/// [`first_collective_matching`], but the collective call itself (in the
+/// function that makes it) rather than the call in `scope` that leads to it.
+pub fn collective_site<'p>(
+    prog: &'p Program,
+    scope: Scope,
+    stmts: &'p [Stmt],
+    ddp: bool,
+    depth: u32,
+    pred: &dyn Fn(&Collective) -> bool,
+) -> Option<(Scope, &'p Expr, Collective)> {
+    find_collective(prog, scope, stmts, ddp, depth, pred, true)
+}
+
+fn find_collective<'p>(
+    prog: &'p Program,
+    scope: Scope,
+    stmts: &'p [Stmt],
+    ddp: bool,
+    depth: u32,
+    pred: &dyn Fn(&Collective) -> bool,
+    innermost: bool,
+) -> Option<(Scope, &'p Expr, Collective)> {
     let mut stack = Vec::new();
     let mut found: Option<(Scope, &'p Expr, Collective)> = None;
     let mut calls: Vec<&'p Expr> = Vec::new();
@@ -318,10 +448,10 @@ pub fn first_collective<'p>(
             }
             if let Node::Expr(e) = n {
                 if matches!(e.kind, ExprKind::Call { .. }) {
-                    if let Some(c) = collective(prog, scope, e, ddp) {
-                        found = Some((scope, e, c));
-                    } else {
-                        calls.push(e);
+                    match collective(prog, scope, e, ddp) {
+                        Some(c) if pred(&c) => found = Some((scope, e, c)),
+                        Some(_) => {}
+                        None => calls.push(e),
                     }
                 }
             }
@@ -342,10 +472,60 @@ pub fn first_collective<'p>(
             _ => continue,
         };
         let body = prog.body(f.scope());
-        if let Some(hit) = first_collective(prog, f.scope(), body, ddp, depth - 1) {
+        if let Some(hit) = find_collective(prog, f.scope(), body, ddp, depth - 1, pred, innermost) {
+            if innermost {
+                return Some(hit);
+            }
             // Reported at the call in this scope, naming the collective.
             return Some((scope, call, hit.2));
         }
     }
     None
+}
+
+/// Whether a plain `loss.backward()` in `scope` is a training step's (so the
+/// gradients of the wrapped model are all-reduced): its function, the class
+/// it is a method of, or a function that calls it steps an optimizer
+/// (`opt.step()`, `zero_grad()`). A profiling helper that backpropagates
+/// through arbitrary modules to time them steps nothing.
+fn training_step(prog: &Program, scope: Scope) -> bool {
+    fn steps(text: &str) -> bool {
+        text.contains(".step(") || text.contains("zero_grad(")
+    }
+    let Some(f) = scope.func() else {
+        return true;
+    };
+    let Some(func) = prog.func(f) else {
+        return true;
+    };
+    let text = prog.text(scope.m);
+    let span_text = |sp: crate::source::Span| text.get(sp.start..sp.end).unwrap_or("");
+    if steps(span_text(func.span)) {
+        return true;
+    }
+    if let Some(k) = prog.class_of(f).and_then(|k| prog.class(k)) {
+        if steps(span_text(k.span)) {
+            return true;
+        }
+    }
+    // A caller (by name, one level up).
+    let words = [func.name.as_str()];
+    for m in prog.code_modules() {
+        let mtext = prog.text(m);
+        for c in prog.chunks_with_words(m, &words) {
+            for caller in prog.scopes(m, c) {
+                let Some(cf) = caller.func().and_then(|cf| prog.func(cf)) else {
+                    continue;
+                };
+                if cf.name == func.name {
+                    continue;
+                }
+                let body = mtext.get(cf.span.start..cf.span.end).unwrap_or("");
+                if steps(body) && body.contains(func.name.as_str()) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
 }

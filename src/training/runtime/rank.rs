@@ -13,6 +13,8 @@ pub enum RankKind {
 }
 
 pub(super) const RANK_NAMES: &[&str] = &["rank", "local_rank", "global_rank", "world_rank", "node_rank"];
+/// The parameter names a function takes a rank by.
+pub const RANK_PARAMS: &[&str] = RANK_NAMES;
 pub(super) const RANK_ATTRS: &[&str] = &[
     "rank",
     "local_rank",
@@ -51,6 +53,10 @@ pub(super) fn rank_kind_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) -
                         return pos(args, 0).and_then(|a| rank_kind_at(prog, scope, a, depth + 1))
                     }
                     "os.getenv" | "os.environ.get" => return pos(args, 0).and_then(env_rank),
+                    // mpi4py: `MPI.COMM_WORLD.Get_rank()`, `comm.Get_rank()`.
+                    p if p.starts_with("mpi4py.") && p.ends_with(".Get_rank") && args.is_empty() => {
+                        return Some(RankKind::Rank)
+                    }
                     _ => {}
                 }
             }
@@ -71,6 +77,11 @@ pub(super) fn rank_kind_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) -
                         {
                             return Some(RankKind::Rank);
                         }
+                    }
+                    "Get_rank"
+                        if args.is_empty() && prog.external(scope, value).is_some_and(|p| p.starts_with("mpi4py.")) =>
+                    {
+                        return Some(RankKind::Rank);
                     }
                     "get" if is_environ(prog, scope, value) => return pos(args, 0).and_then(env_rank),
                     _ => {}
@@ -118,12 +129,13 @@ pub(super) fn helper_rank(prog: &Program, f: FuncId, depth: u32) -> Option<RankK
                 literals += 1;
                 continue;
             }
-            ExprKind::Compare { left, rest } => match (rest.as_slice(), rank_kind_at(prog, scope, left, depth + 1)) {
-                ([(op, right)], Some(RankKind::Rank)) if op == "==" && matches!(right.kind, ExprKind::Int(0)) => {
+            ExprKind::Compare { .. } | ExprKind::BoolOp { .. } | ExprKind::IfExp { .. } => {
+                if zero_test(prog, scope, r, depth + 1) {
                     RankKind::IsZero
+                } else {
+                    return None;
                 }
-                _ => return None,
-            },
+            }
             _ => rank_kind_at(prog, scope, r, depth + 1)?,
         };
         if kind.is_some_and(|x| x != k) {
@@ -133,6 +145,39 @@ pub(super) fn helper_rank(prog: &Program, f: FuncId, depth: u32) -> Option<RankK
     }
     let _ = literals;
     kind
+}
+
+/// Whether a returned boolean says "this is rank 0": `rank == 0`, an
+/// is-zero expression, `not dist.is_initialized() or rank == 0`,
+/// `dist.is_initialized() and rank == 0`, or a conditional expression whose
+/// both arms are such tests (`is_local(args) if local else is_global(args)`).
+fn zero_test(prog: &Program, scope: Scope, e: &Expr, depth: u32) -> bool {
+    if depth > 6 {
+        return false;
+    }
+    match &e.kind {
+        ExprKind::Compare { left, rest } => match rest.as_slice() {
+            [(op, right)] if op == "==" => {
+                let zero = |x: &Expr| matches!(x.kind, ExprKind::Int(0));
+                (zero(right) && rank_kind_at(prog, scope, left, depth + 1) == Some(RankKind::Rank))
+                    || (zero(left) && rank_kind_at(prog, scope, right, depth + 1) == Some(RankKind::Rank))
+            }
+            _ => false,
+        },
+        ExprKind::BoolOp { and, left, right } => {
+            let guard = distributed_test(prog, scope, left);
+            let ok_guard = if *and {
+                guard == Some(true)
+            } else {
+                guard == Some(false)
+            };
+            ok_guard && zero_test(prog, scope, right, depth + 1)
+        }
+        ExprKind::IfExp { body, orelse, .. } => {
+            zero_test(prog, scope, body, depth + 1) && zero_test(prog, scope, orelse, depth + 1)
+        }
+        _ => rank_kind_at(prog, scope, e, depth + 1) == Some(RankKind::IsZero),
+    }
 }
 
 /// Whether `e`'s value depends on the rank: a rank expression anywhere in
