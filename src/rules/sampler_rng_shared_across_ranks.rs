@@ -16,8 +16,12 @@ declare_rule! {
     /// shard for you — `determined.pytorch.DataLoader`, `accelerator.prepare`,
     /// Lightning's sampler injection, `DistributedSampler` — need the shared stream
     /// instead (a per-rank generator there makes shards overlap), and are left alone,
-    /// as are `random_split` (the split must be the same everywhere), explicit
-    /// generators and literal seeds.
+    /// as are explicit generators and literal seeds. `random_split` is the
+    /// opposite case: the split must be the same everywhere, so it is reported
+    /// without `generator=` in multi-rank code whose ranks do *not* seed the
+    /// global RNG alike (no seed, or a seed that depends on the rank): each rank
+    /// then splits differently, its training part overlaps the other ranks'
+    /// held-out parts, and a sampler's shards come from different sets.
     ///
     /// ## Example
     /// ```python
@@ -87,6 +91,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         })
     };
     let applies = |m: ModId| shared(m).is_some();
+    random_splits(&code, &seedings, out);
     if seedings.iter().all(|(_, s)| *s == Seeding::NotIdentical) {
         return;
     }
@@ -411,5 +416,47 @@ fn live(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], e: &Expr) -> bool {
     match code.prog.stmt_of(anc) {
         Some(stmt) => !runtime::dead_branch(code.prog, code.cfg, code.rt, scope, anc, stmt),
         None => true,
+    }
+}
+
+/// `random_split` without `generator=` in multi-rank code whose ranks do not
+/// seed the global torch RNG alike: every rank draws its own split.
+fn random_splits(code: &Code<'_>, seedings: &[(u64, Seeding)], out: &mut Sink<'_>) {
+    const SPLIT: &str = "torch.utils.data.random_split";
+    // The program of module `m` whose ranks split differently: its world.
+    let apart = |m: ModId| -> Option<runtime::World> {
+        code.rt.worlds_of(code.prog, m).into_iter().find_map(|(bit, w)| {
+            let s = seedings.iter().find(|(b, _)| *b == bit).map(|(_, s)| s)?;
+            (w.distributed() && *s == Seeding::NotIdentical).then_some(w)
+        })
+    };
+    for (scope, anc, call, _) in runtime::calls(code.prog, &[SPLIT]) {
+        let Some(world) = apart(scope.m) else { continue };
+        let ExprKind::Call { args, .. } = &call.kind else { continue };
+        if has_splat(args) || kw(args, "generator").is_some() || pos(args, 2).is_some() {
+            continue;
+        }
+        if !live(code, scope, &anc, call) {
+            continue;
+        }
+        let world = match world {
+            runtime::World::Ranks(Some(n)) => format!("each of the {n} ranks"),
+            _ => "each rank".to_string(),
+        };
+        let d = out.at_loc(
+            code.loc(scope.m, call.span),
+            format!("random_split without generator= draws from the global RNG, which this code does not seed alike on every rank: {world} splits differently, so one rank's training part holds other ranks' held-out samples and the shards no longer partition one set"),
+        );
+        d.help("pass a generator seeded with the same constant on every rank, e.g. generator=torch.Generator().manual_seed(0)");
+        if let Some(torch) = code.torch(scope.m) {
+            if let Some(edit) = add_argument(
+                code.file(scope.m),
+                call,
+                code.prog.text(scope.m),
+                &format!("generator={torch}.Generator().manual_seed(0)"),
+            ) {
+                d.unsafe_fix("split with a generator seeded alike on every rank", vec![edit]);
+            }
+        }
     }
 }
