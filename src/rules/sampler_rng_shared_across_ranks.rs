@@ -132,7 +132,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 }
             } else if path == TORCH_LOADER {
                 if let Some(at) = shuffled_loader(&code, scope, args) {
-                    if !managed(&code, scope, anc, e) && feeds_training(&code, scope, anc, e) {
+                    if !managed(&code, scope, anc, e)
+                        && (feeds_training(&code, scope, anc, e) || drawn_through_wrapper(&code, scope, anc, e))
+                    {
                         hits.push(Hit {
                             m: scope.m,
                             scope,
@@ -459,4 +461,57 @@ fn random_splits(code: &Code<'_>, seedings: &[(u64, Seeding)], out: &mut Sink<'_
             }
         }
     }
+}
+
+/// Whether a loader is handed to a project class that iterates it for the
+/// training code (a class with `__next__`, such as an endless
+/// `InfiniteIterator(loader)`), and that wrapper is drawn from by a loop
+/// that trains: iterated by it, or read with `next(wrapper)` in it.
+fn drawn_through_wrapper(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> bool {
+    use super::training_support::{iteration_wrapper, trains};
+    use crate::training::ast::StmtKind;
+    let prog = code.prog;
+    let mut wrappers = Vec::new();
+    prog.flows(scope, anc, loader, &iteration_wrapper, &mut |flow| {
+        if let Flow::Arg {
+            scope,
+            call,
+            callee: Callee::Class(k),
+            anc,
+            ..
+        } = flow
+        {
+            if prog.method(k, "__next__").is_some() {
+                wrappers.push((scope, anc, call));
+            }
+        }
+    });
+    let mut training = false;
+    for (s, a, call) in wrappers {
+        prog.flows(s, &a, call, &iteration_wrapper, &mut |flow| match flow {
+            Flow::Iterated {
+                scope, stmt: Some(st), ..
+            } if trains(code, scope, st) => training = true,
+            Flow::Arg {
+                scope,
+                callee: Callee::External(p),
+                pos: ArgPos::Pos(0),
+                anc,
+                ..
+            } if p == "builtins.next" => {
+                let inner = anc.iter().rev().find_map(|x| match x {
+                    Anc::Stmt(st) if matches!(st.kind, StmtKind::For { .. }) => Some(*st),
+                    _ => None,
+                });
+                if inner.is_some_and(|st| trains(code, scope, st)) {
+                    training = true;
+                }
+            }
+            _ => {}
+        });
+        if training {
+            return true;
+        }
+    }
+    false
 }
