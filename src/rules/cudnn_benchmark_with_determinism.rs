@@ -116,7 +116,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let requests: Vec<&Site<'_>> = requests.iter().filter(|r| live(r)).collect();
     before_spawn(&code, &requests, out);
     for (b, literal) in &benchmarks {
-        if !live(b) {
+        if !live(b) || never_constructed(&code, b.scope) {
             continue;
         }
         // A request in a program the assignment runs in too (the
@@ -274,4 +274,35 @@ fn before_spawn(code: &Code<'_>, requests: &[&Site<'_>], out: &mut Sink<'_>) {
             if seeds.is_empty() { "" } else { " and set the seeds" }
         ));
     }
+}
+
+/// Whether `scope` is a method of a project class that no code of its
+/// program instantiates, and that no other class derives from (an
+/// inference-only stream loader next to the training loaders): the
+/// assignment never runs in training.
+fn never_constructed(code: &Code<'_>, scope: Scope) -> bool {
+    let prog = code.prog;
+    let Some(f) = scope.func() else { return false };
+    let Some(k) = prog.class_of(f) else { return false };
+    let Some(class) = prog.class(k) else { return false };
+    let Some(init) = prog.method(k, "__init__") else { return false };
+    if init.m != k.m || init.c != k.c {
+        // `__init__` inherited from a base: its call sites are the base's.
+        return false;
+    }
+    let name = class.name.as_str();
+    // A subclass (anywhere) may construct it through `super().__init__`.
+    let derived = prog.classes_mentioning(&[name]).into_iter().any(|other| {
+        other != k
+            && prog
+                .class(other)
+                .is_some_and(|c| c.bases.iter().any(|b| code.text(other.m, b.span).contains(name)))
+    });
+    if derived {
+        return false;
+    }
+    !prog
+        .call_sites(init)
+        .iter()
+        .any(|(s, _)| prog.same_program(s.m, scope.m))
 }

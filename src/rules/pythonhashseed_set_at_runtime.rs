@@ -1,10 +1,13 @@
 declare_rule! {
     /// ## What it checks
     /// `os.environ["PYTHONHASHSEED"] = …` (and `os.environ.setdefault(…)`,
-    /// `os.environ.update(…)`, `os.putenv(…)`) in the training code, when the
-    /// experiment's environment does not set `PYTHONHASHSEED` and the process does
-    /// not start fresh Python interpreters afterwards (`torch.multiprocessing.spawn`,
-    /// `subprocess`, `os.exec*`), which would read it.
+    /// `os.environ.update(…)`, `os.putenv(…)`) in the training code — also in
+    /// Python files checked without an experiment config — when the experiment's
+    /// environment does not set `PYTHONHASHSEED` and the code around the assignment
+    /// (its function, their callers and what they call) does not start fresh Python
+    /// interpreters (`torch.multiprocessing.spawn`, `subprocess`, `os.exec*`), which
+    /// would read it. Commands known to start another program (`git`, `gsutil`,
+    /// `tar`, a `bash` script) do not count.
     ///
     /// ## Why
     /// Python fixes its string-hash seed when the interpreter starts. Assigning the
@@ -38,7 +41,7 @@ use crate::training::runtime::kw;
 use super::training_support::{code, env_assignments, env_var_edits, plan_environment, Code};
 use super::{Cx, Sink};
 use crate::training::ast::{Expr, ExprKind, StmtKind};
-use crate::training::program::{Anc, Scope};
+use crate::training::program::{Anc, FuncId, ModId, Scope};
 use crate::training::runtime;
 use crate::training::values::Const;
 
@@ -50,10 +53,12 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         return;
     }
     let assignments = env_assignments(&code, "PYTHONHASHSEED");
-    if assignments.is_empty() || starts_interpreters(&code) {
-        return;
-    }
     for (scope, stmt, span) in assignments {
+        // Process starts in code that runs with the assignment (not in an
+        // export script of the same package).
+        if starts_interpreters(&code, scope) {
+            continue;
+        }
         let d = out.at_loc(
             code.loc(scope.m, span),
             "PYTHONHASHSEED is read only when Python starts; assigning it here changes string hashing neither in this process nor on the other ranks",
@@ -87,13 +92,50 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     }
 }
 
-/// Whether the code starts new Python interpreters, which read the
+/// Whether the code around an assignment in `at` starts new Python
+/// interpreters, which read the
 /// variable at their start-up: `torch.multiprocessing.spawn` and the like,
 /// or a process-starting call (`subprocess.*`, `os.system`, `os.exec*`)
 /// whose command is not known to start another program (`git`, `gsutil`,
 /// `tar`, a `bash` script).
-fn starts_interpreters(code: &Code<'_>) -> bool {
+fn starts_interpreters(code: &Code<'_>, at: Scope) -> bool {
     let prog = code.prog;
+    // The code around the assignment: its function, the functions that call
+    // it (a few levels up) and what those call, and the module level of
+    // their modules. A process started elsewhere in the package (an export
+    // script's compiler call) does not read this assignment.
+    let mut funcs: Vec<FuncId> = Vec::new();
+    let mut modules: Vec<ModId> = vec![at.m];
+    let mut frontier: Vec<FuncId> = at.func().into_iter().collect();
+    for _ in 0..4 {
+        let mut next = Vec::new();
+        for f in frontier {
+            if funcs.contains(&f) || funcs.len() > 64 {
+                continue;
+            }
+            funcs.push(f);
+            for (s, _) in prog.call_sites(f) {
+                match s.func() {
+                    Some(g) => next.push(g),
+                    None if !modules.contains(&s.m) => modules.push(s.m),
+                    None => {}
+                }
+            }
+        }
+        frontier = next;
+    }
+    let callers = funcs.clone();
+    for f in callers {
+        for g in prog.callees_of(f.scope(), prog.body(f.scope()), 1) {
+            if !funcs.contains(&g) {
+                funcs.push(g);
+            }
+        }
+    }
+    let related = |scope: Scope| match scope.func() {
+        Some(f) => funcs.contains(&f),
+        None => modules.contains(&scope.m),
+    };
     let needles = [
         "spawn",
         "subprocess",
@@ -107,6 +149,9 @@ fn starts_interpreters(code: &Code<'_>) -> bool {
         "check_call",
     ];
     for scope in code.scopes(&needles) {
+        if !related(scope) {
+            continue;
+        }
         let mut hit = false;
         prog.walk_exprs(scope, &mut |anc, e| {
             if hit {

@@ -3,6 +3,7 @@
 # context: no experiment config; a launcher that fixes the hash seed and then starts the
 #          training interpreters itself (`sys.executable -m torch.distributed.run`), and a
 #          second path that re-executes itself under the fixed seed.
+#          A third path seeds through a helper and starts the interpreters from its caller.
 # expect: none. Both child interpreters read PYTHONHASHSEED at their start-up: the assignment
 #         is meant for them and works. The `git` call is not what makes it silent.
 # ----
@@ -25,3 +26,12 @@ def reexec_with_fixed_hash() -> None:
     if os.environ.get("PYTHONHASHSEED") != "0":
         os.environ["PYTHONHASHSEED"] = "0"
         os.execv(sys.executable, [sys.executable] + sys.argv)
+
+
+def fix_hash(seed: int) -> None:
+    os.environ["PYTHONHASHSEED"] = str(seed)
+
+
+def launch_seeded(nproc: int, script: str) -> int:
+    fix_hash(1)
+    return subprocess.call([sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={nproc}", script])
