@@ -173,7 +173,9 @@ fn exclusive(_code: &Code<'_>, a: &Site<'_>, b: &Site<'_>) -> bool {
 fn under_main_guard(anc: &[Anc<'_>]) -> bool {
     anc.iter().any(|a| {
         let Anc::Stmt(s) = a else { return false };
-        let StmtKind::If { test, .. } = &s.kind else { return false };
+        let StmtKind::If { test, .. } = &s.kind else {
+            return false;
+        };
         let ExprKind::Compare { left, rest } = &test.kind else {
             return false;
         };
@@ -206,14 +208,17 @@ fn before_spawn(code: &Code<'_>, requests: &[&Site<'_>], out: &mut Sink<'_>) {
             *scope == r.scope
                 && call.span.start > r.span.end
                 && match &call.kind {
-                    ExprKind::Call { args, .. } => !kw(args, "start_method")
-                        .is_some_and(|m| matches!(&m.kind, ExprKind::Str(v) if v == "fork")),
+                    ExprKind::Call { args, .. } => {
+                        !kw(args, "start_method").is_some_and(|m| matches!(&m.kind, ExprKind::Str(v) if v == "fork"))
+                    }
                     _ => false,
                 }
         }) else {
             continue;
         };
-        let ExprKind::Call { args, .. } = &call.kind else { continue };
+        let ExprKind::Call { args, .. } = &call.kind else {
+            continue;
+        };
         let Some(target_expr) = pos(args, 0).or_else(|| kw(args, "fn")) else {
             continue;
         };
@@ -262,7 +267,10 @@ fn before_spawn(code: &Code<'_>, requests: &[&Site<'_>], out: &mut Sink<'_>) {
         let also = if seeds.is_empty() {
             String::new()
         } else {
-            format!(", and the seeds set here ({}) do not reach them either", seeds.join(", "))
+            format!(
+                ", and the seeds set here ({}) do not reach them either",
+                seeds.join(", ")
+            )
         };
         let d = out.at_loc(
             code.loc(r.scope.m, r.span),
@@ -285,7 +293,9 @@ fn never_constructed(code: &Code<'_>, scope: Scope) -> bool {
     let Some(f) = scope.func() else { return false };
     let Some(k) = prog.class_of(f) else { return false };
     let Some(class) = prog.class(k) else { return false };
-    let Some(init) = prog.method(k, "__init__") else { return false };
+    let Some(init) = prog.method(k, "__init__") else {
+        return false;
+    };
     if init.m != k.m || init.c != k.c {
         // `__init__` inherited from a base: its call sites are the base's.
         return false;

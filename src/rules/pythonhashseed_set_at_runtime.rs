@@ -37,12 +37,12 @@ declare_rule! {
     };
 }
 
-use crate::training::runtime::kw;
 use super::training_support::{code, env_assignments, env_var_edits, plan_environment, Code};
 use super::{Cx, Sink};
 use crate::training::ast::{Expr, ExprKind, StmtKind};
 use crate::training::program::{Anc, FuncId, ModId, Scope};
 use crate::training::runtime;
+use crate::training::runtime::kw;
 use crate::training::values::Const;
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
@@ -157,7 +157,9 @@ fn starts_interpreters(code: &Code<'_>, at: Scope) -> bool {
             if hit {
                 return;
             }
-            let ExprKind::Call { func, args, .. } = &e.kind else { return };
+            let ExprKind::Call { func, args, .. } = &e.kind else {
+                return;
+            };
             let Some(p) = prog.external(scope, func) else { return };
             let spawns = matches!(
                 p.as_str(),
@@ -194,18 +196,23 @@ fn starts_interpreters(code: &Code<'_>, at: Scope) -> bool {
 /// `cmd.startswith("bash ")`-style guards.
 fn other_program(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], cmd: &Expr) -> bool {
     match &cmd.kind {
-        ExprKind::List(items) | ExprKind::Tuple(items) => items.first().is_some_and(|first| other_program(code, scope, anc, first)),
+        ExprKind::List(items) | ExprKind::Tuple(items) => items
+            .first()
+            .is_some_and(|first| other_program(code, scope, anc, first)),
         ExprKind::Str(s) => program_word(s).is_some_and(|w| !python_word(w)),
         // `f"git -C {path} describe"`: the literal text before the first field.
         ExprKind::FString => {
             let text = code.text(scope.m, cmd.span);
-            let body = text.trim_start_matches(|c: char| c.is_ascii_alphabetic()).trim_start_matches(['"', '\'']);
+            let body = text
+                .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+                .trim_start_matches(['"', '\'']);
             let head = body.split('{').next().unwrap_or("");
             head.contains(' ') && program_word(head).is_some_and(|w| !python_word(w))
         }
         ExprKind::Name(n) => {
-            if let Some(Const::Str(s)) =
-                runtime::constant(code.prog, code.cfg, code.rt, scope, cmd).as_ref().and_then(|r| r.single())
+            if let Some(Const::Str(s)) = runtime::constant(code.prog, code.cfg, code.rt, scope, cmd)
+                .as_ref()
+                .and_then(|r| r.single())
             {
                 return program_word(s).is_some_and(|w| !python_word(w));
             }
@@ -235,5 +242,17 @@ fn program_word(s: &str) -> Option<&str> {
 /// Whether `w` starts Python (an interpreter or a launcher that starts one).
 fn python_word(w: &str) -> bool {
     w.starts_with("python")
-        || matches!(w, "torchrun" | "deepspeed" | "accelerate" | "env" | "exec" | "nohup" | "srun" | "mpirun" | "horovodrun" | "det")
+        || matches!(
+            w,
+            "torchrun"
+                | "deepspeed"
+                | "accelerate"
+                | "env"
+                | "exec"
+                | "nohup"
+                | "srun"
+                | "mpirun"
+                | "horovodrun"
+                | "det"
+        )
 }

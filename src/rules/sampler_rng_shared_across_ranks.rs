@@ -434,7 +434,9 @@ fn random_splits(code: &Code<'_>, seedings: &[(u64, Seeding)], out: &mut Sink<'_
     };
     for (scope, anc, call, _) in runtime::calls(code.prog, &[SPLIT]) {
         let Some(world) = apart(scope.m) else { continue };
-        let ExprKind::Call { args, .. } = &call.kind else { continue };
+        let ExprKind::Call { args, .. } = &call.kind else {
+            continue;
+        };
         if has_splat(args) || kw(args, "generator").is_some() || pos(args, 2).is_some() {
             continue;
         }
