@@ -21,7 +21,10 @@ declare_rule! {
     /// without `generator=` in multi-rank code whose ranks do *not* seed the
     /// global RNG alike (no seed, or a seed that depends on the rank): each rank
     /// then splits differently, its training part overlaps the other ranks'
-    /// held-out parts, and a sampler's shards come from different sets.
+    /// held-out parts, and a sampler's shards come from different sets. A
+    /// `worker_init_fn` that seeds numpy, `random` or torch with a resolved
+    /// constant (not from the worker id or `torch.initial_seed()`) of a loader
+    /// with workers is reported too: every worker of every rank draws alike.
     ///
     /// ## Example
     /// ```python
@@ -92,6 +95,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     };
     let applies = |m: ModId| shared(m).is_some();
     random_splits(&code, &seedings, out);
+    constant_worker_seeds(&code, out);
     if seedings.iter().all(|(_, s)| *s == Seeding::NotIdentical) {
         return;
     }
@@ -516,4 +520,83 @@ fn drawn_through_wrapper(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader:
         }
     }
     false
+}
+
+/// A `worker_init_fn` that seeds numpy, `random` or torch with one constant
+/// (not the worker id, not `torch.initial_seed()`): on multi-rank code every
+/// loader worker of every rank then draws the same random augmentations.
+fn constant_worker_seeds(code: &Code<'_>, out: &mut Sink<'_>) {
+    use crate::training::program::Sym;
+    use crate::training::values::Const;
+    let prog = code.prog;
+    for (scope, anc, call, _) in runtime::calls(prog, &[TORCH_LOADER]) {
+        if !code.rt.world_at(prog, scope.m).distributed() || !live(code, scope, &anc, call) {
+            continue;
+        }
+        let ExprKind::Call { args, .. } = &call.kind else {
+            continue;
+        };
+        if has_splat(args) {
+            continue;
+        }
+        // Workers must exist: a `num_workers` that is not known to be 0.
+        let Some(workers) = kw(args, "num_workers").or_else(|| pos(args, 5)) else {
+            continue;
+        };
+        let n = runtime::constant(prog, code.cfg, code.rt, scope, workers);
+        if !matches!(n.as_ref().and_then(|r| r.single()), Some(Const::Int(i)) if *i > 0) {
+            continue;
+        }
+        let Some(init) = kw(args, "worker_init_fn").or_else(|| pos(args, 9)) else {
+            continue;
+        };
+        let Some(Sym::Func(f)) = prog.expr_sym(scope, init) else {
+            continue;
+        };
+        let Some(func) = prog.func(f) else { continue };
+        let params: Vec<&str> = func.params.iter().map(|p| p.name.as_str()).collect();
+        let fs = f.scope();
+        let mut hits: Vec<(Span, String, i64)> = Vec::new();
+        prog.walk_exprs(fs, &mut |_, e| {
+            let ExprKind::Call {
+                func: callee, args: a, ..
+            } = &e.kind
+            else {
+                return;
+            };
+            let Some(path) = prog.external(fs, callee) else { return };
+            let name = match path.as_str() {
+                "numpy.random.seed" => "np.random.seed",
+                "random.seed" => "random.seed",
+                "torch.manual_seed" => "torch.manual_seed",
+                _ => return,
+            };
+            let Some(v) = pos(a, 0) else { return };
+            // Anything derived from the worker id or another parameter varies.
+            let text = code.text(fs.m, v.span);
+            if params
+                .iter()
+                .any(|p| text.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == *p))
+            {
+                return;
+            }
+            let value = runtime::constant(prog, code.cfg, code.rt, fs, v);
+            if let Some(Const::Int(i)) = value.as_ref().and_then(|r| r.single()) {
+                hits.push((e.span, name.to_string(), *i));
+            }
+        });
+        let Some((at, name, value)) = hits.into_iter().next() else {
+            continue;
+        };
+        let workers = match n.as_ref().and_then(|r| r.single()) {
+            Some(Const::Int(i)) => *i,
+            _ => continue,
+        };
+        let d = out.at_loc(
+            code.loc(fs.m, at),
+            format!("worker_init_fn `{}` calls {name}({value}) in every loader worker: the {workers} workers of each rank, and the workers of every rank, draw the same random numbers, so their augmentations repeat", func.name),
+        );
+        d.label(code.file(scope.m), init.span, "every worker of this loader runs it");
+        d.help("seed from the worker: `torch.initial_seed() % 2**32` differs per worker (and per rank when the ranks seed torch differently), or add the worker id and the rank to the seed");
+    }
 }
