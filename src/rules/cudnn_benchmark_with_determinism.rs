@@ -6,13 +6,19 @@ declare_rule! {
     /// `torch.backends.cudnn.deterministic = True` or
     /// `torch.set_deterministic_debug_mode(…)` — where both can hold together: not in
     /// the two arms of one `if`/`else`, and not in a branch whose condition is known
-    /// to be false (an unset `--deterministic` flag).
+    /// to be false (an unset `--deterministic` flag). Also a determinism request
+    /// made inside the function (or `__main__` block) that then starts the ranks
+    /// with `torch.multiprocessing.spawn`, when the spawned code makes none itself.
     ///
     /// ## Why
     /// With benchmarking on, cuDNN times several convolution algorithms and keeps the
     /// fastest; timing noise can pick a different one in the next run, and results
     /// then differ between runs even though each algorithm is deterministic. Turn
-    /// benchmarking off where results must be reproducible.
+    /// benchmarking off where results must be reproducible. A request made in the
+    /// launching process does not reach ranks started by `mp.spawn`: each is a fresh
+    /// interpreter that runs only the spawned function, so the ranks train with
+    /// cuDNN's defaults (and without the seeds set beside the request). Make the
+    /// request at the start of the spawned function.
     ///
     /// ## Example
     /// ```python
@@ -32,7 +38,7 @@ use super::training_support::{code, Code};
 use super::{Cx, Sink};
 use crate::source::Span;
 use crate::training::ast::{ExprKind, Stmt, StmtKind};
-use crate::training::program::{Anc, Scope};
+use crate::training::program::{Anc, Callee, Scope};
 use crate::training::runtime::{self, dead_branch, kw, pos};
 
 /// A statement with its scope and ancestors.
@@ -108,8 +114,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     }
     let live = |site: &Site<'_>| !dead_branch(code.prog, code.cfg, code.rt, site.scope, &site.anc, site.stmt);
     let requests: Vec<&Site<'_>> = requests.iter().filter(|r| live(r)).collect();
+    before_spawn(&code, &requests, out);
     for (b, literal) in &benchmarks {
-        if !live(b) {
+        if !live(b) || never_constructed(&code, b.scope) {
             continue;
         }
         // A request in a program the assignment runs in too (the
@@ -158,4 +165,154 @@ fn exclusive(_code: &Code<'_>, a: &Site<'_>, b: &Site<'_>) -> bool {
         }
     }
     false
+}
+
+/// Whether a statement at module level sits under `if __name__ == "__main__":`
+/// (code that a spawned interpreter, importing the module as `__mp_main__`,
+/// does not run).
+fn under_main_guard(anc: &[Anc<'_>]) -> bool {
+    anc.iter().any(|a| {
+        let Anc::Stmt(s) = a else { return false };
+        let StmtKind::If { test, .. } = &s.kind else {
+            return false;
+        };
+        let ExprKind::Compare { left, rest } = &test.kind else {
+            return false;
+        };
+        let name = |e: &crate::training::ast::Expr| matches!(&e.kind, ExprKind::Name(n) if n == "__name__");
+        let main = |e: &crate::training::ast::Expr| matches!(&e.kind, ExprKind::Str(v) if v == "__main__");
+        match rest.as_slice() {
+            [(op, right)] => op == "==" && ((name(left) && main(right)) || (main(left) && name(right))),
+            _ => false,
+        }
+    })
+}
+
+/// Determinism requested in the launching process, which then starts the
+/// ranks with `torch.multiprocessing.spawn`: the fresh interpreters never
+/// run the request (nor the seeds set beside it).
+fn before_spawn(code: &Code<'_>, requests: &[&Site<'_>], out: &mut Sink<'_>) {
+    let spawns = runtime::calls(
+        code.prog,
+        &["torch.multiprocessing.spawn", "torch.multiprocessing.start_processes"],
+    );
+    if spawns.is_empty() {
+        return;
+    }
+    let mut reported: Vec<Scope> = Vec::new();
+    for r in requests {
+        if reported.contains(&r.scope) || (r.scope.f.is_none() && !under_main_guard(&r.anc)) {
+            continue;
+        }
+        let Some((_, _, call, _)) = spawns.iter().find(|(scope, _, call, _)| {
+            *scope == r.scope
+                && call.span.start > r.span.end
+                && match &call.kind {
+                    ExprKind::Call { args, .. } => {
+                        !kw(args, "start_method").is_some_and(|m| matches!(&m.kind, ExprKind::Str(v) if v == "fork"))
+                    }
+                    _ => false,
+                }
+        }) else {
+            continue;
+        };
+        let ExprKind::Call { args, .. } = &call.kind else {
+            continue;
+        };
+        let Some(target_expr) = pos(args, 0).or_else(|| kw(args, "fn")) else {
+            continue;
+        };
+        // The function the ranks run, and what it calls; unresolved: silent.
+        let Callee::Func(entry) = code.prog.callee(r.scope, target_expr) else {
+            continue;
+        };
+        let mut spawned = code.prog.callees_of(entry.scope(), code.prog.body(entry.scope()), 4);
+        spawned.push(entry);
+        // The spawned code asks for determinism itself, or a module-level
+        // request runs again when a spawned interpreter imports the module.
+        if requests.iter().any(|o| {
+            code.prog.same_program(o.scope.m, r.scope.m)
+                && (o.scope.func().is_some_and(|f| spawned.contains(&f))
+                    || (o.scope.f.is_none() && !under_main_guard(&o.anc)))
+        }) {
+            continue;
+        }
+        let target = code.text(r.scope.m, target_expr.span);
+        // Seeds set in the same function before the spawn.
+        let mut seeds: Vec<&str> = Vec::new();
+        for (scope, _, seed, path) in runtime::calls(
+            code.prog,
+            &[
+                "random.seed",
+                "numpy.random.seed",
+                "torch.manual_seed",
+                "torch.cuda.manual_seed",
+                "torch.cuda.manual_seed_all",
+            ],
+        ) {
+            if scope == r.scope && seed.span.start < call.span.start {
+                let name = match path.as_str() {
+                    "numpy.random.seed" => "np.random.seed",
+                    "random.seed" => "random.seed",
+                    "torch.manual_seed" => "torch.manual_seed",
+                    _ => "torch.cuda.manual_seed",
+                };
+                if !seeds.contains(&name) {
+                    seeds.push(name);
+                }
+            }
+        }
+        reported.push(r.scope);
+        let what = code.text(r.scope.m, r.span).lines().next().unwrap_or("").trim();
+        let also = if seeds.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", and the seeds set here ({}) do not reach them either",
+                seeds.join(", ")
+            )
+        };
+        let d = out.at_loc(
+            code.loc(r.scope.m, r.span),
+            format!("`{what}` runs in the process that starts the ranks with mp.spawn; each spawned rank is a fresh interpreter that runs only `{target}`, so the ranks train without it{also}"),
+        );
+        d.label(code.file(r.scope.m), call.span, "starts fresh interpreters");
+        d.help(format!(
+            "make the request{} at the start of `{target}`, which every rank runs",
+            if seeds.is_empty() { "" } else { " and set the seeds" }
+        ));
+    }
+}
+
+/// Whether `scope` is a method of a project class that no code of its
+/// program instantiates, and that no other class derives from (an
+/// inference-only stream loader next to the training loaders): the
+/// assignment never runs in training.
+fn never_constructed(code: &Code<'_>, scope: Scope) -> bool {
+    let prog = code.prog;
+    let Some(f) = scope.func() else { return false };
+    let Some(k) = prog.class_of(f) else { return false };
+    let Some(class) = prog.class(k) else { return false };
+    let Some(init) = prog.method(k, "__init__") else {
+        return false;
+    };
+    if init.m != k.m || init.c != k.c {
+        // `__init__` inherited from a base: its call sites are the base's.
+        return false;
+    }
+    let name = class.name.as_str();
+    // A subclass (anywhere) may construct it through `super().__init__`.
+    let derived = prog.classes_mentioning(&[name]).into_iter().any(|other| {
+        other != k
+            && prog
+                .class(other)
+                .is_some_and(|c| c.bases.iter().any(|b| code.text(other.m, b.span).contains(name)))
+    });
+    if derived {
+        return false;
+    }
+    !prog
+        .call_sites(init)
+        .iter()
+        .any(|(s, _)| prog.same_program(s.m, scope.m))
 }

@@ -1,10 +1,13 @@
 declare_rule! {
     /// ## What it checks
     /// `os.environ["PYTHONHASHSEED"] = …` (and `os.environ.setdefault(…)`,
-    /// `os.environ.update(…)`, `os.putenv(…)`) in the training code, when the
-    /// experiment's environment does not set `PYTHONHASHSEED` and the process does
-    /// not start fresh Python interpreters afterwards (`torch.multiprocessing.spawn`,
-    /// `subprocess`, `os.exec*`), which would read it.
+    /// `os.environ.update(…)`, `os.putenv(…)`) in the training code — also in
+    /// Python files checked without an experiment config — when the experiment's
+    /// environment does not set `PYTHONHASHSEED` and the code around the assignment
+    /// (its function, their callers and what they call) does not start fresh Python
+    /// interpreters (`torch.multiprocessing.spawn`, `subprocess`, `os.exec*`), which
+    /// would read it. Commands known to start another program (`git`, `gsutil`,
+    /// `tar`, a `bash` script) do not count.
     ///
     /// ## Why
     /// Python fixes its string-hash seed when the interpreter starts. Assigning the
@@ -36,25 +39,35 @@ declare_rule! {
 
 use super::training_support::{code, env_assignments, env_var_edits, plan_environment, Code};
 use super::{Cx, Sink};
-use crate::training::ast::{ExprKind, StmtKind};
+use crate::training::ast::{Expr, ExprKind, StmtKind};
+use crate::training::program::{Anc, FuncId, ModId, Scope};
 use crate::training::runtime;
+use crate::training::runtime::kw;
 use crate::training::values::Const;
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
-    if !code.cfg.present || code.cfg.sets_env("PYTHONHASHSEED") || plan_environment(cx) {
+    // Without an experiment config (Python files checked on their own) the
+    // assignment is as late as with one; the fix then goes to the launch.
+    if (code.cfg.present && code.cfg.sets_env("PYTHONHASHSEED")) || plan_environment(cx) {
         return;
     }
     let assignments = env_assignments(&code, "PYTHONHASHSEED");
-    if assignments.is_empty() || starts_interpreters(&code) {
-        return;
-    }
     for (scope, stmt, span) in assignments {
+        // Process starts in code that runs with the assignment (not in an
+        // export script of the same package).
+        if starts_interpreters(&code, scope) {
+            continue;
+        }
         let d = out.at_loc(
             code.loc(scope.m, span),
             "PYTHONHASHSEED is read only when Python starts; assigning it here changes string hashing neither in this process nor on the other ranks",
         );
-        d.help("set it in the experiment's environment.environment_variables, which every rank starts with");
+        if code.cfg.present {
+            d.help("set it in the experiment's environment.environment_variables, which every rank starts with");
+        } else {
+            d.help("set it where the job is launched (`PYTHONHASHSEED=0 torchrun …`, or the experiment's environment.environment_variables), so that every rank's interpreter starts with it");
+        }
         // The value, when it is a constant: the config edit.
         let value = match &stmt.kind {
             StmtKind::Assign { value, .. } => runtime::constant(code.prog, code.cfg, code.rt, scope, value),
@@ -79,35 +92,167 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     }
 }
 
-/// Whether the code starts new Python interpreters, which read the
-/// variable at their start-up.
-fn starts_interpreters(code: &Code<'_>) -> bool {
-    runtime::any_call(
-        code.prog,
-        &[
-            "spawn",
-            "subprocess",
-            "exec",
-            "system",
-            "start_method",
-            "get_context",
-            "Popen",
-            "start_processes",
-        ],
-        |p| {
-            matches!(
-                p,
+/// Whether the code around an assignment in `at` starts new Python
+/// interpreters, which read the
+/// variable at their start-up: `torch.multiprocessing.spawn` and the like,
+/// or a process-starting call (`subprocess.*`, `os.system`, `os.exec*`)
+/// whose command is not known to start another program (`git`, `gsutil`,
+/// `tar`, a `bash` script).
+fn starts_interpreters(code: &Code<'_>, at: Scope) -> bool {
+    let prog = code.prog;
+    // The code around the assignment: its function, the functions that call
+    // it (a few levels up) and what those call, and the module level of
+    // their modules. A process started elsewhere in the package (an export
+    // script's compiler call) does not read this assignment.
+    let mut funcs: Vec<FuncId> = Vec::new();
+    let mut modules: Vec<ModId> = vec![at.m];
+    let mut frontier: Vec<FuncId> = at.func().into_iter().collect();
+    for _ in 0..4 {
+        let mut next = Vec::new();
+        for f in frontier {
+            if funcs.contains(&f) || funcs.len() > 64 {
+                continue;
+            }
+            funcs.push(f);
+            for (s, _) in prog.call_sites(f) {
+                match s.func() {
+                    Some(g) => next.push(g),
+                    None if !modules.contains(&s.m) => modules.push(s.m),
+                    None => {}
+                }
+            }
+        }
+        frontier = next;
+    }
+    let callers = funcs.clone();
+    for f in callers {
+        for g in prog.callees_of(f.scope(), prog.body(f.scope()), 1) {
+            if !funcs.contains(&g) {
+                funcs.push(g);
+            }
+        }
+    }
+    let related = |scope: Scope| match scope.func() {
+        Some(f) => funcs.contains(&f),
+        None => modules.contains(&scope.m),
+    };
+    let needles = [
+        "spawn",
+        "subprocess",
+        "exec",
+        "system",
+        "start_method",
+        "get_context",
+        "Popen",
+        "start_processes",
+        "check_output",
+        "check_call",
+    ];
+    for scope in code.scopes(&needles) {
+        if !related(scope) {
+            continue;
+        }
+        let mut hit = false;
+        prog.walk_exprs(scope, &mut |anc, e| {
+            if hit {
+                return;
+            }
+            let ExprKind::Call { func, args, .. } = &e.kind else {
+                return;
+            };
+            let Some(p) = prog.external(scope, func) else { return };
+            let spawns = matches!(
+                p.as_str(),
                 "torch.multiprocessing.spawn"
                     | "torch.multiprocessing.start_processes"
                     | "multiprocessing.set_start_method"
                     | "multiprocessing.get_context"
                     | "torch.multiprocessing.set_start_method"
                     | "torch.multiprocessing.get_context"
-                    | "os.system"
-            ) || p.starts_with("subprocess.")
+            );
+            let command = p == "os.system"
+                || p.starts_with("subprocess.")
                 || p.starts_with("os.exec")
                 || p.starts_with("os.spawn")
-                || p.starts_with("os.posix_spawn")
-        },
-    )
+                || p.starts_with("os.posix_spawn");
+            if spawns {
+                hit = true;
+            } else if command {
+                // `os.execv(path, argv)`: the program is the first argument too.
+                let cmd = runtime::pos(args, 0).or_else(|| kw(args, "args"));
+                hit = cmd.is_none_or(|c| !other_program(code, scope, anc, c));
+            }
+        });
+        if hit {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether the command `cmd` is known to start a program other than
+/// Python: a literal command (or argument list) whose program is not
+/// `python…` or a Python launcher, or a name tested just above with
+/// `cmd.startswith("bash ")`-style guards.
+fn other_program(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], cmd: &Expr) -> bool {
+    match &cmd.kind {
+        ExprKind::List(items) | ExprKind::Tuple(items) => items
+            .first()
+            .is_some_and(|first| other_program(code, scope, anc, first)),
+        ExprKind::Str(s) => program_word(s).is_some_and(|w| !python_word(w)),
+        // `f"git -C {path} describe"`: the literal text before the first field.
+        ExprKind::FString => {
+            let text = code.text(scope.m, cmd.span);
+            let body = text
+                .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+                .trim_start_matches(['"', '\'']);
+            let head = body.split('{').next().unwrap_or("");
+            head.contains(' ') && program_word(head).is_some_and(|w| !python_word(w))
+        }
+        ExprKind::Name(n) => {
+            if let Some(Const::Str(s)) = runtime::constant(code.prog, code.cfg, code.rt, scope, cmd)
+                .as_ref()
+                .and_then(|r| r.single())
+            {
+                return program_word(s).is_some_and(|w| !python_word(w));
+            }
+            // `elif n.startswith("bash "): subprocess.run(n, …)`
+            anc.iter().any(|a| {
+                let Anc::Stmt(st) = a else { return false };
+                let StmtKind::If { test, body, .. } = &st.kind else { return false };
+                let inside = body.first().zip(body.last()).is_some_and(|(f, l)| f.span.start <= cmd.span.start && cmd.span.end <= l.span.end);
+                let ExprKind::Call { func, args, .. } = &test.kind else { return false };
+                let ExprKind::Attribute { value, attr } = &func.kind else { return false };
+                inside
+                    && attr == "startswith"
+                    && matches!(&value.kind, ExprKind::Name(v) if v == n)
+                    && matches!(runtime::pos(args, 0), Some(Expr { kind: ExprKind::Str(s), .. }) if program_word(s).is_some_and(|w| !python_word(w)) && s.ends_with(' '))
+            })
+        }
+        _ => false,
+    }
+}
+
+/// The program of a shell command: its first word, without a path.
+fn program_word(s: &str) -> Option<&str> {
+    let w = s.split_whitespace().next()?;
+    Some(w.rsplit('/').next().unwrap_or(w))
+}
+
+/// Whether `w` starts Python (an interpreter or a launcher that starts one).
+fn python_word(w: &str) -> bool {
+    w.starts_with("python")
+        || matches!(
+            w,
+            "torchrun"
+                | "deepspeed"
+                | "accelerate"
+                | "env"
+                | "exec"
+                | "nohup"
+                | "srun"
+                | "mpirun"
+                | "horovodrun"
+                | "det"
+        )
 }

@@ -16,8 +16,15 @@ declare_rule! {
     /// shard for you — `determined.pytorch.DataLoader`, `accelerator.prepare`,
     /// Lightning's sampler injection, `DistributedSampler` — need the shared stream
     /// instead (a per-rank generator there makes shards overlap), and are left alone,
-    /// as are `random_split` (the split must be the same everywhere), explicit
-    /// generators and literal seeds.
+    /// as are explicit generators and literal seeds. `random_split` is the
+    /// opposite case: the split must be the same everywhere, so it is reported
+    /// without `generator=` in multi-rank code whose ranks do *not* seed the
+    /// global RNG alike (no seed, or a seed that depends on the rank): each rank
+    /// then splits differently, its training part overlaps the other ranks'
+    /// held-out parts, and a sampler's shards come from different sets. A
+    /// `worker_init_fn` that seeds numpy, `random` or torch with a resolved
+    /// constant (not from the worker id or `torch.initial_seed()`) of a loader
+    /// with workers is reported too: every worker of every rank draws alike.
     ///
     /// ## Example
     /// ```python
@@ -87,6 +94,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         })
     };
     let applies = |m: ModId| shared(m).is_some();
+    random_splits(&code, &seedings, out);
+    constant_worker_seeds(&code, out);
     if seedings.iter().all(|(_, s)| *s == Seeding::NotIdentical) {
         return;
     }
@@ -127,7 +136,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 }
             } else if path == TORCH_LOADER {
                 if let Some(at) = shuffled_loader(&code, scope, args) {
-                    if !managed(&code, scope, anc, e) && feeds_training(&code, scope, anc, e) {
+                    if !managed(&code, scope, anc, e)
+                        && (feeds_training(&code, scope, anc, e) || drawn_through_wrapper(&code, scope, anc, e))
+                    {
                         hits.push(Hit {
                             m: scope.m,
                             scope,
@@ -411,5 +422,181 @@ fn live(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], e: &Expr) -> bool {
     match code.prog.stmt_of(anc) {
         Some(stmt) => !runtime::dead_branch(code.prog, code.cfg, code.rt, scope, anc, stmt),
         None => true,
+    }
+}
+
+/// `random_split` without `generator=` in multi-rank code whose ranks do not
+/// seed the global torch RNG alike: every rank draws its own split.
+fn random_splits(code: &Code<'_>, seedings: &[(u64, Seeding)], out: &mut Sink<'_>) {
+    const SPLIT: &str = "torch.utils.data.random_split";
+    // The program of module `m` whose ranks split differently: its world.
+    let apart = |m: ModId| -> Option<runtime::World> {
+        code.rt.worlds_of(code.prog, m).into_iter().find_map(|(bit, w)| {
+            let s = seedings.iter().find(|(b, _)| *b == bit).map(|(_, s)| s)?;
+            (w.distributed() && *s == Seeding::NotIdentical).then_some(w)
+        })
+    };
+    for (scope, anc, call, _) in runtime::calls(code.prog, &[SPLIT]) {
+        let Some(world) = apart(scope.m) else { continue };
+        let ExprKind::Call { args, .. } = &call.kind else {
+            continue;
+        };
+        if has_splat(args) || kw(args, "generator").is_some() || pos(args, 2).is_some() {
+            continue;
+        }
+        if !live(code, scope, &anc, call) {
+            continue;
+        }
+        let world = match world {
+            runtime::World::Ranks(Some(n)) => format!("each of the {n} ranks"),
+            _ => "each rank".to_string(),
+        };
+        let d = out.at_loc(
+            code.loc(scope.m, call.span),
+            format!("random_split without generator= draws from the global RNG, which this code does not seed alike on every rank: {world} splits differently, so one rank's training part holds other ranks' held-out samples and the shards no longer partition one set"),
+        );
+        d.help("pass a generator seeded with the same constant on every rank, e.g. generator=torch.Generator().manual_seed(0)");
+        if let Some(torch) = code.torch(scope.m) {
+            if let Some(edit) = add_argument(
+                code.file(scope.m),
+                call,
+                code.prog.text(scope.m),
+                &format!("generator={torch}.Generator().manual_seed(0)"),
+            ) {
+                d.unsafe_fix("split with a generator seeded alike on every rank", vec![edit]);
+            }
+        }
+    }
+}
+
+/// Whether a loader is handed to a project class that iterates it for the
+/// training code (a class with `__next__`, such as an endless
+/// `InfiniteIterator(loader)`), and that wrapper is drawn from by a loop
+/// that trains: iterated by it, or read with `next(wrapper)` in it.
+fn drawn_through_wrapper(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> bool {
+    use super::training_support::{iteration_wrapper, trains};
+    use crate::training::ast::StmtKind;
+    let prog = code.prog;
+    let mut wrappers = Vec::new();
+    prog.flows(scope, anc, loader, &iteration_wrapper, &mut |flow| {
+        if let Flow::Arg {
+            scope,
+            call,
+            callee: Callee::Class(k),
+            anc,
+            ..
+        } = flow
+        {
+            if prog.method(k, "__next__").is_some() {
+                wrappers.push((scope, anc, call));
+            }
+        }
+    });
+    let mut training = false;
+    for (s, a, call) in wrappers {
+        prog.flows(s, &a, call, &iteration_wrapper, &mut |flow| match flow {
+            Flow::Iterated {
+                scope, stmt: Some(st), ..
+            } if trains(code, scope, st) => training = true,
+            Flow::Arg {
+                scope,
+                callee: Callee::External(p),
+                pos: ArgPos::Pos(0),
+                anc,
+                ..
+            } if p == "builtins.next" => {
+                let inner = anc.iter().rev().find_map(|x| match x {
+                    Anc::Stmt(st) if matches!(st.kind, StmtKind::For { .. }) => Some(*st),
+                    _ => None,
+                });
+                if inner.is_some_and(|st| trains(code, scope, st)) {
+                    training = true;
+                }
+            }
+            _ => {}
+        });
+        if training {
+            return true;
+        }
+    }
+    false
+}
+
+/// A `worker_init_fn` that seeds numpy, `random` or torch with one constant
+/// (not the worker id, not `torch.initial_seed()`): on multi-rank code every
+/// loader worker of every rank then draws the same random augmentations.
+fn constant_worker_seeds(code: &Code<'_>, out: &mut Sink<'_>) {
+    use crate::training::program::Sym;
+    use crate::training::values::Const;
+    let prog = code.prog;
+    for (scope, anc, call, _) in runtime::calls(prog, &[TORCH_LOADER]) {
+        if !code.rt.world_at(prog, scope.m).distributed() || !live(code, scope, &anc, call) {
+            continue;
+        }
+        let ExprKind::Call { args, .. } = &call.kind else {
+            continue;
+        };
+        if has_splat(args) {
+            continue;
+        }
+        // Workers must exist: a `num_workers` that is not known to be 0.
+        let Some(workers) = kw(args, "num_workers").or_else(|| pos(args, 5)) else {
+            continue;
+        };
+        let n = runtime::constant(prog, code.cfg, code.rt, scope, workers);
+        if !matches!(n.as_ref().and_then(|r| r.single()), Some(Const::Int(i)) if *i > 0) {
+            continue;
+        }
+        let Some(init) = kw(args, "worker_init_fn").or_else(|| pos(args, 9)) else {
+            continue;
+        };
+        let Some(Sym::Func(f)) = prog.expr_sym(scope, init) else {
+            continue;
+        };
+        let Some(func) = prog.func(f) else { continue };
+        let params: Vec<&str> = func.params.iter().map(|p| p.name.as_str()).collect();
+        let fs = f.scope();
+        let mut hits: Vec<(Span, String, i64)> = Vec::new();
+        prog.walk_exprs(fs, &mut |_, e| {
+            let ExprKind::Call {
+                func: callee, args: a, ..
+            } = &e.kind
+            else {
+                return;
+            };
+            let Some(path) = prog.external(fs, callee) else { return };
+            let name = match path.as_str() {
+                "numpy.random.seed" => "np.random.seed",
+                "random.seed" => "random.seed",
+                "torch.manual_seed" => "torch.manual_seed",
+                _ => return,
+            };
+            let Some(v) = pos(a, 0) else { return };
+            // Anything derived from the worker id or another parameter varies.
+            let text = code.text(fs.m, v.span);
+            if params
+                .iter()
+                .any(|p| text.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == *p))
+            {
+                return;
+            }
+            let value = runtime::constant(prog, code.cfg, code.rt, fs, v);
+            if let Some(Const::Int(i)) = value.as_ref().and_then(|r| r.single()) {
+                hits.push((e.span, name.to_string(), *i));
+            }
+        });
+        let Some((at, name, value)) = hits.into_iter().next() else {
+            continue;
+        };
+        let workers = match n.as_ref().and_then(|r| r.single()) {
+            Some(Const::Int(i)) => *i,
+            _ => continue,
+        };
+        let d = out.at_loc(
+            code.loc(fs.m, at),
+            format!("worker_init_fn `{}` calls {name}({value}) in every loader worker: the {workers} workers of each rank, and the workers of every rank, draw the same random numbers, so their augmentations repeat", func.name),
+        );
+        d.label(code.file(scope.m), init.span, "every worker of this loader runs it");
+        d.help("seed from the worker: `torch.initial_seed() % 2**32` differs per worker (and per rank when the ranks seed torch differently), or add the worker id and the rank to the seed");
     }
 }
