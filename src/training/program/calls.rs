@@ -19,8 +19,50 @@ impl Program {
                     return Callee::Func(f);
                 }
             }
+            // `logger.log_every(…)` on a local name bound only to
+            // instances of one training-code class (`logger =
+            // utils.MetricLogger()`): that class's method.
+            if let ExprKind::Name(_) = &value.kind {
+                if let Some(k) = self.instance_class(scope, value) {
+                    if let Some(f) = self.method(k, attr) {
+                        return Callee::Func(f);
+                    }
+                }
+            }
         }
         Callee::Unknown
+    }
+
+    /// The training-code class every value of the name `e` is an instance
+    /// of, when its sources are all direct constructor calls of it.
+    fn instance_class(&self, scope: Scope, e: &Expr) -> Option<ClassId> {
+        thread_local! {
+            /// Set while the sources of a receiver are worked out: they
+            /// ask for callees again, which then do not look at receivers.
+            static BUSY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+        }
+        if BUSY.with(|b| b.replace(true)) {
+            return None;
+        }
+        let s = self.sources(scope, e);
+        BUSY.with(|b| b.set(false));
+        if s.unknown || s.terms.is_empty() {
+            return None;
+        }
+        let mut class = None;
+        for t in &s.terms {
+            if !t.proj.is_empty() {
+                return None;
+            }
+            let ExprKind::Call { func, .. } = &t.expr.kind else { return None };
+            let Some(Sym::Class(k)) = self.expr_sym(t.scope, func) else { return None };
+            match class {
+                None => class = Some(k),
+                Some(c) if c == k => {}
+                Some(_) => return None,
+            }
+        }
+        class
     }
 
     /// The class of `self` when `e` is the first parameter of a method.
