@@ -143,8 +143,9 @@ fn term_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -> Option
                 via: r.via,
             })
         }
-        ExprKind::Call { func, args, .. } => call_value(prog, env, t, func, args, depth)
-            .or_else(|| module_object_attr(prog, env, t, depth)),
+        ExprKind::Call { func, args, .. } => {
+            call_value(prog, env, t, func, args, depth).or_else(|| module_object_attr(prog, env, t, depth))
+        }
         ExprKind::Attribute { value, attr } => {
             // `<call>.trial.hparams[...]` and the like: re-enter with the
             // attribute as a projection of the call.
@@ -286,7 +287,8 @@ fn module_object_attr(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -
             // The same expression (terms may hold a copy: compare spans).
             if value.span == t.expr.span {
                 if let [Expr {
-                    kind: ExprKind::Name(n), ..
+                    kind: ExprKind::Name(n),
+                    ..
                 }] = targets.as_slice()
                 {
                     name = Some(n.clone());
@@ -300,7 +302,9 @@ fn module_object_attr(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -
     for c in 0..prog.chunk_count(m) {
         let scope = Scope { m, c, f: None };
         prog.walk_stmts(scope, &mut |_, st| {
-            let StmtKind::Assign { targets, value } = &st.kind else { return };
+            let StmtKind::Assign { targets, value } = &st.kind else {
+                return;
+            };
             for target in targets {
                 if attr_path(target, &name).is_some_and(|p| p == attrs) {
                     last = Some((scope, value));
@@ -318,7 +322,9 @@ fn module_object_attr(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -
             for fs in prog.scopes(m2, c).into_iter().filter(|s| s.f.is_some()) {
                 let mut overwritten = false;
                 prog.walk_stmts(fs, &mut |_, st| {
-                    let StmtKind::Assign { targets, .. } = &st.kind else { return };
+                    let StmtKind::Assign { targets, .. } = &st.kind else {
+                        return;
+                    };
                     overwritten |= targets.iter().any(|t| attr_suffix(t).ends_with(&attrs));
                 });
                 if overwritten {

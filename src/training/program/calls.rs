@@ -54,8 +54,12 @@ impl Program {
             if !t.proj.is_empty() {
                 return None;
             }
-            let ExprKind::Call { func, .. } = &t.expr.kind else { return None };
-            let Some(Sym::Class(k)) = self.expr_sym(t.scope, func) else { return None };
+            let ExprKind::Call { func, .. } = &t.expr.kind else {
+                return None;
+            };
+            let Some(Sym::Class(k)) = self.expr_sym(t.scope, func) else {
+                return None;
+            };
             match class {
                 None => class = Some(k),
                 Some(c) if c == k => {}

@@ -425,10 +425,15 @@ const LAUNCHER_ENV: &[&str] = &["RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD
 fn launcher_env_read(prog: &Program, scope: Scope, e: &Expr) -> bool {
     let named = |k: &Expr| matches!(&k.kind, ExprKind::Str(s) if LAUNCHER_ENV.contains(&s.as_str()));
     match &e.kind {
-        ExprKind::Subscript { value, index } => named(index) && prog.external(scope, value).as_deref() == Some("os.environ"),
+        ExprKind::Subscript { value, index } => {
+            named(index) && prog.external(scope, value).as_deref() == Some("os.environ")
+        }
         ExprKind::Call { func, args, .. } => {
             pos(args, 0).is_some_and(named)
-                && matches!(prog.external(scope, func).as_deref(), Some("os.environ.get" | "os.getenv"))
+                && matches!(
+                    prog.external(scope, func).as_deref(),
+                    Some("os.environ.get" | "os.getenv")
+                )
         }
         _ => false,
     }
@@ -455,11 +460,19 @@ fn core_distributed(e: &Expr) -> bool {
         "gather_local",
         "broadcast_local",
     ];
-    let ExprKind::Attribute { value, attr } = &e.kind else { return false };
+    let ExprKind::Attribute { value, attr } = &e.kind else {
+        return false;
+    };
     if !USES.contains(&attr.as_str()) {
         return false;
     }
-    let ExprKind::Attribute { value: owner, attr: mid } = &value.kind else { return false };
+    let ExprKind::Attribute {
+        value: owner,
+        attr: mid,
+    } = &value.kind
+    else {
+        return false;
+    };
     if mid != "distributed" {
         return false;
     }
