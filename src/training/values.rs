@@ -93,6 +93,12 @@ fn constant_at(prog: &Program, env: &Env<'_>, scope: Scope, e: &Expr, depth: u32
     let mut values = Vec::new();
     let mut via = None;
     for t in &sources.terms {
+        // `args = get_parser(); args = args.parse_args()` at module level:
+        // the parser itself has no option attributes, so that binding is
+        // not the one an `args.workers` read sees.
+        if parser_without_attr(prog, t) && sources.terms.len() > 1 {
+            continue;
+        }
         let r = term_value(prog, env, t, depth)?;
         if via.is_none() {
             via = r.via;
@@ -104,6 +110,21 @@ fn constant_at(prog: &Program, env: &Env<'_>, scope: Scope, e: &Expr, depth: u32
         }
     }
     Some(Resolved { values, via })
+}
+
+/// An `argparse.ArgumentParser(…)` read through an attribute that is not
+/// one of its own (`parser.num_workers`).
+fn parser_without_attr(prog: &Program, t: &Term<'_>) -> bool {
+    let ExprKind::Call { func, .. } = &t.expr.kind else {
+        return false;
+    };
+    let [Proj::Attr(a)] = t.proj.as_slice() else {
+        return false;
+    };
+    !a.starts_with("parse_")
+        && !a.starts_with("add_")
+        && !a.starts_with("set_")
+        && prog.external(t.scope, func).as_deref() == Some("argparse.ArgumentParser")
 }
 
 fn literal(e: &Expr) -> Option<Const> {
