@@ -33,31 +33,28 @@ impl Program {
         Callee::Unknown
     }
 
-    /// The training-code class every value of the name `e` is an instance
-    /// of, when its sources are all direct constructor calls of it.
+    /// The training-code class every value of the local name `e` is an
+    /// instance of, when each of its assignments in the function is a
+    /// direct constructor call of it (`logger = utils.MetricLogger()`).
     fn instance_class(&self, scope: Scope, e: &Expr) -> Option<ClassId> {
-        thread_local! {
-            /// Set while the sources of a receiver are worked out: they
-            /// ask for callees again, which then do not look at receivers.
-            static BUSY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-        }
-        if BUSY.with(|b| b.replace(true)) {
-            return None;
-        }
-        let s = self.sources(scope, e);
-        BUSY.with(|b| b.set(false));
-        if s.unknown || s.terms.is_empty() {
+        let ExprKind::Name(n) = &e.kind else { return None };
+        let f = self.binding_func(scope, n)?;
+        let defs = self.local_defs(f, n);
+        if defs.is_empty() {
             return None;
         }
         let mut class = None;
-        for t in &s.terms {
-            if !t.proj.is_empty() {
-                return None;
-            }
-            let ExprKind::Call { func, .. } = &t.expr.kind else {
+        for d in defs {
+            let LocalDef::Assign { value, proj } = d else {
                 return None;
             };
-            let Some(Sym::Class(k)) = self.expr_sym(t.scope, func) else {
+            if !proj.is_empty() {
+                return None;
+            }
+            let ExprKind::Call { func, .. } = &value.kind else {
+                return None;
+            };
+            let Some(Sym::Class(k)) = self.expr_sym(f.scope(), func) else {
                 return None;
             };
             match class {
