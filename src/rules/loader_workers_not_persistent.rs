@@ -2,25 +2,33 @@ declare_rule! {
     /// ## What it checks
     /// A `DataLoader` (torch's or `determined.pytorch.DataLoader`) whose
     /// `num_workers` resolves to 8 or more — written out, through module constants
-    /// and `**kwargs` dicts, or through `context.get_hparam(…)`,
-    /// `context.get_data_config()[…]` and `self.hparams.x` back to the experiment's
-    /// `hyperparameters` and `data` — without `persistent_workers=True`, in an
-    /// experiment with pipeline stages, when the loader is iterated more than once:
-    /// inside a loop, as a Determined trial's validation loader, or handed to a
-    /// pipeline framework's `wrap_data_loader(loader, …)` (HPP plugins have one),
-    /// which passes over it every epoch. Values stagec
-    /// cannot resolve (`os.cpu_count()`, argparse flags without a default, external
-    /// config systems) are left alone.
+    /// and `**kwargs` dicts, argparse defaults, config objects filled in at module
+    /// level (a yacs `_C.DATA.NUM_WORKERS = 8`, also through `_C.clone()`), or
+    /// through `context.get_hparam(…)`, `context.get_data_config()[…]` and
+    /// `self.hparams.x` back to the experiment's `hyperparameters` and `data` —
+    /// without `persistent_workers=True`, in code that runs once per rank (a
+    /// multi-rank launch, or code that shows ranks itself: a process group, a
+    /// `DistributedSampler`, DDP/FSDP, Accelerate, Fabric, the launcher's `RANK`
+    /// variables) or in an experiment with pipeline stages, when the loader is
+    /// iterated more than once: inside a loop (also through a logging method or a
+    /// function called from one), as a Determined trial's validation loader, or
+    /// handed to a pipeline framework's `wrap_data_loader(loader, …)` (HPP plugins
+    /// have one), which passes over it every epoch. Values stagec cannot resolve
+    /// (`os.cpu_count()`, argparse flags without a default or overwritten by the
+    /// code, config paths a function overwrites, external config files) are left
+    /// alone.
     ///
     /// ## Why
     /// Each worker is a process with its own copy of the dataset's touched memory and
-    /// its prefetch buffers, on every rank of the host. Without
-    /// `persistent_workers=True` the workers stop at the end of each pass over the
-    /// loader and start again at the next one, so a pipeline stage's host repeatedly
-    /// pays their start-up and memory on top of the stages' own processes — the
-    /// out-of-memory kills of busy workers. Keep them alive, and consider fewer.
-    /// Determined iterates a trial's training loader through one iterator for the
-    /// whole trial, so its workers start once and it is not reported.
+    /// its prefetch buffers, and every rank of a node starts its own: 10 workers on
+    /// 8 local ranks are 80 processes. Without `persistent_workers=True` the workers
+    /// stop at the end of each pass over the loader and start again at the next one,
+    /// so every rank stalls at the start of each epoch while they fork, and the
+    /// node's memory peaks again — on a pipeline stage's host on top of the stages'
+    /// own processes, the out-of-memory kills of busy workers. Keep them alive, and
+    /// consider fewer. Determined iterates a trial's training loader through one
+    /// iterator for the whole trial, so its workers start once and it is not
+    /// reported.
     ///
     /// ## Example
     /// ```python
@@ -33,7 +41,7 @@ declare_rule! {
         name: "loader-workers-not-persistent",
         family: Training,
         severity: Warning,
-        summary: "Many loader workers on a pipeline stage's host are restarted at every pass",
+        summary: "Many loader workers on every rank are restarted at every pass",
     };
 }
 
@@ -58,14 +66,24 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         ids.dedup();
         ids.len() as i64
     };
-    if stages.max(declared) < 2 {
+    let pipeline = stages.max(declared) >= 2;
+    if !pipeline && !code.rt.distributed_somewhere() {
         return;
     }
     for scope in code.scopes_for(&["torch.utils.data.DataLoader", DET_LOADER], &["num_workers"]) {
-        // The pipeline's hosts run the experiment's code only.
-        if code.prog.detached(scope.m) {
-            continue;
-        }
+        let host = if pipeline {
+            // The pipeline's hosts run the experiment's code only.
+            if code.prog.detached(scope.m) {
+                continue;
+            }
+            Host::PipelineStage
+        } else {
+            // Any multi-rank job: every rank of a node starts its own.
+            if !code.rt.world_at(code.prog, scope.m).distributed() {
+                continue;
+            }
+            Host::Ranks(local_ranks(&code))
+        };
         let mut hits = Vec::new();
         code.prog.walk_exprs(scope, &mut |anc, e| {
             let ExprKind::Call { func, args, .. } = &e.kind else {
@@ -97,7 +115,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             hits.push((workers, persistent));
         });
         for (workers, persistent) in hits {
-            report(&code, cx, out, &workers, persistent.as_ref());
+            report(&code, cx, out, &workers, persistent.as_ref(), host);
         }
     }
 }
@@ -229,7 +247,34 @@ fn is_loader_wrapper(name: &str) -> bool {
     matches!(name, "wrap_data_loader" | "wrap_dataloader" | "wrap_train_loader")
 }
 
-fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, persistent: Option<&Written<'_>>) {
+/// Where the loader's workers run.
+#[derive(Clone, Copy)]
+enum Host {
+    /// A host of the experiment's pipeline stages.
+    PipelineStage,
+    /// A node of a multi-rank job: its local ranks, when the launch says.
+    Ranks(Option<i64>),
+}
+
+/// The ranks each node runs, when the launch fixes it
+/// (`torchrun --nproc_per_node 8`, `mp.spawn(…, nprocs=4)`).
+fn local_ranks(code: &Code<'_>) -> Option<i64> {
+    if let Some(l) = &code.rt.launch {
+        if let crate::training::entry::Procs::Fixed(n) = l.procs {
+            return (n > 1).then_some(n);
+        }
+    }
+    None
+}
+
+fn report(
+    code: &Code<'_>,
+    cx: &Cx<'_>,
+    out: &mut Sink<'_>,
+    w: &Written<'_>,
+    persistent: Option<&Written<'_>>,
+    host: Host,
+) {
     let Some(r) = &w.resolved else { return };
     let ints = r.ints().unwrap_or_default();
     let n = ints.iter().copied().max().unwrap_or(0);
@@ -243,14 +288,33 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, per
     } else {
         format!("num_workers={n}")
     };
-    let d = out.at_loc(
-        code.loc(w.scope.m, w.span),
-        format!(
-            "{value}{} starts {n} worker processes per rank and stops them after every pass over this loader; set persistent_workers=True",
-            via.unwrap_or_default()
-        ),
-    );
-    d.help("on a pipeline stage's host the workers compete with the stage processes for memory; keep them alive with persistent_workers=True, and consider fewer");
+    let via = via.unwrap_or_default();
+    let d = match host {
+        Host::PipelineStage => {
+            let d = out.at_loc(
+                code.loc(w.scope.m, w.span),
+                format!(
+                    "{value}{via} starts {n} worker processes per rank and stops them after every pass over this loader; set persistent_workers=True"
+                ),
+            );
+            d.help("on a pipeline stage's host the workers compete with the stage processes for memory; keep them alive with persistent_workers=True, and consider fewer");
+            d
+        }
+        Host::Ranks(local) => {
+            let node = match local {
+                Some(l) => format!("{l} local ranks × {n} = {} worker processes on each node", l * n),
+                None => format!("{n} × the local ranks on each node: {} with 8 GPUs per node", 8 * n),
+            };
+            let d = out.at_loc(
+                code.loc(w.scope.m, w.span),
+                format!(
+                    "{value}{via} starts {n} worker processes on every rank ({node}) and stops them after every pass over this loader, so each pass starts them all again; set persistent_workers=True"
+                ),
+            );
+            d.help("every rank of a node forks its own workers, each with a copy of the dataset's touched memory and its prefetch buffers; restarting them at each pass stalls every rank at the start of the pass and raises the node's memory peak. Keep them alive with persistent_workers=True, and consider fewer");
+            d
+        }
+    };
     if let (Some(path), Some(config)) = (&r.via, cx.config()) {
         let p: Vec<PathSeg> = path.clone();
         d.label(config.file, config.value_span(&p), "the value comes from here");

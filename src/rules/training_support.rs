@@ -159,6 +159,7 @@ pub(crate) const DET_LOADER: &str = "determined.pytorch.DataLoader";
 pub(crate) fn managed(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> bool {
     let prog = code.prog;
     let mut managed = false;
+    let mut lost = false;
     let no = |_: &Callee, _: &ArgPos<'_>| false;
     prog.flows(scope, anc, loader, &no, &mut |flow| match flow {
         Flow::Arg { scope, call, .. } => {
@@ -179,6 +180,7 @@ pub(crate) fn managed(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &E
             }
         }
         Flow::Returned { func: Some(f), .. } => {
+            lost = true;
             if let (Some(func), Some(k)) = (prog.func(f), prog.class_of(f)) {
                 let hook = func.name.ends_with("_dataloader");
                 let lightning = prog.external_bases(k).iter().any(|b| b.starts_with("lightning."));
@@ -187,9 +189,38 @@ pub(crate) fn managed(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &E
                 }
             }
         }
+        // Kept where the flow does not follow it: see below.
+        Flow::Returned { .. } | Flow::Escapes { .. } => lost = true,
         _ => {}
     });
-    managed
+    // A loader whose way is lost in a module that hands its loaders to
+    // `accelerator.prepare(…)` (returned in a tuple from a helper that a
+    // test swaps for a mock): taken as prepared, so nothing is said.
+    managed || (lost && prepares_loaders(code, scope.m))
+}
+
+/// Whether module `m` calls `prepare(…)` on an Accelerate `Accelerator`.
+fn prepares_loaders(code: &Code<'_>, m: crate::training::program::ModId) -> bool {
+    let prog = code.prog;
+    let chunks: Vec<u32> = prog.chunks_mentioning(m, &["prepare"]).collect();
+    chunks.into_iter().any(|c| {
+        prog.scopes(m, c).into_iter().any(|scope| {
+            let mut hit = false;
+            prog.walk_exprs(scope, &mut |_, e| {
+                if hit {
+                    return;
+                }
+                let ExprKind::Call { func, .. } = &e.kind else { return };
+                let ExprKind::Attribute { value, attr } = &func.kind else { return };
+                if attr != "prepare" {
+                    return;
+                }
+                let s = prog.sources(scope, value);
+                hit = s.terms.iter().any(|t| matches!(&t.expr.kind, ExprKind::Call { func, .. } if prog.external(t.scope, func).as_deref() == Some("accelerate.Accelerator")));
+            });
+            hit
+        })
+    })
 }
 
 fn call_func(call: &Expr) -> &Expr {

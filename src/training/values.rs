@@ -8,7 +8,7 @@
 
 use serde_json::Value as Json;
 
-use super::ast::{Arg, Expr, ExprKind};
+use super::ast::{Arg, Expr, ExprKind, StmtKind};
 use super::program::{Callee, Key, Program, Proj, Scope, Sym, Term};
 use crate::yaml::PathSeg;
 
@@ -93,6 +93,12 @@ fn constant_at(prog: &Program, env: &Env<'_>, scope: Scope, e: &Expr, depth: u32
     let mut values = Vec::new();
     let mut via = None;
     for t in &sources.terms {
+        // `args = get_parser(); args = args.parse_args()` at module level:
+        // the parser itself has no option attributes, so that binding is
+        // not the one an `args.workers` read sees.
+        if parser_without_attr(prog, t) && sources.terms.len() > 1 {
+            continue;
+        }
         let r = term_value(prog, env, t, depth)?;
         if via.is_none() {
             via = r.via;
@@ -104,6 +110,21 @@ fn constant_at(prog: &Program, env: &Env<'_>, scope: Scope, e: &Expr, depth: u32
         }
     }
     Some(Resolved { values, via })
+}
+
+/// An `argparse.ArgumentParser(…)` read through an attribute that is not
+/// one of its own (`parser.num_workers`).
+fn parser_without_attr(prog: &Program, t: &Term<'_>) -> bool {
+    let ExprKind::Call { func, .. } = &t.expr.kind else {
+        return false;
+    };
+    let [Proj::Attr(a)] = t.proj.as_slice() else {
+        return false;
+    };
+    !a.starts_with("parse_")
+        && !a.starts_with("add_")
+        && !a.starts_with("set_")
+        && prog.external(t.scope, func).as_deref() == Some("argparse.ArgumentParser")
 }
 
 fn literal(e: &Expr) -> Option<Const> {
@@ -143,7 +164,9 @@ fn term_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -> Option
                 via: r.via,
             })
         }
-        ExprKind::Call { func, args, .. } => call_value(prog, env, t, func, args, depth),
+        ExprKind::Call { func, args, .. } => {
+            call_value(prog, env, t, func, args, depth).or_else(|| module_object_attr(prog, env, t, depth))
+        }
         ExprKind::Attribute { value, attr } => {
             // `<call>.trial.hparams[...]` and the like: re-enter with the
             // attribute as a projection of the call.
@@ -224,6 +247,11 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
         "get_hparams" if positional.is_empty() => config_value(env, &["hyperparameters"], &t.proj),
         "get_data_config" if positional.is_empty() => config_value(env, &["data"], &t.proj),
         "get_experiment_config" if positional.is_empty() => config_value(env, &[], &t.proj),
+        // `_C.clone()` (yacs), `cfg.copy()`: the same values.
+        "clone" | "copy" if positional.is_empty() && args.is_empty() && !t.proj.is_empty() => {
+            let r = prog.sources_with(t.scope, recv, t.proj.clone());
+            resolve_terms(prog, env, &r, depth)
+        }
         "parse_args" => argparse_value(prog, env, &t.proj, depth),
         "parse_known_args" => match t.proj.split_first() {
             Some((Proj::Key(Key::Int(0)), rest)) => argparse_value(prog, env, rest, depth),
@@ -251,6 +279,107 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
                 }
             }
         }
+        _ => None,
+    }
+}
+
+/// `config.DATA.NUM_WORKERS` of a config object built at module level and
+/// filled in by module-level stores (a yacs `_C = CN()` with
+/// `_C.DATA.NUM_WORKERS = 8`, a `SimpleNamespace`): the value stored last
+/// at the same path. `None` unless every projection is an attribute, the
+/// object is bound to a module-level name, and a store names the path.
+fn module_object_attr(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -> Option<Resolved> {
+    if t.scope.f.is_some() || t.proj.is_empty() {
+        return None;
+    }
+    let attrs: Vec<&str> = t
+        .proj
+        .iter()
+        .map(|p| match p {
+            Proj::Attr(a) => Some(a.as_str()),
+            _ => None,
+        })
+        .collect::<Option<Vec<&str>>>()?;
+    let m = t.scope.m;
+    // The module-level name the object is bound to.
+    let mut name = None;
+    prog.walk_stmts(t.scope, &mut |_, st| {
+        if let StmtKind::Assign { targets, value } = &st.kind {
+            // The same expression (terms may hold a copy: compare spans).
+            if value.span == t.expr.span {
+                if let [Expr {
+                    kind: ExprKind::Name(n),
+                    ..
+                }] = targets.as_slice()
+                {
+                    name = Some(n.clone());
+                }
+            }
+        }
+    });
+    let name = name?;
+    // The last module-level store to `name.<attrs>`.
+    let mut last: Option<(Scope, &Expr)> = None;
+    for c in 0..prog.chunk_count(m) {
+        let scope = Scope { m, c, f: None };
+        prog.walk_stmts(scope, &mut |_, st| {
+            let StmtKind::Assign { targets, value } = &st.kind else {
+                return;
+            };
+            for target in targets {
+                if attr_path(target, &name).is_some_and(|p| p == attrs) {
+                    last = Some((scope, value));
+                }
+            }
+        });
+    }
+    let (scope, value) = last?;
+    // A function that overwrites the same path (`cfg.DATA.NUM_WORKERS =
+    // args.workers` in an `update_config(cfg, args)`) may change it.
+    let leaf = attrs.last().copied().unwrap_or("");
+    for m2 in prog.code_modules() {
+        let chunks: Vec<u32> = prog.chunks_mentioning(m2, &[leaf]).collect();
+        for c in chunks {
+            for fs in prog.scopes(m2, c).into_iter().filter(|s| s.f.is_some()) {
+                let mut overwritten = false;
+                prog.walk_stmts(fs, &mut |_, st| {
+                    let StmtKind::Assign { targets, .. } = &st.kind else {
+                        return;
+                    };
+                    overwritten |= targets.iter().any(|t| attr_suffix(t).ends_with(&attrs));
+                });
+                if overwritten {
+                    return None;
+                }
+            }
+        }
+    }
+    constant_at(prog, env, scope, value, depth + 1)
+}
+
+/// The attributes of an attribute chain (`x.a.b` → `["a", "b"]`), whatever
+/// its root.
+fn attr_suffix(e: &Expr) -> Vec<&str> {
+    match &e.kind {
+        ExprKind::Attribute { value, attr } => {
+            let mut p = attr_suffix(value);
+            p.push(attr.as_str());
+            p
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// `root.a.b` as `["a", "b"]` when `e` is an attribute chain on the name
+/// `root`.
+fn attr_path<'e>(e: &'e Expr, root: &str) -> Option<Vec<&'e str>> {
+    match &e.kind {
+        ExprKind::Attribute { value, attr } => {
+            let mut p = attr_path(value, root)?;
+            p.push(attr.as_str());
+            Some(p)
+        }
+        ExprKind::Name(n) if n == root => Some(Vec::new()),
         _ => None,
     }
 }
@@ -392,6 +521,9 @@ fn json_const(v: &Json) -> Option<Const> {
 /// `args.<dest>` of `parser.parse_args()`.
 fn argparse_value(prog: &Program, env: &Env<'_>, proj: &[Proj], depth: u32) -> Option<Resolved> {
     let [Proj::Attr(dest)] = proj else { return None };
+    if namespace_attr_stored(prog, dest) {
+        return None;
+    }
     let mut found: Option<Resolved> = None;
     for m in prog.code_modules() {
         let needles = ["add_argument"];
@@ -427,6 +559,30 @@ fn argparse_value(prog: &Program, env: &Env<'_>, proj: &[Proj], depth: u32) -> O
         }
     }
     found
+}
+
+/// Whether the code stores to `<name>.<dest>` somewhere (`args.workers =
+/// int(args.workers / ngpus)` in each spawned rank): the parsed flag is
+/// then not the value the code reads.
+fn namespace_attr_stored(prog: &Program, dest: &str) -> bool {
+    let stored = |t: &Expr| matches!(&t.kind, ExprKind::Attribute { value, attr } if attr == dest && matches!(value.kind, ExprKind::Name(_)));
+    for m in prog.code_modules() {
+        let chunks: Vec<u32> = prog.chunks_mentioning(m, &[dest]).collect();
+        for c in chunks {
+            for scope in prog.scopes(m, c) {
+                let mut hit = false;
+                prog.walk_stmts(scope, &mut |_, st| match &st.kind {
+                    StmtKind::Assign { targets, .. } => hit |= targets.iter().any(stored),
+                    StmtKind::AugAssign { target, .. } => hit |= stored(target),
+                    _ => {}
+                });
+                if hit {
+                    return true;
+                }
+            }
+        }
+    }
+    false
 }
 
 /// One `add_argument(...)` call.

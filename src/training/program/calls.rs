@@ -19,8 +19,51 @@ impl Program {
                     return Callee::Func(f);
                 }
             }
+            // `logger.log_every(…)` on a local name bound only to
+            // instances of one training-code class (`logger =
+            // utils.MetricLogger()`): that class's method.
+            if let ExprKind::Name(_) = &value.kind {
+                if let Some(k) = self.instance_class(scope, value) {
+                    if let Some(f) = self.method(k, attr) {
+                        return Callee::Func(f);
+                    }
+                }
+            }
         }
         Callee::Unknown
+    }
+
+    /// The training-code class every value of the local name `e` is an
+    /// instance of, when each of its assignments in the function is a
+    /// direct constructor call of it (`logger = utils.MetricLogger()`).
+    fn instance_class(&self, scope: Scope, e: &Expr) -> Option<ClassId> {
+        let ExprKind::Name(n) = &e.kind else { return None };
+        let f = self.binding_func(scope, n)?;
+        let defs = self.local_defs(f, n);
+        if defs.is_empty() {
+            return None;
+        }
+        let mut class = None;
+        for d in defs {
+            let LocalDef::Assign { value, proj } = d else {
+                return None;
+            };
+            if !proj.is_empty() {
+                return None;
+            }
+            let ExprKind::Call { func, .. } = &value.kind else {
+                return None;
+            };
+            let Some(Sym::Class(k)) = self.expr_sym(f.scope(), func) else {
+                return None;
+            };
+            match class {
+                None => class = Some(k),
+                Some(c) if c == k => {}
+                Some(_) => return None,
+            }
+        }
+        class
     }
 
     /// The class of `self` when `e` is the first parameter of a method.

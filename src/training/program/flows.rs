@@ -136,6 +136,15 @@ impl Program {
                         Some(Anc::Expr(gp)) if matches!(gp.kind, ExprKind::Call { .. }) => {
                             queue.push((scope, up.to_vec(), p, depth + 1));
                         }
+                        Some(Anc::Stmt(st))
+                            if matches!(&st.kind, StmtKind::Return(Some(v)) if std::ptr::eq(v, *p))
+                                && matches!(p.kind, ExprKind::Tuple(_)) =>
+                        {
+                            match items.iter().position(|i| std::ptr::eq(i, e)) {
+                                Some(i) => self.returned_element(scope, p, i, items.len(), places, visit),
+                                None => visit(Flow::Escapes { scope, at: p }),
+                            }
+                        }
                         _ => self.container_flow(scope, up, p, places, visit),
                     }
                 }
@@ -195,6 +204,52 @@ impl Program {
                 });
             }
             _ => visit(Flow::Escapes { scope, at: e }),
+        }
+    }
+
+    /// Element `i` of the tuple `container` (of `n` elements) a function
+    /// returns: at each call site unpacked into as many targets
+    /// (`train, val = loaders()`), the `i`-th target holds it; a call site
+    /// that keeps the tuple whole is where the flow stops following.
+    fn returned_element<'p>(
+        &'p self,
+        scope: Scope,
+        container: &'p Expr,
+        i: usize,
+        n: usize,
+        places: &mut Vec<Place>,
+        visit: &mut dyn FnMut(Flow<'p>),
+    ) {
+        let Some(f) = scope.func() else {
+            visit(Flow::Escapes { scope, at: container });
+            return;
+        };
+        let sites = self.call_sites(f);
+        if sites.is_empty() {
+            visit(Flow::Returned { scope, func: Some(f) });
+            return;
+        }
+        for (s2, call) in sites {
+            let target = self.ancestors_of(s2, call).and_then(|a| match a.last() {
+                Some(Anc::Stmt(st)) => match &st.kind {
+                    StmtKind::Assign { targets, value } if std::ptr::eq(value, call) && targets.len() == 1 => {
+                        match &targets[0].kind {
+                            ExprKind::Tuple(ts) | ExprKind::List(ts)
+                                if ts.len() == n && !ts.iter().any(|t| matches!(t.kind, ExprKind::Starred(_))) =>
+                            {
+                                ts.get(i)
+                            }
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                },
+                _ => None,
+            });
+            match target {
+                Some(t) => self.target_places(s2, t, places, visit),
+                None => visit(Flow::Escapes { scope: s2, at: call }),
+            }
         }
     }
 

@@ -352,29 +352,163 @@ fn spawned_world(prog: &Program, slots: Option<i64>, which: &dyn Fn(ModId) -> bo
 }
 
 /// Code that only makes sense with several ranks (for files checked on
-/// their own), in the modules `which` accepts.
+/// their own), in the modules `which` accepts: the process group's set-up
+/// and wrappers, and what only a rank of a multi-rank job asks or builds
+/// (its rank, the world's size, a barrier, a `DistributedSampler`, an
+/// Accelerate `Accelerator`, a Lightning `Fabric`, MPI's world
+/// communicator, the launcher's `RANK`/`LOCAL_RANK`/`WORLD_SIZE`, a
+/// Determined `core_context.distributed`). A helper module the entry
+/// imports counts as much as the entry: both run in every rank.
 fn distributed_markers(prog: &Program, which: &dyn Fn(ModId) -> bool) -> bool {
-    const MARKERS: &[&str] = &[
-        "torch.distributed.init_process_group",
-        "torch.nn.parallel.DistributedDataParallel",
-        "torch.distributed.fsdp.FullyShardedDataParallel",
-        "horovod.init",
-        "deepspeed.init_distributed",
-        "deepspeed.initialize",
-        "torch.multiprocessing.spawn",
-    ];
     let needles = [
         "init_process_group",
         "DistributedDataParallel",
         "DDP",
         "FullyShardedDataParallel",
         "FSDP",
+        "fully_shard",
         "hvd",
         "horovod",
         "deepspeed",
         "spawn",
+        "get_rank",
+        "get_world_size",
+        "barrier",
+        "DistributedSampler",
+        "Accelerator",
+        "Fabric",
+        "COMM_WORLD",
     ];
-    any_call_in(prog, &needles, |path| MARKERS.contains(&path), which)
+    if any_call_in(prog, &needles, is_distributed_marker, which) {
+        return true;
+    }
+    any_expr_in(
+        prog,
+        &["RANK", "WORLD_SIZE", "distributed"],
+        &|scope, e| launcher_env_read(prog, scope, e) || core_distributed(e),
+        which,
+    )
+}
+
+/// The external calls [`distributed_markers`] takes as proof of ranks.
+fn is_distributed_marker(path: &str) -> bool {
+    const MARKERS: &[&str] = &[
+        "torch.distributed.init_process_group",
+        "torch.nn.parallel.DistributedDataParallel",
+        "torch.distributed.fsdp.FullyShardedDataParallel",
+        "torch.distributed.fsdp.fully_shard",
+        "torch.distributed._composable.fsdp.fully_shard",
+        "horovod.init",
+        "deepspeed.init_distributed",
+        "deepspeed.initialize",
+        "torch.multiprocessing.spawn",
+        "torch.distributed.get_rank",
+        "torch.distributed.get_world_size",
+        "torch.distributed.barrier",
+        "deepspeed.comm.get_rank",
+        "deepspeed.comm.get_world_size",
+        "deepspeed.comm.barrier",
+        "torch.utils.data.DistributedSampler",
+        "accelerate.Accelerator",
+        "lightning.Fabric",
+        "lightning.fabric.Fabric",
+    ];
+    MARKERS.contains(&path) || path.starts_with("mpi4py.MPI.COMM_WORLD.")
+}
+
+/// The launcher's per-rank variables.
+const LAUNCHER_ENV: &[&str] = &["RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE"];
+
+/// `os.environ["RANK"]`, `os.environ.get("LOCAL_RANK", …)`,
+/// `os.getenv("WORLD_SIZE")`: a read of a variable only a multi-rank
+/// launcher sets.
+fn launcher_env_read(prog: &Program, scope: Scope, e: &Expr) -> bool {
+    let named = |k: &Expr| matches!(&k.kind, ExprKind::Str(s) if LAUNCHER_ENV.contains(&s.as_str()));
+    match &e.kind {
+        ExprKind::Subscript { value, index } => {
+            named(index) && prog.external(scope, value).as_deref() == Some("os.environ")
+        }
+        ExprKind::Call { func, args, .. } => {
+            pos(args, 0).is_some_and(named)
+                && matches!(
+                    prog.external(scope, func).as_deref(),
+                    Some("os.environ.get" | "os.getenv")
+                )
+        }
+        _ => false,
+    }
+}
+
+/// `core_context.distributed.rank` (or `.size`, `.get_rank()`, a
+/// gather): Determined's distributed context of a Core API script.
+fn core_distributed(e: &Expr) -> bool {
+    const USES: &[&str] = &[
+        "rank",
+        "size",
+        "local_rank",
+        "local_size",
+        "cross_rank",
+        "cross_size",
+        "get_rank",
+        "get_size",
+        "get_local_rank",
+        "get_local_size",
+        "allgather",
+        "gather",
+        "broadcast",
+        "allgather_local",
+        "gather_local",
+        "broadcast_local",
+    ];
+    let ExprKind::Attribute { value, attr } = &e.kind else {
+        return false;
+    };
+    if !USES.contains(&attr.as_str()) {
+        return false;
+    }
+    let ExprKind::Attribute {
+        value: owner,
+        attr: mid,
+    } = &value.kind
+    else {
+        return false;
+    };
+    if mid != "distributed" {
+        return false;
+    }
+    let name = match &owner.kind {
+        ExprKind::Name(n) => n.as_str(),
+        ExprKind::Attribute { attr, .. } => attr.as_str(),
+        _ => return false,
+    };
+    matches!(name, "core_context" | "core_ctx")
+}
+
+/// Whether some expression of the modules `which` accepts (in chunks
+/// mentioning one of `needles`) satisfies `pred`.
+fn any_expr_in(
+    prog: &Program,
+    needles: &[&str],
+    pred: &dyn Fn(Scope, &Expr) -> bool,
+    which: &dyn Fn(ModId) -> bool,
+) -> bool {
+    for m in prog.code_modules().filter(|m| which(*m)) {
+        let chunks: Vec<u32> = prog.chunks_mentioning(m, needles).collect();
+        for c in chunks {
+            for scope in prog.scopes(m, c) {
+                let mut hit = false;
+                prog.walk_exprs(scope, &mut |_, e| {
+                    if !hit && pred(scope, e) {
+                        hit = true;
+                    }
+                });
+                if hit {
+                    return true;
+                }
+            }
+        }
+    }
+    false
 }
 
 /// Whether some call of the training code resolves to an external path

@@ -1,0 +1,39 @@
+# stagec fixture: t22a pos_tuple_returned_loader (issue 22, class 3c)
+# named: on the command line (no config: a deepspeed-launched script)
+# runtime: multi-rank (init_process_group)
+# expect:
+#   T102 at 27:15 the sampler's loader is returned as the first of two values, unpacked by the
+#        caller and iterated through zip() every epoch; set_epoch is never called, so every epoch
+#        replays epoch 0's order on each rank.
+# ----
+import torch
+import torch.distributed as dist
+from torch.utils.data import DataLoader, DistributedSampler
+
+
+class Updater:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def step(self, batch, aux):
+        loss = self.engine(batch).mean()
+        if aux is not None:
+            loss = loss + aux
+        self.engine.backward(loss)
+        self.engine.step()
+
+
+def create_loaders(prompts, batch_size=4):
+    sampler = DistributedSampler(prompts)
+    loader = DataLoader(prompts, sampler=sampler, batch_size=batch_size)
+    extra = [None] * len(loader)
+    return loader, extra
+
+
+def main(prompts, engine, epochs=3):
+    dist.init_process_group("nccl")
+    loader, extra = create_loaders(prompts)
+    updater = Updater(engine)
+    for epoch in range(epochs):
+        for batch, aux in zip(loader, extra):
+            updater.step(batch, aux)

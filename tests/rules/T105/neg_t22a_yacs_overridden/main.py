@@ -1,0 +1,33 @@
+# stagec fixture: t22a neg_yacs_overridden (entry script)
+# named: on the command line with config.py and data.py
+# expect: none in this file
+# ----
+import argparse
+
+import torch
+import torch.distributed as dist
+from torch import nn
+
+from config import get_config
+from data import build_loader
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--workers", type=int)
+    config = get_config(parser.parse_args())
+    dist.init_process_group("nccl")
+    loader = build_loader(config)
+    model = nn.parallel.DistributedDataParallel(nn.Linear(32, 100).cuda())
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    for epoch in range(config.TRAIN.EPOCHS):
+        loader.sampler.set_epoch(epoch)
+        for x, y in loader:
+            loss = nn.functional.cross_entropy(model(x.cuda()), y.cuda())
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+
+if __name__ == "__main__":
+    main()
