@@ -1,6 +1,6 @@
 //! The Python front end: every reader of a Python file (the stage
-//! declarations in [`crate::stages::python`], the training analysis in
-//! [`crate::training`]) reads it through one [`ParsedFile`].
+//! declarations in `stages::python`, the training analysis in
+//! `training`) reads it through one [`ParsedFile`].
 //!
 //! * [`scan`]: a pass over the text that does not parse it (top-level
 //!   chunks, import lines);
