@@ -72,7 +72,7 @@ pub struct Unit {
     secrets: OnceLock<Vec<Span>>,
     /// One pattern of the credential values written in the file: see
     /// [`Compiled::secret_pattern`].
-    secret_pattern: OnceLock<Option<regex::Regex>>,
+    secret_pattern: OnceLock<Option<crate::secrets::LiteralPattern>>,
 }
 
 impl Unit {
@@ -197,7 +197,7 @@ impl Compiled {
 
     /// A pattern matching every credential value written in `file` (see
     /// [`crate::secrets::literal_pattern`]), for text that may quote one.
-    pub fn secret_pattern(&self, file: FileId) -> Option<&regex::Regex> {
+    pub fn secret_pattern(&self, file: FileId) -> Option<&crate::secrets::LiteralPattern> {
         let unit = self.unit(file)?;
         unit.secret_pattern
             .get_or_init(|| crate::secrets::literal_pattern(self.text(file), self.secrets(file)))
@@ -211,7 +211,7 @@ impl Compiled {
         let mut t = crate::secrets::redact(text).into_owned();
         if let Some(re) = self.secret_pattern(file) {
             if re.is_match(&t) {
-                t = re.replace_all(&t, "****").into_owned();
+                t = re.mask_in(&t);
             }
         }
         t

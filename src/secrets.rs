@@ -395,8 +395,8 @@ fn env_value_span(token: Span, text: &str, value: &str) -> Span {
 /// other than a boolean or null word, and
 /// the first 12 characters of a longer one (what a shortened quote shows).
 /// Longest first, so a value is masked whole before its prefix. `None`
-/// when there is none (or too many to compile).
-pub fn literal_pattern(text: &str, spans: &[Span]) -> Option<regex::Regex> {
+/// when there is none (or too many to build an automaton of).
+pub fn literal_pattern(text: &str, spans: &[Span]) -> Option<LiteralPattern> {
     let mut literals: Vec<&str> = Vec::new();
     for span in spans.iter().take(10_000) {
         let Some(written) = text.get(span.start..span.end) else {
@@ -426,11 +426,35 @@ pub fn literal_pattern(text: &str, spans: &[Span]) -> Option<regex::Regex> {
     }
     literals.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
     literals.dedup();
-    let pattern: Vec<String> = literals.iter().map(|l| regex::escape(l)).collect();
-    regex::RegexBuilder::new(&pattern.join("|"))
-        .size_limit(64 << 20)
-        .build()
+    aho_corasick::AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+        .build(&literals)
         .ok()
+        .map(LiteralPattern)
+}
+
+/// The credential values written in a file, as [`literal_pattern`] found
+/// them: one automaton over all of them (building a regular expression of
+/// the same alternatives cost more than the rest of masking).
+#[derive(Debug, Clone)]
+pub struct LiteralPattern(aho_corasick::AhoCorasick);
+
+impl LiteralPattern {
+    /// Whether `text` holds any of the values.
+    pub fn is_match(&self, text: &str) -> bool {
+        self.0.is_match(text)
+    }
+
+    /// `text` with every value in it (the longest at each place) replaced by
+    /// `****`.
+    pub fn mask_in(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        self.0.replace_all_with(text, &mut out, |_, _, out| {
+            out.push_str("****");
+            true
+        });
+        out
+    }
 }
 
 /// `text` with every byte of `spans` replaced by `*`, line breaks kept, so
@@ -609,7 +633,7 @@ mod tests {
         let text = "s:\n  password: hunter2hunter2hunter2\n  auth: true\n  token: abc\n";
         let (tree, _) = crate::yaml::parse(text, &Default::default());
         let re = literal_pattern(text, &spans(&tree, text)).expect("a pattern");
-        let out = re.replace_all("`hunter2hunter2hunter2` and `hunter2hunte…` are true", "****");
+        let out = re.mask_in("`hunter2hunter2hunter2` and `hunter2hunte…` are true");
         assert_eq!(out, "`****` and `****…` are true");
         assert!(literal_pattern("a: 1\n", &[]).is_none());
     }

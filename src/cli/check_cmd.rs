@@ -147,9 +147,15 @@ pub(crate) fn run_check(args: &CheckArgs) -> u8 {
     let per_job: Vec<Options<'_>> = settings.iter().map(|s| s.options(&options)).collect();
     // One project needs no threads (nor the question how many there are).
     let threads = if projects.len() > 1 { jobs_available() } else { 1 };
-    // Each result keeps what its output needs, as soon as it is made.
+    // With several projects each result keeps only what its output needs,
+    // as soon as it is made. One project's result lives until the process
+    // ends (below), which hands its memory back whole: freeing its trees
+    // and tables one by one first would only cost time.
+    let several = projects.len() > 1;
     let compiled = stagec::compile::compile_each_then(projects, &per_job, threads, |mut c| {
-        c.keep_for_output();
+        if several {
+            c.keep_for_output();
+        }
         c
     });
     let results = narrow(&jobs, compiled);

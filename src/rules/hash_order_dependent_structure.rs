@@ -212,8 +212,14 @@ fn iterates_set(text: &str, module_sets: &[String]) -> bool {
     static PATTERNS: std::sync::OnceLock<Option<(regex::Regex, regex::Regex)>> = std::sync::OnceLock::new();
     let Some((iterated, assigned)) = PATTERNS
         .get_or_init(|| {
-            let iterated = regex::Regex::new(r"\b(?:in|enumerate\()\s*(?:self\.)?(\{|set\(|frozenset\(|\w+)").ok()?;
-            let assigned = regex::Regex::new(r"(?:self\.)?(\w+)\s*(?::[^=\n]*)?=\s*(?:\{|set\(|frozenset\()").ok()?;
+            // A name is ASCII word characters or any non-ASCII character: a
+            // superset of Python's identifiers that compiles to a small
+            // automaton (Unicode's `\w` cost more than the rest of the rule).
+            let iterated =
+                regex::Regex::new(r"(?-u:\b)(?:in\s*(?:enumerate\(\s*)?|enumerate\(\s*)(?:self\.)?(\{|set\(|frozenset\(|(?:(?-u:\w)|[^\x00-\x7F])+)")
+                    .ok()?;
+            let assigned =
+                regex::Regex::new(r"(?:self\.)?((?:(?-u:\w)|[^\x00-\x7F])+)\s*(?::[^=\n]*)?=\s*(?:\{|set\(|frozenset\()").ok()?;
             Some((iterated, assigned))
         })
         .as_ref()
@@ -498,5 +504,33 @@ fn listing(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bool {
                     .all(|t| t.proj.is_empty() && !std::ptr::eq(t.expr, e) && listing(code, t.scope, t.expr, depth + 1))
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::iterates_set;
+
+    #[test]
+    fn the_prefilter_passes_set_iteration_only() {
+        assert!(iterates_set("for n in {'a', 'b'}:\n    pass\n", &[]));
+        assert!(iterates_set("names = set(xs)\nfor n in names:\n    pass\n", &[]));
+        assert!(iterates_set("for i, n in enumerate(frozenset(xs)):\n    pass\n", &[]));
+        assert!(iterates_set(
+            "for n in self.nombres_é:\n    pass\n",
+            &["nombres_é".to_string()]
+        ));
+        assert!(iterates_set(
+            "self.tags: set[str] = set()\nfor t in self.tags:\n    pass\n",
+            &[]
+        ));
+        // Lists, sorted sets and names never assigned a set: no.
+        assert!(!iterates_set("for n in names:\n    pass\n", &[]));
+        assert!(!iterates_set(
+            "for n in sorted(names):\n    pass\n",
+            &["names".to_string()]
+        ));
+        assert!(!iterates_set("names = [1]\nfor n in names:\n    pass\n", &[]));
+        assert!(!iterates_set("x = 1\n", &[]));
     }
 }

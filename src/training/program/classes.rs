@@ -47,7 +47,7 @@ impl Program {
     pub fn external_bases(&self, k: ClassId) -> Vec<String> {
         let mut out = Vec::new();
         let mut stack = vec![(k, 0u32)];
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         while let Some((k, depth)) = stack.pop() {
             if depth > 8 || !seen.insert(k) {
                 continue;

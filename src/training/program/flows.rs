@@ -18,9 +18,9 @@ impl Program {
         visit: &mut dyn FnMut(Flow<'p>),
     ) -> bool {
         let mut budget = Budget::default();
-        let mut seen_places: HashSet<Place> = HashSet::new();
+        let mut seen_places: HashSet<Place> = HashSet::default();
         let mut queue: Vec<(Scope, Vec<Anc<'p>>, &'p Expr, u32)> = vec![(scope, anc.to_vec(), start, 0)];
-        let mut seen_exprs: HashSet<usize> = HashSet::new();
+        let mut seen_exprs: HashSet<usize> = HashSet::default();
         let mut complete = true;
         while let Some((scope, anc, e, depth)) = queue.pop() {
             if !budget.take() || depth > MAX_DEPTH {

@@ -28,7 +28,7 @@ impl Program {
         if let Some(kept) = self.bound.lock().ok().and_then(|m| m.get(&f).cloned()) {
             return kept;
         }
-        let mut names: HashSet<String> = HashSet::new();
+        let mut names: HashSet<String> = HashSet::default();
         if let Some(func) = self.func(f) {
             names.extend(func.params.iter().map(|p| p.name.clone()));
             let package = self.package_of(f.m);

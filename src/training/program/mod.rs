@@ -7,7 +7,9 @@
 //! runs out, or the value passes through code stagec cannot see, the answer
 //! says "unknown" and the rules stay silent.
 
-use std::collections::{HashMap, HashSet};
+// foldhash: these tables are hashed thousands of times a check (SipHash was
+// a twentieth of a whole check's instructions); its seed is still per process.
+use foldhash::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::ast::{Arg, ChunkAst, Class, CompFor, DictItem, Expr, ExprKind, Function, Handler, Parent, Stmt, StmtKind};
@@ -341,7 +343,7 @@ impl Program {
                 programs: f.programs,
             })
             .collect();
-        let mut by_module = HashMap::new();
+        let mut by_module = HashMap::default();
         for (i, f) in entries.iter().enumerate() {
             by_module.entry(f.module.clone()).or_insert(i as ModId);
             // `pkg.__main__` also answers to nothing else; a script is also
@@ -354,8 +356,8 @@ impl Program {
             by_module,
             tables: Vec::new(),
             words: OnceLock::new(),
-            sites: Mutex::new(HashMap::new()),
-            bound: Mutex::new(HashMap::new()),
+            sites: Mutex::new(HashMap::default()),
+            bound: Mutex::new(HashMap::default()),
         };
         program.tables = (0..program.files.len() as ModId)
             .map(|m| program.module_table(m))

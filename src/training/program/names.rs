@@ -5,7 +5,7 @@ use super::*;
 
 impl Program {
     pub(super) fn module_table(&self, m: ModId) -> HashMap<String, Vec<ModBinding>> {
-        let mut table: HashMap<String, Vec<ModBinding>> = HashMap::new();
+        let mut table: HashMap<String, Vec<ModBinding>> = HashMap::default();
         let Some(parsed) = self.parsed(m) else { return table };
         let package = self.package_of(m);
         for (c, info) in parsed.chunks().iter().enumerate() {

@@ -13,7 +13,7 @@ impl Program {
     pub fn sources_with<'p>(&'p self, scope: Scope, e: &'p Expr, proj: Vec<Proj>) -> Sources<'p> {
         let mut out = Sources::default();
         let mut budget = Budget::default();
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         self.go(scope, e, proj, &mut out, &mut budget, &mut seen, 0);
         out
     }
