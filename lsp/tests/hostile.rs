@@ -128,11 +128,16 @@ impl Client {
 
     /// The response to request `id` (result or error), or why none came.
     fn response(&mut self, id: i64) -> Result<Value, String> {
+        self.response_within(id, ANSWER)
+    }
+
+    /// The response to request `id` within `limit`, or why none came.
+    fn response_within(&mut self, id: i64, limit: Duration) -> Result<Value, String> {
         let want = |m: &Value| m.get("id") == Some(&json!(id)) && m.get("method").is_none();
         if let Some(i) = self.backlog.iter().position(want) {
             return Ok(self.backlog.remove(i).expect("backlog item"));
         }
-        let deadline = Instant::now() + ANSWER;
+        let deadline = Instant::now() + limit;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.incoming.recv_timeout(left) {
@@ -140,7 +145,7 @@ impl Client {
                 Ok(m) => self.backlog.push_back(m),
                 Err(RecvTimeoutError::Timeout) => {
                     return Err(self.death().unwrap_or_else(|| {
-                        format!("no answer to request {id} within {ANSWER:?}: alive but deaf or hung")
+                        format!("no answer to request {id} within {limit:?}: alive but deaf or hung")
                     }))
                 }
                 Err(RecvTimeoutError::Disconnected) => {
@@ -682,14 +687,19 @@ fn part2_item10_a_keystroke_in_a_config_of_8000_hyperparameters() {
         "textDocument/didChange",
         json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": edited}]}),
     );
-    // The hover is answered after the change's diagnostics, within the
-    // suite's answer limit.
+    // The hover is answered after the change's diagnostics. This guards
+    // against a hang, not a speed: the keystroke's cost is measured by the
+    // `hostile_shapes` benchmark, and 32,000 keys take seconds in a debug
+    // build on a loaded machine (the quadratic lookup took minutes there).
     let hover = c.send_request(
         "textDocument/hover",
         json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 1}}),
     );
     let mut f = Failures::default();
-    f.check("a hover after the keystroke is answered", c.response(hover).map(|_| ()));
+    f.check(
+        "a hover after the keystroke is answered",
+        c.response_within(hover, ANSWER * 6).map(|_| ()),
+    );
     let all = c.everything();
     let published_v2 = all
         .lines()
