@@ -281,6 +281,13 @@ impl ContextScan {
         Self::scan(dir, &mut |path| fsutil::read_limited(path, MAX_INPUT))
     }
 
+    /// The same walk, listing the Python files without reading any: what a
+    /// check of Python files without a config needs (their imports are
+    /// found among the files; no model source is looked for).
+    pub fn listing(dir: &Path) -> ContextScan {
+        Self::scan(dir, &mut |_| Ok(Vec::new()))
+    }
+
     /// The scan, with `read` reading each Python file it lists. An entry that
     /// is gone by the time it is read (a build or an editor replaced it) is
     /// skipped, as `git status` skips it: the folder changed, nothing failed.

@@ -49,29 +49,75 @@ pub(crate) fn projects(files: &[PathBuf], sources: &SourceArgs, loader: &mut Loa
         };
         folders.entry(dir).or_default().push(named);
     }
+    // Files whose folder holds no config are read together, from the root
+    // of their repository: a script in `tools/` imports `pkg.data` from
+    // there (`pip install -e .`, `PYTHONPATH=.`, or a `sys.path` line), and
+    // pre-commit passes only the changed files.
+    let mut alone: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
     for (dir, named) in folders {
-        let names: Vec<String> = named.iter().map(|f| stagec::project::display_name(f)).collect();
         let configs = configs_in(&dir);
         if configs.is_empty() {
-            let scan = ContextScan::new(&dir);
-            problems.extend(scan.problems.iter().cloned());
-            let (project, more) = Project::python_only(&named, &scan, &Disk);
-            problems.extend(more);
-            jobs.push(Job { project, names });
-        } else {
-            for config in &configs {
-                let (project, more) = loader.project_with(config, &named);
-                problems.extend(more);
-                if let Some(project) = project {
-                    jobs.push(Job {
-                        project,
-                        names: names.clone(),
+            let root = match sources.context.as_deref() {
+                Some(_) => None,
+                None => repository_root(&dir),
+            };
+            match root {
+                // Named as the root's scan names them (`./tools/train.py`).
+                Some(root) if root != dir => {
+                    let dot = root == Path::new(".");
+                    let under = named.into_iter().map(|f| {
+                        if dot && f.is_relative() && !f.starts_with(".") {
+                            Path::new(".").join(f)
+                        } else {
+                            f
+                        }
                     });
+                    alone.entry(root).or_default().extend(under);
                 }
+                _ => alone.entry(dir).or_default().extend(named),
+            }
+            continue;
+        }
+        let names: Vec<String> = named.iter().map(|f| stagec::project::display_name(f)).collect();
+        for config in &configs {
+            let (project, more) = loader.project_with(config, &named);
+            problems.extend(more);
+            if let Some(project) = project {
+                jobs.push(Job {
+                    project,
+                    names: names.clone(),
+                });
             }
         }
     }
+    for (root, named) in alone {
+        let names: Vec<String> = named.iter().map(|f| stagec::project::display_name(f)).collect();
+        let scan = ContextScan::listing(&root);
+        problems.extend(scan.problems.iter().cloned());
+        let (project, more) = Project::python_only(&named, &scan, &Disk);
+        problems.extend(more);
+        jobs.push(Job { project, names });
+    }
     (jobs, problems)
+}
+
+/// The work tree `dir` is in: the nearest folder at or above it holding
+/// `.git` (a folder, or a file in a linked work tree). For a relative `dir`,
+/// only a root at or below the current folder counts (as a relative path,
+/// `.` for the current folder), so every name stays as written.
+fn repository_root(dir: &Path) -> Option<PathBuf> {
+    let absolute = std::path::absolute(dir).ok()?;
+    let top = absolute.ancestors().find(|a| a.join(".git").exists())?;
+    if dir.is_absolute() {
+        return Some(top.to_path_buf());
+    }
+    let cwd = std::env::current_dir().ok()?;
+    let below = top.strip_prefix(&cwd).ok()?;
+    Some(if below.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        below.to_path_buf()
+    })
 }
 
 /// A project checked for the Python files it was made for.

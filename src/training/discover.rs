@@ -185,6 +185,25 @@ fn module_name(rel: &str, root: &str) -> String {
     stem.replace('/', ".")
 }
 
+/// Whether the folder `dir` (relative to the root, not the root itself)
+/// and every folder above it up to the root are packages (`__init__.py`).
+fn in_packages(ctx: &Context<'_>, dir: &str) -> bool {
+    if dir.is_empty() {
+        return false;
+    }
+    let mut at = 0;
+    loop {
+        let end = dir[at..].find('/').map_or(dir.len(), |i| at + i);
+        if !ctx.has(&format!("{}/__init__.py", &dir[..end])) {
+            return false;
+        }
+        if end == dir.len() {
+            return true;
+        }
+        at = end + 1;
+    }
+}
+
 /// The folder of a relative path (`""` at the root).
 fn folder(rel: &str) -> String {
     rel.rsplit_once('/').map_or(String::new(), |(d, _)| d.to_string())
@@ -239,8 +258,16 @@ pub fn discover(
         let Some(rel) = relative(root, path) else { continue };
         named_rels.push(rel.clone());
         let dir = folder(&rel);
+        // Inside packages that reach the root, a file is their module
+        // (`pkg/data.py` is `pkg.data`, as the root's imports name it); a
+        // script elsewhere is a module of its own folder.
+        let module = if in_packages(&ctx, &dir) {
+            module_name(&rel, "")
+        } else {
+            module_name(&rel, &dir)
+        };
         queue.push_back(Queued {
-            module: module_name(&rel, &dir),
+            module,
             rel,
             role: FileRole::Named,
             roots: vec![dir, String::new()],
@@ -266,6 +293,15 @@ pub fn discover(
             // A named file the import graph reaches as well stays named.
             if q.role == FileRole::Named && files[i].role == FileRole::Imported {
                 files[i].role = FileRole::Named;
+            }
+            // A named script an import reaches through its package (a
+            // namespace package, without `__init__.py`) takes the name that
+            // import gives it, which the importer's names refer to.
+            if q.role == FileRole::Imported
+                && files[i].role == FileRole::Named
+                && q.module.ends_with(&format!(".{}", files[i].module))
+            {
+                files[i].module = q.module;
             }
             continue;
         }

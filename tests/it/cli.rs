@@ -619,3 +619,50 @@ fn deepspeed_comm_and_cudnn_names_are_analysed_without_overflow() {
         );
     }
 }
+
+/// Python files named without a config are read from the root of their
+/// repository, as pre-commit passes them from there: a script in `tools/`
+/// reaches `pkg/` through its import, and `pkg/data.py` is the module
+/// `pkg.data` its importer names. Outside a repository, and from inside
+/// `tools/`, each folder stands alone as before.
+#[test]
+fn named_files_are_read_from_their_repository_root() {
+    let dir = common::tools::TempDir::new("stagec-repository-root");
+    let root = dir.path();
+    for folder in [".git", "tools", "pkg"] {
+        std::fs::create_dir_all(root.join(folder)).expect("make a folder");
+    }
+    let files = [
+        ("pkg/__init__.py", ""),
+        (
+            "pkg/data.py",
+            "from torch.utils.data import DataLoader\n\n\ndef build_loader():\n    return DataLoader(list(range(100)), batch_size=8, num_workers=16, shuffle=True)\n",
+        ),
+        (
+            "tools/train.py",
+            "import torch.distributed as dist\n\nfrom pkg.data import build_loader\n\n\ndef main():\n    dist.init_process_group(\"nccl\")\n    loader = build_loader()\n    for epoch in range(10):\n        for batch in loader:\n            print(batch)\n",
+        ),
+    ];
+    for (name, text) in files {
+        std::fs::write(root.join(name), text).expect("write a file");
+    }
+    let run = |cwd: &Path, args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_stagec"))
+            .args(["check", "--select", "T", "--format", "concise"])
+            .args(args)
+            .current_dir(cwd)
+            .output()
+            .expect("run stagec");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // Both named: the loader's workers are restarted on every rank.
+    let both = run(root, &["tools/train.py", "pkg/data.py"]);
+    assert!(both.contains("pkg/data.py:5:55: T105"), "{both}");
+    // The package's file alone: nothing shows it runs on several ranks.
+    let alone = run(root, &["pkg/data.py"]);
+    assert!(!alone.contains("T105"), "{alone}");
+    // Without a repository each folder is its own context.
+    std::fs::remove_dir(root.join(".git")).expect("remove .git");
+    let apart = run(root, &["tools/train.py", "pkg/data.py"]);
+    assert!(!apart.contains("T105"), "{apart}");
+}
