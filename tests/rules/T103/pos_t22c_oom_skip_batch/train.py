@@ -1,0 +1,71 @@
+# stagec fixture: t22c pos_t22c_oom_skip_batch
+# context: const.yaml entrypoint "python3 -m determined.launch.torch_distributed python3 train.py",
+#          resources.slots_per_trial: 8
+# runtime: torch.distributed, the detector wrapped in DDP
+# expect:
+#   T103 at 36:9 the OOM branch of `except RuntimeError` empties the cache and `continue`s:
+#        the rank that ran out of memory skips loss.backward() (DDP's gradient all-reduce) while
+#        the other 7 ranks wait in it. The `raise` is on the other branch only.
+#   T103 at 53:9 `except torch.cuda.OutOfMemoryError` around the whole step falls through
+#        (`pass`): the backward after the forward that ran out of memory is skipped.
+# ----
+import os
+
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+
+
+def build_loader(batch_size):
+    data = TensorDataset(torch.randn(4096, 3, 64, 64), torch.randint(0, 10, (4096,)))
+    sampler = DistributedSampler(data)
+    return DataLoader(data, batch_size=batch_size, sampler=sampler), sampler
+
+
+def train_one_epoch(model, loader, opt, device):
+    model.train()
+    for images, targets in loader:
+        images, targets = images.to(device), targets.to(device)
+        try:
+            loss = nn.functional.cross_entropy(model(images), targets)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        except RuntimeError as e:
+            if "out of memory" in str(e):
+                print(f"rank {dist.get_rank()}: out of memory, skipping batch")
+                opt.zero_grad()
+                torch.cuda.empty_cache()
+                continue
+            raise
+
+
+def finetune(model, loader, opt, device):
+    for images, targets in loader:
+        try:
+            out = model(images.to(device))
+            loss = nn.functional.cross_entropy(out, targets.to(device))
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+        except torch.cuda.OutOfMemoryError:
+            torch.cuda.empty_cache()
+            pass
+
+
+def main():
+    dist.init_process_group("nccl")
+    device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
+    model = DDP(nn.Sequential(nn.Flatten(), nn.Linear(3 * 64 * 64, 10)).to(device), device_ids=[device])
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    loader, sampler = build_loader(32)
+    for epoch in range(10):
+        sampler.set_epoch(epoch)
+        train_one_epoch(model, loader, opt, device)
+    finetune(model, loader, opt, device)
+
+
+if __name__ == "__main__":
+    main()
