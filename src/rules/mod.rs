@@ -135,6 +135,7 @@ pub mod virtual_stages_without_interleaved;
 pub mod cudnn_benchmark_with_determinism;
 pub mod deterministic_without_cublas_workspace;
 pub mod distributed_sampler_without_set_epoch;
+mod fp8_cast;
 pub mod fp8_output_reaches_loss;
 pub mod hash_order_dependent_structure;
 pub mod implicit_align_corners;
