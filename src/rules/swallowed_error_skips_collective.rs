@@ -27,7 +27,8 @@ declare_rule! {
     ///
     /// Left alone: handlers that call a collective themselves or fall through to
     /// one, handlers that re-raise on the path that skips (a skip only when
-    /// `get_world_size() == 1`), code that runs in one process, a `Dataset`'s
+    /// `get_world_size() == 1`, a helper of the program that always ends in
+    /// `raise`), code that runs in one process, a `Dataset`'s
     /// `__getitem__` that returns another sample or `None` (the number of steps
     /// stays equal on every rank), and loops that run no collective (an
     /// evaluation loop whose totals are all-reduced after it).
@@ -303,6 +304,14 @@ fn reraises(code: &Code<'_>, scope: Scope, body: &[Stmt]) -> bool {
                     }
                     if let ExprKind::Name(n) = &func.kind {
                         if n == "exit" || n == "quit" {
+                            found = true;
+                        }
+                    }
+                    // A helper of the program that always ends in `raise`
+                    // (`log_and_raise(e)`).
+                    if let crate::training::program::Callee::Func(f) = code.prog.callee(scope, func) {
+                        let body = code.prog.body(f.scope());
+                        if matches!(body.last().map(|s| &s.kind), Some(StmtKind::Raise(_))) {
                             found = true;
                         }
                     }

@@ -11,6 +11,8 @@
 #     all_reduce the flag and skip the batch together (taken on every rank or on none).
 #   - fit_large(): the OOM branch logs and re-raises; the skip is only taken in a single process
 #     (`"out of memory" in str(e) and dist.get_world_size() == 1`).
+#   - fit_large() also hands the error to report_and_raise(), a helper that always ends in
+#     `raise`: the rank fails loudly and the launcher tears the job down.
 #   - evaluate(): an OOM batch is skipped in a loop under no_grad that runs no collective; the
 #     all_reduce of the totals after the loop is reached by every rank.
 # ----
@@ -71,8 +73,19 @@ def train_one_epoch(model, loader, opt, device):
         opt.step()
 
 
+def report_and_raise(err):
+    print(f"rank {dist.get_rank()}: {err}")
+    raise err
+
+
 def fit_large(model, loader, opt, device):
     for x in loader:
+        try:
+            loss = model(x.to(device)).pow(2).mean()
+            loss.backward()
+            opt.step()
+        except RuntimeError as e:
+            report_and_raise(e)
         try:
             loss = model(x.to(device)).pow(2).mean()
             loss.backward()

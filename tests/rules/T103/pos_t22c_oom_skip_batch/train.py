@@ -3,11 +3,13 @@
 #          resources.slots_per_trial: 8
 # runtime: torch.distributed, the detector wrapped in DDP
 # expect:
-#   T103 at 36:9 the OOM branch of `except RuntimeError` empties the cache and `continue`s:
+#   T103 at 38:9 the OOM branch of `except RuntimeError` empties the cache and `continue`s:
 #        the rank that ran out of memory skips loss.backward() (DDP's gradient all-reduce) while
 #        the other 7 ranks wait in it. The `raise` is on the other branch only.
-#   T103 at 53:9 `except torch.cuda.OutOfMemoryError` around the whole step falls through
+#   T103 at 55:9 `except torch.cuda.OutOfMemoryError` around the whole step falls through
 #        (`pass`): the backward after the forward that ran out of memory is skipped.
+#   T103 at 72:9 handle_oom() re-raises only what is not an out-of-memory error; the handler
+#        then `continue`s, so a rank that ran out of memory in the forward skips the DDP backward.
 # ----
 import os
 
@@ -55,6 +57,25 @@ def finetune(model, loader, opt, device):
             pass
 
 
+def handle_oom(err):
+    if "out of memory" not in str(err):
+        raise err
+    torch.cuda.empty_cache()
+
+
+def finetune_heads(model, loader, opt, device):
+    for images, targets in loader:
+        images, targets = images.to(device), targets.to(device)
+        try:
+            loss = nn.functional.cross_entropy(model(images), targets)
+            loss.backward()
+        except RuntimeError as e:
+            handle_oom(e)
+            continue
+        opt.step()
+        opt.zero_grad()
+
+
 def main():
     dist.init_process_group("nccl")
     device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
@@ -65,6 +86,7 @@ def main():
         sampler.set_epoch(epoch)
         train_one_epoch(model, loader, opt, device)
     finetune(model, loader, opt, device)
+    finetune_heads(model, loader, opt, device)
 
 
 if __name__ == "__main__":
