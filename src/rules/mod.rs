@@ -144,6 +144,7 @@ pub mod pythonhashseed_set_at_runtime;
 pub mod rank_conditional_collective;
 pub mod sampler_rng_shared_across_ranks;
 pub mod swallowed_error_skips_collective;
+mod swallowed_fallback;
 pub mod training_code_not_analysed;
 pub(crate) mod training_support;
 pub mod trial_class_never_run;

@@ -10,7 +10,13 @@ declare_rule! {
     /// A handler that re-raises every error except an out-of-memory one
     /// (`if "out of memory" in str(e): …; continue` then `raise`, or
     /// `if "out of memory" not in str(e): raise`) is read on its
-    /// out-of-memory branch. Collectives: `torch.distributed` operations, a
+    /// out-of-memory branch. A handler that falls through with a fallback
+    /// for a value the `try` reads (`epoch = 0` when the checkpoint cannot be
+    /// read) is reported when that value bounds the loop of the rank's steps
+    /// (`for epoch in range(start_epoch, epochs)` around a collective), in the
+    /// same function or in a caller the value is returned to, with nothing
+    /// rebinding it on the way (a broadcast from rank 0 is agreement).
+    /// Collectives: `torch.distributed` operations, a
     /// backward pass of a `DistributedDataParallel`/FSDP model or a DeepSpeed
     /// engine, Determined's `context.backward`/`step_optimizer`,
     /// `core.distributed.*`, Horovod and Accelerate synchronisation.
@@ -98,6 +104,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             continue;
         }
         let mut found = Vec::new();
+        let mut fallbacks = Vec::new();
         code.prog.walk_stmts(scope, &mut |anc, s| {
             let StmtKind::Try { body, handlers, .. } = &s.kind else {
                 return;
@@ -117,9 +124,19 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 if first_collective(code.prog, scope, path, ddp, 1).is_some() {
                     continue;
                 }
-                if let Some(hit) = skipped(&code, scope, anc, s, body, path, caught, ddp) {
+                if let Some(hit) = skipped(&code, scope, anc, s, body, path, caught.clone(), ddp) {
                     found.push((h.keyword, oom, hit));
                     break;
+                }
+                let leaves = matches!(
+                    path.last().map(|x| &x.kind),
+                    Some(StmtKind::Continue | StmtKind::Break | StmtKind::Return(_))
+                );
+                if !leaves {
+                    if let Some(fb) = super::swallowed_fallback::fallback(&code, scope, s, body, path, ddp) {
+                        fallbacks.push((h.keyword, caught.1, fb));
+                        break;
+                    }
                 }
             }
         });
@@ -143,6 +160,25 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             };
             d.help(help);
             d.label(code.file(skipped_scope.m), call.span, "the collective this rank skips");
+        }
+        for (at, exc, fb) in fallbacks {
+            let (cs, call, c) = &fb.collective;
+            let what = match c.kind.as_str() {
+                "backward" => format!("`{}` (the gradient all-reduce)", excerpt(&c.label)),
+                _ => format!("`{}`", excerpt(&c.label)),
+            };
+            let (rs, range) = fb.range;
+            let d = out.at_loc(
+                code.loc(scope.m, at),
+                format!(
+                    "this handler swallows {exc} and falls back to `{}`, which sets the loop `{}`: a rank whose read fails runs a different number of steps than {others}, so the ranks stop pairing {what} and the job hangs at the end",
+                    excerpt(code.text(scope.m, fb.assign.span)),
+                    excerpt(code.text(rs.m, range.span)),
+                ),
+            );
+            d.help("let the error propagate, or make every rank use the same value: broadcast it from rank 0 (or all_reduce it with MIN) before the loop");
+            d.label(code.file(rs.m), range.span, "the loop this value bounds");
+            d.label(code.file(cs.m), call.span, "the collective its steps run");
         }
     }
 }
