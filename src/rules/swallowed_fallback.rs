@@ -14,6 +14,9 @@ use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
 use crate::training::program::{walk_expr, walk_stmt, FuncId, LocalDef, Node, Scope};
 use crate::training::runtime::{first_collective, Collective};
 
+/// An expression and its scope.
+type Site<'p> = (Scope, &'p Expr);
+
 /// A fallback that sets a loop's step count.
 pub(super) struct Fallback<'p> {
     /// The assignment in the handler (`epoch = 0`).
@@ -193,7 +196,7 @@ fn returned_to_loop<'p>(
     f: FuncId,
     name: &str,
     ddp: bool,
-) -> Option<((Scope, &'p Expr), (Scope, &'p Expr, Collective))> {
+) -> Option<(Site<'p>, (Scope, &'p Expr, Collective))> {
     let returns = code.prog.returns(f);
     let mut index = None;
     for r in &returns {
