@@ -9,8 +9,10 @@ declare_rule! {
     /// `try` body in which a collective follows the statement that can fail.
     /// A handler that re-raises every error except an out-of-memory one
     /// (`if "out of memory" in str(e): …; continue` then `raise`, or
-    /// `if "out of memory" not in str(e): raise`) is read on its
-    /// out-of-memory branch. A handler that falls through with a fallback
+    /// `if "out of memory" not in str(e): raise`, also with a flag of the
+    /// program's own: `if training and "out of memory" in str(e)`) is read on
+    /// its out-of-memory branch; a condition about ranks
+    /// (`and world_size == 1`) keeps it silent. A handler that falls through with a fallback
     /// for a value the `try` reads (`epoch = 0` when the checkpoint cannot be
     /// read) is reported when that value bounds the loop of the rank's steps
     /// (`for epoch in range(start_epoch, epochs)` around a collective), in the
@@ -253,6 +255,24 @@ fn swallowing_path<'p>(code: &Code<'_>, scope: Scope, h: &'p Handler) -> Option<
 fn oom_test(code: &Code<'_>, scope: Scope, test: &Expr, var: Option<&str>) -> Option<bool> {
     match &test.kind {
         ExprKind::Not(inner) => oom_test(code, scope, inner, var).map(|b| !b),
+        // `training and "out of memory" in str(e)`: the recovery runs on an
+        // out-of-memory error when a flag of the program's own is set —
+        // unless the flag is about ranks (`world_size == 1`), which keeps a
+        // multi-rank job on the raising path.
+        ExprKind::BoolOp { and: true, left, right } => {
+            let other = match (oom_test(code, scope, left, var), oom_test(code, scope, right, var)) {
+                (Some(true), None) => right,
+                (None, Some(true)) => left,
+                _ => return None,
+            };
+            let text = code.text(scope.m, other.span).to_ascii_lowercase();
+            let about_ranks = [
+                "world", "rank", "dist", "ddp", "gpu", "single", "raise", "parallel", "size",
+            ]
+            .iter()
+            .any(|w| text.contains(w));
+            (!about_ranks).then_some(true)
+        }
         ExprKind::Compare { left, rest } if rest.len() == 1 => {
             let (op, right) = &rest[0];
             let ExprKind::Str(s) = &left.kind else { return None };

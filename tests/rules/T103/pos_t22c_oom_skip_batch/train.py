@@ -3,13 +3,15 @@
 #          resources.slots_per_trial: 8
 # runtime: torch.distributed, the detector wrapped in DDP
 # expect:
-#   T103 at 38:9 the OOM branch of `except RuntimeError` empties the cache and `continue`s:
+#   T103 at 40:9 the OOM branch of `except RuntimeError` empties the cache and `continue`s:
 #        the rank that ran out of memory skips loss.backward() (DDP's gradient all-reduce) while
 #        the other 7 ranks wait in it. The `raise` is on the other branch only.
-#   T103 at 55:9 `except torch.cuda.OutOfMemoryError` around the whole step falls through
+#   T103 at 57:9 `except torch.cuda.OutOfMemoryError` around the whole step falls through
 #        (`pass`): the backward after the forward that ran out of memory is skipped.
-#   T103 at 72:9 handle_oom() re-raises only what is not an out-of-memory error; the handler
+#   T103 at 74:9 handle_oom() re-raises only what is not an out-of-memory error; the handler
 #        then `continue`s, so a rank that ran out of memory in the forward skips the DDP backward.
+#   T103 at 88:9 `if training and "out of memory" in str(err).lower()`: the recovery (falling
+#        through) runs on an OOM while training; the backward after the forward is skipped.
 # ----
 import os
 
@@ -76,6 +78,20 @@ def finetune_heads(model, loader, opt, device):
         opt.zero_grad()
 
 
+def train_captions(model, loader, opt, device, training=True):
+    for images, targets in loader:
+        try:
+            loss = nn.functional.cross_entropy(model(images.to(device)), targets.to(device))
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+        except RuntimeError as err:
+            if training and "out of memory" in str(err).lower():
+                torch.cuda.empty_cache()
+            else:
+                raise err
+
+
 def main():
     dist.init_process_group("nccl")
     device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
@@ -87,6 +103,7 @@ def main():
         train_one_epoch(model, loader, opt, device)
     finetune(model, loader, opt, device)
     finetune_heads(model, loader, opt, device)
+    train_captions(model, loader, opt, device)
 
 
 if __name__ == "__main__":
