@@ -18,6 +18,15 @@ declare_rule! {
     /// (`for epoch in range(start_epoch, epochs)` around a collective), in the
     /// same function or in a caller the value is returned to, with nothing
     /// rebinding it on the way (a broadcast from rank 0 is agreement).
+    /// A handler that `continue`s past the `yield` of a generator — an
+    /// `IterableDataset`'s `__iter__` or a generator function that skips a
+    /// shard or record it cannot read (`OSError`, `ValueError`, `KeyError`,
+    /// …) — is reported when the generator's items reach a `for` loop whose
+    /// body runs a collective: the rank that skipped runs fewer steps. Left
+    /// alone there: a skip inside `while True` (an endless stream), a handler
+    /// that yields a replacement, a loop under the DDP model's `join()`, and a
+    /// single skipped item that a `DataLoader` batches (the batch count
+    /// changes only sometimes).
     /// Collectives: `torch.distributed` operations, a
     /// backward pass of a `DistributedDataParallel`/FSDP model or a DeepSpeed
     /// engine, Determined's `context.backward`/`step_optimizer`,
@@ -84,6 +93,17 @@ const BROAD: &[&str] = &["Exception", "BaseException"];
 /// What a CUDA allocation failure raises (`torch.cuda.OutOfMemoryError` is
 /// a `RuntimeError`).
 const RUNTIME_ERRORS: &[&str] = &["RuntimeError", "OutOfMemoryError"];
+/// What reading a bad record raises (read only for a generator's skip).
+const DATA_ERRORS: &[&str] = &[
+    "ValueError",
+    "KeyError",
+    "IndexError",
+    "JSONDecodeError",
+    "UnicodeDecodeError",
+    "UnidentifiedImageError",
+    "DecompressionBombError",
+    "EOFError",
+];
 
 /// What a handler catches.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -93,6 +113,9 @@ enum Caught {
     /// raise it.
     Runtime,
     Broad,
+    /// A bad record (`ValueError`, `KeyError`, …): only a generator's skip
+    /// is read for these.
+    Data,
 }
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
@@ -107,6 +130,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         }
         let mut found = Vec::new();
         let mut fallbacks = Vec::new();
+        let mut unevens = Vec::new();
         code.prog.walk_stmts(scope, &mut |anc, s| {
             let StmtKind::Try { body, handlers, .. } = &s.kind else {
                 return;
@@ -126,9 +150,24 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 if first_collective(code.prog, scope, path, ddp, 1).is_some() {
                     continue;
                 }
+                if caught.0 == Caught::Data {
+                    if let Some(rest) = rest_of_loop(anc, s) {
+                        if let Some(u) = super::skipped_yield::uneven(&code, scope, anc, &rest, path, ddp) {
+                            unevens.push((h.keyword, caught.1.clone(), u));
+                            break;
+                        }
+                    }
+                    continue;
+                }
                 if let Some(hit) = skipped(&code, scope, anc, s, body, path, caught.clone(), ddp) {
                     found.push((h.keyword, oom, hit));
                     break;
+                }
+                if let Some(rest) = rest_of_loop(anc, s) {
+                    if let Some(u) = super::skipped_yield::uneven(&code, scope, anc, &rest, path, ddp) {
+                        unevens.push((h.keyword, caught.1.clone(), u));
+                        break;
+                    }
                 }
                 let leaves = matches!(
                     path.last().map(|x| &x.kind),
@@ -162,6 +201,32 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             };
             d.help(help);
             d.label(code.file(skipped_scope.m), call.span, "the collective this rank skips");
+        }
+        for (at, exc, u) in unevens {
+            let (cs, call, c) = &u.collective;
+            let what = match c.kind.as_str() {
+                "backward" => format!("`{}` (the gradient all-reduce)", excerpt(&c.label)),
+                _ => format!("`{}`", excerpt(&c.label)),
+            };
+            let (ls, st) = u.consumer;
+            let head = code.text(ls.m, st.span).lines().next().unwrap_or("").trim().to_string();
+            let d = out.at_loc(
+                code.loc(scope.m, at),
+                format!(
+                    "this handler swallows {exc} and `continue`s past the generator's `yield`: the rank where it happens yields fewer items, leaves `{}` early, and {others} wait in {what} of the steps it no longer runs until the collective times out",
+                    excerpt(&head),
+                ),
+            );
+            d.help("yield a replacement item instead of skipping (every rank keeps the same count), or run the loop under the DDP model's `join()` context, which handles uneven inputs");
+            d.label(
+                code.file(ls.m),
+                crate::source::Span {
+                    start: st.span.start,
+                    end: st.span.start + head.len(),
+                },
+                "the loop that runs one step fewer on that rank",
+            );
+            d.label(code.file(cs.m), call.span, "the collective the other ranks wait in");
         }
         for (at, exc, fb) in fallbacks {
             let (cs, call, c) = &fb.collective;
@@ -210,8 +275,11 @@ fn caught(code: &Code<'_>, scope: Scope, h: &Handler) -> Option<(Caught, String)
         if RUNTIME_ERRORS.contains(&name.as_str()) && best.as_ref().is_none_or(|(c, _)| *c == Caught::Io) {
             best = Some((Caught::Runtime, format!("`{name}`")));
         }
-        if OS_ERRORS.contains(&name.as_str()) && best.is_none() {
+        if OS_ERRORS.contains(&name.as_str()) && best.as_ref().is_none_or(|(c, _)| *c == Caught::Data) {
             best = Some((Caught::Io, format!("`{name}`")));
+        }
+        if DATA_ERRORS.contains(&name.as_str()) && best.is_none() {
+            best = Some((Caught::Data, format!("`{name}`")));
         }
     }
     best
@@ -484,7 +552,7 @@ fn first_raising_call(code: &Code<'_>, scope: Scope, s: &Stmt, caught: Caught) -
         }
         if let Node::Expr(e) = n {
             let hit = match caught {
-                Caught::Broad | Caught::Runtime => matches!(e.kind, ExprKind::Call { .. }),
+                Caught::Broad | Caught::Runtime | Caught::Data => matches!(e.kind, ExprKind::Call { .. }),
                 Caught::Io => io_call(code, scope, e),
             };
             if hit {
@@ -501,7 +569,7 @@ fn can_raise(code: &Code<'_>, scope: Scope, s: &Stmt, caught: Caught) -> bool {
 
 /// The statements after `stmt` up to the end of the innermost enclosing
 /// loop's body (what `continue` skips).
-fn rest_of_loop<'p>(anc: &[Anc<'p>], stmt: &'p Stmt) -> Option<Vec<&'p [Stmt]>> {
+pub(super) fn rest_of_loop<'p>(anc: &[Anc<'p>], stmt: &'p Stmt) -> Option<Vec<&'p [Stmt]>> {
     let mut out = Vec::new();
     let mut child: *const Stmt = stmt;
     for a in anc.iter().rev() {
