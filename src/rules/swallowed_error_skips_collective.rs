@@ -224,7 +224,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                     start: st.span.start,
                     end: st.span.start + head.len(),
                 },
-                "the loop that runs one step fewer on that rank",
+                "the loop that ends early on that rank",
             );
             d.label(code.file(cs.m), call.span, "the collective the other ranks wait in");
         }
