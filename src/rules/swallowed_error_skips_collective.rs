@@ -173,7 +173,11 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                     path.last().map(|x| &x.kind),
                     Some(StmtKind::Continue | StmtKind::Break | StmtKind::Return(_))
                 );
-                if !leaves {
+                // A fallback after a read (a file, a checkpoint): what fails
+                // on one rank only. An environment variable or an argument
+                // is the same on every rank.
+                let reads = body.iter().any(|st| can_raise(&code, scope, st, Caught::Io));
+                if !leaves && reads {
                     if let Some(fb) = super::swallowed_fallback::fallback(&code, scope, s, body, path, ddp) {
                         fallbacks.push((h.keyword, caught.1, fb));
                         break;

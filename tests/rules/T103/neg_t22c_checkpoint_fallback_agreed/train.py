@@ -9,6 +9,8 @@
 #   - load_best(): the fallback (`best = 0.0`) bounds no loop; it only gates a chief-only save.
 #   - load_schedule(): the handler re-raises after logging.
 #   - warmup_steps(): the fallback bounds a loop that runs no collective (a scheduler warm-up).
+#   - start_step(): the fallback follows an environment variable, the same on every rank: when
+#     it is missing or malformed it is so on all of them, and every rank starts at 0.
 # ----
 import json
 import logging
@@ -61,6 +63,14 @@ def warmup_steps(sched, path):
         sched.step()
 
 
+def start_step():
+    try:
+        first = int(os.environ["START_STEP"])
+    except Exception:
+        first = 0
+    return first
+
+
 def train(path="/mnt/checkpoints/latest.pt", epochs=90):
     dist.init_process_group("nccl")
     device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
@@ -73,6 +83,12 @@ def train(path="/mnt/checkpoints/latest.pt", epochs=90):
     dist.broadcast(agreed, src=0)
     start_epoch = int(agreed.item())
     best = load_best("/mnt/checkpoints/best.json")
+    first = start_step()
+    for step in range(first, 200):
+        loss = model(torch.randn(32, 512, device=device)).logsumexp(1).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
     for epoch in range(start_epoch, epochs):
         for _ in range(100):
             loss = model(torch.randn(32, 512, device=device)).logsumexp(1).mean()
