@@ -1,36 +1,42 @@
 declare_rule! {
     /// ## What it checks
-    /// A `try`/`except` in code that runs once per rank whose handler catches
-    /// `OSError` (or a subclass: `FileNotFoundError`, `IOError`, `PermissionError`,
-    /// …), `RuntimeError` or `torch.cuda.OutOfMemoryError` (the out-of-memory
-    /// skip of a training loop), `Exception`, `BaseException` or everything, does
-    /// not re-raise or exit, and either leaves with `continue`, `break` or
-    /// `return` past a collective operation the normal path runs, or guards a
-    /// `try` body in which a collective follows the statement that can fail.
+    /// A `try`/`except` in code that runs once per rank whose handler swallows
+    /// the error (does not re-raise or exit on the path it takes) and so lets
+    /// this rank run other collectives than the others:
+    ///
+    /// - the handler catches `OSError` (or a subclass: `FileNotFoundError`,
+    ///   `IOError`, `PermissionError`, …), `RuntimeError` or
+    ///   `torch.cuda.OutOfMemoryError` (the out-of-memory skip of a training
+    ///   loop), `Exception`, `BaseException` or everything, and either leaves
+    ///   with `continue`, `break` or `return` past a collective the normal path
+    ///   runs, or guards a `try` body in which a collective follows the
+    ///   statement that can fail;
+    /// - the handler falls through with a fallback for a value the `try` reads
+    ///   from a file (`epoch = 0` when the checkpoint cannot be read; not an
+    ///   environment variable, the same on every rank), and that value bounds
+    ///   the loop of the rank's steps (`for epoch in range(start_epoch,
+    ///   epochs)` around a collective), in the same function or in a caller it
+    ///   is returned to, with nothing rebinding it on the way (a broadcast from
+    ///   rank 0 is agreement);
+    /// - the handler `continue`s past the `yield` of a generator — an
+    ///   `IterableDataset`'s `__iter__` or a generator function that skips a
+    ///   shard or record it cannot read (`OSError`, `ValueError`, `KeyError`,
+    ///   …) — whose items reach a `for` loop that runs a collective: the rank
+    ///   that skipped runs fewer steps. Left alone: a skip inside `while True`
+    ///   (an endless stream), a handler that yields a replacement, a loop under
+    ///   the DDP model's `join()`, and a single skipped item that a
+    ///   `DataLoader` batches (the batch count changes only sometimes).
+    ///
     /// A handler that re-raises every error except an out-of-memory one
     /// (`if "out of memory" in str(e): …; continue` then `raise`, or
     /// `if "out of memory" not in str(e): raise`, also with a flag of the
     /// program's own: `if training and "out of memory" in str(e)`) is read on
     /// its out-of-memory branch; a condition about ranks
-    /// (`and world_size == 1`) keeps it silent. A handler that falls through with a fallback
-    /// for a value the `try` reads (`epoch = 0` when the checkpoint cannot be
-    /// read) is reported when that value bounds the loop of the rank's steps
-    /// (`for epoch in range(start_epoch, epochs)` around a collective), in the
-    /// same function or in a caller the value is returned to, with nothing
-    /// rebinding it on the way (a broadcast from rank 0 is agreement).
-    /// A handler that `continue`s past the `yield` of a generator — an
-    /// `IterableDataset`'s `__iter__` or a generator function that skips a
-    /// shard or record it cannot read (`OSError`, `ValueError`, `KeyError`,
-    /// …) — is reported when the generator's items reach a `for` loop whose
-    /// body runs a collective: the rank that skipped runs fewer steps. Left
-    /// alone there: a skip inside `while True` (an endless stream), a handler
-    /// that yields a replacement, a loop under the DDP model's `join()`, and a
-    /// single skipped item that a `DataLoader` batches (the batch count
-    /// changes only sometimes).
-    /// Collectives: `torch.distributed` operations, a
-    /// backward pass of a `DistributedDataParallel`/FSDP model or a DeepSpeed
-    /// engine, Determined's `context.backward`/`step_optimizer`,
-    /// `core.distributed.*`, Horovod and Accelerate synchronisation.
+    /// (`and world_size == 1`) keeps it silent. Collectives:
+    /// `torch.distributed` operations, a backward pass of a
+    /// `DistributedDataParallel`/FSDP model or a DeepSpeed engine, Determined's
+    /// `context.backward`/`step_optimizer`, `core.distributed.*`, Horovod and
+    /// Accelerate synchronisation.
     ///
     /// ## Why
     /// A collective completes only when every rank joins it. When a read fails on one
