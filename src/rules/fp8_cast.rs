@@ -1,11 +1,13 @@
 //! T112's second shape: a tensor cast to a `torch.float8_*` dtype with no
 //! scaling before the cast (`x.to(torch.float8_e4m3fn)`), whose value then
 //! reaches a loss — in the same function, or returned by a module's
-//! `forward` whose model the training code computes a loss from.
+//! `forward` whose model the training code computes a loss from; a helper
+//! that returns the value passes it on to its callers (two calls deep).
 //!
-//! Only casts of values that are certainly unbounded are followed: a
-//! parameter of the function (the layer's input) or a matrix product
-//! (`x @ w`, `torch.matmul`, `F.linear`), through reshapes and upcasts. A
+//! Only casts of values that are certainly unbounded are followed: the
+//! input of a module's `forward`, a helper's parameter that every caller
+//! fills with such a value, or a matrix product (`x @ w`, `torch.matmul`,
+//! `F.linear`), through reshapes and upcasts. A
 //! value divided or multiplied by anything, clamped, clipped, or computed by
 //! any other call (a norm, a helper of the program that may scale) is left
 //! alone, and so are the layer's own weights (`self.weight`).
@@ -34,8 +36,12 @@ const FP8_TORCH: &[&str] = &[
     "torch.float8_e5m2fnuz",
 ];
 
-/// An unscaled cast: the call and the dtype it casts to.
-type Cast<'p> = (&'p Expr, DType);
+/// An unscaled cast: its scope, the call and the dtype it casts to.
+type Cast<'p> = (Scope, &'p Expr, DType);
+
+/// Functions of the program that return an unscaled float8 value, with
+/// the cast it comes from.
+type Funcs<'p> = HashMap<FuncId, Cast<'p>>;
 
 pub(crate) fn check(code: &Code<'_>, out: &mut Sink<'_>) {
     let mut needles: Vec<String> = vec!["float8_".to_string()];
@@ -46,37 +52,52 @@ pub(crate) fn check(code: &Code<'_>, out: &mut Sink<'_>) {
     needles.dedup();
     let needles: Vec<&str> = needles.iter().map(String::as_str).collect();
     let mut seen: HashSet<(ModId, usize)> = HashSet::new();
-    for scope in code.scopes(&needles) {
-        let Some(f) = scope.func() else { continue };
-        let mut tainted: HashMap<String, Cast<'_>> = HashMap::new();
-        let mut found = None;
-        walk(code, f, code.prog.body(scope), &mut tainted, &mut found);
-        let Some(reach) = found else { continue };
-        let ((cast, dtype), loss_at) = match reach {
-            Reach::Loss(cast, loss) => (cast, Some((scope.m, loss))),
-            Reach::Returned(cast) => {
-                let Some(k) = forward_class(code, f) else { continue };
-                match loss_of_model(code, k) {
-                    Some(at) => (cast, Some(at)),
-                    None => continue,
-                }
+    let mut funcs: Funcs<'_> = HashMap::new();
+    // First the functions that cast, then (twice) the callers of those that
+    // return the cast value: `forward` calling an `fp8_mm(x, w)` helper.
+    let mut round: Vec<FuncId> = code.scopes(&needles).into_iter().filter_map(|s| s.func()).collect();
+    for _ in 0..3 {
+        let mut returning = Vec::new();
+        for f in round {
+            let scope = f.scope();
+            let mut tainted: HashMap<String, Cast<'_>> = HashMap::new();
+            let mut found = None;
+            walk(code, &funcs, f, code.prog.body(scope), &mut tainted, &mut found);
+            let Some(reach) = found else { continue };
+            let (cast, loss_at) = match reach {
+                Reach::Loss(cast, loss) => (cast, Some((scope.m, loss))),
+                Reach::Returned(cast) => match forward_class(code, f) {
+                    Some(k) => match loss_of_model(code, k) {
+                        Some(at) => (cast, Some(at)),
+                        None => continue,
+                    },
+                    None => {
+                        if funcs.insert(f, cast).is_none() {
+                            returning.push(f);
+                        }
+                        continue;
+                    }
+                },
+            };
+            if !seen.insert((cast.0.m, cast.1.span.start)) {
+                continue;
             }
-        };
-        if !seen.insert((scope.m, cast.span.start)) {
-            continue;
+            report(code, cast, loss_at, out);
         }
-        report(code, scope, cast, dtype, loss_at, out);
+        let mut next: Vec<FuncId> = Vec::new();
+        for g in returning {
+            next.extend(code.prog.call_sites(g).into_iter().filter_map(|(s, _)| s.func()));
+        }
+        next.sort();
+        next.dedup();
+        if next.is_empty() {
+            break;
+        }
+        round = next;
     }
 }
 
-fn report(
-    code: &Code<'_>,
-    scope: Scope,
-    cast: &Expr,
-    dtype: DType,
-    loss_at: Option<(ModId, Span)>,
-    out: &mut Sink<'_>,
-) {
+fn report(code: &Code<'_>, (scope, cast, dtype): Cast<'_>, loss_at: Option<(ModId, Span)>, out: &mut Sink<'_>) {
     let max = dtype.max_finite();
     let name = dtype.torch_name().unwrap_or(dtype.canonical_name());
     let overflow = if dtype.has_inf() {
@@ -136,6 +157,7 @@ enum Reach<'p> {
 
 fn walk<'p>(
     code: &Code<'p>,
+    funcs: &Funcs<'p>,
     f: FuncId,
     body: &'p [Stmt],
     tainted: &mut HashMap<String, Cast<'p>>,
@@ -147,11 +169,11 @@ fn walk<'p>(
         }
         match &s.kind {
             StmtKind::Assign { targets, value } => {
-                if let Some(r) = loss_in(code, f, value, tainted) {
+                if let Some(r) = loss_in(code, funcs, f, value, tainted) {
                     *found = Some(r);
                     return;
                 }
-                let t = taint(code, f, value, tainted);
+                let t = taint(code, funcs, f, value, tainted);
                 for target in targets {
                     if let ExprKind::Name(n) = &target.kind {
                         match t {
@@ -162,32 +184,32 @@ fn walk<'p>(
                 }
             }
             StmtKind::AugAssign { target, value, .. } => {
-                if let (Some(c), ExprKind::Name(n)) = (taint(code, f, value, tainted), &target.kind) {
+                if let (Some(c), ExprKind::Name(n)) = (taint(code, funcs, f, value, tainted), &target.kind) {
                     tainted.insert(n.clone(), c);
                 }
             }
             StmtKind::Expr(e) => {
-                if let Some(r) = loss_in(code, f, e, tainted) {
+                if let Some(r) = loss_in(code, funcs, f, e, tainted) {
                     *found = Some(r);
                     return;
                 }
             }
             StmtKind::Return(Some(v)) => {
-                if let Some(r) = loss_in(code, f, v, tainted) {
+                if let Some(r) = loss_in(code, funcs, f, v, tainted) {
                     *found = Some(r);
                     return;
                 }
-                if let Some(c) = taint(code, f, v, tainted) {
+                if let Some(c) = taint(code, funcs, f, v, tainted) {
                     *found = Some(Reach::Returned(c));
                     return;
                 }
             }
             StmtKind::If { body, orelse, .. } => {
-                walk(code, f, body, tainted, found);
-                walk(code, f, orelse, tainted, found);
+                walk(code, funcs, f, body, tainted, found);
+                walk(code, funcs, f, orelse, tainted, found);
             }
             StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::With { body, .. } => {
-                walk(code, f, body, tainted, found);
+                walk(code, funcs, f, body, tainted, found);
             }
             StmtKind::Try {
                 body,
@@ -195,9 +217,9 @@ fn walk<'p>(
                 finalbody,
                 ..
             } => {
-                walk(code, f, body, tainted, found);
-                walk(code, f, orelse, tainted, found);
-                walk(code, f, finalbody, tainted, found);
+                walk(code, funcs, f, body, tainted, found);
+                walk(code, funcs, f, orelse, tainted, found);
+                walk(code, funcs, f, finalbody, tainted, found);
             }
             _ => {}
         }
@@ -206,7 +228,13 @@ fn walk<'p>(
 
 /// A loss call with an unscaled float8 value among its arguments, or
 /// `.backward()` on one.
-fn loss_in<'p>(code: &Code<'p>, f: FuncId, e: &'p Expr, tainted: &HashMap<String, Cast<'p>>) -> Option<Reach<'p>> {
+fn loss_in<'p>(
+    code: &Code<'p>,
+    funcs: &Funcs<'p>,
+    f: FuncId,
+    e: &'p Expr,
+    tainted: &HashMap<String, Cast<'p>>,
+) -> Option<Reach<'p>> {
     let scope = f.scope();
     let mut found = None;
     let mut stack = Vec::new();
@@ -220,7 +248,7 @@ fn loss_in<'p>(code: &Code<'p>, f: FuncId, e: &'p Expr, tainted: &HashMap<String
         };
         if let ExprKind::Attribute { value, attr } = &func.kind {
             if attr == "backward" {
-                if let Some(c) = taint(code, f, value, tainted) {
+                if let Some(c) = taint(code, funcs, f, value, tainted) {
                     found = Some(Reach::Loss(c, x.span));
                 }
                 return;
@@ -233,7 +261,7 @@ fn loss_in<'p>(code: &Code<'p>, f: FuncId, e: &'p Expr, tainted: &HashMap<String
             let (Arg::Pos(v) | Arg::Kw { value: v, .. }) = a else {
                 continue;
             };
-            if let Some(c) = taint(code, f, v, tainted) {
+            if let Some(c) = taint(code, funcs, f, v, tainted) {
                 found = Some(Reach::Loss(c, x.span));
                 return;
             }
@@ -250,7 +278,13 @@ const METADATA: &[&str] = &[
 /// The unscaled float8 value inside `e`: an unscaled cast, or a tainted
 /// name — not under `torch.nan_to_num` (or `torch.where` on `isfinite`),
 /// and not only its metadata.
-fn taint<'p>(code: &Code<'p>, f: FuncId, e: &'p Expr, tainted: &HashMap<String, Cast<'p>>) -> Option<Cast<'p>> {
+fn taint<'p>(
+    code: &Code<'p>,
+    funcs: &Funcs<'p>,
+    f: FuncId,
+    e: &'p Expr,
+    tainted: &HashMap<String, Cast<'p>>,
+) -> Option<Cast<'p>> {
     let scope = f.scope();
     let mut hit = None;
     let mut stack = Vec::new();
@@ -274,9 +308,14 @@ fn taint<'p>(code: &Code<'p>, f: FuncId, e: &'p Expr, tainted: &HashMap<String, 
                     }
                 }
             }
-            ExprKind::Call { .. } => {
+            ExprKind::Call { func, .. } => {
                 if let Some(dtype) = unscaled_cast(code, f, x) {
-                    hit = Some((x, dtype));
+                    hit = Some((scope, x, dtype));
+                } else if let Callee::Func(g) = code.prog.callee(scope, func) {
+                    // A helper that returns an unscaled float8 value.
+                    if let Some(c) = funcs.get(&g) {
+                        hit = Some(*c);
+                    }
                 }
             }
             _ => {}
@@ -360,7 +399,10 @@ fn unbounded(code: &Code<'_>, f: FuncId, e: &Expr, depth: u32) -> bool {
                 return false;
             }
             defs.iter().all(|d| match d {
-                LocalDef::Param(i) => *i > 0 || !is_method(code, f),
+                // The input of a module's `forward`: the activations.
+                LocalDef::Param(i) if is_method(code, f) => *i > 0 && forward_class(code, f).is_some(),
+                // A helper's parameter: what every caller passes.
+                LocalDef::Param(i) => passed_unbounded(code, f, *i, depth),
                 LocalDef::Assign { value, proj } => proj.is_empty() && unbounded(code, f, value, depth + 1),
                 _ => false,
             })
@@ -385,6 +427,19 @@ fn unbounded(code: &Code<'_>, f: FuncId, e: &Expr, depth: u32) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether every call of `f` passes an unbounded value as parameter `i`
+/// (and there is a call).
+fn passed_unbounded(code: &Code<'_>, f: FuncId, i: usize, depth: u32) -> bool {
+    let sites = code.prog.call_sites(f);
+    !sites.is_empty()
+        && sites
+            .iter()
+            .all(|(s, call)| match (s.func(), code.prog.bind(f, call, i)) {
+                (Some(caller), crate::training::program::Bound::Given(e)) => unbounded(code, caller, e, depth + 1),
+                _ => false,
+            })
 }
 
 /// Whether `f` is a method (its first parameter is `self`).

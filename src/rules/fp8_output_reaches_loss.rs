@@ -15,10 +15,12 @@ declare_rule! {
     ///   alias of the dtype) with no scaling before the cast, whose value then
     ///   reaches a loss (or a `.backward()`) in the same function, or is
     ///   returned by a module's `forward` whose model — or a model that builds
-    ///   it as a member — the training code computes a loss from. Only casts of
-    ///   values that are certainly unbounded are followed: the function's input
-    ///   (a parameter) or a matrix product (`x @ w`, `torch.matmul`,
-    ///   `F.linear`), through reshapes and upcasts. A value divided or
+    ///   it as a member — the training code computes a loss from; a helper
+    ///   that returns the value (`fp8_matmul(x, w)`) passes it on to its
+    ///   callers. Only casts of values that are certainly unbounded are
+    ///   followed: the input of a module's `forward`, a helper's parameter that
+    ///   every caller fills with such a value, or a matrix product (`x @ w`,
+    ///   `torch.matmul`, `F.linear`), through reshapes and upcasts. A value divided or
     ///   multiplied by a scale, clamped or clipped, computed by another call
     ///   (a norm, a helper that may scale), or a layer's own weight is left
     ///   alone, and so is a cast whose value reaches no loss (a benchmark).
