@@ -6,8 +6,10 @@
 //! read fails then runs a different number of steps than the others.
 //!
 //! Followed only when the value reaches `range(...)` unchanged: the name is
-//! bound nowhere else in the function that loops (no broadcast or
-//! all_reduce result replaces it), and the loop's body runs a collective.
+//! bound nowhere after the read (or the call that returns it) in the
+//! function that loops — a default before it is fine, a broadcast or
+//! all_reduce result that replaces it is agreement — and the loop's body
+//! runs a collective.
 
 use super::training_support::Code;
 use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
@@ -22,7 +24,7 @@ pub(super) struct Fallback<'p> {
     /// The assignment in the handler (`epoch = 0`).
     pub assign: &'p Stmt,
     /// The loop's `range(...)` and its scope.
-    pub range: (Scope, &'p Expr),
+    pub range: Site<'p>,
     /// The collective the loop's body runs.
     pub collective: (Scope, &'p Expr, Collective),
 }
@@ -47,11 +49,10 @@ pub(super) fn fallback<'p>(
         if !assigns(body, name) {
             continue;
         }
-        // The loop in the same function.
+        // The loop in the same function (the name bound in the `try`, its
+        // handler, or before them).
         let within = |d: &LocalDef<'_>| match d {
-            LocalDef::Assign { value, .. } => {
-                value.span.start >= try_stmt.span.start && value.span.end <= try_stmt.span.end
-            }
+            LocalDef::Assign { value, .. } => value.span.end <= try_stmt.span.end,
             _ => false,
         };
         if code.prog.local_defs(f, name).iter().all(within) {
