@@ -48,8 +48,9 @@ declare_rule! {
     /// flag, `all_reduce` it, and let every rank take the same decision; an
     /// out-of-memory batch can also be kept as a step with a zero loss.
     ///
-    /// Left alone: handlers that call a collective themselves or fall through to
-    /// one, handlers that re-raise on the path that skips (a skip only when
+    /// Left alone: handlers that run a collective themselves (also through
+    /// helpers, two calls deep: a zero-loss forward and backward that catches
+    /// up with the other ranks) or fall through to one, handlers that re-raise on the path that skips (a skip only when
     /// `get_world_size() == 1`, a helper of the program that always ends in
     /// `raise`), code that runs in one process, a `Dataset`'s
     /// `__getitem__` that returns another sample or `None` (the number of steps
@@ -153,7 +154,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                     true => (caught.0, format!("{} (out of memory)", caught.1)),
                     false => caught,
                 };
-                if first_collective(code.prog, scope, path, ddp, 1).is_some() {
+                if first_collective(code.prog, scope, path, ddp, 2).is_some() {
                     continue;
                 }
                 if caught.0 == Caught::Data {

@@ -13,6 +13,9 @@
 #     (`"out of memory" in str(e) and dist.get_world_size() == 1`).
 #   - fit_large() also hands the error to report_and_raise(), a helper that always ends in
 #     `raise`: the rank fails loudly and the launcher tears the job down.
+#   - Agent.train_step(): the OOM branch catches up with the other ranks itself: _catch_up() runs
+#     a zero-loss forward and backward through self.backward(), so this rank still joins the
+#     gradient all-reduce the others are in (a handler that runs the collective is agreement).
 #   - evaluate(): an OOM batch is skipped in a loop under no_grad that runs no collective; the
 #     all_reduce of the totals after the loop is reached by every rank.
 # ----
@@ -106,6 +109,35 @@ def fit_large(model, loader, opt, device):
             raise
 
 
+class Agent:
+    def __init__(self, model, opt, device):
+        self.model, self.opt, self.device = model, opt, device
+
+    def backward(self, loss):
+        loss.backward()
+
+    def update_params(self):
+        self.opt.step()
+        self.opt.zero_grad()
+
+    def _catch_up(self):
+        self.opt.zero_grad()
+        dummy = torch.zeros(8, 256, device=self.device)
+        self.backward(self.model(dummy).sum() * 0.0)
+
+    def train_step(self, x):
+        try:
+            loss = self.model(x.to(self.device)).pow(2).mean()
+            self.backward(loss)
+            self.update_params()
+        except RuntimeError as e:
+            if "out of memory" in str(e):
+                torch.cuda.empty_cache()
+                self._catch_up()
+            else:
+                raise e
+
+
 @torch.no_grad()
 def evaluate(model, loader, device):
     total = torch.zeros(2, device=device)
@@ -135,6 +167,9 @@ def main():
         train_one_epoch(model, loader, opt, device)
         fit_large(model, loader, opt, device)
         evaluate(model, loader, device)
+        agent = Agent(model, opt, device)
+        for x in loader:
+            agent.train_step(x)
 
 
 if __name__ == "__main__":
