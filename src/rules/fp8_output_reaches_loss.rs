@@ -1,19 +1,42 @@
 declare_rule! {
     /// ## What it checks
-    /// In a model with a pipeline stage declared in a float8 dtype
-    /// (`float8_e4m3fn`, `float8_e5m2` and their `fnuz` variants), whether the value
-    /// the root model's `forward` gets from that stage reaches a loss — computed in
-    /// `forward`, or from the model's output in the training step — with no
-    /// `torch.nan_to_num` on the way, when the stage does not scale its values
-    /// (Transformer Engine's `fp8_autocast`, torchao's float8 training, dividing the
-    /// stage input by its absolute maximum).
+    /// Two shapes of float8 values reaching a loss with no `torch.nan_to_num`
+    /// on the way:
+    ///
+    /// - In a model with a pipeline stage declared in a float8 dtype
+    ///   (`float8_e4m3fn`, `float8_e5m2` and their `fnuz` variants), whether the
+    ///   value the root model's `forward` gets from that stage reaches a loss —
+    ///   computed in `forward`, or from the model's output in the training step —
+    ///   when the stage does not scale its values (Transformer Engine's
+    ///   `fp8_autocast`, torchao's float8 training, dividing the stage input by
+    ///   its absolute maximum).
+    /// - In any training code, a tensor cast to a `torch.float8_*` dtype
+    ///   (`x.to(torch.float8_e4m3fn)`, `dtype=`, `.type(...)`, or a module-level
+    ///   alias of the dtype) with no scaling before the cast, whose value then
+    ///   reaches a loss (or a `.backward()`) in the same function, or is
+    ///   returned by a module's `forward` whose model — or a model that builds
+    ///   it as a member — the training code computes a loss from; a helper
+    ///   that returns the value (`fp8_matmul(x, w)`) passes it on to its
+    ///   callers. Only casts of values that are certainly unbounded are
+    ///   followed: the input of a module's `forward`, a helper's parameter that
+    ///   every caller fills with such a value, or a matrix product (`x @ w`,
+    ///   `torch.matmul`, `F.linear`), through reshapes and upcasts. A value divided or
+    ///   multiplied by a scale, clamped or clipped, computed by another call
+    ///   (a norm, a helper that may scale), or a layer's own weight is left
+    ///   alone, and so is a cast whose value reaches no loss (a benchmark).
+    ///
+    /// Transformer Engine regions are never reported: TE's modules keep an amax
+    /// history per tensor, derive each cast's scale from it (delayed scaling)
+    /// and saturate what still exceeds the range, so a cast does not turn into
+    /// NaN; ordinary `fp8_autocast` use is what the format needs.
     ///
     /// ## Why
     /// float8 formats have a tiny range: ±448 for e4m3fn, which has no infinity and
-    /// turns an overflow into NaN; ±57344 for e5m2. One overflowing activation makes
-    /// the stage output NaN or inf, the loss follows, and the next optimizer step
-    /// spreads it into every weight. Keep values in range with scaling, or sanitise
-    /// the stage output with `torch.nan_to_num` before the loss.
+    /// turns an overflow into NaN when a tensor is cast without saturation (as
+    /// `Tensor.to` does); ±57344 for e5m2. One overflowing activation makes the
+    /// value NaN or inf, the loss follows, and the next optimizer step spreads it
+    /// into every weight. Keep values in range with scaling, clamp them before the
+    /// cast, or sanitise the result with `torch.nan_to_num` before the loss.
     ///
     /// ## Example
     /// ```python
@@ -24,13 +47,19 @@ declare_rule! {
     ///     x = self.block(x)        # warning
     ///     # fix: x = torch.nan_to_num(self.block(x), nan=0.0, posinf=448.0, neginf=-448.0)
     ///     return self.head(x)
+    ///
+    /// class Fp8Linear(nn.Module):
+    ///     def forward(self, x):
+    ///         x8 = x.to(torch.float8_e4m3fn)   # warning (when a loss is computed from the model)
+    ///         # fix: x8 = x.clamp(-448.0, 448.0).to(torch.float8_e4m3fn)
+    ///         return torch._scaled_mm(x8, self.w8.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
     /// ```
     pub static FP8_OUTPUT_REACHES_LOSS = {
         code: "T112",
         name: "fp8-output-reaches-loss",
         family: Training,
         severity: Warning,
-        summary: "A float8 stage's output reaches the loss with no NaN guard or scaling",
+        summary: "A float8 stage's output or an unscaled float8 cast reaches the loss with no NaN guard or scaling",
     };
 }
 
@@ -55,6 +84,7 @@ struct Fp8Stage {
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
+    super::fp8_cast::check(&code, out);
     // The float8 stages, by the file that declares them.
     let mut by_file: HashMap<FileId, Vec<(String, i64, DType)>> = HashMap::new();
     for d in cx.decls() {
@@ -259,7 +289,7 @@ fn names(t: &Expr) -> Vec<String> {
 
 /// Whether a call sanitises NaN/inf (`torch.nan_to_num`, `.nan_to_num()`,
 /// `torch.where` on `isfinite`/`isnan`).
-fn guard(code: &Code<'_>, scope: Scope, e: &Expr) -> bool {
+pub(super) fn guard(code: &Code<'_>, scope: Scope, e: &Expr) -> bool {
     let ExprKind::Call { func, .. } = &e.kind else {
         return false;
     };
@@ -384,7 +414,7 @@ fn loss_of<'p, 's>(
 
 /// Whether `func` computes a loss: `torch.nn.functional.*loss*`,
 /// `cross_entropy`, or an instance of a `torch.nn.*Loss` class.
-fn is_loss(code: &Code<'_>, scope: Scope, func: &Expr) -> bool {
+pub(super) fn is_loss(code: &Code<'_>, scope: Scope, func: &Expr) -> bool {
     let prog = code.prog;
     if let Some(p) = prog.external(scope, func) {
         if let Some(name) = p.strip_prefix("torch.nn.functional.") {
@@ -404,7 +434,7 @@ fn is_loss(code: &Code<'_>, scope: Scope, func: &Expr) -> bool {
 
 /// A loss computed from the output of the root model `k` somewhere in the
 /// training code: its module and span.
-fn training_loss(code: &Code<'_>, k: ClassId) -> Option<(ModId, crate::source::Span)> {
+pub(super) fn training_loss(code: &Code<'_>, k: ClassId) -> Option<(ModId, crate::source::Span)> {
     let prog = code.prog;
     for scope in code.scopes(&["loss", "cross_entropy", "Loss"]) {
         let mut hit = None;

@@ -1,23 +1,61 @@
 declare_rule! {
     /// ## What it checks
-    /// A `try`/`except` in code that runs once per rank whose handler catches
-    /// `OSError` (or a subclass: `FileNotFoundError`, `IOError`, `PermissionError`,
-    /// …), `Exception`, `BaseException` or everything, does not re-raise or exit, and
-    /// either leaves with `continue`, `break` or `return` past a collective operation
-    /// the normal path runs, or guards a `try` body in which a collective follows the
-    /// statement that can fail. Collectives: `torch.distributed` operations, a
-    /// backward pass of a `DistributedDataParallel`/FSDP model, Determined's
+    /// A `try`/`except` in code that runs once per rank whose handler swallows
+    /// the error (does not re-raise or exit on the path it takes) and so lets
+    /// this rank run other collectives than the others:
+    ///
+    /// - the handler catches `OSError` (or a subclass: `FileNotFoundError`,
+    ///   `IOError`, `PermissionError`, …), `RuntimeError` or
+    ///   `torch.cuda.OutOfMemoryError` (the out-of-memory skip of a training
+    ///   loop), `Exception`, `BaseException` or everything, and either leaves
+    ///   with `continue`, `break` or `return` past a collective the normal path
+    ///   runs, or guards a `try` body in which a collective follows the
+    ///   statement that can fail;
+    /// - the handler falls through with a fallback for a value the `try` reads
+    ///   from a file (`epoch = 0` when the checkpoint cannot be read; not an
+    ///   environment variable, the same on every rank), and that value bounds
+    ///   the loop of the rank's steps (`for epoch in range(start_epoch,
+    ///   epochs)` around a collective), in the same function or in a caller it
+    ///   is returned to, with nothing rebinding it on the way (a broadcast from
+    ///   rank 0 is agreement);
+    /// - the handler `continue`s past the `yield` of a generator — an
+    ///   `IterableDataset`'s `__iter__` or a generator function that skips a
+    ///   shard or record it cannot read (`OSError`, `ValueError`, `KeyError`,
+    ///   …) — whose items reach a `for` loop that runs a collective: the rank
+    ///   that skipped runs fewer steps. Left alone: a skip inside `while True`
+    ///   (an endless stream), a handler that yields a replacement, a loop under
+    ///   the DDP model's `join()`, and a single skipped item that a
+    ///   `DataLoader` batches (the batch count changes only sometimes).
+    ///
+    /// A handler that re-raises every error except an out-of-memory one
+    /// (`if "out of memory" in str(e): …; continue` then `raise`, or
+    /// `if "out of memory" not in str(e): raise`, also with a flag of the
+    /// program's own: `if training and "out of memory" in str(e)`) is read on
+    /// its out-of-memory branch; a condition about ranks
+    /// (`and world_size == 1`) keeps it silent. Collectives:
+    /// `torch.distributed` operations, a backward pass of a
+    /// `DistributedDataParallel`/FSDP model or a DeepSpeed engine, Determined's
     /// `context.backward`/`step_optimizer`, `core.distributed.*`, Horovod and
     /// Accelerate synchronisation.
     ///
     /// ## Why
     /// A collective completes only when every rank joins it. When a read fails on one
-    /// rank only — a missing shard on one node, a flaky mount — and the handler logs
-    /// and skips, that rank stops calling the collectives the others are waiting in,
-    /// and the whole job hangs until the collective times out. Let the error
-    /// propagate, or agree on skipping: record the failure in a flag, `all_reduce` it,
-    /// and let every rank take the same decision (handlers that call a collective
-    /// themselves, or fall through to one, are left alone).
+    /// rank only — a missing shard on one node, a flaky mount — or one rank runs out
+    /// of memory on a large batch, and the handler logs and skips, that rank stops
+    /// calling the collectives the others are waiting in (the gradient all-reduce of
+    /// a DDP backward first), and the whole job hangs until the collective times
+    /// out. Let the error propagate, or agree on skipping: record the failure in a
+    /// flag, `all_reduce` it, and let every rank take the same decision; an
+    /// out-of-memory batch can also be kept as a step with a zero loss.
+    ///
+    /// Left alone: handlers that run a collective themselves (also through
+    /// helpers, two calls deep: a zero-loss forward and backward that catches
+    /// up with the other ranks) or fall through to one, handlers that re-raise on the path that skips (a skip only when
+    /// `get_world_size() == 1`, a helper of the program that always ends in
+    /// `raise`), code that runs in one process, a `Dataset`'s
+    /// `__getitem__` that returns another sample or `None` (the number of steps
+    /// stays equal on every rank), and loops that run no collective (an
+    /// evaluation loop whose totals are all-reduced after it).
     ///
     /// ## Example
     /// ```python
@@ -41,7 +79,7 @@ declare_rule! {
 
 use super::training_support::{code, excerpt, Code};
 use super::{Cx, Sink};
-use crate::training::ast::{Expr, ExprKind, Handler, Stmt, StmtKind};
+use crate::training::ast::{Arg, Expr, ExprKind, Handler, Stmt, StmtKind};
 use crate::training::program::{walk_stmt, Anc, Node, Scope, Sym};
 use crate::training::runtime::{self, first_collective};
 
@@ -59,12 +97,32 @@ const OS_ERRORS: &[&str] = &[
     "InterruptedError",
 ];
 const BROAD: &[&str] = &["Exception", "BaseException"];
+/// What a CUDA allocation failure raises (`torch.cuda.OutOfMemoryError` is
+/// a `RuntimeError`).
+const RUNTIME_ERRORS: &[&str] = &["RuntimeError", "OutOfMemoryError"];
+/// What reading a bad record raises (read only for a generator's skip).
+const DATA_ERRORS: &[&str] = &[
+    "ValueError",
+    "KeyError",
+    "IndexError",
+    "JSONDecodeError",
+    "UnicodeDecodeError",
+    "UnidentifiedImageError",
+    "DecompressionBombError",
+    "EOFError",
+];
 
 /// What a handler catches.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Caught {
     Io,
+    /// `RuntimeError` or an out-of-memory error: any call into torch can
+    /// raise it.
+    Runtime,
     Broad,
+    /// A bad record (`ValueError`, `KeyError`, …): only a generator's skip
+    /// is read for these.
+    Data,
 }
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
@@ -78,6 +136,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             continue;
         }
         let mut found = Vec::new();
+        let mut fallbacks = Vec::new();
+        let mut unevens = Vec::new();
         code.prog.walk_stmts(scope, &mut |anc, s| {
             let StmtKind::Try { body, handlers, .. } = &s.kind else {
                 return;
@@ -86,22 +146,117 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 let Some(caught) = caught(&code, scope, h) else {
                     continue;
                 };
-                if reraises(&code, scope, &h.body) || first_collective(code.prog, scope, &h.body, ddp, 1).is_some() {
+                let Some((path, oom_branch)) = swallowing_path(&code, scope, h) else {
+                    continue;
+                };
+                let oom = oom_branch || caught.0 == Caught::Runtime;
+                let caught = match oom_branch {
+                    true => (caught.0, format!("{} (out of memory)", caught.1)),
+                    false => caught,
+                };
+                if first_collective(code.prog, scope, path, ddp, 2).is_some() {
                     continue;
                 }
-                if let Some(hit) = skipped(&code, scope, anc, s, body, h, caught, ddp) {
-                    found.push((h.keyword, hit));
+                if caught.0 == Caught::Data {
+                    if let Some(rest) = rest_of_loop(anc, s) {
+                        if let Some(u) = super::skipped_yield::uneven(&code, scope, anc, &rest, path, ddp) {
+                            unevens.push((h.keyword, caught.1.clone(), u));
+                            break;
+                        }
+                    }
+                    continue;
+                }
+                if let Some(hit) = skipped(&code, scope, anc, s, body, path, caught.clone(), ddp) {
+                    found.push((h.keyword, oom, hit));
                     break;
+                }
+                if let Some(rest) = rest_of_loop(anc, s) {
+                    if let Some(u) = super::skipped_yield::uneven(&code, scope, anc, &rest, path, ddp) {
+                        unevens.push((h.keyword, caught.1.clone(), u));
+                        break;
+                    }
+                }
+                let leaves = matches!(
+                    path.last().map(|x| &x.kind),
+                    Some(StmtKind::Continue | StmtKind::Break | StmtKind::Return(_))
+                );
+                // A fallback after a read (a file, a checkpoint): what fails
+                // on one rank only. An environment variable or an argument
+                // is the same on every rank.
+                let reads = body.iter().any(|st| can_raise(&code, scope, st, Caught::Io));
+                if !leaves && reads {
+                    if let Some(fb) = super::swallowed_fallback::fallback(&code, scope, s, body, path, ddp) {
+                        fallbacks.push((h.keyword, caught.1, fb));
+                        break;
+                    }
                 }
             }
         });
-        for (at, (exc, exit, skipped_scope, call, label)) in found {
+        let others = match code.rt.world_at(code.prog, scope.m) {
+            runtime::World::Ranks(Some(n)) if n > 1 => format!("the other {} ranks", n - 1),
+            _ => "the other ranks".to_string(),
+        };
+        for (at, oom, (exc, exit, skipped_scope, call, c)) in found {
+            let what = match c.kind.as_str() {
+                "backward" => format!("`{}` (the gradient all-reduce)", excerpt(&c.label)),
+                _ => format!("`{}`", excerpt(&c.label)),
+            };
             let d = out.at_loc(
                 code.loc(scope.m, at),
-                format!("this handler swallows {exc} and {exit}, skipping `{}` on this rank while the other ranks wait in it", excerpt(&label)),
+                format!("this handler swallows {exc} and {exit}: the rank it happens on skips {what} while {others} wait in it, and the job hangs until the collective times out"),
             );
-            d.help("let the error propagate, or agree on skipping: record the failure in a flag, all_reduce it, and let every rank take the same decision");
+            let help = if oom {
+                "agree across ranks before skipping: all_reduce an out-of-memory flag and let every rank skip the batch together, or keep the step on every rank with a zero loss (`loss = model(x).sum() * 0`)"
+            } else {
+                "let the error propagate, or agree on skipping: record the failure in a flag, all_reduce it, and let every rank take the same decision"
+            };
+            d.help(help);
             d.label(code.file(skipped_scope.m), call.span, "the collective this rank skips");
+        }
+        for (at, exc, u) in unevens {
+            let (cs, call, c) = &u.collective;
+            let what = match c.kind.as_str() {
+                "backward" => format!("`{}` (the gradient all-reduce)", excerpt(&c.label)),
+                _ => format!("`{}`", excerpt(&c.label)),
+            };
+            let (ls, st) = u.consumer;
+            let head = code.text(ls.m, st.span).lines().next().unwrap_or("").trim().to_string();
+            let d = out.at_loc(
+                code.loc(scope.m, at),
+                format!(
+                    "this handler swallows {exc} and `continue`s past the generator's `yield`: the rank where it happens yields fewer items, leaves `{}` early, and {others} wait in {what} of the steps it no longer runs until the collective times out",
+                    excerpt(&head),
+                ),
+            );
+            d.help("yield a replacement item instead of skipping (every rank keeps the same count), or run the loop under the DDP model's `join()` context, which handles uneven inputs");
+            d.label(
+                code.file(ls.m),
+                crate::source::Span {
+                    start: st.span.start,
+                    end: st.span.start + head.len(),
+                },
+                "the loop that ends early on that rank",
+            );
+            d.label(code.file(cs.m), call.span, "the collective the other ranks wait in");
+        }
+        for (at, exc, fb) in fallbacks {
+            let (cs, call, c) = &fb.collective;
+            let what = match c.kind.as_str() {
+                "backward" => format!("`{}` (the gradient all-reduce)", excerpt(&c.label)),
+                _ => format!("`{}`", excerpt(&c.label)),
+            };
+            let (rs, range) = fb.range;
+            let d = out.at_loc(
+                code.loc(scope.m, at),
+                format!(
+                    "this handler swallows {exc} and falls back to `{}`, which sets the loop `{}`: a rank whose read fails runs a different number of steps than {others}, so the ranks stop pairing {what} and the job hangs at the end",
+                    excerpt(code.text(scope.m, fb.assign.span)),
+                    excerpt(code.text(rs.m, range.span)),
+                ),
+            );
+            d.help("let the error propagate, or make every rank use the same value: broadcast it from rank 0 (or all_reduce it with MIN) before the loop");
+            d.label(code.file(rs.m), range.span, "the loop this value bounds");
+            d.label(code.file(cs.m), call.span, "the collective its steps run");
         }
     }
 }
@@ -128,11 +283,144 @@ fn caught(code: &Code<'_>, scope: Scope, h: &Handler) -> Option<(Caught, String)
         if BROAD.contains(&name.as_str()) {
             return Some((Caught::Broad, format!("`{name}`")));
         }
-        if OS_ERRORS.contains(&name.as_str()) && best.is_none() {
+        if RUNTIME_ERRORS.contains(&name.as_str()) && best.as_ref().is_none_or(|(c, _)| *c == Caught::Io) {
+            best = Some((Caught::Runtime, format!("`{name}`")));
+        }
+        if OS_ERRORS.contains(&name.as_str()) && best.as_ref().is_none_or(|(c, _)| *c == Caught::Data) {
             best = Some((Caught::Io, format!("`{name}`")));
+        }
+        if DATA_ERRORS.contains(&name.as_str()) && best.is_none() {
+            best = Some((Caught::Data, format!("`{name}`")));
         }
     }
     best
+}
+
+/// The statements of a handler on the path that swallows the error: the
+/// whole body when it never re-raises, or the branch that handles an
+/// out-of-memory error when only the other errors are re-raised
+/// (`if "out of memory" in str(e): …; continue` then `raise`, or
+/// `if "out of memory" not in str(e): raise` then the recovery), with
+/// whether it is that branch. `None` when every path may re-raise or end
+/// the process.
+fn swallowing_path<'p>(code: &Code<'_>, scope: Scope, h: &'p Handler) -> Option<(&'p [Stmt], bool)> {
+    if !reraises(code, scope, &h.body) {
+        return Some((&h.body, false));
+    }
+    let var = h.name.as_deref();
+    for (i, s) in h.body.iter().enumerate() {
+        let StmtKind::If { test, body, orelse } = &s.kind else {
+            // Only statements that cannot leave may come before the test.
+            if leaves(code, scope, s) {
+                return None;
+            }
+            continue;
+        };
+        return match oom_test(code, scope, test, var) {
+            // `if oom: recover` — the recovery must not re-raise.
+            Some(true) if !reraises(code, scope, body) => Some((body.as_slice(), true)),
+            // `if not oom: raise` — the rest of the handler is the recovery.
+            Some(false) if always_raises(body) && orelse.is_empty() && !reraises(code, scope, &h.body[i + 1..]) => {
+                Some((&h.body[i + 1..], true))
+            }
+            _ => None,
+        };
+    }
+    None
+}
+
+/// Whether `test` asks whether the caught error is an out-of-memory error
+/// (`Some(true)`), or that it is not (`Some(false)`).
+fn oom_test(code: &Code<'_>, scope: Scope, test: &Expr, var: Option<&str>) -> Option<bool> {
+    match &test.kind {
+        ExprKind::Not(inner) => oom_test(code, scope, inner, var).map(|b| !b),
+        // `training and "out of memory" in str(e)`: the recovery runs on an
+        // out-of-memory error when a flag of the program's own is set —
+        // unless the flag is about ranks (`world_size == 1`), which keeps a
+        // multi-rank job on the raising path.
+        ExprKind::BoolOp { and: true, left, right } => {
+            let other = match (oom_test(code, scope, left, var), oom_test(code, scope, right, var)) {
+                (Some(true), None) => right,
+                (None, Some(true)) => left,
+                _ => return None,
+            };
+            let text = code.text(scope.m, other.span).to_ascii_lowercase();
+            let about_ranks = [
+                "world", "rank", "dist", "ddp", "gpu", "single", "raise", "parallel", "size",
+            ]
+            .iter()
+            .any(|w| text.contains(w));
+            (!about_ranks).then_some(true)
+        }
+        ExprKind::Compare { left, rest } if rest.len() == 1 => {
+            let (op, right) = &rest[0];
+            let ExprKind::Str(s) = &left.kind else { return None };
+            if !s.to_ascii_lowercase().contains("out of memory") || !mentions_error(right, var?) {
+                return None;
+            }
+            match op.as_str() {
+                "in" => Some(true),
+                "not in" => Some(false),
+                _ => None,
+            }
+        }
+        ExprKind::Call { func, args, .. } if matches!(&func.kind, ExprKind::Name(n) if n == "isinstance") => {
+            let [Arg::Pos(a), Arg::Pos(t)] = args.as_slice() else {
+                return None;
+            };
+            if !matches!(&a.kind, ExprKind::Name(n) if Some(n.as_str()) == var) {
+                return None;
+            }
+            let name = match code.prog.expr_sym(scope, t) {
+                Some(Sym::External(p)) => p,
+                _ => return None,
+            };
+            name.ends_with("OutOfMemoryError").then_some(true)
+        }
+        _ => None,
+    }
+}
+
+/// `str(e)`, `repr(e)`, `e.args[0]`, `str(e).lower()`: the text of the
+/// caught error.
+fn mentions_error(e: &Expr, var: &str) -> bool {
+    match &e.kind {
+        ExprKind::Name(n) => n == var,
+        ExprKind::Call { func, args, .. } => match &func.kind {
+            ExprKind::Name(f) if f == "str" || f == "repr" => {
+                matches!(args.as_slice(), [Arg::Pos(a)] if mentions_error(a, var))
+            }
+            ExprKind::Attribute { value, attr } if attr == "lower" && args.is_empty() => mentions_error(value, var),
+            _ => false,
+        },
+        ExprKind::Subscript { value, .. } => {
+            matches!(&value.kind, ExprKind::Attribute { value: v, attr } if attr == "args" && mentions_error(v, var))
+        }
+        _ => false,
+    }
+}
+
+/// Whether a statement of a handler may leave it (raise, exit, `continue`,
+/// `break`, `return`).
+fn leaves(code: &Code<'_>, scope: Scope, s: &Stmt) -> bool {
+    let mut found = false;
+    let mut stack = Vec::new();
+    walk_stmt(s, &mut stack, &mut |_, n| {
+        if let Node::Stmt(st) = n {
+            if matches!(
+                st.kind,
+                StmtKind::Raise(_) | StmtKind::Continue | StmtKind::Break | StmtKind::Return(_)
+            ) {
+                found = true;
+            }
+        }
+    });
+    found || reraises(code, scope, std::slice::from_ref(s))
+}
+
+/// Whether a block ends in `raise` on its only path.
+fn always_raises(body: &[Stmt]) -> bool {
+    matches!(body.last().map(|s| &s.kind), Some(StmtKind::Raise(_)))
 }
 
 /// Whether a handler raises or ends the process on some path.
@@ -154,6 +442,14 @@ fn reraises(code: &Code<'_>, scope: Scope, body: &[Stmt]) -> bool {
                             found = true;
                         }
                     }
+                    // A helper of the program that always ends in `raise`
+                    // (`log_and_raise(e)`).
+                    if let crate::training::program::Callee::Func(f) = code.prog.callee(scope, func) {
+                        let body = code.prog.body(f.scope());
+                        if matches!(body.last().map(|s| &s.kind), Some(StmtKind::Raise(_))) {
+                            found = true;
+                        }
+                    }
                 }
             }
             _ => {}
@@ -162,7 +458,7 @@ fn reraises(code: &Code<'_>, scope: Scope, body: &[Stmt]) -> bool {
     found
 }
 
-type Hit<'p> = (String, String, Scope, &'p Expr, String);
+type Hit<'p> = (String, String, Scope, &'p Expr, runtime::Collective);
 
 /// The collective a handler makes this rank skip, with what it catches and
 /// how it leaves.
@@ -173,7 +469,7 @@ fn skipped<'p>(
     anc: &[Anc<'p>],
     try_stmt: &'p Stmt,
     body: &'p [Stmt],
-    h: &'p Handler,
+    path: &'p [Stmt],
     (caught, exc): (Caught, String),
     ddp: bool,
 ) -> Option<Hit<'p>> {
@@ -186,14 +482,14 @@ fn skipped<'p>(
             // The collective may be in this statement, after the call.
             if let Some((cs, call, c)) = first_collective(prog, scope, std::slice::from_ref(s), ddp, 2) {
                 if call.span.start > first_raising_call(code, scope, s, caught).unwrap_or(usize::MAX) {
-                    return Some((exc, "jumps past the rest of the try block".into(), cs, call, c.label));
+                    return Some((exc, "jumps past the rest of the try block".into(), cs, call, c));
                 }
             }
             continue;
         }
         if armed {
             if let Some((cs, call, c)) = first_collective(prog, scope, std::slice::from_ref(s), ddp, 2) {
-                return Some((exc, "jumps past the rest of the try block".into(), cs, call, c.label));
+                return Some((exc, "jumps past the rest of the try block".into(), cs, call, c));
             }
         }
     }
@@ -201,7 +497,7 @@ fn skipped<'p>(
         return None;
     }
     // (a) the handler leaves the block.
-    let last = h.body.last()?;
+    let last = path.last()?;
     let (exit, region) = match &last.kind {
         StmtKind::Continue => ("continues the loop", rest_of_loop(anc, try_stmt)?),
         StmtKind::Break => ("leaves the loop", loop_body(anc)?),
@@ -210,7 +506,7 @@ fn skipped<'p>(
     };
     for stmts in region {
         if let Some((cs, call, c)) = first_collective(prog, scope, stmts, ddp, 2) {
-            return Some((exc, exit.to_string(), cs, call, c.label));
+            return Some((exc, exit.to_string(), cs, call, c));
         }
     }
     None
@@ -267,7 +563,7 @@ fn first_raising_call(code: &Code<'_>, scope: Scope, s: &Stmt, caught: Caught) -
         }
         if let Node::Expr(e) = n {
             let hit = match caught {
-                Caught::Broad => matches!(e.kind, ExprKind::Call { .. }),
+                Caught::Broad | Caught::Runtime | Caught::Data => matches!(e.kind, ExprKind::Call { .. }),
                 Caught::Io => io_call(code, scope, e),
             };
             if hit {
@@ -284,7 +580,7 @@ fn can_raise(code: &Code<'_>, scope: Scope, s: &Stmt, caught: Caught) -> bool {
 
 /// The statements after `stmt` up to the end of the innermost enclosing
 /// loop's body (what `continue` skips).
-fn rest_of_loop<'p>(anc: &[Anc<'p>], stmt: &'p Stmt) -> Option<Vec<&'p [Stmt]>> {
+pub(super) fn rest_of_loop<'p>(anc: &[Anc<'p>], stmt: &'p Stmt) -> Option<Vec<&'p [Stmt]>> {
     let mut out = Vec::new();
     let mut child: *const Stmt = stmt;
     for a in anc.iter().rev() {
