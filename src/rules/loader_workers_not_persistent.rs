@@ -89,13 +89,17 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             let ExprKind::Call { func, args, .. } = &e.kind else {
                 return;
             };
-            let Some(path) = code.prog.external(scope, func) else {
-                return;
-            };
-            if path != "torch.utils.data.DataLoader" && path != DET_LOADER {
+            let torch_or_det = code
+                .prog
+                .external(scope, func)
+                .is_some_and(|path| path == "torch.utils.data.DataLoader" || path == DET_LOADER);
+            let subclass = !torch_or_det && plain_loader_subclass(&code, scope, func);
+            if !torch_or_det && !subclass {
                 return;
             }
-            let Some(workers) = find_option(&code, scope, args, "num_workers", 5) else {
+            // A subclass's positions are its own: only `num_workers=` counts.
+            let at = if subclass { usize::MAX } else { 5 };
+            let Some(workers) = find_option(&code, scope, args, "num_workers", at) else {
                 return;
             };
             let Some(n) = resolved_max(&code, &workers) else { return };
@@ -118,6 +122,48 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             report(&code, cx, out, &workers, persistent.as_ref(), host);
         }
     }
+}
+
+/// A project class deriving from torch's `DataLoader` that leaves its
+/// workers to it: no class on the way names `num_workers` or
+/// `persistent_workers`, an `__init__` takes `**kwargs` and hands them on,
+/// and an `__iter__` goes through `super().__iter__()` (so each pass still
+/// starts the workers).
+fn plain_loader_subclass(code: &Code<'_>, scope: Scope, func: &Expr) -> bool {
+    let prog = code.prog;
+    let crate::training::program::Callee::Class(k) = prog.callee(scope, func) else {
+        return false;
+    };
+    if !prog.derives_from(k, &["torch.utils.data.DataLoader"]) {
+        return false;
+    }
+    let mut classes = vec![k];
+    let mut i = 0;
+    while i < classes.len() && i < 8 {
+        let more: Vec<_> = prog
+            .bases(classes[i])
+            .into_iter()
+            .filter(|b| !classes.contains(b))
+            .collect();
+        classes.extend(more);
+        i += 1;
+    }
+    classes.iter().all(|c| {
+        let Some(class) = prog.class(*c) else { return false };
+        let text = prog.text(c.m).get(class.span.start..class.span.end).unwrap_or("");
+        if text.contains("num_workers") || text.contains("persistent_workers") {
+            return false;
+        }
+        if text.contains("def __iter__") && !text.contains("super().__iter__()") {
+            return false;
+        }
+        match prog.method(*c, "__init__").and_then(|f| prog.func(f)) {
+            None => true,
+            Some(init) => init.params.iter().any(|p| {
+                matches!(p.kind, crate::training::ast::ParamKind::KwArgs) && text.contains(&format!("**{}", p.name))
+            }),
+        }
+    })
 }
 
 /// Where an option of the call is written: a keyword argument, a position,
@@ -218,6 +264,9 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
                 if is_hook && in_trial {
                     again = true;
                 }
+                if lightning_hook(code, f) {
+                    again = true;
+                }
             }
             // Handed to a pipeline framework's loader wrapper
             // (`context.wrap_data_loader(loader, …)` of an HPP plugin;
@@ -241,6 +290,32 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
     again
 }
 
+/// A Lightning data hook (`train_dataloader`, `val_dataloader`, …) of a
+/// `LightningDataModule` or `LightningModule`: the Trainer iterates the
+/// loader it returns at every epoch (or every validation run).
+fn lightning_hook(code: &Code<'_>, f: crate::training::program::FuncId) -> bool {
+    let prog = code.prog;
+    let hook = prog.func(f).is_some_and(|x| {
+        matches!(
+            x.name.as_str(),
+            "train_dataloader" | "val_dataloader" | "test_dataloader" | "predict_dataloader"
+        )
+    });
+    hook && prog.class_of(f).is_some_and(|k| {
+        prog.external_bases(k).iter().any(|b| {
+            matches!(
+                b.as_str(),
+                "lightning.LightningDataModule"
+                    | "lightning.LightningModule"
+                    | "lightning.core.LightningDataModule"
+                    | "lightning.core.LightningModule"
+                    | "lightning.core.datamodule.LightningDataModule"
+                    | "lightning.core.module.LightningModule"
+            )
+        })
+    })
+}
+
 /// A method that takes a data loader over (`wrap_data_loader`,
 /// `wrap_dataloader`): not Determined's API, a pipeline framework's.
 fn is_loader_wrapper(name: &str) -> bool {
@@ -257,14 +332,16 @@ enum Host {
 }
 
 /// The ranks each node runs, when the launch fixes it
-/// (`torchrun --nproc_per_node 8`, `mp.spawn(…, nprocs=4)`).
+/// (`torchrun --nproc_per_node 8`, `mp.spawn(…, nprocs=4)`, a Lightning
+/// `Trainer(devices=8, …)`).
 fn local_ranks(code: &Code<'_>) -> Option<i64> {
     if let Some(l) = &code.rt.launch {
         if let crate::training::entry::Procs::Fixed(n) = l.procs {
             return (n > 1).then_some(n);
         }
     }
-    None
+    // Lightning's `Trainer(devices=8, …)`: one process per device.
+    runtime::trainer_devices(code.prog)
 }
 
 fn report(
