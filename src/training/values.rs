@@ -266,15 +266,45 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
                     _ => None,
                 };
             }
+            // A copy has the same values.
+            "copy.deepcopy" | "copy.copy" => {
+                let [arg] = positional.as_slice() else { return None };
+                let r = prog.sources_with(t.scope, arg, t.proj.clone());
+                return resolve_terms(prog, env, &r, depth);
+            }
             "argparse.ArgumentParser.parse_args" => {}
             _ => {}
         }
         // Wrappers around a mapping: AttrDict, dict, EasyDict, Namespace.
         let last = path.rsplit('.').next().unwrap_or("");
-        if matches!(last, "AttrDict" | "EasyDict" | "dict" | "DotMap" | "Box" | "OmegaConf") && !t.proj.is_empty() {
+        if matches!(
+            last,
+            "AttrDict" | "EasyDict" | "dict" | "DotMap" | "Box" | "OmegaConf" | "ConfigDict" | "FrozenConfigDict"
+        ) && !t.proj.is_empty()
+        {
             let [arg] = positional.as_slice() else { return None };
-            let r = prog.sources_with(t.scope, arg, t.proj.clone());
-            return resolve_terms(prog, env, &r, depth);
+            // Attribute access on these is key access, also into the
+            // nested dicts (`ConfigDict({...}).data.num_workers`).
+            let keyed: Vec<Proj> = t
+                .proj
+                .iter()
+                .map(|p| match p {
+                    Proj::Attr(a) => Proj::Key(Key::Str(a.clone())),
+                    p => p.clone(),
+                })
+                .collect();
+            let r = prog.sources_with(t.scope, arg, keyed);
+            let v = resolve_terms(prog, env, &r, depth)?;
+            // A literal read by attribute: not when some code stores to a
+            // field of that name (`c.loaders.num_workers = 2` on a copy).
+            if v.via.is_none() {
+                if let Some(Proj::Attr(leaf)) = t.proj.last() {
+                    if field_stored(prog, leaf) {
+                        return None;
+                    }
+                }
+            }
+            return Some(v);
         }
     }
     let ExprKind::Attribute { value: recv, attr } = &func.kind else {
@@ -405,6 +435,33 @@ fn module_object_attr(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -
         }
     }
     constant_at(prog, env, scope, value, depth + 1)
+}
+
+/// Whether some statement of the training code stores to a field named
+/// `leaf` (`x.y.leaf = …`, `x["leaf"] = …`, augmented or not).
+fn field_stored(prog: &Program, leaf: &str) -> bool {
+    let named = |t: &Expr| match &t.kind {
+        ExprKind::Attribute { attr, .. } => attr == leaf,
+        ExprKind::Subscript { index, .. } => matches!(&index.kind, ExprKind::Str(k) if k == leaf),
+        _ => false,
+    };
+    for m in prog.code_modules() {
+        let chunks: Vec<u32> = prog.chunks_mentioning(m, &[leaf]).collect();
+        for c in chunks {
+            for scope in prog.scopes(m, c) {
+                let mut hit = false;
+                prog.walk_stmts(scope, &mut |_, st| match &st.kind {
+                    StmtKind::Assign { targets, .. } => hit |= targets.iter().any(named),
+                    StmtKind::AugAssign { target, .. } => hit |= named(target),
+                    _ => {}
+                });
+                if hit {
+                    return true;
+                }
+            }
+        }
+    }
+    false
 }
 
 /// The attributes of an attribute chain (`x.a.b` → `["a", "b"]`), whatever
