@@ -7,6 +7,15 @@ use super::*;
 /// `lightning.pytorch.Trainer` and `lightning.Trainer` normalise to it).
 pub const TRAINER: &str = "lightning.Trainer";
 
+/// `Trainer.from_argparse_args(args, **kwargs)`: a Trainer as well.
+pub const TRAINER_FROM_ARGS: &str = "lightning.Trainer.from_argparse_args";
+
+/// Whether a strategy name runs one process per device (`"ddp"`,
+/// `"ddp_spawn"`, `"fsdp"`, `"deepspeed_stage_2"`, …).
+fn per_device_name(s: &str) -> bool {
+    ["ddp", "fsdp", "deepspeed"].iter().any(|p| s.starts_with(p))
+}
+
 /// Whether a `strategy=` value starts one process per device
 /// (`Some(true)`: DDP, FSDP, DeepSpeed, as a name or a strategy object),
 /// runs one process (`Some(false)`: `"dp"`, `"single_device"`), or is
@@ -17,7 +26,7 @@ fn strategy_ranks(prog: &Program, scope: Scope, e: &Expr) -> Option<bool> {
         argv: &[],
     };
     if let Some(s) = values::constant(prog, &env, scope, e).and_then(|r| r.as_str().map(str::to_string)) {
-        let per_device = ["ddp", "fsdp", "deepspeed"].iter().any(|p| s.starts_with(p));
+        let per_device = per_device_name(&s);
         return match s.as_str() {
             _ if per_device => Some(true),
             "dp" | "single_device" | "single_xla" => Some(false),
@@ -89,10 +98,14 @@ pub fn trainer_world(prog: &Program, scope: Scope, args: &[Arg]) -> Option<World
 }
 
 /// Whether a module `which` accepts builds a `Trainer` that runs one
-/// process per device.
+/// process per device: `Trainer(strategy="ddp", devices=8)`,
+/// `Trainer.from_argparse_args(args, strategy="ddp")`, or a Trainer built
+/// from arguments the module sets to such a strategy
+/// (`trainer_config["accelerator"] = "ddp"`, the older spelling).
 pub(super) fn trainer_ranks_in(prog: &Program, which: &dyn Fn(ModId) -> bool) -> bool {
     for m in prog.code_modules().filter(|m| which(*m)) {
         let chunks: Vec<u32> = prog.chunks_mentioning(m, &["Trainer"]).collect();
+        let mut builds = false;
         for c in chunks {
             for scope in prog.scopes(m, c) {
                 let mut hit = false;
@@ -103,8 +116,18 @@ pub(super) fn trainer_ranks_in(prog: &Program, which: &dyn Fn(ModId) -> bool) ->
                     let ExprKind::Call { func, args, .. } = &e.kind else {
                         return;
                     };
-                    if prog.external(scope, func).as_deref() == Some(TRAINER) {
-                        hit = trainer_world(prog, scope, args).is_some_and(World::distributed);
+                    match prog.external(scope, func).as_deref() {
+                        Some(TRAINER) => {
+                            builds = true;
+                            hit = trainer_world(prog, scope, args).is_some_and(World::distributed);
+                        }
+                        Some(TRAINER_FROM_ARGS) => {
+                            builds = true;
+                            hit = ["strategy", "accelerator"].iter().any(|k| {
+                                kw(args, k).is_some_and(|v| matches!(&v.kind, ExprKind::Str(s) if per_device_name(s)))
+                            });
+                        }
+                        _ => {}
                     }
                 });
                 if hit {
@@ -112,8 +135,37 @@ pub(super) fn trainer_ranks_in(prog: &Program, which: &dyn Fn(ModId) -> bool) ->
                 }
             }
         }
+        if builds && strategy_stored(prog, m) {
+            return true;
+        }
     }
     false
+}
+
+/// Whether module `m` stores a per-device strategy name under `strategy`
+/// or `accelerator` (`cfg["strategy"] = "ddp"`, `opts.accelerator = "ddp"`).
+fn strategy_stored(prog: &Program, m: ModId) -> bool {
+    let keyed = |t: &Expr| match &t.kind {
+        ExprKind::Subscript { index, .. } => {
+            matches!(&index.kind, ExprKind::Str(k) if k == "strategy" || k == "accelerator")
+        }
+        ExprKind::Attribute { attr, .. } => attr == "strategy" || attr == "accelerator",
+        _ => false,
+    };
+    let chunks: Vec<u32> = prog.chunks_mentioning(m, &["ddp", "fsdp", "deepspeed"]).collect();
+    chunks.into_iter().any(|c| {
+        prog.scopes(m, c).into_iter().any(|scope| {
+            let mut hit = false;
+            prog.walk_stmts(scope, &mut |_, st| {
+                if let StmtKind::Assign { targets, value } = &st.kind {
+                    if matches!(&value.kind, ExprKind::Str(s) if per_device_name(s)) && targets.iter().any(keyed) {
+                        hit = true;
+                    }
+                }
+            });
+            hit
+        })
+    })
 }
 
 /// Whether `recv` is a Lightning `Trainer`: built by `Trainer(…)`, a
@@ -124,7 +176,7 @@ pub(super) fn trainer(prog: &Program, scope: Scope, recv: &Expr) -> bool {
     if s.terms.iter().any(|t| {
         t.proj.is_empty()
             && matches!(&t.expr.kind, ExprKind::Call { func, .. }
-                if prog.external(t.scope, func).as_deref() == Some(TRAINER))
+                if matches!(prog.external(t.scope, func).as_deref(), Some(TRAINER | TRAINER_FROM_ARGS)))
     }) {
         return true;
     }

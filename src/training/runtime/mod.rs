@@ -372,6 +372,7 @@ fn distributed_markers(prog: &Program, which: &dyn Fn(ModId) -> bool) -> bool {
         "Accelerator",
         "Fabric",
         "COMM_WORLD",
+        "Strategy",
     ];
     if any_call_in(prog, &needles, is_distributed_marker, which) {
         return true;
@@ -410,6 +411,10 @@ fn is_distributed_marker(path: &str) -> bool {
         "accelerate.Accelerator",
         "lightning.Fabric",
         "lightning.fabric.Fabric",
+        // Lightning's multi-process strategies, built to hand to a Trainer.
+        "lightning.strategies.DDPStrategy",
+        "lightning.strategies.FSDPStrategy",
+        "lightning.strategies.DeepSpeedStrategy",
     ];
     MARKERS.contains(&path) || path.starts_with("mpi4py.MPI.COMM_WORLD.")
 }
