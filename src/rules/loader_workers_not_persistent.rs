@@ -47,12 +47,15 @@ declare_rule! {
 
 use super::training_support::{code, Code, DET_LOADER};
 use super::{Cx, Sink};
+use crate::diagnostic::Edit;
 use crate::source::Span;
 use crate::training::ast::{Arg, DictItem, Expr, ExprKind, StmtKind};
 use crate::training::program::{Anc, ArgPos, Flow, Scope};
 use crate::training::runtime::{self, called_in_loop};
 use crate::training::values::Resolved;
 use crate::yaml::{display_path, PathSeg};
+
+mod sites;
 
 /// Fewest workers reported.
 const MANY: i64 = 8;
@@ -85,6 +88,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             Host::Ranks(local_ranks(&code))
         };
         let mut hits = Vec::new();
+        let mut sited = Vec::new();
         code.prog.walk_exprs(scope, &mut |anc, e| {
             let ExprKind::Call { func, args, .. } = &e.kind else {
                 return;
@@ -102,16 +106,21 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             let Some(workers) = find_option(&code, scope, args, "num_workers", at) else {
                 return;
             };
-            let Some(n) = resolved_max(&code, &workers) else { return };
-            if n < MANY {
-                return;
-            }
             let persistent = find_option(&code, scope, args, "persistent_workers", 12);
-            if let Some(p) = &persistent {
-                match runtime::constant(code.prog, code.cfg, code.rt, p.scope, p.value).and_then(|r| r.as_bool()) {
-                    Some(false) => {}
-                    _ => return,
+            let keeps = persistent
+                .as_ref()
+                .map(|p| runtime::constant(code.prog, code.cfg, code.rt, p.scope, p.value).and_then(|r| r.as_bool()));
+            match (resolved_max(&code, &workers), keeps) {
+                (Some(n), _) if n < MANY => return,
+                (Some(_), None | Some(Some(false))) => {}
+                // Values a helper's callers pass (`make_loader(ds,
+                // num_workers=8, persistent_workers=False)`), each call
+                // site on its own.
+                (None, Some(None) | Some(Some(false)) | None) | (Some(_), Some(None)) => {
+                    sited.push((e, anc.to_vec(), workers, persistent));
+                    return;
                 }
+                _ => return,
             }
             if !reiterated(&code, scope, anc, e) {
                 return;
@@ -119,7 +128,14 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             hits.push((workers, persistent));
         });
         for (workers, persistent) in hits {
-            report(&code, cx, out, &workers, persistent.as_ref(), host);
+            let edit = persistent_edit(&code, &workers, persistent.as_ref(), "persistent_workers");
+            report(&code, cx, out, &workers, edit, host);
+        }
+        for (loader, anc, workers, persistent) in sited {
+            for hit in sites::hits(&code, scope, loader, &anc, &workers, persistent.as_ref()) {
+                let edit = hit.edit.clone();
+                report(&code, cx, out, &hit.workers, edit, host);
+            }
         }
     }
 }
@@ -344,14 +360,7 @@ fn local_ranks(code: &Code<'_>) -> Option<i64> {
     runtime::trainer_devices(code.prog)
 }
 
-fn report(
-    code: &Code<'_>,
-    cx: &Cx<'_>,
-    out: &mut Sink<'_>,
-    w: &Written<'_>,
-    persistent: Option<&Written<'_>>,
-    host: Host,
-) {
+fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edit: Option<Edit>, host: Host) {
     let Some(r) = &w.resolved else { return };
     let ints = r.ints().unwrap_or_default();
     let n = ints.iter().copied().max().unwrap_or(0);
@@ -396,9 +405,18 @@ fn report(
         let p: Vec<PathSeg> = path.clone();
         d.label(config.file, config.value_span(&p), "the value comes from here");
     }
+    if let Some(edit) = edit {
+        d.unsafe_fix("keep the workers alive: persistent_workers=True", vec![edit]);
+    }
+}
+
+/// The edit keeping the workers alive: `False` → `True` where
+/// `persistent` is written, else `<name>=True` after the workers' argument
+/// (`name`: the keyword, a helper's parameter for its call sites).
+fn persistent_edit(code: &Code<'_>, w: &Written<'_>, persistent: Option<&Written<'_>>, name: &str) -> Option<Edit> {
     let file = code.file(w.scope.m);
     let text = code.prog.text(w.scope.m);
-    let edit = match persistent {
+    match persistent {
         Some(p) => match &p.value.kind {
             ExprKind::Bool(false) => Some(crate::edit::replace(file, p.value.span, "True")),
             _ => None,
@@ -409,14 +427,11 @@ fn report(
                 .is_some_and(|t| t.starts_with('"') || t.starts_with('\''));
             let insert = if in_dict {
                 let quote = &text[w.span.start..w.span.start + 1];
-                format!(", {quote}persistent_workers{quote}: True")
+                format!(", {quote}{name}{quote}: True")
             } else {
-                ", persistent_workers=True".to_string()
+                format!(", {name}=True")
             };
             Some(crate::edit::replace(file, Span::at(w.span.end), insert))
         }
-    };
-    if let Some(edit) = edit {
-        d.unsafe_fix("keep the workers alive: persistent_workers=True", vec![edit]);
     }
 }
