@@ -1,19 +1,26 @@
 declare_rule! {
     /// ## What it checks
-    /// A `DataLoader` (torch's or `determined.pytorch.DataLoader`) whose
-    /// `num_workers` resolves to 8 or more — written out, through module constants
-    /// and `**kwargs` dicts, argparse defaults, config objects filled in at module
-    /// level (a yacs `_C.DATA.NUM_WORKERS = 8`, also through `_C.clone()`), or
+    /// A `DataLoader` (torch's, `determined.pytorch.DataLoader`, or a project
+    /// subclass of torch's that leaves the workers to it) whose `num_workers`
+    /// resolves to 8 or more — written out, through module constants and
+    /// `**kwargs` dicts, argparse defaults (also `parser.set_defaults(…)`), config
+    /// objects filled in at module level (a yacs `_C.DATA.NUM_WORKERS = 8`, also
+    /// through `_C.clone()`; an `ml_collections.ConfigDict` or `AttrDict` of a dict
+    /// literal), a `None` default's fallback (`n if n is not None else bs * 2`), or
     /// through `context.get_hparam(…)`, `context.get_data_config()[…]` and
     /// `self.hparams.x` back to the experiment's `hyperparameters` and `data` —
     /// without `persistent_workers=True`, in code that runs once per rank (a
     /// multi-rank launch, or code that shows ranks itself: a process group, a
-    /// `DistributedSampler`, DDP/FSDP, Accelerate, Fabric, the launcher's `RANK`
+    /// `DistributedSampler`, DDP/FSDP, Accelerate, Fabric, a Lightning `Trainer` on
+    /// several devices or with a DDP/FSDP/DeepSpeed strategy, the launcher's `RANK`
     /// variables) or in an experiment with pipeline stages, when the loader is
     /// iterated more than once: inside a loop (also through a logging method or a
-    /// function called from one), as a Determined trial's validation loader, or
+    /// function called from one), as a Determined trial's validation loader, as a
+    /// Lightning data hook's loader (`train_dataloader()`, `val_dataloader()`), or
     /// handed to a pipeline framework's `wrap_data_loader(loader, …)` (HPP plugins
-    /// have one), which passes over it every epoch. Values stagec cannot resolve
+    /// have one), which passes over it every epoch. A loader a helper builds from
+    /// its parameters is judged at each call site with that caller's values, and
+    /// reported there. Values stagec cannot resolve
     /// (`os.cpu_count()`, argparse flags without a default or overwritten by the
     /// code, config paths a function overwrites, external config files) are left
     /// alone.

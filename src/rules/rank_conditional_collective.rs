@@ -9,7 +9,8 @@ declare_rule! {
     /// API, `core.distributed.broadcast/allgather/gather`,
     /// `checkpoint.restore_path()`/`download()` in the default download mode,
     /// `checkpoint.store_path()`/`upload()` with `shard=True`, and
-    /// `preempt.should_preempt()`.
+    /// `preempt.should_preempt()`; in Lightning, `trainer.save_checkpoint()`, which
+    /// ends in a barrier of all ranks.
     ///
     /// ## Why
     /// Every rank must enter a collective the same number of times and in the same
