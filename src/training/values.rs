@@ -269,6 +269,15 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
             // A copy has the same values.
             "copy.deepcopy" | "copy.copy" => {
                 let [arg] = positional.as_slice() else { return None };
+                // Not when some code stores to a field of that name (the
+                // copy is usually made to be changed).
+                let leaf = match t.proj.last() {
+                    Some(Proj::Attr(a) | Proj::Key(Key::Str(a))) => a,
+                    _ => return None,
+                };
+                if field_stored(prog, leaf) {
+                    return None;
+                }
                 let r = prog.sources_with(t.scope, arg, t.proj.clone());
                 return resolve_terms(prog, env, &r, depth);
             }
@@ -438,8 +447,12 @@ fn module_object_attr(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -
 }
 
 /// Whether some statement of the training code stores to a field named
-/// `leaf` (`x.y.leaf = …`, `x["leaf"] = …`, augmented or not).
+/// `leaf` (`x.y.leaf = …`, `x["leaf"] = …`, augmented or not, or
+/// `x.update(leaf=…)`, `x.update({"leaf": …})`).
 fn field_stored(prog: &Program, leaf: &str) -> bool {
+    if updated(prog, leaf) {
+        return true;
+    }
     let named = |t: &Expr| match &t.kind {
         ExprKind::Attribute { attr, .. } => attr == leaf,
         ExprKind::Subscript { index, .. } => matches!(&index.kind, ExprKind::Str(k) if k == leaf),
@@ -454,6 +467,40 @@ fn field_stored(prog: &Program, leaf: &str) -> bool {
                     StmtKind::Assign { targets, .. } => hit |= targets.iter().any(named),
                     StmtKind::AugAssign { target, .. } => hit |= named(target),
                     _ => {}
+                });
+                if hit {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Whether some `….update(…)` call of the training code names `leaf`.
+fn updated(prog: &Program, leaf: &str) -> bool {
+    for m in prog.code_modules() {
+        let chunks: Vec<u32> = prog.chunks_mentioning(m, &["update"]).collect();
+        for c in chunks {
+            for scope in prog.scopes(m, c) {
+                let mut hit = false;
+                prog.walk_exprs(scope, &mut |_, e| {
+                    let ExprKind::Call { func, args, .. } = &e.kind else {
+                        return;
+                    };
+                    if !matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "update") {
+                        return;
+                    }
+                    hit |= args.iter().any(|a| match a {
+                        Arg::Kw { name, .. } => name == leaf,
+                        Arg::Pos(d) => match &d.kind {
+                            ExprKind::Dict(items) => items.iter().any(|i| {
+                                matches!(i, super::ast::DictItem::Pair { key, .. } if matches!(&key.kind, ExprKind::Str(k) if k == leaf))
+                            }),
+                            _ => false,
+                        },
+                        _ => false,
+                    });
                 });
                 if hit {
                     return true;

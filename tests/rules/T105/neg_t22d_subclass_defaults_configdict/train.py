@@ -8,9 +8,12 @@
 #     so its literal 16 is not the value the loader sees;
 #   - set_defaults gives --eval-workers 4, below the threshold, and two set_defaults calls
 #     disagree on --train-workers (8 and 2): unresolved;
-#   - Shards(ds, args.shard_workers).loader(): the count is a flag without a default.
+#   - Shards(ds, args.shard_workers).loader(): the count is a flag without a default;
+#   - finetune()'s options are a deep copy of BASE that loader_options() may update
+#     (loader_workers=2): the copy's literal 16 is not the value the loader sees.
 # ----
 import argparse
+import copy
 
 import ml_collections as mlc
 import torch.distributed as dist
@@ -78,3 +81,21 @@ if __name__ == "__main__":
     if parser.parse_known_args()[0].epochs > 100:
         parser.set_defaults(train_workers=2)
     main(parser.parse_args(), None, None, None, None)
+
+
+BASE = {"loader_workers": 16, "batch_size": 4}
+
+
+def loader_options(fast):
+    options = copy.deepcopy(BASE)
+    if fast:
+        options.update(loader_workers=2)
+    return options
+
+
+def finetune(model, dataset, fast, step):
+    options = loader_options(fast)
+    loader = DataLoader(dataset, num_workers=options["loader_workers"], sampler=DistributedSampler(dataset))
+    for epoch in range(3):
+        for batch in loader:
+            step(model, batch)
