@@ -1,19 +1,26 @@
 declare_rule! {
     /// ## What it checks
-    /// A `DataLoader` (torch's or `determined.pytorch.DataLoader`) whose
-    /// `num_workers` resolves to 8 or more — written out, through module constants
-    /// and `**kwargs` dicts, argparse defaults, config objects filled in at module
-    /// level (a yacs `_C.DATA.NUM_WORKERS = 8`, also through `_C.clone()`), or
+    /// A `DataLoader` (torch's, `determined.pytorch.DataLoader`, or a project
+    /// subclass of torch's that leaves the workers to it) whose `num_workers`
+    /// resolves to 8 or more — written out, through module constants and
+    /// `**kwargs` dicts, argparse defaults (also `parser.set_defaults(…)`), config
+    /// objects filled in at module level (a yacs `_C.DATA.NUM_WORKERS = 8`, also
+    /// through `_C.clone()`; an `ml_collections.ConfigDict` or `AttrDict` of a dict
+    /// literal), a `None` default's fallback (`n if n is not None else bs * 2`), or
     /// through `context.get_hparam(…)`, `context.get_data_config()[…]` and
     /// `self.hparams.x` back to the experiment's `hyperparameters` and `data` —
     /// without `persistent_workers=True`, in code that runs once per rank (a
     /// multi-rank launch, or code that shows ranks itself: a process group, a
-    /// `DistributedSampler`, DDP/FSDP, Accelerate, Fabric, the launcher's `RANK`
+    /// `DistributedSampler`, DDP/FSDP, Accelerate, Fabric, a Lightning `Trainer` on
+    /// several devices or with a DDP/FSDP/DeepSpeed strategy, the launcher's `RANK`
     /// variables) or in an experiment with pipeline stages, when the loader is
     /// iterated more than once: inside a loop (also through a logging method or a
-    /// function called from one), as a Determined trial's validation loader, or
+    /// function called from one), as a Determined trial's validation loader, as a
+    /// Lightning data hook's loader (`train_dataloader()`, `val_dataloader()`), or
     /// handed to a pipeline framework's `wrap_data_loader(loader, …)` (HPP plugins
-    /// have one), which passes over it every epoch. Values stagec cannot resolve
+    /// have one), which passes over it every epoch. A loader a helper builds from
+    /// its parameters is judged at each call site with that caller's values, and
+    /// reported there. Values stagec cannot resolve
     /// (`os.cpu_count()`, argparse flags without a default or overwritten by the
     /// code, config paths a function overwrites, external config files) are left
     /// alone.
@@ -47,12 +54,15 @@ declare_rule! {
 
 use super::training_support::{code, Code, DET_LOADER};
 use super::{Cx, Sink};
+use crate::diagnostic::Edit;
 use crate::source::Span;
 use crate::training::ast::{Arg, DictItem, Expr, ExprKind, StmtKind};
 use crate::training::program::{Anc, ArgPos, Flow, Scope};
 use crate::training::runtime::{self, called_in_loop};
 use crate::training::values::Resolved;
 use crate::yaml::{display_path, PathSeg};
+
+mod sites;
 
 /// Fewest workers reported.
 const MANY: i64 = 8;
@@ -85,29 +95,39 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             Host::Ranks(local_ranks(&code))
         };
         let mut hits = Vec::new();
+        let mut sited = Vec::new();
         code.prog.walk_exprs(scope, &mut |anc, e| {
             let ExprKind::Call { func, args, .. } = &e.kind else {
                 return;
             };
-            let Some(path) = code.prog.external(scope, func) else {
-                return;
-            };
-            if path != "torch.utils.data.DataLoader" && path != DET_LOADER {
-                return;
-            }
-            let Some(workers) = find_option(&code, scope, args, "num_workers", 5) else {
-                return;
-            };
-            let Some(n) = resolved_max(&code, &workers) else { return };
-            if n < MANY {
+            let torch_or_det = code
+                .prog
+                .external(scope, func)
+                .is_some_and(|path| path == "torch.utils.data.DataLoader" || path == DET_LOADER);
+            let subclass = !torch_or_det && plain_loader_subclass(&code, scope, func);
+            if !torch_or_det && !subclass {
                 return;
             }
+            // A subclass's positions are its own: only `num_workers=` counts.
+            let at = if subclass { usize::MAX } else { 5 };
+            let Some(workers) = find_option(&code, scope, args, "num_workers", at) else {
+                return;
+            };
             let persistent = find_option(&code, scope, args, "persistent_workers", 12);
-            if let Some(p) = &persistent {
-                match runtime::constant(code.prog, code.cfg, code.rt, p.scope, p.value).and_then(|r| r.as_bool()) {
-                    Some(false) => {}
-                    _ => return,
+            let keeps = persistent
+                .as_ref()
+                .map(|p| runtime::constant(code.prog, code.cfg, code.rt, p.scope, p.value).and_then(|r| r.as_bool()));
+            match (resolved_max(&code, &workers), keeps) {
+                (Some(n), _) if n < MANY => return,
+                (Some(_), None | Some(Some(false))) => {}
+                // Values a helper's callers pass (`make_loader(ds,
+                // num_workers=8, persistent_workers=False)`), each call
+                // site on its own.
+                (None, Some(None) | Some(Some(false)) | None) | (Some(_), Some(None)) => {
+                    sited.push((e, anc.to_vec(), workers, persistent));
+                    return;
                 }
+                _ => return,
             }
             if !reiterated(&code, scope, anc, e) {
                 return;
@@ -115,9 +135,58 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             hits.push((workers, persistent));
         });
         for (workers, persistent) in hits {
-            report(&code, cx, out, &workers, persistent.as_ref(), host);
+            let edit = persistent_edit(&code, &workers, persistent.as_ref(), "persistent_workers");
+            report(&code, cx, out, &workers, edit, host);
+        }
+        for (loader, anc, workers, persistent) in sited {
+            for hit in sites::hits(&code, scope, loader, &anc, &workers, persistent.as_ref()) {
+                let edit = hit.edit.clone();
+                report(&code, cx, out, &hit.workers, edit, host);
+            }
         }
     }
+}
+
+/// A project class deriving from torch's `DataLoader` that leaves its
+/// workers to it: no class on the way names `num_workers` or
+/// `persistent_workers`, an `__init__` takes `**kwargs` and hands them on,
+/// and an `__iter__` goes through `super().__iter__()` (so each pass still
+/// starts the workers).
+fn plain_loader_subclass(code: &Code<'_>, scope: Scope, func: &Expr) -> bool {
+    let prog = code.prog;
+    let crate::training::program::Callee::Class(k) = prog.callee(scope, func) else {
+        return false;
+    };
+    if !prog.derives_from(k, &["torch.utils.data.DataLoader"]) {
+        return false;
+    }
+    let mut classes = vec![k];
+    let mut i = 0;
+    while i < classes.len() && i < 8 {
+        let more: Vec<_> = prog
+            .bases(classes[i])
+            .into_iter()
+            .filter(|b| !classes.contains(b))
+            .collect();
+        classes.extend(more);
+        i += 1;
+    }
+    classes.iter().all(|c| {
+        let Some(class) = prog.class(*c) else { return false };
+        let text = prog.text(c.m).get(class.span.start..class.span.end).unwrap_or("");
+        if text.contains("num_workers") || text.contains("persistent_workers") {
+            return false;
+        }
+        if text.contains("def __iter__") && !text.contains("super().__iter__()") {
+            return false;
+        }
+        match prog.method(*c, "__init__").and_then(|f| prog.func(f)) {
+            None => true,
+            Some(init) => init.params.iter().any(|p| {
+                matches!(p.kind, crate::training::ast::ParamKind::KwArgs) && text.contains(&format!("**{}", p.name))
+            }),
+        }
+    })
 }
 
 /// Where an option of the call is written: a keyword argument, a position,
@@ -218,6 +287,9 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
                 if is_hook && in_trial {
                     again = true;
                 }
+                if lightning_hook(code, f) {
+                    again = true;
+                }
             }
             // Handed to a pipeline framework's loader wrapper
             // (`context.wrap_data_loader(loader, …)` of an HPP plugin;
@@ -241,6 +313,32 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
     again
 }
 
+/// A Lightning data hook (`train_dataloader`, `val_dataloader`, …) of a
+/// `LightningDataModule` or `LightningModule`: the Trainer iterates the
+/// loader it returns at every epoch (or every validation run).
+fn lightning_hook(code: &Code<'_>, f: crate::training::program::FuncId) -> bool {
+    let prog = code.prog;
+    let hook = prog.func(f).is_some_and(|x| {
+        matches!(
+            x.name.as_str(),
+            "train_dataloader" | "val_dataloader" | "test_dataloader" | "predict_dataloader"
+        )
+    });
+    hook && prog.class_of(f).is_some_and(|k| {
+        prog.external_bases(k).iter().any(|b| {
+            matches!(
+                b.as_str(),
+                "lightning.LightningDataModule"
+                    | "lightning.LightningModule"
+                    | "lightning.core.LightningDataModule"
+                    | "lightning.core.LightningModule"
+                    | "lightning.core.datamodule.LightningDataModule"
+                    | "lightning.core.module.LightningModule"
+            )
+        })
+    })
+}
+
 /// A method that takes a data loader over (`wrap_data_loader`,
 /// `wrap_dataloader`): not Determined's API, a pipeline framework's.
 fn is_loader_wrapper(name: &str) -> bool {
@@ -257,24 +355,19 @@ enum Host {
 }
 
 /// The ranks each node runs, when the launch fixes it
-/// (`torchrun --nproc_per_node 8`, `mp.spawn(…, nprocs=4)`).
+/// (`torchrun --nproc_per_node 8`, `mp.spawn(…, nprocs=4)`, a Lightning
+/// `Trainer(devices=8, …)`).
 fn local_ranks(code: &Code<'_>) -> Option<i64> {
     if let Some(l) = &code.rt.launch {
         if let crate::training::entry::Procs::Fixed(n) = l.procs {
             return (n > 1).then_some(n);
         }
     }
-    None
+    // Lightning's `Trainer(devices=8, …)`: one process per device.
+    runtime::trainer_devices(code.prog)
 }
 
-fn report(
-    code: &Code<'_>,
-    cx: &Cx<'_>,
-    out: &mut Sink<'_>,
-    w: &Written<'_>,
-    persistent: Option<&Written<'_>>,
-    host: Host,
-) {
+fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edit: Option<Edit>, host: Host) {
     let Some(r) = &w.resolved else { return };
     let ints = r.ints().unwrap_or_default();
     let n = ints.iter().copied().max().unwrap_or(0);
@@ -319,9 +412,18 @@ fn report(
         let p: Vec<PathSeg> = path.clone();
         d.label(config.file, config.value_span(&p), "the value comes from here");
     }
+    if let Some(edit) = edit {
+        d.unsafe_fix("keep the workers alive: persistent_workers=True", vec![edit]);
+    }
+}
+
+/// The edit keeping the workers alive: `False` → `True` where
+/// `persistent` is written, else `<name>=True` after the workers' argument
+/// (`name`: the keyword, a helper's parameter for its call sites).
+fn persistent_edit(code: &Code<'_>, w: &Written<'_>, persistent: Option<&Written<'_>>, name: &str) -> Option<Edit> {
     let file = code.file(w.scope.m);
     let text = code.prog.text(w.scope.m);
-    let edit = match persistent {
+    match persistent {
         Some(p) => match &p.value.kind {
             ExprKind::Bool(false) => Some(crate::edit::replace(file, p.value.span, "True")),
             _ => None,
@@ -332,14 +434,11 @@ fn report(
                 .is_some_and(|t| t.starts_with('"') || t.starts_with('\''));
             let insert = if in_dict {
                 let quote = &text[w.span.start..w.span.start + 1];
-                format!(", {quote}persistent_workers{quote}: True")
+                format!(", {quote}{name}{quote}: True")
             } else {
-                ", persistent_workers=True".to_string()
+                format!(", {name}=True")
             };
             Some(crate::edit::replace(file, Span::at(w.span.end), insert))
         }
-    };
-    if let Some(edit) = edit {
-        d.unsafe_fix("keep the workers alive: persistent_workers=True", vec![edit]);
     }
 }

@@ -9,7 +9,8 @@ declare_rule! {
     /// API, `core.distributed.broadcast/allgather/gather`,
     /// `checkpoint.restore_path()`/`download()` in the default download mode,
     /// `checkpoint.store_path()`/`upload()` with `shard=True`, and
-    /// `preempt.should_preempt()`.
+    /// `preempt.should_preempt()`; in Lightning, `trainer.save_checkpoint()`, which
+    /// ends in a barrier of all ranks.
     ///
     /// ## Why
     /// Every rank must enter a collective the same number of times and in the same
@@ -42,6 +43,9 @@ use crate::source::Span;
 use crate::training::ast::{Arg, Expr, ExprKind, Stmt, StmtKind};
 use crate::training::program::{walk_stmt, Callee, FuncId, Node, Scope};
 use crate::training::runtime::{self, collective, mentions_rank, rank_kind, RankKind};
+
+/// The help for Lightning's `trainer.save_checkpoint` under a rank test.
+const LIGHTNING_HELP: &str = "Trainer.save_checkpoint ends in a barrier of all ranks (and under DeepSpeed or FSDP every rank writes its shard), and Lightning writes the file from global rank 0 itself: call it on every rank, without the rank test";
 
 /// Most parts of rank conditions that are tried both ways.
 const MAX_ATOMS: usize = 6;
@@ -147,6 +151,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                             let d = out.at_loc(code.loc(scope.m, e.span), direct_message(&c, &cond));
                             d.help(if c.kind.starts_with("accelerate.") {
                                 "call it on every process and keep only your own file writes under the main-process test (Accelerate writes its checkpoint files from the right process itself)"
+                            } else if c.kind == "lightning.save_checkpoint" {
+                                LIGHTNING_HELP
                             } else {
                                 "every rank must run the same collectives in the same order: move it out of the branch, or give the other ranks a matching call"
                             });
@@ -171,6 +177,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                         let d = out.at_loc(code.loc(scope.m, e.span), helper_message(&call, &c, &cond));
                         d.help(if c.kind.starts_with("accelerate.") {
                             "call it on every process and keep only your own file writes under the main-process test (Accelerate writes its checkpoint files from the right process itself)"
+                        } else if c.kind == "lightning.save_checkpoint" {
+                            LIGHTNING_HELP
                         } else {
                             "every rank must run the same collectives in the same order: call it on every rank, or give the other ranks a matching call"
                         });

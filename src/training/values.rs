@@ -167,6 +167,26 @@ fn term_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -> Option
         ExprKind::Call { func, args, .. } => {
             call_value(prog, env, t, func, args, depth).or_else(|| module_object_attr(prog, env, t, depth))
         }
+        ExprKind::BinOp { left, op, right } if t.proj.is_empty() => {
+            let l = constant_at(prog, env, t.scope, left, depth + 1)?;
+            let r = constant_at(prog, env, t.scope, right, depth + 1)?;
+            if l.values.len().saturating_mul(r.values.len()) > 64 {
+                return None;
+            }
+            let mut values = Vec::new();
+            for a in &l.values {
+                for b in &r.values {
+                    let v = arithmetic(op, a, b)?;
+                    if !values.contains(&v) {
+                        values.push(v);
+                    }
+                }
+            }
+            Some(Resolved {
+                values,
+                via: l.via.or(r.via),
+            })
+        }
         ExprKind::Attribute { value, attr } => {
             // `<call>.trial.hparams[...]` and the like: re-enter with the
             // attribute as a projection of the call.
@@ -184,6 +204,36 @@ fn term_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -> Option
         }
         _ => None,
     }
+}
+
+/// `a op b` on numbers (`batch_size * 2`, `base + 1`): integers stay
+/// integers except through `/`; `None` on overflow, division by zero or
+/// anything else.
+fn arithmetic(op: &str, a: &Const, b: &Const) -> Option<Const> {
+    let float = |c: &Const| match c {
+        Const::Int(i) => Some(*i as f64),
+        Const::Float(f) => Some(*f),
+        _ => None,
+    };
+    if let (Const::Int(x), Const::Int(y)) = (a, b) {
+        return Some(Const::Int(match op {
+            "+" => x.checked_add(*y)?,
+            "-" => x.checked_sub(*y)?,
+            "*" => x.checked_mul(*y)?,
+            "//" if *y != 0 => x.checked_div_euclid(*y).filter(|_| *y > 0 || x % y == 0)?,
+            "/" if *y != 0 => return Some(Const::Float(*x as f64 / *y as f64)),
+            _ => return None,
+        }));
+    }
+    let (x, y) = (float(a)?, float(b)?);
+    let v = match op {
+        "+" => x + y,
+        "-" => x - y,
+        "*" => x * y,
+        "/" if y != 0.0 => x / y,
+        _ => return None,
+    };
+    v.is_finite().then_some(Const::Float(v))
 }
 
 fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[Arg], depth: u32) -> Option<Resolved> {
@@ -216,15 +266,54 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
                     _ => None,
                 };
             }
+            // A copy has the same values.
+            "copy.deepcopy" | "copy.copy" => {
+                let [arg] = positional.as_slice() else { return None };
+                // Not when some code stores to a field of that name (the
+                // copy is usually made to be changed).
+                let leaf = match t.proj.last() {
+                    Some(Proj::Attr(a) | Proj::Key(Key::Str(a))) => a,
+                    _ => return None,
+                };
+                if field_stored(prog, leaf) {
+                    return None;
+                }
+                let r = prog.sources_with(t.scope, arg, t.proj.clone());
+                return resolve_terms(prog, env, &r, depth);
+            }
             "argparse.ArgumentParser.parse_args" => {}
             _ => {}
         }
         // Wrappers around a mapping: AttrDict, dict, EasyDict, Namespace.
         let last = path.rsplit('.').next().unwrap_or("");
-        if matches!(last, "AttrDict" | "EasyDict" | "dict" | "DotMap" | "Box" | "OmegaConf") && !t.proj.is_empty() {
+        if matches!(
+            last,
+            "AttrDict" | "EasyDict" | "dict" | "DotMap" | "Box" | "OmegaConf" | "ConfigDict" | "FrozenConfigDict"
+        ) && !t.proj.is_empty()
+        {
             let [arg] = positional.as_slice() else { return None };
-            let r = prog.sources_with(t.scope, arg, t.proj.clone());
-            return resolve_terms(prog, env, &r, depth);
+            // Attribute access on these is key access, also into the
+            // nested dicts (`ConfigDict({...}).data.num_workers`).
+            let keyed: Vec<Proj> = t
+                .proj
+                .iter()
+                .map(|p| match p {
+                    Proj::Attr(a) => Proj::Key(Key::Str(a.clone())),
+                    p => p.clone(),
+                })
+                .collect();
+            let r = prog.sources_with(t.scope, arg, keyed);
+            let v = resolve_terms(prog, env, &r, depth)?;
+            // A literal read by attribute: not when some code stores to a
+            // field of that name (`c.loaders.num_workers = 2` on a copy).
+            if v.via.is_none() {
+                if let Some(Proj::Attr(leaf)) = t.proj.last() {
+                    if field_stored(prog, leaf) {
+                        return None;
+                    }
+                }
+            }
+            return Some(v);
         }
     }
     let ExprKind::Attribute { value: recv, attr } = &func.kind else {
@@ -355,6 +444,71 @@ fn module_object_attr(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -
         }
     }
     constant_at(prog, env, scope, value, depth + 1)
+}
+
+/// Whether some statement of the training code stores to a field named
+/// `leaf` (`x.y.leaf = …`, `x["leaf"] = …`, augmented or not, or
+/// `x.update(leaf=…)`, `x.update({"leaf": …})`).
+fn field_stored(prog: &Program, leaf: &str) -> bool {
+    if updated(prog, leaf) {
+        return true;
+    }
+    let named = |t: &Expr| match &t.kind {
+        ExprKind::Attribute { attr, .. } => attr == leaf,
+        ExprKind::Subscript { index, .. } => matches!(&index.kind, ExprKind::Str(k) if k == leaf),
+        _ => false,
+    };
+    for m in prog.code_modules() {
+        let chunks: Vec<u32> = prog.chunks_mentioning(m, &[leaf]).collect();
+        for c in chunks {
+            for scope in prog.scopes(m, c) {
+                let mut hit = false;
+                prog.walk_stmts(scope, &mut |_, st| match &st.kind {
+                    StmtKind::Assign { targets, .. } => hit |= targets.iter().any(named),
+                    StmtKind::AugAssign { target, .. } => hit |= named(target),
+                    _ => {}
+                });
+                if hit {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Whether some `….update(…)` call of the training code names `leaf`.
+fn updated(prog: &Program, leaf: &str) -> bool {
+    for m in prog.code_modules() {
+        let chunks: Vec<u32> = prog.chunks_mentioning(m, &["update"]).collect();
+        for c in chunks {
+            for scope in prog.scopes(m, c) {
+                let mut hit = false;
+                prog.walk_exprs(scope, &mut |_, e| {
+                    let ExprKind::Call { func, args, .. } = &e.kind else {
+                        return;
+                    };
+                    if !matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "update") {
+                        return;
+                    }
+                    hit |= args.iter().any(|a| match a {
+                        Arg::Kw { name, .. } => name == leaf,
+                        Arg::Pos(d) => match &d.kind {
+                            ExprKind::Dict(items) => items.iter().any(|i| {
+                                matches!(i, super::ast::DictItem::Pair { key, .. } if matches!(&key.kind, ExprKind::Str(k) if k == leaf))
+                            }),
+                            _ => false,
+                        },
+                        _ => false,
+                    });
+                });
+                if hit {
+                    return true;
+                }
+            }
+        }
+    }
+    false
 }
 
 /// The attributes of an attribute chain (`x.a.b` → `["a", "b"]`), whatever
@@ -525,6 +679,7 @@ fn argparse_value(prog: &Program, env: &Env<'_>, proj: &[Proj], depth: u32) -> O
         return None;
     }
     let mut found: Option<Resolved> = None;
+    let mut given = false;
     for m in prog.code_modules() {
         let needles = ["add_argument"];
         let chunks: Vec<u32> = prog.chunks_mentioning(m, &needles).collect();
@@ -542,6 +697,7 @@ fn argparse_value(prog: &Program, env: &Env<'_>, proj: &[Proj], depth: u32) -> O
                     if spec.dest != *dest {
                         return;
                     }
+                    given |= spec.given(env).is_some();
                     let value = spec.value(prog, env, scope, depth);
                     result = Some(match (result.take(), value) {
                         (None, v) => v,
@@ -558,7 +714,51 @@ fn argparse_value(prog: &Program, env: &Env<'_>, proj: &[Proj], depth: u32) -> O
             }
         }
     }
+    // `parser.set_defaults(dest=…)` overrides the argument's own default
+    // (not a value given on the command line).
+    if !given {
+        if let Some(d) = set_defaults_value(prog, env, dest, depth) {
+            return d;
+        }
+    }
     found
+}
+
+/// The value `parser.set_defaults(<dest>=…)` gives: `None` when no call
+/// names `dest`, `Some(None)` when the calls disagree or do not resolve.
+fn set_defaults_value(prog: &Program, env: &Env<'_>, dest: &str, depth: u32) -> Option<Option<Resolved>> {
+    let mut out: Option<Option<Resolved>> = None;
+    for m in prog.code_modules() {
+        let chunks: Vec<u32> = prog.chunks_mentioning(m, &["set_defaults"]).collect();
+        for c in chunks {
+            for scope in prog.scopes(m, c) {
+                prog.walk_exprs(scope, &mut |_, e| {
+                    let ExprKind::Call { func, args, .. } = &e.kind else {
+                        return;
+                    };
+                    if !matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "set_defaults") {
+                        return;
+                    }
+                    let splat = args.iter().any(|a| matches!(a, Arg::StarStar(_)));
+                    let value = args.iter().find_map(|a| match a {
+                        Arg::Kw { name, value, .. } if name == dest => Some(value),
+                        _ => None,
+                    });
+                    let v = match (value, splat) {
+                        (Some(v), _) => constant_at(prog, env, scope, v, depth + 1),
+                        (None, true) => None,
+                        (None, false) => return,
+                    };
+                    out = Some(match (out.take(), v) {
+                        (None, v) => v,
+                        (Some(Some(a)), Some(b)) if a == b => Some(a),
+                        _ => None,
+                    });
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Whether the code stores to `<name>.<dest>` somewhere (`args.workers =
@@ -638,12 +838,11 @@ impl<'p> ArgSpec<'p> {
         })
     }
 
-    fn value(&self, prog: &Program, env: &Env<'_>, scope: Scope, depth: u32) -> Option<Resolved> {
-        // Given on the command line?
+    /// The option as the entrypoint's argv gives it: `Some(value)` when
+    /// given (`Some(None)`: the flag without a value).
+    fn given<'e>(&self, env: &Env<'e>) -> Option<Option<&'e str>> {
         let mut given: Option<Option<&str>> = None;
-        let mut i = 0;
-        while i < env.argv.len() {
-            let w = &env.argv[i];
+        for (i, w) in env.argv.iter().enumerate() {
             for o in &self.options {
                 if w == o {
                     given = Some(env.argv.get(i + 1).map(String::as_str));
@@ -651,8 +850,13 @@ impl<'p> ArgSpec<'p> {
                     given = Some(Some(v));
                 }
             }
-            i += 1;
         }
+        given
+    }
+
+    fn value(&self, prog: &Program, env: &Env<'_>, scope: Scope, depth: u32) -> Option<Resolved> {
+        // Given on the command line?
+        let given = self.given(env);
         match self.action.as_deref() {
             Some("store_true") => return one(Const::Bool(given.is_some())),
             Some("store_false") => return one(Const::Bool(given.is_none())),

@@ -29,6 +29,15 @@ impl Program {
                     }
                 }
             }
+            // `DataModule(…).train_dataloader()`: a method of the
+            // training-code class constructed right there.
+            if let ExprKind::Call { func: ctor, .. } = &value.kind {
+                if let Some(Sym::Class(k)) = self.expr_sym(scope, ctor) {
+                    if let Some(f) = self.method(k, attr) {
+                        return Callee::Func(f);
+                    }
+                }
+            }
         }
         Callee::Unknown
     }

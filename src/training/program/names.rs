@@ -431,6 +431,9 @@ const PREFIXES: &[(&str, &str)] = &[
     ("determined.core._context.", "determined.core."),
     ("pytorch_lightning.", "lightning.pytorch."),
     ("lightning.pytorch.", "lightning."),
+    // `from pytorch_lightning.trainer import Trainer`
+    ("lightning.trainer.trainer.Trainer", "lightning.Trainer"),
+    ("lightning.trainer.Trainer", "lightning.Trainer"),
     ("horovod.torch.", "horovod."),
     ("accelerate.accelerator.", "accelerate."),
 ];
@@ -477,6 +480,11 @@ mod tests {
             ("deepspeed.comm.get_rank", "deepspeed.comm.get_rank"),
             ("torch.backends.cudnn.is_available", "torch.backends.cudnn.is_available"),
             ("pytorch_lightning.Trainer", "lightning.Trainer"),
+            ("pytorch_lightning.trainer.Trainer", "lightning.Trainer"),
+            (
+                "pytorch_lightning.trainer.Trainer.from_argparse_args",
+                "lightning.Trainer.from_argparse_args",
+            ),
             ("pytorch_lightning", "lightning"),
             (
                 "torch.utils.data.distributed.DistributedSampler",

@@ -133,7 +133,13 @@ impl Program {
                 },
                 _ => term(out, proj),
             },
-            ExprKind::IfExp { body, orelse, .. } => {
+            ExprKind::IfExp { test, body, orelse } => {
+                if proj.is_empty() {
+                    if let Some((x, other)) = none_guard(test, body, orelse) {
+                        self.none_guarded(scope, x, other, out, budget, seen, depth + 1);
+                        return;
+                    }
+                }
                 self.go(scope, body, proj.clone(), out, budget, seen, depth + 1);
                 self.go(scope, orelse, proj, out, budget, seen, depth + 1);
             }
@@ -189,6 +195,41 @@ impl Program {
                 _ => term(out, proj),
             },
             _ => term(out, proj),
+        }
+    }
+
+    /// `x if x is not None else other`: `x`'s origins other than a literal
+    /// `None`, and `other`'s unless every origin of `x` is a literal that
+    /// is not `None` (the fallback is then never taken).
+    #[allow(clippy::too_many_arguments)]
+    fn none_guarded<'p>(
+        &'p self,
+        scope: Scope,
+        x: &'p Expr,
+        other: &'p Expr,
+        out: &mut Sources<'p>,
+        budget: &mut Budget,
+        seen: &mut HashSet<(usize, usize)>,
+        depth: u32,
+    ) {
+        let mut mine = Sources::default();
+        let mut seen_x = seen.clone();
+        self.go(scope, x, Vec::new(), &mut mine, budget, &mut seen_x, depth);
+        let is_none = |t: &Term<'_>| t.proj.is_empty() && matches!(t.expr.kind, ExprKind::None);
+        let never_none = !mine.unknown
+            && !mine.terms.is_empty()
+            && mine.terms.iter().all(|t| {
+                t.proj.is_empty()
+                    && matches!(
+                        t.expr.kind,
+                        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Bool(_)
+                    )
+            });
+        out.unknown |= mine.unknown;
+        out.terms.extend(mine.terms.into_iter().filter(|t| !is_none(t)));
+        seen.extend(seen_x);
+        if !never_none {
+            self.go(scope, other, Vec::new(), out, budget, seen, depth);
         }
     }
 
@@ -350,5 +391,41 @@ impl Program {
             }
         });
         out
+    }
+}
+
+/// `x if x is not None else other` and `other if x is None else x`, with
+/// `x` a name or an attribute chain: `(x, other)`.
+fn none_guard<'e>(test: &'e Expr, body: &'e Expr, orelse: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
+    let ExprKind::Compare { left, rest } = &test.kind else {
+        return None;
+    };
+    let [(op, right)] = rest.as_slice() else { return None };
+    if !matches!(right.kind, ExprKind::None) || !plain_path(left) {
+        return None;
+    }
+    let same = |e: &Expr| plain_path(e) && same_path(e, left);
+    match op.as_str() {
+        "is not" if same(body) => Some((body, orelse)),
+        "is" if same(orelse) => Some((orelse, body)),
+        _ => None,
+    }
+}
+
+fn plain_path(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Name(_) => true,
+        ExprKind::Attribute { value, .. } => plain_path(value),
+        _ => false,
+    }
+}
+
+fn same_path(a: &Expr, b: &Expr) -> bool {
+    match (&a.kind, &b.kind) {
+        (ExprKind::Name(x), ExprKind::Name(y)) => x == y,
+        (ExprKind::Attribute { value: v, attr: x }, ExprKind::Attribute { value: w, attr: y }) => {
+            x == y && same_path(v, w)
+        }
+        _ => false,
     }
 }

@@ -102,6 +102,8 @@ pub(super) const OTHER_COLLECTIVE_NAMES: &[&str] = &[
     // Lightning Fabric (`fabric.save(path, state)` on every process)
     "save",
     "load",
+    // Lightning's Trainer (a strategy barrier at the end)
+    "save_checkpoint",
 ];
 
 /// mpi4py communicator methods that every rank of the communicator must
@@ -278,6 +280,13 @@ pub fn collective(prog: &Program, scope: Scope, call: &Expr, ddp: bool) -> Optio
                 label: label(),
             })
         }
+        // Lightning's `trainer.save_checkpoint(path)` ends in the
+        // strategy's barrier (and under DeepSpeed or FSDP every rank writes
+        // its shard): every process must call it.
+        "save_checkpoint" if super::lightning::trainer(prog, scope, recv) => Some(Collective {
+            kind: "lightning.save_checkpoint".into(),
+            label: label(),
+        }),
         "wait_for_everyone" | "gather_for_metrics" if accelerator(prog, scope, recv) => Some(Collective {
             kind: attr.clone(),
             label: label(),

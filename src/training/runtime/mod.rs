@@ -13,10 +13,12 @@ use super::values::{self, Const, Env};
 use super::{EntrySpec, FileRole, Training};
 
 mod collective;
+mod lightning;
 mod rank;
 mod seeding;
 
 pub use collective::*;
+pub use lightning::{trainer_devices, trainer_world, TRAINER};
 pub use rank::*;
 pub use seeding::*;
 
@@ -320,19 +322,10 @@ fn spawned_world(prog: &Program, slots: Option<i64>, which: &dyn Fn(ModId) -> bo
                             });
                         }
                         "lightning.Trainer" => {
-                            let devices = kw(args, "devices").and_then(literal_int);
-                            let strategy = kw(args, "strategy").and_then(|e| match &e.kind {
-                                ExprKind::Str(s) => Some(s.clone()),
-                                _ => None,
-                            });
-                            let ddp = strategy.as_deref().is_some_and(|s| {
-                                s.starts_with("ddp") || s.starts_with("fsdp") || s.starts_with("deepspeed")
-                            });
-                            if ddp {
-                                found = Some(match devices {
-                                    Some(n) if n <= 1 => World::Single,
-                                    Some(n) => World::Ranks(Some(n)),
-                                    None => World::Ranks(slots.filter(|s| *s > 1)),
+                            if let Some(w) = lightning::trainer_world(prog, scope, args) {
+                                found = Some(match w {
+                                    World::Ranks(None) => World::Ranks(slots.filter(|s| *s > 1)),
+                                    w => w,
                                 });
                             }
                         }
@@ -355,7 +348,8 @@ fn spawned_world(prog: &Program, slots: Option<i64>, which: &dyn Fn(ModId) -> bo
 /// their own), in the modules `which` accepts: the process group's set-up
 /// and wrappers, and what only a rank of a multi-rank job asks or builds
 /// (its rank, the world's size, a barrier, a `DistributedSampler`, an
-/// Accelerate `Accelerator`, a Lightning `Fabric`, MPI's world
+/// Accelerate `Accelerator`, a Lightning `Fabric` or a `Trainer` on several
+/// devices or nodes, MPI's world
 /// communicator, the launcher's `RANK`/`LOCAL_RANK`/`WORLD_SIZE`, a
 /// Determined `core_context.distributed`). A helper module the entry
 /// imports counts as much as the entry: both run in every rank.
@@ -378,8 +372,13 @@ fn distributed_markers(prog: &Program, which: &dyn Fn(ModId) -> bool) -> bool {
         "Accelerator",
         "Fabric",
         "COMM_WORLD",
+        "Strategy",
     ];
     if any_call_in(prog, &needles, is_distributed_marker, which) {
+        return true;
+    }
+    // Lightning's `Trainer(strategy="ddp", devices=8)`.
+    if lightning::trainer_ranks_in(prog, which) {
         return true;
     }
     any_expr_in(
@@ -412,6 +411,10 @@ fn is_distributed_marker(path: &str) -> bool {
         "accelerate.Accelerator",
         "lightning.Fabric",
         "lightning.fabric.Fabric",
+        // Lightning's multi-process strategies, built to hand to a Trainer.
+        "lightning.strategies.DDPStrategy",
+        "lightning.strategies.FSDPStrategy",
+        "lightning.strategies.DeepSpeedStrategy",
     ];
     MARKERS.contains(&path) || path.starts_with("mpi4py.MPI.COMM_WORLD.")
 }

@@ -1,0 +1,246 @@
+//! Lightning's `Trainer`: how many processes it starts, and what its
+//! objects do across ranks (`trainer.save_checkpoint` ends in a barrier).
+
+use super::*;
+
+/// The Trainer's external path (`pytorch_lightning.Trainer`,
+/// `lightning.pytorch.Trainer` and `lightning.Trainer` normalise to it).
+pub const TRAINER: &str = "lightning.Trainer";
+
+/// `Trainer.from_argparse_args(args, **kwargs)`: a Trainer as well.
+pub const TRAINER_FROM_ARGS: &str = "lightning.Trainer.from_argparse_args";
+
+/// Whether a strategy name runs one process per device (`"ddp"`,
+/// `"ddp_spawn"`, `"fsdp"`, `"deepspeed_stage_2"`, …).
+fn per_device_name(s: &str) -> bool {
+    ["ddp", "fsdp", "deepspeed"].iter().any(|p| s.starts_with(p))
+}
+
+/// Whether a `strategy=` value starts one process per device
+/// (`Some(true)`: DDP, FSDP, DeepSpeed, as a name or a strategy object),
+/// runs one process (`Some(false)`: `"dp"`, `"single_device"`), or is
+/// left to Lightning or unknown (`None`).
+fn strategy_ranks(prog: &Program, scope: Scope, e: &Expr) -> Option<bool> {
+    let env = Env {
+        config: None,
+        argv: &[],
+    };
+    if let Some(s) = values::constant(prog, &env, scope, e).and_then(|r| r.as_str().map(str::to_string)) {
+        let per_device = per_device_name(&s);
+        return match s.as_str() {
+            _ if per_device => Some(true),
+            "dp" | "single_device" | "single_xla" => Some(false),
+            _ => None,
+        };
+    }
+    let ExprKind::Call { func, .. } = &e.kind else {
+        return None;
+    };
+    let path = prog.external(scope, func)?;
+    let class = path.strip_prefix("lightning.strategies.")?;
+    matches!(
+        class,
+        "DDPStrategy" | "FSDPStrategy" | "DeepSpeedStrategy" | "ModelParallelStrategy"
+    )
+    .then_some(true)
+}
+
+/// A device count: an integer, or a list of device indices.
+fn device_count(prog: &Program, scope: Scope, e: &Expr) -> Option<i64> {
+    if let ExprKind::List(items) | ExprKind::Tuple(items) = &e.kind {
+        return i64::try_from(items.len()).ok();
+    }
+    let env = Env {
+        config: None,
+        argv: &[],
+    };
+    match values::constant(prog, &env, scope, e)?.single()? {
+        Const::Int(n) if *n >= 0 => Some(*n),
+        _ => None,
+    }
+}
+
+/// Who a `Trainer(…)` call's arguments make run the code: `Some(Single)`
+/// for one device on one node, `Some(Ranks(n))` for a multi-process
+/// strategy or several devices or nodes, `None` when the arguments do not
+/// say (`devices="auto"`, a count from the command line).
+pub fn trainer_world(prog: &Program, scope: Scope, args: &[Arg]) -> Option<World> {
+    if has_splat(args) {
+        return None;
+    }
+    let count = |name: &str| kw(args, name).map(|e| device_count(prog, scope, e));
+    // `gpus=` is the older spelling of `devices=`.
+    let devices = count("devices").or_else(|| count("gpus"));
+    let nodes = count("num_nodes");
+    let strategy = kw(args, "strategy").map(|e| strategy_ranks(prog, scope, e));
+    if strategy == Some(Some(false)) {
+        return Some(World::Single);
+    }
+    let nodes = match nodes {
+        None => 1,
+        Some(Some(n)) => n.max(1),
+        Some(None) => return None,
+    };
+    match devices {
+        Some(Some(d)) => {
+            let total = d.checked_mul(nodes)?;
+            Some(if total > 1 {
+                World::Ranks(Some(total))
+            } else {
+                World::Single
+            })
+        }
+        // `devices` left to Lightning ("auto") or unresolved: ranks only
+        // when the strategy or the node count says so.
+        _ if nodes > 1 || strategy == Some(Some(true)) => Some(World::Ranks(None)),
+        _ => None,
+    }
+}
+
+/// Whether a module `which` accepts builds a `Trainer` that runs one
+/// process per device: `Trainer(strategy="ddp", devices=8)`,
+/// `Trainer.from_argparse_args(args, strategy="ddp")`, or a Trainer built
+/// from arguments the module sets to such a strategy
+/// (`trainer_config["accelerator"] = "ddp"`, the older spelling).
+pub(super) fn trainer_ranks_in(prog: &Program, which: &dyn Fn(ModId) -> bool) -> bool {
+    for m in prog.code_modules().filter(|m| which(*m)) {
+        let chunks: Vec<u32> = prog.chunks_mentioning(m, &["Trainer"]).collect();
+        let mut builds = false;
+        for c in chunks {
+            for scope in prog.scopes(m, c) {
+                let mut hit = false;
+                prog.walk_exprs(scope, &mut |_, e| {
+                    if hit {
+                        return;
+                    }
+                    let ExprKind::Call { func, args, .. } = &e.kind else {
+                        return;
+                    };
+                    match prog.external(scope, func).as_deref() {
+                        Some(TRAINER) => {
+                            builds = true;
+                            hit = trainer_world(prog, scope, args).is_some_and(World::distributed);
+                        }
+                        Some(TRAINER_FROM_ARGS) => {
+                            builds = true;
+                            hit = ["strategy", "accelerator"].iter().any(|k| {
+                                kw(args, k).is_some_and(|v| matches!(&v.kind, ExprKind::Str(s) if per_device_name(s)))
+                            });
+                        }
+                        _ => {}
+                    }
+                });
+                if hit {
+                    return true;
+                }
+            }
+        }
+        if builds && strategy_stored(prog, m) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether module `m` stores a per-device strategy name under `strategy`
+/// or `accelerator` (`cfg["strategy"] = "ddp"`, `opts.accelerator = "ddp"`).
+fn strategy_stored(prog: &Program, m: ModId) -> bool {
+    let keyed = |t: &Expr| match &t.kind {
+        ExprKind::Subscript { index, .. } => {
+            matches!(&index.kind, ExprKind::Str(k) if k == "strategy" || k == "accelerator")
+        }
+        ExprKind::Attribute { attr, .. } => attr == "strategy" || attr == "accelerator",
+        _ => false,
+    };
+    let chunks: Vec<u32> = prog.chunks_mentioning(m, &["ddp", "fsdp", "deepspeed"]).collect();
+    chunks.into_iter().any(|c| {
+        prog.scopes(m, c).into_iter().any(|scope| {
+            let mut hit = false;
+            prog.walk_stmts(scope, &mut |_, st| {
+                if let StmtKind::Assign { targets, value } = &st.kind {
+                    if matches!(&value.kind, ExprKind::Str(s) if per_device_name(s)) && targets.iter().any(keyed) {
+                        hit = true;
+                    }
+                }
+            });
+            hit
+        })
+    })
+}
+
+/// Whether `recv` is a Lightning `Trainer`: built by `Trainer(…)`, a
+/// parameter annotated `Trainer`, the `trainer` parameter of a Lightning
+/// `Callback`'s method, or `self.trainer` in a `LightningModule`.
+pub(super) fn trainer(prog: &Program, scope: Scope, recv: &Expr) -> bool {
+    let s = prog.sources(scope, recv);
+    if s.terms.iter().any(|t| {
+        t.proj.is_empty()
+            && matches!(&t.expr.kind, ExprKind::Call { func, .. }
+                if matches!(prog.external(t.scope, func).as_deref(), Some(TRAINER | TRAINER_FROM_ARGS)))
+    }) {
+        return true;
+    }
+    let Some(f) = scope.func() else { return false };
+    let class_base = |pred: &dyn Fn(&str) -> bool| {
+        prog.class_of(f)
+            .is_some_and(|k| prog.external_bases(k).iter().any(|b| pred(b)))
+    };
+    match &recv.kind {
+        ExprKind::Name(n) => {
+            let Some(p) = prog.func(f).and_then(|func| func.params.iter().find(|p| p.name == *n)) else {
+                return false;
+            };
+            match &p.annotation {
+                Some(a) => match &a.kind {
+                    ExprKind::Str(text) => matches!(
+                        text.as_str(),
+                        "pl.Trainer"
+                            | "L.Trainer"
+                            | "lightning.Trainer"
+                            | "pytorch_lightning.Trainer"
+                            | "lightning.pytorch.Trainer"
+                    ),
+                    _ => prog.external(scope, a).as_deref() == Some(TRAINER),
+                },
+                None => {
+                    n == "trainer"
+                        && class_base(&|b| b == "lightning.Callback" || b.starts_with("lightning.callbacks."))
+                }
+            }
+        }
+        ExprKind::Attribute { value, attr } if attr == "trainer" => {
+            matches!(&value.kind, ExprKind::Name(me) if me == "self")
+                && class_base(&|b| {
+                    matches!(
+                        b,
+                        "lightning.LightningModule"
+                            | "lightning.core.LightningModule"
+                            | "lightning.core.module.LightningModule"
+                    )
+                })
+        }
+        _ => false,
+    }
+}
+
+/// The devices per node of the training code's multi-process `Trainer`s,
+/// when they all name the same count.
+pub fn trainer_devices(prog: &Program) -> Option<i64> {
+    let mut found: Option<i64> = None;
+    for (scope, _, call, _) in calls(prog, &[TRAINER]) {
+        let ExprKind::Call { args, .. } = &call.kind else {
+            continue;
+        };
+        if !trainer_world(prog, scope, args).is_some_and(World::distributed) {
+            continue;
+        }
+        let d = kw(args, "devices")
+            .or_else(|| kw(args, "gpus"))
+            .and_then(|e| device_count(prog, scope, e))?;
+        match found {
+            Some(f) if f != d => return None,
+            _ => found = Some(d),
+        }
+    }
+    found.filter(|d| *d > 1)
+}
