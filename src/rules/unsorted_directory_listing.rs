@@ -42,7 +42,7 @@ use crate::training::ast::{Arg, Expr, ExprKind, Stmt, StmtKind};
 use crate::training::program::{
     walk_expr, walk_stmt, Anc, ArgPos, Callee, ClassId, Flow, FuncId, LocalDef, Node, Scope,
 };
-use crate::training::runtime::derived_from_rank;
+use crate::training::runtime::depends_on_rank;
 
 /// How a listing is used as a sample order.
 enum Use {
@@ -179,7 +179,7 @@ fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &'p Expr, de
             ..
         } if p == "builtins.sorted" => sorted = true,
         Flow::Index { scope, index, .. }
-            if matches!(index.kind, ExprKind::Slice { .. }) && derived_from_rank(prog, scope, index) =>
+            if matches!(index.kind, ExprKind::Slice { .. }) && depends_on_rank(prog, scope, index) =>
         {
             by_rank = true;
         }

@@ -389,42 +389,6 @@ pub fn mentions_rank(prog: &Program, scope: Scope, e: &Expr) -> bool {
     found
 }
 
-/// Whether `e` mentions a rank expression, directly or through names and
-/// attributes whose values are computed from one (`shard = rank * nw +
-/// wid` makes `names[shard::n]` rank-dependent), a few assignments deep.
-pub fn derived_from_rank(prog: &Program, scope: Scope, e: &Expr) -> bool {
-    derived_from_rank_at(prog, scope, e, 0)
-}
-
-fn derived_from_rank_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) -> bool {
-    if mentions_rank(prog, scope, e) {
-        return true;
-    }
-    if depth >= 3 {
-        return false;
-    }
-    let mut names: Vec<&Expr> = Vec::new();
-    let mut stack = Vec::new();
-    crate::training::program::walk_expr(e, &mut stack, &mut |_, n| {
-        if let Node::Expr(x) = n {
-            if matches!(x.kind, ExprKind::Name(_) | ExprKind::Attribute { .. }) {
-                names.push(x);
-            }
-        }
-    });
-    names.into_iter().any(|x| {
-        let s = prog.sources(scope, x);
-        s.terms.iter().any(|t| {
-            !std::ptr::eq(t.expr, x)
-                && matches!(
-                    t.expr.kind,
-                    ExprKind::BinOp { .. } | ExprKind::Name(_) | ExprKind::Attribute { .. }
-                )
-                && derived_from_rank_at(prog, t.scope, t.expr, depth + 1)
-        })
-    })
-}
-
 /// Whether `e` is the world size.
 pub fn is_world(prog: &Program, scope: Scope, e: &Expr) -> bool {
     is_world_at(prog, scope, e, 0)
