@@ -10,8 +10,9 @@ declare_rule! {
     /// loader prepared by Accelerate or Lightning), possibly through `random_split`,
     /// `Subset` or `ConcatDataset`, or indexed in a helper method that such a
     /// `__getitem__` calls (of the same class, or of a wrapped object it holds). The
-    /// listing is followed through comprehensions and through `for` loops that append
-    /// its entries to a list (`for n in os.listdir(d): self.items.append(...)`).
+    /// listing is followed through comprehensions, through `for` loops that append
+    /// its entries to a list (`for n in os.listdir(d): self.items.append(...)`), and
+    /// into lists it extends (`items.extend(listing)`, `items += listing`).
     ///
     /// ## Why
     /// Directory order is whatever the file system returns: it differs between file
@@ -172,6 +173,7 @@ fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &'p Expr, de
     let mut comps: Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> = Vec::new();
     let mut stored: Vec<(Scope, &'p Expr, bool)> = Vec::new();
     let mut loops: Vec<(Scope, &'p Stmt)> = Vec::new();
+    let mut extended: Vec<(Scope, &'p Expr)> = Vec::new();
     prog.flows(scope, anc, e, &through, &mut |flow| match flow {
         Flow::Method { name: "sort", .. } => sorted = true,
         Flow::Arg {
@@ -197,6 +199,31 @@ fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &'p Expr, de
             scope, stmt: Some(st), ..
         } => loops.push((scope, st)),
         Flow::Stored { scope, target } => stored.push((scope, target, false)),
+        // `X.extend(listing)`: X takes its entries in listing order.
+        Flow::Arg {
+            scope,
+            call,
+            pos: ArgPos::Pos(0),
+            ..
+        } => {
+            if let ExprKind::Call { func, args, .. } = &call.kind {
+                if let ExprKind::Attribute { value, attr } = &func.kind {
+                    if attr == "extend" && args.len() == 1 {
+                        extended.push((scope, &**value));
+                    }
+                }
+            }
+        }
+        // `X += listing`.
+        Flow::Escapes { scope, at } => {
+            if let Some(Anc::Stmt(st)) = prog.ancestors_of(scope, at).and_then(|a| a.last().copied()) {
+                if let StmtKind::AugAssign { target, op, value } = &st.kind {
+                    if op == "+=" && std::ptr::eq(value, at) {
+                        extended.push((scope, target));
+                    }
+                }
+            }
+        }
         _ => {}
     });
     if sorted {
@@ -205,26 +232,28 @@ fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &'p Expr, de
     if by_rank {
         return Some(Use::SlicedByRank);
     }
-    // `for name in listing: X.append(...name...)`: X is filled in listing
-    // order. A `self.X` is a stored listing; a local list is followed from
-    // where it is made (`X = []`).
+    // `for name in listing: X.append(...name...)`, `X.extend(listing)`,
+    // `X += listing`: X is filled in listing order. A `self.X` is a stored
+    // listing; a local list is followed from where it is made (`X = []`).
     let mut locals: Vec<(Scope, &'p Expr)> = Vec::new();
-    for (s, st) in &loops {
-        for x in accumulators(st) {
-            match &x.kind {
-                ExprKind::Attribute { .. } => stored.push((*s, x, true)),
-                ExprKind::Name(n) => {
-                    let Some(f) = s.func() else { continue };
-                    for d in prog.local_defs(f, n) {
-                        if let LocalDef::Assign { value, proj } = d {
-                            if proj.is_empty() && matches!(&value.kind, ExprKind::List(items) if items.is_empty()) {
-                                locals.push((*s, value));
-                            }
+    let filled = loops
+        .iter()
+        .flat_map(|(s, st)| accumulators(st).into_iter().map(move |x| (*s, x)))
+        .chain(extended);
+    for (s, x) in filled {
+        match &x.kind {
+            ExprKind::Attribute { .. } => stored.push((s, x, true)),
+            ExprKind::Name(n) => {
+                let Some(f) = s.func() else { continue };
+                for d in prog.local_defs(f, n) {
+                    if let LocalDef::Assign { value, proj } = d {
+                        if proj.is_empty() && matches!(&value.kind, ExprKind::List(items) if items.is_empty()) {
+                            locals.push((s, value));
                         }
                     }
                 }
-                _ => {}
             }
+            _ => {}
         }
     }
     // `self.files = listing` in a dataset indexed in __getitem__.
