@@ -137,7 +137,7 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
             reported.push(at);
             let d = out.at_loc(code.loc(fs.m, at), message);
             d.label(code.file(scope.m), init.span, "every worker of this loader runs it");
-            d.help("add the rank to the seed (e.g. `+ 1000 * dist.get_rank()`), or seed from `torch.initial_seed() % 2**32` with ranks that seed torch differently");
+            d.help("mix the rank into the seed: read it in the parent and pass it in (`worker_init_fn=functools.partial(init, rank=dist.get_rank())`, then `seed + 1000 * rank + worker_id`), as a worker started with spawn has no process group");
         }
     }
 }
