@@ -67,20 +67,23 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
         if has_splat(args) {
             continue;
         }
+        // Workers must exist: a `num_workers` not known to be 0 (the init
+        // function only runs in workers; an unresolved count is taken as
+        // the workers it was written for).
         let Some(workers) = kw(args, "num_workers").or_else(|| pos(args, 5)) else {
             continue;
         };
         let n = runtime::constant(prog, code.cfg, code.rt, scope, workers);
-        let Some(Const::Int(workers)) = n.as_ref().and_then(|r| r.single()).cloned() else {
-            continue;
+        let workers = match n.as_ref().and_then(|r| r.single()) {
+            Some(Const::Int(i)) if *i >= 1 => Some(*i),
+            Some(_) => continue,
+            None if n.is_some() => continue,
+            None => None,
         };
-        if workers < 1 {
-            continue;
-        }
         let Some(init) = kw(args, "worker_init_fn").or_else(|| pos(args, 9)) else {
             continue;
         };
-        let Some(Sym::Func(f)) = prog.expr_sym(scope, init) else {
+        let Some(f) = init_function(code, scope, init) else {
             continue;
         };
         let Some(func) = prog.func(f) else { continue };
@@ -109,6 +112,10 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
                 hits.push((e.span, name, v.span, parts.contains(&Part::Parent)));
             }
         });
+        let workers = match workers {
+            Some(n) => format!("{n} workers"),
+            None => "workers".to_string(),
+        };
         for (at, name, seed, parent) in hits {
             if reported.contains(&at) {
                 continue;
@@ -123,13 +130,13 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
                     Seeding::NotIdentical => continue,
                 };
                 format!(
-                    "worker_init_fn `{}` calls {name}({seed_text}): the worker id separates the {workers} workers of one rank, but the RNG state it adds to is the same on {} ({by} seeds every rank alike), so worker k of every rank draws the same random numbers and their augmentations repeat across ranks",
+                    "worker_init_fn `{}` calls {name}({seed_text}): the worker id separates the {workers} of one rank, but the RNG state it adds to is the same on {} ({by} seeds every rank alike), so worker k of every rank draws the same random numbers and their augmentations repeat across ranks",
                     func.name,
                     ranks(Some(world))
                 )
             } else {
                 format!(
-                    "worker_init_fn `{}` calls {name}({seed_text}): the worker id separates the {workers} workers of one rank, but the rest of the seed is a constant, the same on {}, so worker k of every rank draws the same random numbers and their augmentations repeat across ranks",
+                    "worker_init_fn `{}` calls {name}({seed_text}): the worker id separates the {workers} of one rank, but the rest of the seed is a constant, the same on {}, so worker k of every rank draws the same random numbers and their augmentations repeat across ranks",
                     func.name,
                     ranks(shared.map(|(w, _)| w))
                 )
@@ -140,6 +147,37 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
             d.help("mix the rank into the seed: read it in the parent and pass it in (`worker_init_fn=functools.partial(init, rank=dist.get_rank())`, then `seed + 1000 * rank + worker_id`), as a worker started with spawn has no process group");
         }
     }
+}
+
+/// The training-code function a `worker_init_fn=` argument names: directly,
+/// or through a name every assignment of which is that function or `None`
+/// (`init_fn = worker_init_fn if iterable else None`).
+fn init_function(code: &Code<'_>, scope: Scope, init: &Expr) -> Option<FuncId> {
+    let prog = code.prog;
+    if let Some(Sym::Func(f)) = prog.expr_sym(scope, init) {
+        return Some(f);
+    }
+    if !matches!(init.kind, ExprKind::Name(_)) {
+        return None;
+    }
+    let s = prog.sources(scope, init);
+    if s.unknown {
+        return None;
+    }
+    let mut found = None;
+    for t in &s.terms {
+        if !t.proj.is_empty() {
+            return None;
+        }
+        match &t.expr.kind {
+            ExprKind::None => {}
+            _ => match prog.expr_sym(t.scope, t.expr) {
+                Some(Sym::Func(f)) if found.is_none_or(|g| g == f) => found = Some(f),
+                _ => return None,
+            },
+        }
+    }
+    found
 }
 
 /// The summands of a seed expression (`a + b + c`, under `% n` or
