@@ -24,7 +24,15 @@ declare_rule! {
     /// held-out parts, and a sampler's shards come from different sets. A
     /// `worker_init_fn` that seeds numpy, `random` or torch with a resolved
     /// constant (not from the worker id or `torch.initial_seed()`) of a loader
-    /// with workers is reported too: every worker of every rank draws alike.
+    /// with workers is reported too: every worker of every rank draws alike. So is
+    /// one that adds the worker id to a constant (`1234 + worker_id`) or to the
+    /// parent's RNG state (`np.random.get_state()[1][0] + worker_id`) where the
+    /// ranks seed alike: the workers of a rank differ, but worker k of every rank
+    /// draws the same numbers (a seed that mixes in the rank or starts from
+    /// `torch.initial_seed()` is left alone). Last, an `IterableDataset` whose
+    /// `__iter__` splits its records by `get_worker_info()` but nowhere by rank,
+    /// read through a plain `DataLoader` in multi-rank code: every rank yields the
+    /// same records.
     ///
     /// ## Example
     /// ```python
@@ -96,6 +104,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let applies = |m: ModId| shared(m).is_some();
     random_splits(&code, &seedings, out);
     constant_worker_seeds(&code, out);
+    super::sampler_rng_workers::worker_seeds_alike(&code, &seedings, out);
+    super::sampler_rng_workers::iterable_split_by_worker_only(&code, out);
     if seedings.iter().all(|(_, s)| *s == Seeding::NotIdentical) {
         return;
     }
@@ -415,7 +425,7 @@ fn seed_text(code: &Code<'_>, at: Scope, arg: Span, scope: Scope) -> Option<Stri
 /// Whether a sampler made at `e` runs with several ranks: not in a branch
 /// known to be dead, nor on the path that runs only without distribution
 /// (`else: RandomSampler(...)` after `if args.distributed:`).
-fn live(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], e: &Expr) -> bool {
+pub(super) fn live(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], e: &Expr) -> bool {
     if runtime::non_distributed_path(code.prog, scope, anc, e as *const Expr as *const ()) {
         return false;
     }

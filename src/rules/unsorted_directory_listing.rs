@@ -3,11 +3,16 @@ declare_rule! {
     /// `os.listdir`, `os.scandir`, `glob.glob`/`glob.iglob` and `Path.iterdir`,
     /// `Path.glob`, `Path.rglob` results that become the order ranks split samples
     /// by, in code that runs once per rank, without passing through `sorted(…)` or an
-    /// in-place `.sort()`: a list sliced by rank (`files[rank::world]`), or a dataset
-    /// attribute indexed in `__getitem__` of a dataset that a sharding sampler or
-    /// loader consumes (`DistributedSampler`, `determined.pytorch.DataLoader`, a
+    /// in-place `.sort()`: a list sliced by rank (`files[rank::world]`, or a start
+    /// computed from the rank, `files[rank * workers + wid :: world * workers]`), or a
+    /// dataset attribute indexed in `__getitem__` of a dataset that a sharding sampler
+    /// or loader consumes (`DistributedSampler`, `determined.pytorch.DataLoader`, a
     /// loader prepared by Accelerate or Lightning), possibly through `random_split`,
-    /// `Subset` or `ConcatDataset`.
+    /// `Subset` or `ConcatDataset`, or indexed in a helper method that such a
+    /// `__getitem__` calls (of the same class, or of a wrapped object it holds). The
+    /// listing is followed through comprehensions, through `for` loops that append
+    /// its entries to a list (`for n in os.listdir(d): self.items.append(...)`), and
+    /// into lists it extends (`items.extend(listing)`, `items += listing`).
     ///
     /// ## Why
     /// Directory order is whatever the file system returns: it differs between file
@@ -34,14 +39,20 @@ declare_rule! {
 
 use super::training_support::{code, managed, Code, DET_LOADER};
 use super::{Cx, Sink};
-use crate::training::ast::{Expr, ExprKind};
-use crate::training::program::{Anc, ArgPos, Callee, ClassId, Flow, Scope};
-use crate::training::runtime::mentions_rank;
+use crate::training::ast::{Arg, Expr, ExprKind, Stmt, StmtKind};
+use crate::training::program::{
+    walk_expr, walk_stmt, Anc, ArgPos, Callee, ClassId, Flow, FuncId, LocalDef, Node, Scope,
+};
+use crate::training::runtime::depends_on_rank;
 
 /// How a listing is used as a sample order.
 enum Use {
     SlicedByRank,
-    Dataset(ClassId, String),
+    /// Kept as `self.<attr>` of a class; indexed in `__getitem__` of that
+    /// class, or in a helper method (`via`: its name and the dataset class
+    /// whose `__getitem__` calls it).
+    /// `appended`: its entries are appended in a loop rather than stored.
+    Dataset(ClassId, String, Option<(String, ClassId)>, bool),
 }
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
@@ -72,9 +83,21 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         for (call, name, u, fixable) in hits {
             let why = match &u {
                 Use::SlicedByRank => "the list is sliced by rank".to_string(),
-                Use::Dataset(k, attr) => {
-                    let class = code.prog.class(*k).map_or(String::new(), |c| c.name.clone());
-                    format!("`{class}` keeps it as `self.{attr}`, indexed in __getitem__, and a sharding sampler or loader hands ranks positions in it")
+                Use::Dataset(k, attr, via, appended) => {
+                    let name = |k: ClassId| code.prog.class(k).map_or(String::new(), |c| c.name.clone());
+                    let class = name(*k);
+                    let indexed = match via {
+                        None => "indexed in __getitem__".to_string(),
+                        Some((helper, d)) => format!("indexed in `{helper}`, which `{}.__getitem__` calls", name(*d)),
+                    };
+                    let keeps = if *appended {
+                        format!("appends its entries, in that order, to `self.{attr}`")
+                    } else {
+                        format!("keeps it as `self.{attr}`")
+                    };
+                    format!(
+                        "`{class}` {keeps}, {indexed}, and a sharding sampler or loader hands ranks positions in it"
+                    )
                 }
             };
             let d = out.at_loc(
@@ -148,7 +171,9 @@ fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &'p Expr, de
     let mut sorted = false;
     let mut by_rank = false;
     let mut comps: Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> = Vec::new();
-    let mut stored: Vec<(Scope, &'p Expr)> = Vec::new();
+    let mut stored: Vec<(Scope, &'p Expr, bool)> = Vec::new();
+    let mut loops: Vec<(Scope, &'p Stmt)> = Vec::new();
+    let mut extended: Vec<(Scope, &'p Expr)> = Vec::new();
     prog.flows(scope, anc, e, &through, &mut |flow| match flow {
         Flow::Method { name: "sort", .. } => sorted = true,
         Flow::Arg {
@@ -156,7 +181,7 @@ fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &'p Expr, de
             ..
         } if p == "builtins.sorted" => sorted = true,
         Flow::Index { scope, index, .. }
-            if matches!(index.kind, ExprKind::Slice { .. }) && mentions_rank(prog, scope, index) =>
+            if matches!(index.kind, ExprKind::Slice { .. }) && depends_on_rank(prog, scope, index) =>
         {
             by_rank = true;
         }
@@ -170,7 +195,35 @@ fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &'p Expr, de
                 }
             }
         }
-        Flow::Stored { scope, target } => stored.push((scope, target)),
+        Flow::Iterated {
+            scope, stmt: Some(st), ..
+        } => loops.push((scope, st)),
+        Flow::Stored { scope, target } => stored.push((scope, target, false)),
+        // `X.extend(listing)`: X takes its entries in listing order.
+        Flow::Arg {
+            scope,
+            call,
+            pos: ArgPos::Pos(0),
+            ..
+        } => {
+            if let ExprKind::Call { func, args, .. } = &call.kind {
+                if let ExprKind::Attribute { value, attr } = &func.kind {
+                    if attr == "extend" && args.len() == 1 {
+                        extended.push((scope, &**value));
+                    }
+                }
+            }
+        }
+        // `X += listing`.
+        Flow::Escapes { scope, at } => {
+            if let Some(Anc::Stmt(st)) = prog.ancestors_of(scope, at).and_then(|a| a.last().copied()) {
+                if let StmtKind::AugAssign { target, op, value } = &st.kind {
+                    if op == "+=" && std::ptr::eq(value, at) {
+                        extended.push((scope, target));
+                    }
+                }
+            }
+        }
         _ => {}
     });
     if sorted {
@@ -179,8 +232,32 @@ fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &'p Expr, de
     if by_rank {
         return Some(Use::SlicedByRank);
     }
+    // `for name in listing: X.append(...name...)`, `X.extend(listing)`,
+    // `X += listing`: X is filled in listing order. A `self.X` is a stored
+    // listing; a local list is followed from where it is made (`X = []`).
+    let mut locals: Vec<(Scope, &'p Expr)> = Vec::new();
+    let filled = loops
+        .iter()
+        .flat_map(|(s, st)| accumulators(st).into_iter().map(move |x| (*s, x)))
+        .chain(extended);
+    for (s, x) in filled {
+        match &x.kind {
+            ExprKind::Attribute { .. } => stored.push((s, x, true)),
+            ExprKind::Name(n) => {
+                let Some(f) = s.func() else { continue };
+                for d in prog.local_defs(f, n) {
+                    if let LocalDef::Assign { value, proj } = d {
+                        if proj.is_empty() && matches!(&value.kind, ExprKind::List(items) if items.is_empty()) {
+                            locals.push((s, value));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
     // `self.files = listing` in a dataset indexed in __getitem__.
-    for (s, target) in &stored {
+    for (s, target, appended) in &stored {
         let ExprKind::Attribute { value, attr } = &target.kind else {
             continue;
         };
@@ -188,8 +265,15 @@ fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &'p Expr, de
         if sorted_in_place(code, k, attr) {
             return None;
         }
-        if indexed_in_getitem(code, k, attr) && sharded_dataset(code, k) {
-            return Some(Use::Dataset(k, attr.clone()));
+        if let Some(via) = indexing_dataset(code, k, attr) {
+            return Some(Use::Dataset(k, attr.clone(), via, *appended));
+        }
+    }
+    for (s, list) in locals {
+        if let Some(a) = prog.ancestors_of(s, list) {
+            if let Some(u) = order_use(code, s, &a, list, depth + 1) {
+                return Some(u);
+            }
         }
     }
     for (s, a, comp) in comps {
@@ -204,14 +288,153 @@ fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &'p Expr, de
 fn sorted_in_place(code: &Code<'_>, k: ClassId, attr: &str) -> bool {
     let Some(class) = code.prog.class(k) else { return false };
     let text = code.text(k.m, class.span);
-    text.contains(&format!("self.{attr}.sort("))
+    text.contains(&format!("self.{attr}.sort(")) || text.contains(&format!("sorted(self.{attr}"))
 }
 
-/// Whether `__getitem__` indexes `self.<attr>` with a computed index.
-fn indexed_in_getitem(code: &Code<'_>, k: ClassId, attr: &str) -> bool {
-    let Some(f) = code.prog.method(k, "__getitem__") else {
-        return false;
+/// The lists a `for` statement fills in its iteration order: `X.append(e)`
+/// or `X.extend(e)` in its body, where `e` uses the loop variable (or a
+/// name the body computes from it).
+fn accumulators(st: &Stmt) -> Vec<&Expr> {
+    let StmtKind::For { target, body, .. } = &st.kind else {
+        return Vec::new();
     };
+    let mut vars: Vec<&str> = Vec::new();
+    let names_in = |e: &Expr, out: &mut Vec<String>| {
+        let mut stack = Vec::new();
+        walk_expr(e, &mut stack, &mut |_, n| {
+            if let Node::Expr(Expr {
+                kind: ExprKind::Name(x),
+                ..
+            }) = n
+            {
+                out.push(x.clone());
+            }
+        });
+    };
+    let mut loop_names = Vec::new();
+    names_in(target, &mut loop_names);
+    vars.extend(loop_names.iter().map(String::as_str));
+    // Names assigned in the body from the loop variable (`path = d / name`).
+    let mut derived: Vec<String> = Vec::new();
+    for b in body {
+        if let StmtKind::Assign { targets, value } = &b.kind {
+            let mut used = Vec::new();
+            names_in(value, &mut used);
+            if used.iter().any(|u| vars.contains(&u.as_str())) {
+                for t in targets {
+                    if let ExprKind::Name(n) = &t.kind {
+                        derived.push(n.clone());
+                    }
+                }
+            }
+        }
+    }
+    vars.extend(derived.iter().map(String::as_str));
+    let mut out = Vec::new();
+    let mut stack = Vec::new();
+    for b in body {
+        walk_stmt(b, &mut stack, &mut |_, n| {
+            let Node::Expr(e) = n else { return };
+            let ExprKind::Call { func, args, .. } = &e.kind else {
+                return;
+            };
+            let ExprKind::Attribute { value, attr } = &func.kind else {
+                return;
+            };
+            if !matches!(attr.as_str(), "append" | "extend") || args.len() != 1 {
+                return;
+            }
+            let Some(Arg::Pos(arg)) = args.first() else { return };
+            let mut used = Vec::new();
+            names_in(arg, &mut used);
+            if used.iter().any(|u| vars.contains(&u.as_str())) {
+                out.push(&**value);
+            }
+        });
+    }
+    out
+}
+
+/// The dataset class through whose `__getitem__` `self.<attr>` of class
+/// `k` is indexed with a computed index, when a sharding sampler or loader
+/// consumes that dataset: `k` itself, indexing in `__getitem__` (`None`),
+/// or indexing in a helper method that `__getitem__` calls, of `k`
+/// (`self.idx_to_name(idx)`) or of a dataset holding a `k`
+/// (`self.raw.get_video(idx)`).
+fn indexing_dataset(code: &Code<'_>, k: ClassId, attr: &str) -> Option<Option<(String, ClassId)>> {
+    let prog = code.prog;
+    if let Some(f) = prog.method(k, "__getitem__") {
+        if indexes(code, f, attr) {
+            return sharded_dataset(code, k).then_some(None);
+        }
+    }
+    let class = prog.class(k)?;
+    for st in &class.body {
+        let StmtKind::FunctionDef(i) = st.kind else { continue };
+        let f = FuncId { m: k.m, c: k.c, f: i };
+        let Some(func) = prog.func(f) else { continue };
+        if func.name.starts_with("__") || !indexes(code, f, attr) {
+            continue;
+        }
+        // Called as `self.helper(idx)` from a `__getitem__`.
+        for (s, _) in prog.call_sites(f) {
+            let Some(g) = s.func() else { continue };
+            if prog.func(g).is_some_and(|x| x.name == "__getitem__") {
+                if let Some(d) = prog.class_of(g) {
+                    if sharded_dataset(code, d) {
+                        return Some(Some((func.name.clone(), d)));
+                    }
+                }
+            }
+        }
+        // Called as `self.raw.helper(idx)` from the `__getitem__` of a
+        // dataset whose `self.raw` is made by `k(...)`.
+        for d in prog.classes_mentioning(&[func.name.as_str()]) {
+            if d == k {
+                continue;
+            }
+            let Some(g) = prog.method(d, "__getitem__") else {
+                continue;
+            };
+            if g.m != d.m || g.c != d.c {
+                continue;
+            }
+            let mut holds = false;
+            prog.walk_exprs(g.scope(), &mut |_, e| {
+                let ExprKind::Call { func: callee, .. } = &e.kind else {
+                    return;
+                };
+                let ExprKind::Attribute { value, attr: m } = &callee.kind else {
+                    return;
+                };
+                if *m != func.name || holds {
+                    return;
+                }
+                let ExprKind::Attribute { value: me, .. } = &value.kind else {
+                    return;
+                };
+                if prog.self_class(g.scope(), me).is_none() {
+                    return;
+                }
+                let s = prog.sources(g.scope(), value);
+                holds = !s.terms.is_empty()
+                    && s.terms.iter().all(|t| match &t.expr.kind {
+                        ExprKind::Call { func, .. } => {
+                            t.proj.is_empty() && matches!(prog.callee(t.scope, func), Callee::Class(c) if c == k)
+                        }
+                        _ => false,
+                    });
+            });
+            if holds && sharded_dataset(code, d) {
+                return Some(Some((func.name.clone(), d)));
+            }
+        }
+    }
+    None
+}
+
+/// Whether method `f` indexes `self.<attr>` with a computed index.
+fn indexes(code: &Code<'_>, f: FuncId, attr: &str) -> bool {
     let mut found = false;
     code.prog.walk_exprs(f.scope(), &mut |_, e| {
         if let ExprKind::Subscript { value, index } = &e.kind {

@@ -221,6 +221,12 @@ pub(super) fn depends_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) -> 
         }
         let s = prog.sources(scope, x);
         for t in &s.terms {
+            // `fabric.global_rank` passed as an argument: its origin is the
+            // object (`L.Fabric(...)`), with the rank attribute left to read.
+            if matches!(t.proj.last(), Some(crate::training::program::Proj::Attr(a)) if RANK_ATTRS.contains(&a.as_str()))
+            {
+                return true;
+            }
             if !std::ptr::eq(t.expr, x) && depends_at(prog, t.scope, t.expr, depth + 1) {
                 return true;
             }

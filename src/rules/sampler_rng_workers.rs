@@ -1,0 +1,467 @@
+//! T101 (`sampler-rng-shared-across-ranks`) on loader workers, the part
+//! where the seed or the split is per worker but not per rank:
+//!
+//! - a `worker_init_fn` that seeds numpy, `random` or torch with the worker
+//!   id plus a constant (`1234 + worker_id`), or plus the parent process's
+//!   RNG state (`np.random.get_state()[1][0] + worker_id`) where every rank
+//!   seeds alike: the workers of one rank differ, but worker k of every rank
+//!   draws the same numbers;
+//! - an `IterableDataset` whose `__iter__` splits its records by
+//!   `get_worker_info()` and never by rank, read through a plain
+//!   `DataLoader` in multi-rank code: every rank yields the same records.
+//!
+//! The constant seed without the worker id is `constant_worker_seeds` in
+//! the rule's own module.
+
+use super::sampler_rng_shared_across_ranks::live;
+use super::training_support::{excerpt, feeds_training, managed, Code};
+use super::Sink;
+use crate::source::Span;
+use crate::training::ast::{Expr, ExprKind, StmtKind};
+use crate::training::program::{walk_expr, Callee, ClassId, FuncId, ModId, Node, Proj, Scope, Sym};
+use crate::training::runtime::{self, depends_on_rank, has_splat, kw, pos, Seeding, World};
+use crate::training::values::Const;
+
+const TORCH_LOADER: &str = "torch.utils.data.DataLoader";
+const WORKER_INFO: &str = "torch.utils.data.get_worker_info";
+
+/// One summand of a worker seed.
+#[derive(Clone, Copy, PartialEq)]
+enum Part {
+    /// The worker id: a parameter of the init function or
+    /// `get_worker_info().id`.
+    Worker,
+    /// A resolved integer.
+    Const,
+    /// Drawn from the process's own RNG state (`np.random.get_state()`).
+    Parent,
+}
+
+/// The program of module `m` whose ranks all seed alike, with its world.
+fn alike<'s>(code: &Code<'_>, seedings: &'s [(u64, Seeding)], m: ModId) -> Option<(World, &'s Seeding)> {
+    code.rt.worlds_of(code.prog, m).into_iter().find_map(|(bit, w)| {
+        let s = seedings.iter().find(|(b, _)| *b == bit).map(|(_, s)| s)?;
+        (w.distributed() && *s != Seeding::NotIdentical).then_some((w, s))
+    })
+}
+
+fn ranks(world: Option<World>) -> String {
+    match world {
+        Some(World::Ranks(Some(n))) => format!("all {n} ranks"),
+        _ => "every rank".to_string(),
+    }
+}
+
+/// `worker_init_fn`s seeding with the worker id plus a value every rank
+/// shares.
+pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out: &mut Sink<'_>) {
+    let prog = code.prog;
+    let mut reported: Vec<Span> = Vec::new();
+    for (scope, anc, call, _) in runtime::calls(prog, &[TORCH_LOADER]) {
+        if !code.rt.world_at(prog, scope.m).distributed() || !live(code, scope, &anc, call) {
+            continue;
+        }
+        let ExprKind::Call { args, .. } = &call.kind else {
+            continue;
+        };
+        if has_splat(args) {
+            continue;
+        }
+        // Workers must exist: a `num_workers` not known to be 0 (the init
+        // function only runs in workers; an unresolved count is taken as
+        // the workers it was written for).
+        let Some(workers) = kw(args, "num_workers").or_else(|| pos(args, 5)) else {
+            continue;
+        };
+        let n = runtime::constant(prog, code.cfg, code.rt, scope, workers);
+        let workers = match n.as_ref().and_then(|r| r.single()) {
+            Some(Const::Int(i)) if *i >= 1 => Some(*i),
+            Some(_) => continue,
+            None if n.is_some() => continue,
+            None => None,
+        };
+        let Some(init) = kw(args, "worker_init_fn").or_else(|| pos(args, 9)) else {
+            continue;
+        };
+        let Some(f) = init_function(code, scope, init) else {
+            continue;
+        };
+        let Some(func) = prog.func(f) else { continue };
+        let params: Vec<&str> = func.params.iter().map(|p| p.name.as_str()).collect();
+        let fs = f.scope();
+        let mut hits: Vec<(Span, &'static str, Span, bool)> = Vec::new();
+        prog.walk_exprs(fs, &mut |_, e| {
+            let ExprKind::Call {
+                func: callee, args: a, ..
+            } = &e.kind
+            else {
+                return;
+            };
+            let Some(path) = prog.external(fs, callee) else { return };
+            let name = match path.as_str() {
+                "numpy.random.seed" => "np.random.seed",
+                "random.seed" => "random.seed",
+                "torch.manual_seed" => "torch.manual_seed",
+                _ => return,
+            };
+            let Some(v) = pos(a, 0) else { return };
+            let Some(parts) = seed_parts(code, fs, &params, v) else {
+                return;
+            };
+            if parts.contains(&Part::Worker) {
+                hits.push((e.span, name, v.span, parts.contains(&Part::Parent)));
+            }
+        });
+        let workers = match workers {
+            Some(n) => format!("{n} workers"),
+            None => "workers".to_string(),
+        };
+        for (at, name, seed, parent) in hits {
+            if reported.contains(&at) {
+                continue;
+            }
+            let shared = alike(code, seedings, scope.m);
+            let seed_text = excerpt(code.text(fs.m, seed));
+            let message = if parent {
+                let Some((world, seeding)) = shared else { continue };
+                let by = match seeding {
+                    Seeding::Trial => "Determined's trial seed".to_string(),
+                    Seeding::Call { scope, call, .. } => format!("`{}`", excerpt(code.text(scope.m, *call))),
+                    Seeding::NotIdentical => continue,
+                };
+                format!(
+                    "worker_init_fn `{}` calls {name}({seed_text}): the worker id separates the {workers} of one rank, but the RNG state it adds to is the same on {} ({by} seeds every rank alike), so worker k of every rank draws the same random numbers and their augmentations repeat across ranks",
+                    func.name,
+                    ranks(Some(world))
+                )
+            } else {
+                format!(
+                    "worker_init_fn `{}` calls {name}({seed_text}): the worker id separates the {workers} of one rank, but the rest of the seed is a constant, the same on {}, so worker k of every rank draws the same random numbers and their augmentations repeat across ranks",
+                    func.name,
+                    ranks(shared.map(|(w, _)| w))
+                )
+            };
+            reported.push(at);
+            let d = out.at_loc(code.loc(fs.m, at), message);
+            d.label(code.file(scope.m), init.span, "every worker of this loader runs it");
+            d.help("mix the rank into the seed: read it in the parent and pass it in (`worker_init_fn=functools.partial(init, rank=dist.get_rank())`, then `seed + 1000 * rank + worker_id`), as a worker started with spawn has no process group");
+        }
+    }
+}
+
+/// The training-code function a `worker_init_fn=` argument names: directly,
+/// or through a name every assignment of which is that function or `None`
+/// (`init_fn = worker_init_fn if iterable else None`).
+fn init_function(code: &Code<'_>, scope: Scope, init: &Expr) -> Option<FuncId> {
+    let prog = code.prog;
+    if let Some(Sym::Func(f)) = prog.expr_sym(scope, init) {
+        return Some(f);
+    }
+    if !matches!(init.kind, ExprKind::Name(_)) {
+        return None;
+    }
+    let s = prog.sources(scope, init);
+    if s.unknown {
+        return None;
+    }
+    let mut found = None;
+    for t in &s.terms {
+        if !t.proj.is_empty() {
+            return None;
+        }
+        match &t.expr.kind {
+            ExprKind::None => {}
+            _ => match prog.expr_sym(t.scope, t.expr) {
+                Some(Sym::Func(f)) if found.is_none_or(|g| g == f) => found = Some(f),
+                _ => return None,
+            },
+        }
+    }
+    found
+}
+
+/// The summands of a seed expression (`a + b + c`, under `% n` or
+/// `int(...)`), each classified; `None` when one is something else: the
+/// rank (the seed differs per rank), `torch.initial_seed()` or a value
+/// stagec cannot resolve.
+fn seed_parts(code: &Code<'_>, scope: Scope, params: &[&str], e: &Expr) -> Option<Vec<Part>> {
+    if depends_on_rank(code.prog, scope, e) {
+        return None;
+    }
+    let mut leaves: Vec<&Expr> = Vec::new();
+    let mut todo = vec![e];
+    while let Some(x) = todo.pop() {
+        if leaves.len() > 8 {
+            return None;
+        }
+        match &x.kind {
+            ExprKind::BinOp { left, op, right } if op == "+" => {
+                todo.push(left);
+                todo.push(right);
+            }
+            ExprKind::BinOp { left, op, right } if op == "%" && is_int(code, scope, right) => todo.push(left),
+            ExprKind::Call { func, args, .. }
+                if code.prog.external(scope, func).as_deref() == Some("builtins.int") && args.len() == 1 =>
+            {
+                todo.push(pos(args, 0)?);
+            }
+            _ => leaves.push(x),
+        }
+    }
+    leaves.into_iter().map(|x| part(code, scope, params, x)).collect()
+}
+
+fn is_int(code: &Code<'_>, scope: Scope, e: &Expr) -> bool {
+    is_int_at(code, scope, e, 0)
+}
+
+/// Whether `e` is one integer, the same wherever it runs: resolved, or
+/// arithmetic on such (`2**32`, `base = args.seed + 100`).
+fn is_int_at(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bool {
+    if depth > 4 {
+        return false;
+    }
+    let v = runtime::constant(code.prog, code.cfg, code.rt, scope, e);
+    if matches!(v.as_ref().and_then(|r| r.single()), Some(Const::Int(_))) {
+        return true;
+    }
+    match &e.kind {
+        ExprKind::BinOp { left, right, .. } => {
+            is_int_at(code, scope, left, depth + 1) && is_int_at(code, scope, right, depth + 1)
+        }
+        ExprKind::Name(_) => {
+            let s = code.prog.sources(scope, e);
+            !s.unknown
+                && s.terms.len() == 1
+                && s.terms.iter().all(|t| {
+                    t.proj.is_empty()
+                        && matches!(t.expr.kind, ExprKind::BinOp { .. })
+                        && is_int_at(code, t.scope, t.expr, depth + 1)
+                })
+        }
+        _ => false,
+    }
+}
+
+fn part(code: &Code<'_>, scope: Scope, params: &[&str], e: &Expr) -> Option<Part> {
+    let prog = code.prog;
+    if let ExprKind::Name(n) = &e.kind {
+        if params.contains(&n.as_str()) {
+            return Some(Part::Worker);
+        }
+    }
+    if worker_id(code, scope, e) {
+        return Some(Part::Worker);
+    }
+    // `np.random.get_state()[1][0]`: a subscript chain on the state.
+    let mut root = e;
+    while let ExprKind::Subscript { value, .. } = &root.kind {
+        root = value;
+    }
+    if let ExprKind::Call { func, .. } = &root.kind {
+        if matches!(
+            prog.external(scope, func).as_deref(),
+            Some("numpy.random.get_state" | "random.getstate")
+        ) && !std::ptr::eq(root, e)
+        {
+            return Some(Part::Parent);
+        }
+    }
+    is_int(code, scope, e).then_some(Part::Const)
+}
+
+/// `get_worker_info().id`, directly or through names.
+fn worker_id(code: &Code<'_>, scope: Scope, e: &Expr) -> bool {
+    let prog = code.prog;
+    let info = |s: Scope, x: &Expr| matches!(&x.kind, ExprKind::Call { func, .. } if prog.external(s, func).as_deref() == Some(WORKER_INFO));
+    let s = prog.sources(scope, e);
+    !s.unknown
+        && !s.terms.is_empty()
+        && s.terms.iter().all(|t| match (&t.expr.kind, t.proj.as_slice()) {
+            (ExprKind::Call { .. }, [Proj::Attr(a)]) => a == "id" && info(t.scope, t.expr),
+            (ExprKind::Attribute { value, attr }, []) => {
+                attr == "id" && {
+                    let v = prog.sources(t.scope, value);
+                    !v.terms.is_empty() && v.terms.iter().all(|u| u.proj.is_empty() && info(u.scope, u.expr))
+                }
+            }
+            _ => false,
+        })
+}
+
+/// Words that show a dataset class knows about ranks or shards by process.
+const RANK_WORDS: &[&str] = &[
+    "rank",
+    "world",
+    "replica",
+    "process_index",
+    "num_processes",
+    "node",
+    "distributed",
+    "accelerator",
+    "environ",
+    "getenv",
+    "split_dataset_by",
+];
+
+/// `IterableDataset`s split by worker only, read by a plain loader on
+/// every rank.
+pub(super) fn iterable_split_by_worker_only(code: &Code<'_>, out: &mut Sink<'_>) {
+    let prog = code.prog;
+    for (scope, anc, call, _) in runtime::calls(prog, &[TORCH_LOADER]) {
+        let world = code.rt.world_at(prog, scope.m);
+        if !world.distributed() || !live(code, scope, &anc, call) {
+            continue;
+        }
+        let ExprKind::Call { args, .. } = &call.kind else {
+            continue;
+        };
+        if has_splat(args) || kw(args, "sampler").is_some() || kw(args, "batch_sampler").is_some() {
+            continue;
+        }
+        let Some(ds) = pos(args, 0).or_else(|| kw(args, "dataset")) else {
+            continue;
+        };
+        let s = prog.sources(scope, ds);
+        if s.unknown || s.terms.len() != 1 {
+            continue;
+        }
+        let t = &s.terms[0];
+        let ExprKind::Call {
+            func, args: ctor_args, ..
+        } = &t.expr.kind
+        else {
+            continue;
+        };
+        if !t.proj.is_empty() {
+            continue;
+        }
+        let Callee::Class(k) = prog.callee(t.scope, func) else {
+            continue;
+        };
+        if !prog.derives_from(k, &["torch.utils.data.IterableDataset"]) {
+            continue;
+        }
+        if ctor_args.iter().any(|a| arg_mentions_rank(code, t.scope, a)) {
+            continue;
+        }
+        let Some(iter) = prog.method(k, "__iter__") else {
+            continue;
+        };
+        if !splits_by_worker(code, iter) || knows_ranks(code, k) {
+            continue;
+        }
+        if let Some(init) = kw(args, "worker_init_fn") {
+            let text = code.text(scope.m, init.span);
+            if RANK_WORDS.iter().any(|w| text.contains(w)) {
+                continue;
+            }
+            if let Some(Sym::Func(f)) = prog.expr_sym(scope, init) {
+                if let Some(func) = prog.func(f) {
+                    let body = code.text(f.m, func.span);
+                    if RANK_WORDS.iter().any(|w| body.contains(w)) {
+                        continue;
+                    }
+                }
+            }
+        }
+        if managed(code, scope, &anc, call) || !feeds_training(code, scope, &anc, call) {
+            continue;
+        }
+        let class = prog.class(k).map_or(String::new(), |c| c.name.clone());
+        let d = out.at_loc(
+            code.loc(t.scope.m, t.expr.span),
+            format!(
+                "`{class}` is an IterableDataset whose __iter__ splits its records by loader worker (get_worker_info) but never by rank, and this plain DataLoader gives it no sampler: {}, so the job trains on the same batches {}",
+                match world {
+                    World::Ranks(Some(n)) => format!("all {n} ranks iterate the same records"),
+                    _ => "every rank iterates the same records".to_string(),
+                },
+                match world {
+                    World::Ranks(Some(n)) => format!("{n} times over"),
+                    _ => "once per rank".to_string(),
+                }
+            ),
+        );
+        d.label(
+            code.file(scope.m),
+            call.span,
+            "the plain torch DataLoader every rank iterates",
+        );
+        d.help("split the records by rank as well as by worker: take every (world_size × num_workers)-th record starting at rank × num_workers + worker id");
+    }
+}
+
+fn arg_mentions_rank(code: &Code<'_>, scope: Scope, a: &crate::training::ast::Arg) -> bool {
+    use crate::training::ast::Arg;
+    match a {
+        Arg::Pos(e) | Arg::Star(e) | Arg::StarStar(e) => depends_on_rank(code.prog, scope, e),
+        Arg::Kw { value, .. } => depends_on_rank(code.prog, scope, value),
+    }
+}
+
+/// Whether `__iter__` reads `get_worker_info()` and indexes or slices by it.
+fn splits_by_worker(code: &Code<'_>, iter: FuncId) -> bool {
+    let prog = code.prog;
+    let scope = iter.scope();
+    let mut info = false;
+    prog.walk_exprs(scope, &mut |_, e| {
+        if let ExprKind::Call { func, .. } = &e.kind {
+            if prog.external(scope, func).as_deref() == Some(WORKER_INFO) {
+                info = true;
+            }
+        }
+    });
+    if !info {
+        return false;
+    }
+    let mut split = false;
+    prog.walk_exprs(scope, &mut |_, e| {
+        if let ExprKind::Subscript { index, .. } = &e.kind {
+            let mut stack = Vec::new();
+            walk_expr(index, &mut stack, &mut |_, n| {
+                if let Node::Expr(x) = n {
+                    if matches!(x.kind, ExprKind::Name(_) | ExprKind::Attribute { .. })
+                        && (worker_id(code, scope, x)
+                            || matches!(&x.kind, ExprKind::Attribute { attr, .. } if attr == "id"))
+                    {
+                        split = true;
+                    }
+                }
+            });
+        }
+    });
+    split
+}
+
+/// Whether a dataset class (or one of its bases in the training code)
+/// mentions ranks, the world or the process layout anywhere.
+fn knows_ranks(code: &Code<'_>, k: ClassId) -> bool {
+    let prog = code.prog;
+    let mut todo = vec![(k, 0u32)];
+    while let Some((c, depth)) = todo.pop() {
+        let Some(class) = prog.class(c) else { return true };
+        let text = code.text(c.m, class.span);
+        if RANK_WORDS.iter().any(|w| text.contains(w)) {
+            return true;
+        }
+        for st in &class.body {
+            if let StmtKind::FunctionDef(i) = st.kind {
+                let f = FuncId { m: c.m, c: c.c, f: i };
+                let mut ranked = false;
+                prog.walk_exprs(f.scope(), &mut |_, e| {
+                    if !ranked && matches!(e.kind, ExprKind::Call { .. }) && depends_on_rank(prog, f.scope(), e) {
+                        ranked = true;
+                    }
+                });
+                if ranked {
+                    return true;
+                }
+            }
+        }
+        if depth < 4 {
+            todo.extend(prog.bases(c).into_iter().map(|b| (b, depth + 1)));
+        }
+    }
+    false
+}
