@@ -185,23 +185,33 @@ fn module_name(rel: &str, root: &str) -> String {
     stem.replace('/', ".")
 }
 
-/// Whether the folder `dir` (relative to the root, not the root itself)
-/// and every folder above it up to the root are packages (`__init__.py`).
-fn in_packages(ctx: &Context<'_>, dir: &str) -> bool {
-    if dir.is_empty() {
-        return false;
+/// The folder a module name of a file in `dir` starts from: above the
+/// packages (folders with `__init__.py`) that hold it, at most the root;
+/// `dir` itself when it is not a package.
+fn package_base(ctx: &Context<'_>, dir: &str) -> String {
+    let mut base = dir.to_string();
+    while !base.is_empty() && ctx.has(&format!("{base}/__init__.py")) {
+        base = folder(&base);
     }
-    let mut at = 0;
-    loop {
-        let end = dir[at..].find('/').map_or(dir.len(), |i| at + i);
-        if !ctx.has(&format!("{}/__init__.py", &dir[..end])) {
-            return false;
+    base
+}
+
+/// Where a module imports its own top-level package from: for `importer`
+/// at `a/pkg/sub/m.py` and an import of `pkg.x`, `a` (the folder holding
+/// the nearest folder named `pkg` on the importer's path), since a package
+/// imports itself by name only from there. `None` when no folder of the
+/// path has that name.
+fn own_package_root(importer: &str, dotted: &str) -> Option<String> {
+    let first = dotted.split('.').next()?;
+    let mut dir = folder(importer);
+    while !dir.is_empty() {
+        let (parent, name) = dir.rsplit_once('/').unwrap_or(("", dir.as_str()));
+        if name == first {
+            return Some(parent.to_string());
         }
-        if end == dir.len() {
-            return true;
-        }
-        at = end + 1;
+        dir = parent.to_string();
     }
+    None
 }
 
 /// The folder of a relative path (`""` at the root).
@@ -258,14 +268,10 @@ pub fn discover(
         let Some(rel) = relative(root, path) else { continue };
         named_rels.push(rel.clone());
         let dir = folder(&rel);
-        // Inside packages that reach the root, a file is their module
-        // (`pkg/data.py` is `pkg.data`, as the root's imports name it); a
-        // script elsewhere is a module of its own folder.
-        let module = if in_packages(&ctx, &dir) {
-            module_name(&rel, "")
-        } else {
-            module_name(&rel, &dir)
-        };
+        // Inside packages a file is their module (`pkg/data.py` is
+        // `pkg.data`, as imports name it); a script elsewhere is a module of
+        // its own folder.
+        let module = module_name(&rel, &package_base(&ctx, &dir));
         queue.push_back(Queued {
             module,
             rel,
@@ -294,14 +300,8 @@ pub fn discover(
             if q.role == FileRole::Named && files[i].role == FileRole::Imported {
                 files[i].role = FileRole::Named;
             }
-            // A named script an import reaches through its package (a
-            // namespace package, without `__init__.py`) takes the name that
-            // import gives it, which the importer's names refer to.
-            if q.role == FileRole::Imported
-                && files[i].role == FileRole::Named
-                && q.module.ends_with(&format!(".{}", files[i].module))
-            {
-                files[i].module = q.module;
+            if q.role == FileRole::Imported {
+                adopt_name(&mut files[i], q.module);
             }
             continue;
         }
@@ -349,9 +349,11 @@ pub fn discover(
         };
         let mut targets = Vec::new();
         for imp in imports {
-            for (rel, module) in resolve_import(&ctx, imp, &package, &q.roots) {
+            for (rel, module) in resolve_import(&ctx, imp, &package, &q.roots, &q.rel) {
                 targets.push(rel.clone());
-                if !seen.contains(&rel) {
+                if let Some(f) = files.iter_mut().find(|f| same(&f.input.name, &rel, &ctx)) {
+                    adopt_name(f, module);
+                } else if !seen.contains(&rel) {
                     queue.push_back(Queued {
                         rel,
                         module,
@@ -444,6 +446,16 @@ pub fn discover(
         },
         problems,
     )
+}
+
+/// A named script an import reaches through its package (a namespace
+/// package, without `__init__.py`) takes the name that import gives it,
+/// which the importer's names refer to: `lit_llama.packed_dataset` for
+/// `lit_llama/packed_dataset.py`, named as `packed_dataset`.
+fn adopt_name(file: &mut TrainingInput, module: String) {
+    if file.role == FileRole::Named && module.ends_with(&format!(".{}", file.module)) {
+        file.module = module;
+    }
 }
 
 /// Whether the file read under `name` is the context file `rel`.
@@ -559,12 +571,25 @@ fn resolve_import(
     imp: &super::scan::ImportLine,
     package: &str,
     roots: &[String],
+    importer: &str,
 ) -> Vec<(String, String)> {
     let mut out = Vec::new();
+    // An absolute import of the importer's own package finds it where it
+    // is, after the search roots.
+    let with_own = |dotted: &str, roots: &[String]| -> Vec<String> {
+        let mut all = roots.to_vec();
+        if let Some(own) = own_package_root(importer, dotted) {
+            if !all.contains(&own) {
+                all.push(own);
+            }
+        }
+        all
+    };
     let add_chain = |dotted: &str, roots: &[String], out: &mut Vec<(String, String)>| {
+        let roots = with_own(dotted, roots);
         let parts: Vec<&str> = dotted.split('.').collect();
         for n in 1..=parts.len() {
-            if let Some(found) = ctx.module(&parts[..n].join("."), roots) {
+            if let Some(found) = ctx.module(&parts[..n].join("."), &roots) {
                 out.push(found);
             }
         }
@@ -578,7 +603,8 @@ fn resolve_import(
     if imp.level == 0 {
         add_chain(&imp.module, roots, &mut out);
         for name in imp.names.iter().filter(|n| *n != "*") {
-            if let Some(found) = ctx.module(&format!("{}.{name}", imp.module), roots) {
+            let dotted = format!("{}.{name}", imp.module);
+            if let Some(found) = ctx.module(&dotted, &with_own(&dotted, roots)) {
                 out.push(found);
             }
         }
@@ -653,6 +679,81 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    /// Named files without a config: `(name, module, role)` of each file
+    /// discovery reads.
+    fn named_alone(files: &[(&str, &str)], named: &[&str]) -> Vec<(String, String, FileRole)> {
+        let root = PathBuf::from("/ctx");
+        let paths: Vec<PathBuf> = files.iter().map(|(p, _)| root.join(p)).collect();
+        let named: Vec<PathBuf> = named.iter().map(|n| root.join(n)).collect();
+        let mut read = |p: &Path| -> Result<Input, String> {
+            let rel = relative(&root, p).unwrap_or_default();
+            files
+                .iter()
+                .find(|(f, _)| *f == rel)
+                .map(|(_, text)| Input {
+                    name: p.display().to_string(),
+                    bytes: text.as_bytes().to_vec(),
+                })
+                .ok_or_else(|| format!("cannot read {rel}"))
+        };
+        names(&discover(None, &root, &paths, &named, &mut read).0)
+    }
+
+    #[test]
+    fn named_files_take_their_package_names() {
+        let files = [
+            (
+                "examples/sd/finetune.py",
+                "from detsd import trainer
+",
+            ),
+            ("examples/sd/detsd/__init__.py", ""),
+            (
+                "examples/sd/detsd/trainer.py",
+                "from detsd import data
+from detsd.utils import f
+",
+            ),
+            ("examples/sd/detsd/data.py", ""),
+            ("examples/sd/detsd/utils.py", ""),
+            ("src/lib/loader.py", ""),
+            (
+                "tools/run.py",
+                "from lib.loader import load
+",
+            ),
+        ];
+        // A package's module is named from above its packages, and imports
+        // its own package by name from there.
+        let got = named_alone(&files, &["examples/sd/detsd/trainer.py"]);
+        let want = |rel: &str, module: &str, role| (rel.to_string(), module.to_string(), role);
+        assert_eq!(
+            got,
+            vec![
+                want("examples/sd/detsd/trainer.py", "detsd.trainer", FileRole::Named),
+                want("examples/sd/detsd/__init__.py", "detsd", FileRole::Imported),
+                want("examples/sd/detsd/data.py", "detsd.data", FileRole::Imported),
+                want("examples/sd/detsd/utils.py", "detsd.utils", FileRole::Imported),
+            ]
+        );
+        // A namespace package (no `__init__.py`) is not its own: `lib` is
+        // not on `tools/run.py`'s path, so nothing is found.
+        let got = named_alone(&files, &["tools/run.py"]);
+        assert_eq!(got, vec![want("tools/run.py", "run", FileRole::Named)]);
+        // A named script an import reaches takes the import's name,
+        // whichever comes first.
+        for order in [
+            ["examples/sd/finetune.py", "examples/sd/detsd/utils.py"],
+            ["examples/sd/detsd/utils.py", "examples/sd/finetune.py"],
+        ] {
+            let got = named_alone(&files, &order);
+            assert!(
+                got.contains(&want("examples/sd/detsd/utils.py", "detsd.utils", FileRole::Named)),
+                "{got:?}"
+            );
+        }
     }
 
     #[test]

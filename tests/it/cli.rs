@@ -661,6 +661,13 @@ fn named_files_are_read_from_their_repository_root() {
     // The package's file alone: nothing shows it runs on several ranks.
     let alone = run(root, &["pkg/data.py"]);
     assert!(!alone.contains("T105"), "{alone}");
+    // A namespace package (no `__init__.py`): the import names the file,
+    // whichever of the two comes first.
+    std::fs::remove_file(root.join("pkg/__init__.py")).expect("remove __init__.py");
+    for order in [["tools/train.py", "pkg/data.py"], ["pkg/data.py", "tools/train.py"]] {
+        let out = run(root, &order);
+        assert!(out.contains("pkg/data.py:5:55: T105"), "{order:?}: {out}");
+    }
     // Without a repository each folder is its own context.
     std::fs::remove_dir(root.join(".git")).expect("remove .git");
     let apart = run(root, &["tools/train.py", "pkg/data.py"]);
