@@ -293,9 +293,11 @@ fn plan_image(runtime: &crate::runtime::Runtime) -> PlanImage {
         });
         image.torch = facts.torch.map(|v| v.to_string());
         image.python = facts.python.map(|v| v.to_string());
+        // Only a list that is the whole build: `verify` reads it as one.
         image.arch_list = facts
             .arch_list
             .as_ref()
+            .filter(|l| l.exact())
             .map(|l| l.display().split(' ').map(str::to_string).collect());
         image.built_for_driver = facts.built_for_driver.map(|v| v.to_string());
     }
