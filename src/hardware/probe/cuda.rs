@@ -537,6 +537,27 @@ fn notes_on_devices(report: &mut ProbeReport, uuid_call: &str) {
     }
 }
 
+/// Why an exclusive-mode device's free memory stays unknown when NVML
+/// cannot give it: the only other source is a CUDA context, which the
+/// driver refuses while another process holds the device, and which,
+/// where it is granted, holds the device against the training job itself.
+fn exclusive_free_memory_note(d: &ProbedDevice) -> Option<String> {
+    let mode = d.compute_mode.as_deref()?;
+    let holder = match mode {
+        "exclusive_process" => "another process",
+        "exclusive_thread" => "another thread",
+        _ => return None,
+    };
+    Some(format!(
+        "free memory of device {} is unknown: NVML could not give it (free_memory_bytes says why), and the device \
+         is in the {mode} compute mode, where the other way \
+         to read it, a CUDA context (cuMemGetInfo), is refused while {holder} holds the device \
+         (CUDA_ERROR_DEVICE_UNAVAILABLE) and, when granted, would hold it against the training job, so the probe \
+         creates none (on the host, `nvidia-smi --query-gpu=memory.free --format=csv` reads it through NVML)",
+        d.ordinal
+    ))
+}
+
 /// The reason for a failed `cuInit`, with what to check for the codes that
 /// have a usual cause.
 fn init_failure(driver: &Driver, rc: c_int, report: &ProbeReport) -> String {
@@ -590,6 +611,7 @@ fn finish(mut report: ProbeReport, kernel: Result<KernelDriver, String>, problem
         return report;
     }
     let nvml = Nvml::open();
+    let mut exclusive_notes = Vec::new();
     for d in &mut report.devices {
         let free = match &nvml {
             Err(e) => Err(e.clone()),
@@ -599,10 +621,12 @@ fn finish(mut report: ProbeReport, kernel: Result<KernelDriver, String>, problem
         match free {
             Ok(free) => d.free_memory_bytes = Some(free),
             Err(why) => {
+                exclusive_notes.extend(exclusive_free_memory_note(d));
                 d.missing.insert("free_memory_bytes".into(), why);
             }
         }
     }
+    report.notes.extend(exclusive_notes);
     if let Err(why) = kernel {
         match nvml.as_ref().map_err(String::clone).and_then(Nvml::driver_version) {
             Ok(version) => {
