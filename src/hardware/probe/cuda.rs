@@ -1,9 +1,11 @@
 //! The driver calls of the probe, made in the probe process (see
 //! [`super::isolate`]).
 //!
-//! cudarc finds and opens `libcuda` (`is_culib_present`, `culib`; its
+//! `libcuda` is opened by the driver's own names (`libcuda.so.1`, then
+//! `libcuda.so`), and, on a host with the NVIDIA kernel module, by cudarc's
+//! search of other names (`is_culib_present`, `culib`; its
 //! `dynamic-loading`, so stagec builds and runs without a CUDA toolkit or
-//! driver), and nothing else of it is called: its `cu*` bindings return
+//! driver) when those fail; nothing else of cudarc is called: its `cu*` bindings return
 //! `CUresult` as a Rust enum, and a code a newer driver returns that the
 //! compiled bindings lack is undefined behaviour (it killed the process
 //! with SIGILL), and they resolve each symbol lazily, panicking on a
@@ -359,6 +361,45 @@ pub(super) fn probe() -> ProbeReport {
     })
 }
 
+/// The driver's own names for libcuda on Linux: its soname, which every
+/// driver installation (and the NVIDIA container runtime) provides, then
+/// the development link the CUDA toolkit's stubs folder holds.
+#[cfg(target_os = "linux")]
+const LIBCUDA_NAMES: &[&str] = &["libcuda.so.1", "libcuda.so"];
+#[cfg(not(target_os = "linux"))]
+const LIBCUDA_NAMES: &[&str] = &[];
+
+/// Opens libcuda, kept loaded for the life of the process: the driver's
+/// own names first (one `dlopen` each, through the loader's usual search:
+/// `LD_LIBRARY_PATH`, its cache, the default folders), then cudarc's search
+/// of about 35 other names (`libcuda64_12.so`, `libcuda.so.12`,
+/// `libnvcuda.so`, …) through the same loader search. That fallback runs
+/// only where a driver library can exist, on a host with the NVIDIA kernel
+/// module loaded (`kernel_module`); elsewhere no name can give a driver
+/// that works, and a host without one answers after two `dlopen`s.
+fn open_libcuda(kernel_module: bool) -> Option<&'static libloading::Library> {
+    static OWN: std::sync::OnceLock<libloading::Library> = std::sync::OnceLock::new();
+    if let Some(library) = OWN.get() {
+        return Some(library);
+    }
+    for &name in LIBCUDA_NAMES {
+        // SAFETY: loading libcuda runs only its own initialisers; no CUDA
+        // function is called here. The probe runs in its own process, so a
+        // library that crashes on load ends that process, not stagec.
+        if let Ok(library) = unsafe { libloading::Library::new(name) } {
+            return Some(OWN.get_or_init(|| library));
+        }
+    }
+    if !kernel_module && !LIBCUDA_NAMES.is_empty() {
+        return None;
+    }
+    // SAFETY: `is_culib_present` only opens the candidate library names and
+    // closes them again; it calls no CUDA function. `culib` panics when no
+    // candidate loads, so it is called only after this check; it opens the
+    // same candidate and keeps it loaded for the life of the process.
+    unsafe { sys::is_culib_present().then(|| sys::culib()) }
+}
+
 fn probe_driver() -> ProbeReport {
     let kernel = host::kernel_driver(Path::new("/"));
     let mut report = ProbeReport {
@@ -367,11 +408,7 @@ fn probe_driver() -> ProbeReport {
         ..ProbeReport::default()
     };
     announce("dlopen(libcuda)");
-    // SAFETY: `is_culib_present` only opens the candidate library names
-    // (`libcuda.so`, …, `libcuda.so.1`) and closes them again; it calls no
-    // CUDA function. `culib` panics when no candidate loads, so nothing may
-    // call it before this check.
-    if !unsafe { sys::is_culib_present() } {
+    let Some(library) = open_libcuda(kernel.is_ok()) else {
         report.reason = Some(match &report.kernel_driver {
             Some(k) => format!(
                 "{NO_DRIVER_REASON}, although the NVIDIA kernel module {} is loaded (in a container: was it started \
@@ -381,10 +418,7 @@ fn probe_driver() -> ProbeReport {
             None => NO_DRIVER_REASON.to_string(),
         });
         return report;
-    }
-    // SAFETY: a candidate loaded just now; `culib` opens the same one and
-    // keeps it loaded for the life of the process.
-    let library = unsafe { sys::culib() };
+    };
     let mut problems: Vec<String> = Vec::new();
     let driver = match Driver::resolve(library) {
         Ok(driver) => driver,
