@@ -346,6 +346,8 @@ row!(
     channel,
     variant,
     arch_list,
+    includes,
+    ptx,
     pip_variants,
     pypi_default,
     name,

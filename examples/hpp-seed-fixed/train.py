@@ -26,7 +26,9 @@ class HybridTrial(PyTorchTrial):
 
     def build_training_data_loader(self):
         weights = calculate_weights(self.train_dataset)
-        generator = torch.Generator().manual_seed(42 + self.context.distributed.get_rank() // 3)
+        # The trial's seed + replica: the value `stagec exec` sets as STAGEC_DATA_SEED.
+        data_seed = self.context.get_trial_seed() + self.context.distributed.get_rank() // 3
+        generator = torch.Generator().manual_seed(data_seed)
         sampler = WeightedRandomSampler(weights, len(self.train_dataset), replacement=True, generator=generator)
         return DataLoader(
             self.train_dataset, batch_size=64, sampler=sampler, num_workers=4, persistent_workers=True

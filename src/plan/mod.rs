@@ -293,9 +293,11 @@ fn plan_image(runtime: &crate::runtime::Runtime) -> PlanImage {
         });
         image.torch = facts.torch.map(|v| v.to_string());
         image.python = facts.python.map(|v| v.to_string());
+        // Only a list that is the whole build: `verify` reads it as one.
         image.arch_list = facts
             .arch_list
             .as_ref()
+            .filter(|l| l.exact())
             .map(|l| l.display().split(' ').map(str::to_string).collect());
         image.built_for_driver = facts.built_for_driver.map(|v| v.to_string());
     }
@@ -352,9 +354,17 @@ fn environment(compiled: &Compiled, settings: &Settings, inputs: &PlanInputs<'_>
             .collect(),
         per_rank: vec![
             PerRankVariable {
+                name: "STAGEC_RANK".into(),
+                rule: "global rank of the process: --rank, else RANK as the launcher sets it".into(),
+            },
+            PerRankVariable {
                 name: "STAGEC_STAGE_ID".into(),
                 rule: "stage of the rank: stages[i].id where rank is in stages[i].ranks (rank mod pipeline.degree gives i)"
                     .into(),
+            },
+            PerRankVariable {
+                name: "STAGEC_STAGE_POSITION".into(),
+                rule: "position of the rank's stage in forward order: rank mod pipeline.degree (0 reads the inputs, pipeline.degree - 1 the labels)".into(),
             },
             PerRankVariable {
                 name: "STAGEC_REPLICA".into(),
@@ -362,7 +372,7 @@ fn environment(compiled: &Compiled, settings: &Settings, inputs: &PlanInputs<'_>
             },
             PerRankVariable {
                 name: "STAGEC_DATA_SEED".into(),
-                rule: "seed base + replica, the same on every stage of a replica: samplers and shuffles seed from it, so all stages of a replica read the same samples in the same order (seed base: DET_TRIAL_SEED under Determined, else reproducibility.experiment_seed)".into(),
+                rule: "seed base + replica, the same on every stage of a replica: samplers and shuffles seed from it, so all stages of a replica read the same samples in the same order (seed base: --seed where given, else DET_TRIAL_SEED under Determined, else reproducibility.experiment_seed); a sampler that shards one shared permutation (DistributedSampler) takes the base, STAGEC_DATA_SEED - STAGEC_REPLICA, with rank STAGEC_REPLICA".into(),
             },
             PerRankVariable {
                 name: "STAGEC_RANK_SEED".into(),

@@ -296,23 +296,24 @@ fn image_facts(image: &super::PlanImage) -> Option<crate::runtime::image::ImageF
     facts.cuda?;
     facts.resolution = Resolution::KnownTag;
     facts.forward_compat = image.built_for_driver.is_some();
-    facts.arch_list = image.arch_list.as_ref().map(|list| ArchList {
-        archs: list
-            .iter()
-            .filter_map(|a| {
-                let (ptx, digits) = match (a.strip_prefix("sm_"), a.strip_prefix("compute_")) {
-                    (Some(d), _) => (false, d),
-                    (_, Some(d)) => (true, d),
-                    _ => return None,
-                };
-                let (major, minor) = digits.split_at(digits.len().checked_sub(1)?);
-                Some(BuiltArch {
-                    cc: Version::new(major.parse().ok()?, minor.parse().ok()?),
-                    ptx,
+    facts.arch_list = image.arch_list.as_ref().map(|list| {
+        ArchList::new(
+            list.iter()
+                .filter_map(|a| {
+                    let (ptx, digits) = match (a.strip_prefix("sm_"), a.strip_prefix("compute_")) {
+                        (Some(d), _) => (false, d),
+                        (_, Some(d)) => (true, d),
+                        _ => return None,
+                    };
+                    let (major, minor) = digits.split_at(digits.len().checked_sub(1)?);
+                    Some(BuiltArch {
+                        cc: Version::new(major.parse().ok()?, minor.parse().ok()?),
+                        ptx,
+                    })
                 })
-            })
-            .collect(),
-        build: "the plan's image".into(),
+                .collect(),
+            "the plan's image".into(),
+        )
     });
     Some(facts)
 }

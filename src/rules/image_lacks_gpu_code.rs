@@ -7,10 +7,17 @@ declare_rule! {
     /// it at all (Hopper and Ada need CUDA 11.8, Blackwell 12.8).
     ///
     /// The architectures of a build come from the tables in
-    /// `src/runtime/data/` (official pip and conda builds, NGC containers);
-    /// where the build is not known but its CUDA predates the architecture,
-    /// the finding is a warning (a build with PTX of an older architecture
-    /// could still run).
+    /// `src/runtime/data/` (official pip and conda builds, NGC containers).
+    /// Where the tables know the build's whole list, the verdict is definite:
+    /// a GPU runs SASS of its own major version and an equal or lower minor
+    /// (`sm_80` on an A10's 8.6), or PTX of its own or an older architecture,
+    /// compiled by the driver (`compute_37` of a conda build on an H100, `9.0+PTX`
+    /// of an NGC container on a B200); with neither it cannot run (an error),
+    /// with either it is silent. The finding is a warning only where the
+    /// tables do not know: the build is not known but its CUDA predates the
+    /// architecture (a build with PTX of an older architecture could still
+    /// run), the build's list is partial, or it carries PTX for an
+    /// architecture the tables do not record.
     ///
     /// ## Why
     /// A PyTorch without code for the GPU fails at the first kernel with "no
@@ -69,7 +76,24 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         let why = match verdict {
             ArchVerdict::NotBuilt => {
                 let list = facts.arch_list.as_ref();
-                let built = list.map_or(String::new(), |l| format!("{} is built for {}", l.build, l.display()));
+                // The list is the whole build: say why PTX does not help.
+                let ptx = list.map_or(String::new(), |l| {
+                    let newer: Vec<String> = l
+                        .archs
+                        .iter()
+                        .filter(|a| a.ptx)
+                        .map(|a| format!("compute_{}{}", a.cc.major(), a.cc.minor()))
+                        .collect();
+                    if newer.is_empty() {
+                        ", with no PTX the driver could compile for it".to_string()
+                    } else {
+                        format!(
+                            ", and its PTX ({}) is for a newer architecture (the driver compiles PTX only for the same or a newer GPU)",
+                            newer.join(", ")
+                        )
+                    }
+                });
+                let built = list.map_or(String::new(), |l| format!("{} is built for {}{ptx}", l.build, l.display()));
                 let cuda = match (facts.cuda, crate::runtime::compat::cuda_for_arch(cc)) {
                     (Some(c), Some((first, _, _))) if c.major_minor() < first => {
                         format!(", and CUDA {c} predates {arch} ({sm} needs CUDA {first} or later)")
@@ -78,8 +102,14 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 };
                 format!("{built}{cuda}")
             }
+            ArchVerdict::PtxUnrecorded => {
+                let build = facts.arch_list.as_ref().map_or("its PyTorch", |l| l.build.as_str());
+                format!(
+                    "{build} has no {sm} code and carries PTX for an architecture the tables do not record: it runs only if that PTX is for {sm} or an older architecture"
+                )
+            }
             ArchVerdict::CudaTooOld { first } => format!(
-                "its CUDA {} predates {arch} ({sm} needs CUDA {first} or later): only a build with PTX of an older architecture could run",
+                "its CUDA {} predates {arch} ({sm} needs CUDA {first} or later): only PTX of an older architecture could run, and the tables do not know whether its build carries any",
                 facts.cuda.map(|c| c.to_string()).unwrap_or_default()
             ),
             ArchVerdict::CudaDropped { removed_in } => format!(
@@ -92,7 +122,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         let certain = matches!(verdict, ArchVerdict::NotBuilt);
         let message = if all_bad {
             format!(
-                "`{image}` has no code for stage {}'s `{gpu}` ({arch}, {sm}): {why}",
+                "`{image}` {} no code for stage {}'s `{gpu}` ({arch}, {sm}): {why}",
+                if certain { "has" } else { "may have" },
                 stage.id
             )
         } else {

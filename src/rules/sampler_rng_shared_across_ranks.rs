@@ -12,7 +12,13 @@ declare_rule! {
     /// generator. Seeded alike on every rank, every rank draws the same indices and
     /// trains on the same batches: the job does the work of one GPU N times, and
     /// weighted sampling repeats the same heavy samples everywhere. Give the sampler
-    /// its own generator whose seed differs per data-parallel replica. Loaders that
+    /// its own generator whose seed differs per data-parallel replica (in a
+    /// pipeline, the same on every stage of a replica: the first stage's
+    /// inputs and the last stage's labels must be the same samples). Where the
+    /// entrypoint runs the training command through `stagec exec`, that seed is
+    /// `STAGEC_DATA_SEED` in every rank's environment, and the fix reads it
+    /// (when the file imports `os`; otherwise it seeds from the code's own seed
+    /// plus the replica, and the help says to import `os`). Loaders that
     /// shard for you — `determined.pytorch.DataLoader`, `accelerator.prepare`,
     /// Lightning's sampler injection, `DistributedSampler` — need the shared stream
     /// instead (a per-rank generator there makes shards overlap), and are left alone,
@@ -41,6 +47,7 @@ declare_rule! {
     ///                     sampler=WeightedRandomSampler(weights, len(ds), replacement=True))  # warning
     /// # fix: WeightedRandomSampler(weights, len(ds), replacement=True,
     /// #          generator=torch.Generator().manual_seed(42 + dist.get_rank()))
+    /// # under `stagec exec`: generator=torch.Generator().manual_seed(int(os.environ["STAGEC_DATA_SEED"]))
     /// ```
     pub static SAMPLER_RNG_SHARED_ACROSS_RANKS = {
         code: "T101",
@@ -177,6 +184,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         });
     }
     let degree = super::training_support::pipeline_degree(cx);
+    let via_stagec = super::training_support::runs_stagec_exec(cx);
     for hit in hits {
         let Some((world, seeding)) = shared(hit.m) else {
             continue;
@@ -197,7 +205,26 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 hit.what
             ),
         );
-        d.help("give it its own generator whose seed differs per data-parallel replica; loaders that shard for you (determined.pytorch.DataLoader, accelerator.prepare) need the shared stream instead");
+        // Through `stagec exec` every rank of the experiment has the plan's
+        // data seed (base + replica) in its environment.
+        let planned = via_stagec && !code.prog.detached(hit.m);
+        let os = if planned {
+            code.prog.module_alias(hit.m, "os")
+        } else {
+            None
+        };
+        const SHARDED: &str =
+            "loaders that shard for you (determined.pytorch.DataLoader, accelerator.prepare) need the shared stream instead";
+        if planned {
+            let import = if os.is_none() { " (with `import os`)" } else { "" };
+            d.help(format!("give it its own generator seeded from `int(os.environ[\"STAGEC_DATA_SEED\"])`{import}: the data seed `stagec exec` sets on every rank, the same on every stage of a replica and different between replicas; {SHARDED}"));
+        } else if degree.is_some_and(|p| p > 1) && !code.prog.detached(hit.m) {
+            d.help(format!("give it its own generator whose seed differs per data-parallel replica and is the same on every stage of a replica (the plan's STAGEC_DATA_SEED, which `stagec exec` sets on every rank); {SHARDED}"));
+        } else {
+            d.help(format!(
+                "give it its own generator whose seed differs per data-parallel replica; {SHARDED}"
+            ));
+        }
         if let Some((lm, span)) = hit.loader {
             if !(lm == hit.m && span.start <= hit.at.start && hit.at.end <= span.end) {
                 d.label(code.file(lm), span, "the plain torch DataLoader it feeds");
@@ -207,9 +234,25 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             d.label(code.file(scope.m), *call, "every rank seeds the global RNG alike here");
         }
         let degree = if code.prog.detached(hit.m) { None } else { degree };
-        if let Some(text) = generator(&code, seeding, hit.scope, degree) {
+        // With `os` bound in the file, the fix reads the plan's data seed;
+        // without it (an edit must not add an unresolved name) it seeds per
+        // replica from the code's own seed, as outside `stagec exec`.
+        let planned_fix = os.as_deref().and_then(|os| {
+            let torch = code.torch(hit.m)?;
+            Some(format!(
+                "generator={torch}.Generator().manual_seed(int({os}.environ[\"STAGEC_DATA_SEED\"]))"
+            ))
+        });
+        let (title, text) = match planned_fix {
+            Some(text) => ("give the sampler a generator seeded from STAGEC_DATA_SEED", Some(text)),
+            None => (
+                "give the sampler a generator seeded per replica",
+                generator(&code, seeding, hit.scope, degree),
+            ),
+        };
+        if let Some(text) = text {
             if let Some(edit) = add_argument(code.file(hit.m), hit.call, code.prog.text(hit.m), &text) {
-                d.unsafe_fix("give the sampler a generator seeded per replica", vec![edit]);
+                d.unsafe_fix(title, vec![edit]);
             }
         }
     }

@@ -151,6 +151,18 @@ pub(crate) fn pipeline_degree(cx: &Cx<'_>) -> Option<i64> {
     crate::settings::Settings::fixed(cx.settings()?.pipeline_parallel_degree.as_ref())
 }
 
+/// Whether the experiment's entrypoint runs the training command through
+/// `stagec exec`, which gives every rank the plan's environment
+/// (`STAGEC_DATA_SEED`, `STAGEC_RANK_SEED`, …).
+pub(crate) fn runs_stagec_exec(cx: &Cx<'_>) -> bool {
+    use crate::spec::Entrypoint;
+    match cx.settings().and_then(|s| s.entrypoint.as_ref()) {
+        Some(Entrypoint::Command(c)) => crate::training::entry::runs_stagec_exec(c),
+        Some(Entrypoint::Argv(words)) => crate::training::entry::argv_runs_stagec_exec(words),
+        None => false,
+    }
+}
+
 /// Determined's sharding loader.
 pub(crate) const DET_LOADER: &str = "determined.pytorch.DataLoader";
 

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::data;
-use super::image::ImageFacts;
+use super::image::{ArchList, ImageFacts};
 use super::version::Version;
 use crate::dtype::DType;
 
@@ -41,8 +41,13 @@ pub enum ArchVerdict {
     Supported,
     /// Nothing known either way.
     Unknown,
-    /// The build is known and has no code for it.
+    /// The build is known and has no code for it: no SASS of the same
+    /// major and an equal or lower minor, no PTX at or below it.
     NotBuilt,
+    /// The build is known to have no SASS for it and to carry PTX, but the
+    /// tables do not record for which architecture: it runs only if that
+    /// PTX is for this architecture or an older one.
+    PtxUnrecorded,
     /// The build is not known, but the image's CUDA predates the
     /// architecture (or dropped it): only PTX of an older architecture,
     /// if the build embeds it, could run.
@@ -54,19 +59,35 @@ pub enum ArchVerdict {
     },
 }
 
+/// Whether a build has SASS (a cubin) that runs on `cc`: a cubin of X.y
+/// runs on X.z with z ≥ y.
+pub fn sass_runs(list: &ArchList, cc: Version) -> bool {
+    list.archs
+        .iter()
+        .any(|a| a.cc.major() == cc.major() && a.cc.minor() <= cc.minor())
+}
+
+/// Whether a build has PTX the driver compiles for `cc`: PTX of any
+/// architecture at or below it.
+pub fn ptx_runs(list: &ArchList, cc: Version) -> bool {
+    list.archs.iter().any(|a| a.ptx && a.cc <= cc)
+}
+
 pub fn arch_verdict(image: &ImageFacts, cc: Version) -> ArchVerdict {
     if let Some(list) = &image.arch_list {
-        // A cubin of X.y runs on X.z with z ≥ y; PTX of any earlier
-        // architecture is compiled for it by the driver.
-        let runs = list
-            .archs
-            .iter()
-            .any(|a| (a.cc.major() == cc.major() && a.cc.minor() <= cc.minor()) || (a.ptx && a.cc <= cc));
-        return if runs {
-            ArchVerdict::Supported
-        } else {
-            ArchVerdict::NotBuilt
-        };
+        if sass_runs(list, cc) || ptx_runs(list, cc) {
+            return ArchVerdict::Supported;
+        }
+        if list.complete {
+            // PTX of one of the listed architectures: only those at or
+            // below `cc` could be compiled for it.
+            if list.ptx_unrecorded && list.archs.iter().any(|a| a.cc <= cc) {
+                return ArchVerdict::PtxUnrecorded;
+            }
+            return ArchVerdict::NotBuilt;
+        }
+        // A partial list that does not cover `cc` decides nothing: what
+        // the image's CUDA allows is all that is known.
     }
     let (Some(cuda), Some((first, _, removed))) = (image.cuda, cuda_for_arch(cc)) else {
         return ArchVerdict::Unknown;
@@ -164,12 +185,15 @@ pub fn driver_verdict(image: &ImageFacts, driver: Version, cc: Version, datacent
         return DriverVerdict::ForwardCompat;
     }
     match mvc_floor(cuda.major()) {
-        Some(floor) if driver >= floor => match arch_verdict(image, cc) {
-            // Minor version compatibility runs SASS only, no PTX JIT; a
-            // build with SASS for the GPU is the known case.
-            ArchVerdict::Supported if image.arch_list.is_some() => DriverVerdict::MinorVersion,
-            _ => DriverVerdict::Unknown,
-        },
+        // Minor version compatibility runs SASS only, no PTX JIT: a build
+        // with SASS for the GPU is the known case (PTX alone is not).
+        Some(floor) if driver >= floor => {
+            if image.arch_list.as_ref().is_some_and(|l| sass_runs(l, cc)) {
+                DriverVerdict::MinorVersion
+            } else {
+                DriverVerdict::Unknown
+            }
+        }
         _ => DriverVerdict::TooOld { min },
     }
 }
@@ -212,6 +236,60 @@ mod tests {
             ArchVerdict::CudaTooOld { first: v("12.8") }
         );
         assert_eq!(arch_verdict(&bare, v("9.0")), ArchVerdict::Unknown);
+    }
+
+    #[test]
+    fn definite_ptx_verdicts() {
+        let image = |r: &str| resolve(r).unwrap_or_else(|e| panic!("{r}: {e:?}"));
+        // The conda build's compute_37 PTX is compiled for Hopper by the driver.
+        let conda = image("pytorch/pytorch:1.13.1-cuda11.6-cudnn8-runtime");
+        assert!(conda.arch_list.as_ref().is_some_and(|l| l.exact()));
+        assert_eq!(arch_verdict(&conda, v("9.0")), ArchVerdict::Supported);
+        // The pip 2.7 cu128 wheel: sm_75 … sm_120 + compute_120; PTX of a
+        // newer architecture does not run on a V100 (7.0).
+        let cu128 = image("pytorch/pytorch:2.7.0-cuda12.8-cudnn9-runtime");
+        assert_eq!(arch_verdict(&cu128, v("7.0")), ArchVerdict::NotBuilt);
+        assert_eq!(arch_verdict(&cu128, v("10.3")), ArchVerdict::Supported);
+        assert_eq!(arch_verdict(&cu128, v("12.1")), ArchVerdict::Supported);
+        // 2.8 cu129 carries PTX for an unrecorded architecture: undecided
+        // above the list's oldest entry without SASS, definite below it.
+        let cu129 = image("pytorch/pytorch:2.8.0-cuda12.9-cudnn9-runtime");
+        assert!(cu129.arch_list.as_ref().is_some_and(|l| l.ptx_unrecorded && !l.exact()));
+        assert_eq!(arch_verdict(&cu129, v("11.0")), ArchVerdict::PtxUnrecorded);
+        assert_eq!(arch_verdict(&cu129, v("6.0")), ArchVerdict::NotBuilt);
+        assert_eq!(arch_verdict(&cu129, v("10.3")), ArchVerdict::Supported);
+        // A partial list decides what it includes, and leaves the rest to the CUDA check.
+        let partial = ImageFacts {
+            arch_list: Some(crate::runtime::image::ArchList {
+                complete: false,
+                ..crate::runtime::image::ArchList::new(
+                    vec![crate::runtime::image::BuiltArch {
+                        cc: v("7.0"),
+                        ptx: false,
+                    }],
+                    "a partial list".into(),
+                )
+            }),
+            ..cu128.clone()
+        };
+        assert_eq!(arch_verdict(&partial, v("7.0")), ArchVerdict::Supported);
+        assert_eq!(arch_verdict(&partial, v("10.0")), ArchVerdict::Unknown);
+        // Minor version compatibility does not JIT: PTX alone is not enough.
+        let ptx_only = ImageFacts {
+            arch_list: Some(crate::runtime::image::ArchList::new(
+                vec![crate::runtime::image::BuiltArch {
+                    cc: v("8.0"),
+                    ptx: true,
+                }],
+                "a PTX-only build".into(),
+            )),
+            ..image("pytorch/pytorch:2.4.1-cuda12.1-cudnn9-runtime")
+        };
+        assert_eq!(arch_verdict(&ptx_only, v("9.0")), ArchVerdict::Supported);
+        assert_eq!(
+            driver_verdict(&ptx_only, v("525.85.12"), v("9.0"), true),
+            DriverVerdict::Unknown
+        );
     }
 
     #[test]

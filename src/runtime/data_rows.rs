@@ -91,6 +91,14 @@ pub struct TorchRow<'a> {
     pub variant: Option<Text<'a>>,
     #[serde(borrow)]
     pub arch_list: List<'a, Text<'a>>,
+    /// A partial list: architectures the build is known to include (the
+    /// others are not recorded).
+    #[serde(borrow)]
+    pub includes: List<'a, Text<'a>>,
+    /// `unrecorded`: the build carries PTX, for an architecture the row
+    /// does not record.
+    #[serde(borrow)]
+    pub ptx: Option<Text<'a>>,
     #[serde(borrow)]
     pub pip_variants: List<'a, Text<'a>>,
     #[serde(borrow)]

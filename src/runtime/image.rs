@@ -34,9 +34,40 @@ pub struct ArchList {
     pub archs: Vec<BuiltArch>,
     /// "the official pip wheel of PyTorch 1.13 for CUDA 11.7", "NGC 23.10".
     pub build: String,
+    /// `false` for a partial list: the build has at least `archs`.
+    #[serde(skip_serializing_if = "is_true")]
+    pub complete: bool,
+    /// The build carries PTX for an architecture the tables do not record
+    /// (one of `archs`, which one is not known).
+    #[serde(skip_serializing_if = "is_false")]
+    pub ptx_unrecorded: bool,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl ArchList {
+    /// A complete list of a build's architectures.
+    pub fn new(archs: Vec<BuiltArch>, build: String) -> ArchList {
+        ArchList {
+            archs,
+            build,
+            complete: true,
+            ptx_unrecorded: false,
+        }
+    }
+
+    /// Whether the list is all the tables say of the build: complete, and
+    /// every PTX it carries named.
+    pub fn exact(&self) -> bool {
+        self.complete && !self.ptx_unrecorded
+    }
+
     fn parse<S: AsRef<str>>(list: &[S], build: String) -> Option<ArchList> {
         let archs: Vec<BuiltArch> = list
             .iter()
@@ -49,7 +80,7 @@ impl ArchList {
                 })
             })
             .collect();
-        (!archs.is_empty()).then_some(ArchList { archs, build })
+        (!archs.is_empty()).then(|| ArchList::new(archs, build))
     }
 
     /// `sm_50 sm_60 … compute_90` as PyTorch prints them.
@@ -393,7 +424,14 @@ fn pip_or_conda_arch_list(repository: &str, torch: Option<Version>, cuda: Option
             cuda.major_minor()
         )
     };
-    ArchList::parse(&row.arch_list, build)
+    if row.arch_list.is_empty() {
+        let mut partial = ArchList::parse(&row.includes, build)?;
+        partial.complete = false;
+        return Some(partial);
+    }
+    let mut list = ArchList::parse(&row.arch_list, build)?;
+    list.ptx_unrecorded = row.ptx.as_deref() == Some("unrecorded");
+    Some(list)
 }
 
 /// The facts an experiment states about its image.

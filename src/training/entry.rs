@@ -273,7 +273,12 @@ fn stagec_exec(rest: &[String]) -> Result<Launch, NotPython> {
 /// Whether the entrypoint runs its training command through `stagec exec`
 /// (a fix that rewrites the command must keep it there).
 pub fn runs_stagec_exec(command: &str) -> bool {
-    split(command)
+    argv_runs_stagec_exec(&split(command))
+}
+
+/// [`runs_stagec_exec`] for an entrypoint given as an argument vector.
+pub fn argv_runs_stagec_exec(words: &[String]) -> bool {
+    words
         .windows(2)
         .any(|w| w[0].rsplit('/').next() == Some("stagec") && w[1] == "exec")
 }

@@ -55,7 +55,13 @@
  *                                    uuid (GPU-... or MIG-...), uuid_v1
  *                                    (legacy cuDeviceGetUuid, default uuid),
  *                                    mig (0/1), compute_mode (0 default,
- *                                    2 prohibited, 3 exclusive process)
+ *                                    2 prohibited, 3 exclusive process),
+ *                                    held (0/1: another process holds the
+ *                                    device; in compute_mode 3 or 2
+ *                                    cuDevicePrimaryCtxRetain returns
+ *                                    CUDA_ERROR_DEVICE_UNAVAILABLE, 46, as
+ *                                    the driver refuses a context; NVML
+ *                                    still answers, as it needs none)
  *   peer I J 0|1                     cuDeviceCanAccessPeer(I -> J)
  *   peer_all 0|1                     every pair (default 1)
  *   fail FN[@ORDINAL] CODE           as FAKECUDA_FAIL
@@ -133,6 +139,7 @@ struct dev {
     int has_uuid_v1;
     int mig;
     int compute_mode;
+    int held;
 };
 
 struct cfg {
@@ -330,6 +337,7 @@ static void device_line(struct cfg *c, char *spec) {
         else if (strcmp(k, "uuid_v1") == 0) d->has_uuid_v1 = parse_uuid(v, d->uuid_v1) == 0;
         else if (strcmp(k, "mig") == 0) d->mig = atoi(v);
         else if (strcmp(k, "compute_mode") == 0) d->compute_mode = atoi(v);
+        else if (strcmp(k, "held") == 0) d->held = atoi(v);
     }
     if (!nvml_set) d->nvml_total = d->mem;
     if (!free_set) d->free_mem = d->mem > GIB ? d->mem - GIB : d->mem / 2;
@@ -588,6 +596,8 @@ EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
     NEED_INIT();
     if (!pctx) return CUDA_ERROR_INVALID_VALUE;
     NEED_DEV(dev);
+    if (C.d[dev].compute_mode == 2 || (C.d[dev].compute_mode == 3 && C.d[dev].held))
+        return 46; /* CUDA_ERROR_DEVICE_UNAVAILABLE */
     pthread_mutex_lock(&state_lock);
     primary_refs[dev]++;
     pthread_mutex_unlock(&state_lock);

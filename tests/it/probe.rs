@@ -26,6 +26,9 @@ use stagec::hardware::catalog;
 use stagec::hardware::probe::{self, codes};
 use stagec::source::FileId;
 
+/// Compute modes: read, exclusive and prohibited devices, free memory without a context.
+mod compute_modes;
+
 /// The stand-in libraries, one folder per build variant.
 struct Fakes {
     /// Everything exported.
@@ -765,42 +768,6 @@ fn a_crashing_driver_ends_in_a_reason() {
             "{scenario}"
         );
     }
-}
-
-#[test]
-fn compute_modes_are_read_and_no_context_is_made() {
-    let Some(f) = fakes() else { return };
-    let config = f.root.join("modes.cfg");
-    std::fs::write(
-        &config,
-        "device name=NVIDIA H100 80GB HBM3;cc=9.0;mem=85520809984;sms=132;pci=00000000:1A:00.0;\
-         uuid=GPU-11111111-2222-3333-4444-555555555555;compute_mode=3;free=1000000000\n\
-         device name=NVIDIA H100 80GB HBM3;cc=9.0;mem=85520809984;sms=132;pci=0000:1b:00.0;\
-         uuid=GPU-66666666-7777-8888-9999-aaaaaaaaaaaa;compute_mode=2\n",
-    )
-    .expect("config");
-    let (run, doc) = probe_json(f, &f.full, &[("FAKECUDA_CONFIG", config.to_string_lossy().as_ref())]);
-    assert_eq!(strings(&doc, "compute_mode"), ["exclusive_process", "prohibited"]);
-    // nvidia-smi's spelling of the bus id, read back in the one spelling.
-    assert_eq!(strings(&doc, "pci_bus_id"), ["0000:1a:00.0", "0000:1b:00.0"]);
-    // Free memory of the exclusive-process GPU, from NVML: no context needed.
-    assert_eq!(doc["devices"][0]["free_memory_bytes"], json!(1_000_000_000u64));
-    assert!(run.log.contains("cuDeviceGetAttribute 0"), "{}", run.log);
-    let notes = doc["notes"].to_string();
-    assert!(
-        notes.contains("device 0 is in the exclusive_process compute mode")
-            && notes.contains("device 1 is in the prohibited compute mode: no process can use it"),
-        "{notes}"
-    );
-    let report = probe::load_recorded(&run.stdout()).expect("report");
-    let inv = report.to_inventory_in(FileId(0));
-    let h100s: u32 = inv.nodes[0]
-        .gpus
-        .iter()
-        .filter(|g| g.is_known() && catalog::serves("h100", &g.offered_name()))
-        .map(|g| g.count)
-        .sum();
-    assert_eq!(h100s, 1, "the prohibited GPU is not supply");
 }
 
 #[test]

@@ -1,9 +1,11 @@
 //! The driver calls of the probe, made in the probe process (see
 //! [`super::isolate`]).
 //!
-//! cudarc finds and opens `libcuda` (`is_culib_present`, `culib`; its
+//! `libcuda` is opened by the driver's own names (`libcuda.so.1`, then
+//! `libcuda.so`), and, on a host with the NVIDIA kernel module, by cudarc's
+//! search of other names (`is_culib_present`, `culib`; its
 //! `dynamic-loading`, so stagec builds and runs without a CUDA toolkit or
-//! driver), and nothing else of it is called: its `cu*` bindings return
+//! driver) when those fail; nothing else of cudarc is called: its `cu*` bindings return
 //! `CUresult` as a Rust enum, and a code a newer driver returns that the
 //! compiled bindings lack is undefined behaviour (it killed the process
 //! with SIGILL), and they resolve each symbol lazily, panicking on a
@@ -359,6 +361,45 @@ pub(super) fn probe() -> ProbeReport {
     })
 }
 
+/// The driver's own names for libcuda on Linux: its soname, which every
+/// driver installation (and the NVIDIA container runtime) provides, then
+/// the development link the CUDA toolkit's stubs folder holds.
+#[cfg(target_os = "linux")]
+const LIBCUDA_NAMES: &[&str] = &["libcuda.so.1", "libcuda.so"];
+#[cfg(not(target_os = "linux"))]
+const LIBCUDA_NAMES: &[&str] = &[];
+
+/// Opens libcuda, kept loaded for the life of the process: the driver's
+/// own names first (one `dlopen` each, through the loader's usual search:
+/// `LD_LIBRARY_PATH`, its cache, the default folders), then cudarc's search
+/// of about 35 other names (`libcuda64_12.so`, `libcuda.so.12`,
+/// `libnvcuda.so`, …) through the same loader search. That fallback runs
+/// only where a driver library can exist, on a host with the NVIDIA kernel
+/// module loaded (`kernel_module`); elsewhere no name can give a driver
+/// that works, and a host without one answers after two `dlopen`s.
+fn open_libcuda(kernel_module: bool) -> Option<&'static libloading::Library> {
+    static OWN: std::sync::OnceLock<libloading::Library> = std::sync::OnceLock::new();
+    if let Some(library) = OWN.get() {
+        return Some(library);
+    }
+    for &name in LIBCUDA_NAMES {
+        // SAFETY: loading libcuda runs only its own initialisers; no CUDA
+        // function is called here. The probe runs in its own process, so a
+        // library that crashes on load ends that process, not stagec.
+        if let Ok(library) = unsafe { libloading::Library::new(name) } {
+            return Some(OWN.get_or_init(|| library));
+        }
+    }
+    if !kernel_module && !LIBCUDA_NAMES.is_empty() {
+        return None;
+    }
+    // SAFETY: `is_culib_present` only opens the candidate library names and
+    // closes them again; it calls no CUDA function. `culib` panics when no
+    // candidate loads, so it is called only after this check; it opens the
+    // same candidate and keeps it loaded for the life of the process.
+    unsafe { sys::is_culib_present().then(|| sys::culib()) }
+}
+
 fn probe_driver() -> ProbeReport {
     let kernel = host::kernel_driver(Path::new("/"));
     let mut report = ProbeReport {
@@ -367,11 +408,7 @@ fn probe_driver() -> ProbeReport {
         ..ProbeReport::default()
     };
     announce("dlopen(libcuda)");
-    // SAFETY: `is_culib_present` only opens the candidate library names
-    // (`libcuda.so`, …, `libcuda.so.1`) and closes them again; it calls no
-    // CUDA function. `culib` panics when no candidate loads, so nothing may
-    // call it before this check.
-    if !unsafe { sys::is_culib_present() } {
+    let Some(library) = open_libcuda(kernel.is_ok()) else {
         report.reason = Some(match &report.kernel_driver {
             Some(k) => format!(
                 "{NO_DRIVER_REASON}, although the NVIDIA kernel module {} is loaded (in a container: was it started \
@@ -381,10 +418,7 @@ fn probe_driver() -> ProbeReport {
             None => NO_DRIVER_REASON.to_string(),
         });
         return report;
-    }
-    // SAFETY: a candidate loaded just now; `culib` opens the same one and
-    // keeps it loaded for the life of the process.
-    let library = unsafe { sys::culib() };
+    };
     let mut problems: Vec<String> = Vec::new();
     let driver = match Driver::resolve(library) {
         Ok(driver) => driver,
@@ -537,6 +571,27 @@ fn notes_on_devices(report: &mut ProbeReport, uuid_call: &str) {
     }
 }
 
+/// Why an exclusive-mode device's free memory stays unknown when NVML
+/// cannot give it: the only other source is a CUDA context, which the
+/// driver refuses while another process holds the device, and which,
+/// where it is granted, holds the device against the training job itself.
+fn exclusive_free_memory_note(d: &ProbedDevice) -> Option<String> {
+    let mode = d.compute_mode.as_deref()?;
+    let holder = match mode {
+        "exclusive_process" => "another process",
+        "exclusive_thread" => "another thread",
+        _ => return None,
+    };
+    Some(format!(
+        "free memory of device {} is unknown: NVML could not give it (free_memory_bytes says why), and the device \
+         is in the {mode} compute mode, where the other way \
+         to read it, a CUDA context (cuMemGetInfo), is refused while {holder} holds the device \
+         (CUDA_ERROR_DEVICE_UNAVAILABLE) and, when granted, would hold it against the training job, so the probe \
+         creates none (on the host, `nvidia-smi --query-gpu=memory.free --format=csv` reads it through NVML)",
+        d.ordinal
+    ))
+}
+
 /// The reason for a failed `cuInit`, with what to check for the codes that
 /// have a usual cause.
 fn init_failure(driver: &Driver, rc: c_int, report: &ProbeReport) -> String {
@@ -590,6 +645,7 @@ fn finish(mut report: ProbeReport, kernel: Result<KernelDriver, String>, problem
         return report;
     }
     let nvml = Nvml::open();
+    let mut exclusive_notes = Vec::new();
     for d in &mut report.devices {
         let free = match &nvml {
             Err(e) => Err(e.clone()),
@@ -599,10 +655,12 @@ fn finish(mut report: ProbeReport, kernel: Result<KernelDriver, String>, problem
         match free {
             Ok(free) => d.free_memory_bytes = Some(free),
             Err(why) => {
+                exclusive_notes.extend(exclusive_free_memory_note(d));
                 d.missing.insert("free_memory_bytes".into(), why);
             }
         }
     }
+    report.notes.extend(exclusive_notes);
     if let Err(why) = kernel {
         match nvml.as_ref().map_err(String::clone).and_then(Nvml::driver_version) {
             Ok(version) => {
