@@ -510,6 +510,14 @@ pub fn read_text_if_file(path: &Path, limit: usize) -> Result<Option<String>, St
     }
 }
 
+/// The closest folder at or above `dir` that holds `.git` (a folder, or
+/// the file of a worktree or submodule): the work tree `dir` is in.
+pub fn repository_root(dir: &Path) -> Option<std::path::PathBuf> {
+    dir.ancestors()
+        .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())
+        .map(Path::to_path_buf)
+}
+
 /// The project a settings file belongs to, whose files it may name: the
 /// closest folder at or above it that holds `.git` (a folder, or the file
 /// of a worktree or submodule); without one, `fallback` (the current
@@ -519,11 +527,8 @@ pub fn read_text_if_file(path: &Path, limit: usize) -> Result<Option<String>, St
 pub fn project_root(settings: &Path, fallback: Option<&Path>) -> std::path::PathBuf {
     let settings = normalize(settings);
     let dir = settings.parent().unwrap_or(Path::new("/"));
-    if let Some(repo) = dir
-        .ancestors()
-        .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())
-    {
-        return repo.to_path_buf();
+    if let Some(repo) = repository_root(dir) {
+        return repo;
     }
     // `/` and the home folder hold far more than a project (`~/.aws`).
     let home = std::env::var_os("HOME").map(|h| normalize(Path::new(&h)));

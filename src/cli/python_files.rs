@@ -59,7 +59,7 @@ pub(crate) fn projects(files: &[PathBuf], sources: &SourceArgs, loader: &mut Loa
         if configs.is_empty() {
             let root = match sources.context.as_deref() {
                 Some(_) => None,
-                None => repository_root(&dir),
+                None => import_root(&dir),
             };
             match root {
                 // Named as the root's scan names them (`./tools/train.py`).
@@ -101,15 +101,14 @@ pub(crate) fn projects(files: &[PathBuf], sources: &SourceArgs, loader: &mut Loa
     (jobs, problems)
 }
 
-/// The work tree `dir` is in: the nearest folder at or above it holding
-/// `.git` (a folder, or a file in a linked work tree). For a relative `dir`,
+/// The work tree `dir` is in ([`stagec::fsutil::repository_root`]). For a relative `dir`,
 /// only a root at or below the current folder counts (as a relative path,
 /// `.` for the current folder), so every name stays as written.
-fn repository_root(dir: &Path) -> Option<PathBuf> {
+fn import_root(dir: &Path) -> Option<PathBuf> {
     let absolute = std::path::absolute(dir).ok()?;
-    let top = absolute.ancestors().find(|a| a.join(".git").exists())?;
+    let top = stagec::fsutil::repository_root(&absolute)?;
     if dir.is_absolute() {
-        return Some(top.to_path_buf());
+        return Some(top);
     }
     let cwd = std::env::current_dir().ok()?;
     let below = top.strip_prefix(&cwd).ok()?;
