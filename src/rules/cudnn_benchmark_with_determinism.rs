@@ -34,6 +34,7 @@ declare_rule! {
     };
 }
 
+use super::cudnn_benchmark_seeds::{report_seeded, seed_chains, seeds_with, speed_flag};
 use super::training_support::{code, Code};
 use super::{Cx, Sink};
 use crate::source::Span;
@@ -42,11 +43,11 @@ use crate::training::program::{Anc, Callee, Scope};
 use crate::training::runtime::{self, dead_branch, kw, pos};
 
 /// A statement with its scope and ancestors.
-struct Site<'p> {
-    scope: Scope,
-    anc: Vec<Anc<'p>>,
-    stmt: &'p Stmt,
-    span: Span,
+pub(super) struct Site<'p> {
+    pub(super) scope: Scope,
+    pub(super) anc: Vec<Anc<'p>>,
+    pub(super) stmt: &'p Stmt,
+    pub(super) span: Span,
 }
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
@@ -115,6 +116,11 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let live = |site: &Site<'_>| !dead_branch(code.prog, code.cfg, code.rt, site.scope, &site.anc, site.stmt);
     let requests: Vec<&Site<'_>> = requests.iter().filter(|r| live(r)).collect();
     before_spawn(&code, &requests, out);
+    let chains = if benchmarks.is_empty() {
+        Vec::new()
+    } else {
+        seed_chains(&code)
+    };
     for (b, literal) in &benchmarks {
         if !live(b) || never_constructed(&code, b.scope) {
             continue;
@@ -123,6 +129,11 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         // experiment's, or a script named on the command line).
         let same = |r: &&&Site<'_>| code.prog.same_program(r.scope.m, b.scope.m);
         let Some(request) = requests.iter().find(|r| same(r) && !exclusive(&code, b, r)) else {
+            if literal.is_some() && !speed_flag(&code, b) {
+                if let Some(chain) = chains.iter().find(|c| seeds_with(&code, c, b)) {
+                    report_seeded(cx, &code, b, *literal, chain, out);
+                }
+            }
             continue;
         };
         let d = out.at_loc(
@@ -141,7 +152,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
 }
 
 /// Whether two statements of one scope sit in the two arms of one `if`.
-fn exclusive(_code: &Code<'_>, a: &Site<'_>, b: &Site<'_>) -> bool {
+pub(super) fn exclusive(_code: &Code<'_>, a: &Site<'_>, b: &Site<'_>) -> bool {
     if a.scope != b.scope {
         return false;
     }
