@@ -29,6 +29,7 @@ const SEEDS: &[&str] = &[
     "transformers.trainer_utils.set_seed",
     "accelerate.utils.set_seed",
     "accelerate.utils.random.set_seed",
+    "colossalai.utils.set_seed",
 ];
 
 /// Calls whose value differs from run to run: a seed drawn from them is
@@ -191,10 +192,25 @@ pub(super) fn speed_flag(code: &Code<'_>, b: &Site<'_>) -> bool {
     })
 }
 
+/// The chains that seed with `b`, those that reach `b`'s own function
+/// first, then those of `b`'s module: the message names the nearest.
+pub(super) fn nearest<'c, 'p>(code: &Code<'_>, chains: &'c [Chain<'p>], b: &Site<'_>) -> Option<&'c Chain<'p>> {
+    let rank = |c: &Chain<'_>| {
+        if c.links.iter().any(|l| l.scope == b.scope) {
+            0
+        } else if c.links.iter().any(|l| l.scope.m == b.scope.m) {
+            1
+        } else {
+            2
+        }
+    };
+    chains.iter().filter(|c| seeds_with(code, c, b)).min_by_key(|c| rank(c))
+}
+
 /// Whether the seeding of `chain` runs in the program of the benchmark
 /// assignment `b`, both can hold together, and no call on the way sits in a
 /// branch known to be false.
-pub(super) fn seeds_with(code: &Code<'_>, chain: &Chain<'_>, b: &Site<'_>) -> bool {
+fn seeds_with(code: &Code<'_>, chain: &Chain<'_>, b: &Site<'_>) -> bool {
     let Some(top) = chain.links.last() else {
         return false;
     };
@@ -231,7 +247,19 @@ pub(super) fn report_seeded(
     );
     d.help("set torch.backends.cudnn.benchmark = False where runs must be reproducible (convolutions may be slower)");
     d.label(file, seed.span, "the seeding call");
-    if let Some(helper) = chain.links.get(1) {
+    // The call of the seeding helper nearest to the assignment (none when
+    // the seeding sits beside it).
+    let helper = if seed.scope == b.scope {
+        None
+    } else {
+        chain
+            .links
+            .iter()
+            .skip(1)
+            .find(|l| l.scope == b.scope)
+            .or(chain.links.get(1))
+    };
+    if let Some(helper) = helper {
         d.label(code.file(helper.scope.m), helper.span, "calls the seeding helper");
     }
     if let Some(span) = literal {
