@@ -72,7 +72,8 @@ pub(super) fn seed_chains<'p>(code: &Code<'p>) -> Vec<Chain<'p>> {
         };
         let seed = pos(args, 0).or_else(|| kw(args, "seed"));
         let reproducible = match seed {
-            // `seed_everything()` draws a seed of its own.
+            // `seed_everything()` picks a seed of its own (random in
+            // Lightning 1.x, `PL_GLOBAL_SEED` or 0 in 2.x): no clear intent.
             None => false,
             Some(e) if matches!(e.kind, ExprKind::None) => false,
             Some(e) => !drawn(code, scope, e, 0),
@@ -160,19 +161,11 @@ fn drawn(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bool {
             if found {
                 return;
             }
-            match &x.kind {
-                ExprKind::Call { func, .. } => {
-                    if prog.external(t.scope, func).is_some_and(|p| varies(&p)) {
-                        found = true;
-                    }
-                }
-                ExprKind::Name(_) if !std::ptr::eq(x, t.expr) => {
-                    if drawn(code, t.scope, x, depth + 1) {
-                        found = true;
-                    }
-                }
-                _ => {}
-            }
+            found = match &x.kind {
+                ExprKind::Call { func, .. } => prog.external(t.scope, func).is_some_and(|p| varies(&p)),
+                ExprKind::Name(_) if !std::ptr::eq(x, t.expr) => drawn(code, t.scope, x, depth + 1),
+                _ => false,
+            };
         });
         found
     })

@@ -22,7 +22,8 @@ declare_rule! {
     /// `os.urandom`, `random`/`numpy.random`, `uuid`, `secrets`, `datetime`,
     /// `torch.seed()` or `torch.initial_seed()` (an unresolved `args.seed`, a
     /// literal, an argparse default and a seed plus the rank all count);
-    /// `seed_everything()` without a seed draws one and does not count. Seeding
+    /// `seed_everything()` without a seed does not count (Lightning 1.x draws a
+    /// random seed, 2.x falls back to `PL_GLOBAL_SEED` or 0: no clear intent). Seeding
     /// only `random`/`numpy` does not count: it shows no intent to make torch's
     /// run reproducible. Silent where the assignment sits under an `if` whose
     /// condition names a benchmark/determinism/reproducibility flag
