@@ -10,6 +10,27 @@ declare_rule! {
     /// made inside the function (or `__main__` block) that then starts the ranks
     /// with `torch.multiprocessing.spawn`, when the spawned code makes none itself.
     ///
+    /// It also fires on a literal `cudnn.benchmark = True` in a program that seeds
+    /// torch's global RNG with a reproducible value, under the same reach rules
+    /// (same program, reachable, not a dead branch, not the other arm of one
+    /// `if`/`else`): `torch.manual_seed(x)`, `torch.cuda.manual_seed(_all)(x)`,
+    /// `torch.random.manual_seed(x)`, Lightning's `seed_everything(x)`,
+    /// `transformers.set_seed(x)`, `accelerate.utils.set_seed(x)`,
+    /// `colossalai.utils.set_seed(x)`, or a project helper (one or two calls
+    /// away: `fix_random_seeds(args.seed)`) whose body makes one of these calls.
+    /// The seed counts as reproducible unless its value is drawn from the clock,
+    /// `os.urandom`, `random`/`numpy.random`, `uuid`, `secrets`, `datetime`,
+    /// `torch.seed()` or `torch.initial_seed()` (an unresolved `args.seed`, a
+    /// literal, an argparse default and a seed plus the rank all count);
+    /// `seed_everything()` without a seed does not count (Lightning 1.x draws a
+    /// random seed, 2.x falls back to `PL_GLOBAL_SEED` or 0: no clear intent). Seeding
+    /// only `random`/`numpy` does not count: it shows no intent to make torch's
+    /// run reproducible. Silent where the assignment sits under an `if` whose
+    /// condition names a benchmark/determinism/reproducibility flag
+    /// (`if args.benchmark:`, `if not args.deterministic:`) or assigns a value
+    /// other than the literal `True` (`= cfg.cudnn_benchmark`): a trade-off the
+    /// user chose. Where the code also asks for determinism, that message wins.
+    ///
     /// ## Why
     /// With benchmarking on, cuDNN times several convolution algorithms and keeps the
     /// fastest; timing noise can pick a different one in the next run, and results
@@ -18,11 +39,17 @@ declare_rule! {
     /// launching process does not reach ranks started by `mp.spawn`: each is a fresh
     /// interpreter that runs only the spawned function, so the ranks train with
     /// cuDNN's defaults (and without the seeds set beside the request). Make the
-    /// request at the start of the spawned function.
+    /// request at the start of the spawned function. A fixed seed is the same
+    /// promise: two runs with the same seed are expected to train alike, but
+    /// with benchmarking on each run times the algorithms again and may pick
+    /// others, so the seed does not make the run reproducible.
     ///
     /// ## Example
     /// ```python
     /// torch.use_deterministic_algorithms(True)
+    /// torch.backends.cudnn.benchmark = True       # warning; fix: = False
+    ///
+    /// torch.manual_seed(args.seed)
     /// torch.backends.cudnn.benchmark = True       # warning; fix: = False
     /// ```
     pub static CUDNN_BENCHMARK_WITH_DETERMINISM = {
@@ -30,10 +57,11 @@ declare_rule! {
         name: "cudnn-benchmark-with-determinism",
         family: Training,
         severity: Warning,
-        summary: "cudnn.benchmark = True in code that asks for deterministic results",
+        summary: "cudnn.benchmark = True in code that asks for deterministic results or seeds torch",
     };
 }
 
+use super::cudnn_benchmark_seeds::{nearest, report_seeded, seed_chains, speed_flag};
 use super::training_support::{code, Code};
 use super::{Cx, Sink};
 use crate::source::Span;
@@ -42,11 +70,11 @@ use crate::training::program::{Anc, Callee, Scope};
 use crate::training::runtime::{self, dead_branch, kw, pos};
 
 /// A statement with its scope and ancestors.
-struct Site<'p> {
-    scope: Scope,
-    anc: Vec<Anc<'p>>,
-    stmt: &'p Stmt,
-    span: Span,
+pub(super) struct Site<'p> {
+    pub(super) scope: Scope,
+    pub(super) anc: Vec<Anc<'p>>,
+    pub(super) stmt: &'p Stmt,
+    pub(super) span: Span,
 }
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
@@ -115,6 +143,11 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let live = |site: &Site<'_>| !dead_branch(code.prog, code.cfg, code.rt, site.scope, &site.anc, site.stmt);
     let requests: Vec<&Site<'_>> = requests.iter().filter(|r| live(r)).collect();
     before_spawn(&code, &requests, out);
+    let chains = if benchmarks.is_empty() {
+        Vec::new()
+    } else {
+        seed_chains(&code)
+    };
     for (b, literal) in &benchmarks {
         if !live(b) || never_constructed(&code, b.scope) {
             continue;
@@ -123,6 +156,11 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         // experiment's, or a script named on the command line).
         let same = |r: &&&Site<'_>| code.prog.same_program(r.scope.m, b.scope.m);
         let Some(request) = requests.iter().find(|r| same(r) && !exclusive(&code, b, r)) else {
+            if literal.is_some() && !speed_flag(&code, b) {
+                if let Some(chain) = nearest(&code, &chains, b) {
+                    report_seeded(cx, &code, b, *literal, chain, out);
+                }
+            }
             continue;
         };
         let d = out.at_loc(
@@ -141,7 +179,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
 }
 
 /// Whether two statements of one scope sit in the two arms of one `if`.
-fn exclusive(_code: &Code<'_>, a: &Site<'_>, b: &Site<'_>) -> bool {
+pub(super) fn exclusive(_code: &Code<'_>, a: &Site<'_>, b: &Site<'_>) -> bool {
     if a.scope != b.scope {
         return false;
     }

@@ -132,6 +132,7 @@ pub mod too_many_ranks;
 pub mod virtual_stages_without_interleaved;
 
 // The training code.
+mod cudnn_benchmark_seeds;
 pub mod cudnn_benchmark_with_determinism;
 pub mod deterministic_without_cublas_workspace;
 pub mod distributed_sampler_without_set_epoch;

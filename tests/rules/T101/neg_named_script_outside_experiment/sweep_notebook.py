@@ -6,8 +6,8 @@
 # expect: no finding.
 #   Not T101 at the DataLoader(shuffle=True): the experiment never runs this script, so neither
 #   its 16 ranks nor Determined's trial seed apply; on its own it is one process.
-#   Not T108 at cudnn.benchmark = True: the determinism request is in model_def.py, which runs in
-#   another program.
+#   T108 is not asked for the determinism request in model_def.py (another program); it does
+#   fire on this script's own torch.manual_seed(0) + cudnn.benchmark = True (see the snapshot).
 # ----
 import torch
 from torch import nn

@@ -1,0 +1,264 @@
+//! T108's second reason: `cudnn.benchmark = True` in a program that seeds
+//! torch's global RNG with a reproducible value (directly, or through a
+//! project helper one or two calls away).
+
+use super::cudnn_benchmark_with_determinism::{exclusive, Site};
+use super::training_support::Code;
+use super::{Cx, Sink};
+use crate::source::Span;
+use crate::training::ast::{Expr, ExprKind, StmtKind};
+use crate::training::program::{walk_expr, Anc, Node, Scope};
+use crate::training::runtime::{self, dead_branch, kw, pos};
+
+/// The calls that seed torch's global RNG (`seed_everything` and the
+/// `set_seed`s seed torch among others).
+const SEEDS: &[&str] = &[
+    "torch.manual_seed",
+    "torch.random.manual_seed",
+    "torch.cuda.manual_seed",
+    "torch.cuda.manual_seed_all",
+    "pytorch_lightning.seed_everything",
+    "pytorch_lightning.utilities.seed.seed_everything",
+    "lightning.seed_everything",
+    "lightning.pytorch.seed_everything",
+    "lightning.fabric.seed_everything",
+    "lightning.fabric.utilities.seed.seed_everything",
+    "lightning_fabric.seed_everything",
+    "lightning_fabric.utilities.seed.seed_everything",
+    "transformers.set_seed",
+    "transformers.trainer_utils.set_seed",
+    "accelerate.utils.set_seed",
+    "accelerate.utils.random.set_seed",
+    "colossalai.utils.set_seed",
+];
+
+/// Calls whose value differs from run to run: a seed drawn from them is
+/// not meant to reproduce anything.
+fn varies(path: &str) -> bool {
+    [
+        "time.",
+        "os.urandom",
+        "random.",
+        "numpy.random.",
+        "uuid.",
+        "secrets.",
+        "datetime.",
+    ]
+    .iter()
+    .any(|p| path.starts_with(p))
+        || matches!(
+            path,
+            "torch.seed" | "torch.initial_seed" | "torch.random.seed" | "torch.random.initial_seed"
+        )
+}
+
+/// A seeding call and the calls that reach it: `chain[0]` is the call of
+/// the seeding function, each next one a call of the project function that
+/// holds the previous one.
+pub(super) struct Chain<'p> {
+    links: Vec<Site<'p>>,
+    /// The seeding call's text (first line).
+    call: String,
+}
+
+/// Every reproducible seeding of torch's global RNG in the training code,
+/// with the calls (up to two) of the project helpers that hold it.
+pub(super) fn seed_chains<'p>(code: &Code<'p>) -> Vec<Chain<'p>> {
+    let prog = code.prog;
+    let mut out = Vec::new();
+    for (scope, anc, call, path) in runtime::calls(prog, SEEDS) {
+        let ExprKind::Call { args, .. } = &call.kind else {
+            continue;
+        };
+        let seed = pos(args, 0).or_else(|| kw(args, "seed"));
+        let reproducible = match seed {
+            // `seed_everything()` picks a seed of its own (random in
+            // Lightning 1.x, `PL_GLOBAL_SEED` or 0 in 2.x): no clear intent.
+            None => false,
+            Some(e) if matches!(e.kind, ExprKind::None) => false,
+            Some(e) => !drawn(code, scope, e, 0),
+        };
+        if !reproducible || path.is_empty() {
+            continue;
+        }
+        let Some(stmt) = prog.stmt_of(&anc) else {
+            continue;
+        };
+        let first = Site {
+            scope,
+            anc,
+            stmt,
+            span: call.span,
+        };
+        let text = code
+            .text(scope.m, call.span)
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        let mut chains = vec![vec![first]];
+        // Up the calls of the helpers that hold the seeding: two levels.
+        for _ in 0..2 {
+            let mut next = Vec::new();
+            for links in chains {
+                let Some(last) = links.last() else { continue };
+                let sites = match last.scope.func() {
+                    Some(f) if prog.class_of(f).is_none() => prog.call_sites(f),
+                    _ => Vec::new(),
+                };
+                let mut grown = false;
+                for (s, c) in sites {
+                    let Some(anc) = prog.ancestors_of(s, c) else { continue };
+                    let Some(stmt) = prog.stmt_of(&anc) else { continue };
+                    let mut longer: Vec<Site<'p>> = links
+                        .iter()
+                        .map(|l| Site {
+                            scope: l.scope,
+                            anc: l.anc.clone(),
+                            stmt: l.stmt,
+                            span: l.span,
+                        })
+                        .collect();
+                    longer.push(Site {
+                        scope: s,
+                        anc,
+                        stmt,
+                        span: c.span,
+                    });
+                    next.push(longer);
+                    grown = true;
+                }
+                if !grown {
+                    next.push(links);
+                }
+            }
+            chains = next;
+        }
+        for links in chains {
+            out.push(Chain {
+                links,
+                call: text.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// Whether the seed value `e` is drawn from something that differs between
+/// runs (the clock, `os.urandom`, `random`, `torch.seed()`…).
+fn drawn(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bool {
+    if depth > 3 {
+        return false;
+    }
+    let prog = code.prog;
+    let sources = prog.sources(scope, e);
+    sources.terms.iter().any(|t| {
+        let mut found = false;
+        let mut stack = Vec::new();
+        walk_expr(t.expr, &mut stack, &mut |_, n| {
+            let Node::Expr(x) = n else { return };
+            if found {
+                return;
+            }
+            found = match &x.kind {
+                ExprKind::Call { func, .. } => prog.external(t.scope, func).is_some_and(|p| varies(&p)),
+                ExprKind::Name(_) if !std::ptr::eq(x, t.expr) => drawn(code, t.scope, x, depth + 1),
+                _ => false,
+            };
+        });
+        found
+    })
+}
+
+/// Whether `b` sits under a flag that chooses speed over reproducibility
+/// (`if args.benchmark:`, `if not args.deterministic:`): a choice the user
+/// makes, not a hazard.
+pub(super) fn speed_flag(code: &Code<'_>, b: &Site<'_>) -> bool {
+    b.anc.iter().any(|a| {
+        let Anc::Stmt(s) = a else { return false };
+        let StmtKind::If { test, .. } = &s.kind else {
+            return false;
+        };
+        let t = code.text(b.scope.m, test.span).to_ascii_lowercase();
+        ["bench", "determin", "reproduc"].iter().any(|w| t.contains(w))
+    })
+}
+
+/// The chains that seed with `b`, those that reach `b`'s own function
+/// first, then those of `b`'s module: the message names the nearest.
+pub(super) fn nearest<'c, 'p>(code: &Code<'_>, chains: &'c [Chain<'p>], b: &Site<'_>) -> Option<&'c Chain<'p>> {
+    let rank = |c: &Chain<'_>| {
+        if c.links.iter().any(|l| l.scope == b.scope) {
+            0
+        } else if c.links.iter().any(|l| l.scope.m == b.scope.m) {
+            1
+        } else {
+            2
+        }
+    };
+    chains.iter().filter(|c| seeds_with(code, c, b)).min_by_key(|c| rank(c))
+}
+
+/// Whether the seeding of `chain` runs in the program of the benchmark
+/// assignment `b`, both can hold together, and no call on the way sits in a
+/// branch known to be false.
+fn seeds_with(code: &Code<'_>, chain: &Chain<'_>, b: &Site<'_>) -> bool {
+    let Some(top) = chain.links.last() else {
+        return false;
+    };
+    code.prog.same_program(top.scope.m, b.scope.m)
+        && chain
+            .links
+            .iter()
+            .all(|l| !dead_branch(code.prog, code.cfg, code.rt, l.scope, &l.anc, l.stmt) && !exclusive(code, b, l))
+}
+
+/// The finding for a benchmark assignment in seeded code.
+pub(super) fn report_seeded(
+    cx: &Cx<'_>,
+    code: &Code<'_>,
+    b: &Site<'_>,
+    literal: Option<Span>,
+    chain: &Chain<'_>,
+    out: &mut Sink<'_>,
+) {
+    let Some(seed) = chain.links.first() else { return };
+    let file = code.file(seed.scope.m);
+    let at = cx
+        .compiled
+        .sources
+        .get(file)
+        .map(|f| format!("{}:{}", f.name, f.line_col(seed.span.start).0))
+        .unwrap_or_default();
+    let d = out.at_loc(
+        code.loc(b.scope.m, b.span),
+        format!(
+            "cudnn.benchmark = True in code that seeds torch for reproducibility (`{}` at {at}): cuDNN picks convolution algorithms by timing on each run, so two runs with the same seed can train differently; the seed does not make the run reproducible",
+            chain.call
+        ),
+    );
+    d.help("set torch.backends.cudnn.benchmark = False where runs must be reproducible (convolutions may be slower)");
+    d.label(file, seed.span, "the seeding call");
+    // The call of the seeding helper nearest to the assignment (none when
+    // the seeding sits beside it).
+    let helper = if seed.scope == b.scope {
+        None
+    } else {
+        chain
+            .links
+            .iter()
+            .skip(1)
+            .find(|l| l.scope == b.scope)
+            .or(chain.links.get(1))
+    };
+    if let Some(helper) = helper {
+        d.label(code.file(helper.scope.m), helper.span, "calls the seeding helper");
+    }
+    if let Some(span) = literal {
+        d.unsafe_fix(
+            "turn benchmarking off",
+            vec![crate::edit::replace(code.file(b.scope.m), span, "False")],
+        );
+    }
+}
