@@ -20,7 +20,10 @@ declare_rule! {
     /// handed to a pipeline framework's `wrap_data_loader(loader, …)` (HPP plugins
     /// have one), which passes over it every epoch. A loader a helper builds from
     /// its parameters is judged at each call site with that caller's values, and
-    /// reported there. Values stagec cannot resolve
+    /// reported there. A loader built on one rank only (under `if rank == 0:`,
+    /// `if is_main_process():`, or in a helper called only there) in a multi-rank
+    /// job is left alone: its workers are one process's, not the node's ranks'.
+    /// Values stagec cannot resolve
     /// (`os.cpu_count()`, argparse flags without a default or overwritten by the
     /// code, config paths a function overwrites, external config files) are left
     /// alone.
@@ -108,6 +111,11 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             if !torch_or_det && !subclass {
                 return;
             }
+            // Built on one rank only (`if rank == 0:`): one process's
+            // workers, not the node's ranks times workers.
+            if matches!(host, Host::Ranks(_)) && one_rank(&code, scope, anc, e) {
+                return;
+            }
             // A subclass's positions are its own: only `num_workers=` counts.
             let at = if subclass { usize::MAX } else { 5 };
             let Some(workers) = find_option(&code, scope, args, "num_workers", at) else {
@@ -139,12 +147,18 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             report(&code, cx, out, &workers, edit, host);
         }
         for (loader, anc, workers, persistent) in sited {
-            for hit in sites::hits(&code, scope, loader, &anc, &workers, persistent.as_ref()) {
+            let ranks = matches!(host, Host::Ranks(_));
+            for hit in sites::hits(&code, scope, loader, &anc, &workers, persistent.as_ref(), ranks) {
                 let edit = hit.edit.clone();
                 report(&code, cx, out, &hit.workers, edit, host);
             }
         }
     }
+}
+
+/// Whether `e` runs on one rank at most (the body of `if rank == 0:`).
+fn one_rank(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], e: &Expr) -> bool {
+    runtime::runs_on_one_rank(code.prog, scope, anc, e as *const Expr as *const ())
 }
 
 /// A project class deriving from torch's `DataLoader` that leaves its

@@ -22,7 +22,9 @@ declare_rule! {
     /// shard for you — `determined.pytorch.DataLoader`, `accelerator.prepare`,
     /// Lightning's sampler injection, `DistributedSampler` — need the shared stream
     /// instead (a per-rank generator there makes shards overlap), and are left alone,
-    /// as are explicit generators and literal seeds. `random_split` is the
+    /// as are explicit generators and literal seeds, draws made on one rank only
+    /// (under `if rank == 0:`, or in a helper called only there) and a
+    /// `randperm` broadcast from one rank (`dist.broadcast(perm, 0)`). `random_split` is the
     /// opposite case: the split must be the same everywhere, so it is reported
     /// without `generator=` in multi-rank code whose ranks do *not* seed the
     /// global RNG alike (no seed, or a seed that depends on the rank): each rank
@@ -511,7 +513,7 @@ pub(super) fn live(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], e: &Expr) -> 
 
 /// Whether `e` runs on one rank at most (the body of `if rank == 0:`).
 fn one_rank(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], e: &Expr) -> bool {
-    runtime::one_rank_path(code.prog, scope, anc, e as *const Expr as *const ())
+    runtime::runs_on_one_rank(code.prog, scope, anc, e as *const Expr as *const ())
 }
 
 /// `random_split` without `generator=` in multi-rank code whose ranks do not

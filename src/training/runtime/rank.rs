@@ -507,6 +507,26 @@ pub fn one_rank_path(prog: &Program, scope: Scope, anc: &[Anc<'_>], node: *const
     false
 }
 
+/// Whether `node` (ancestors `anc`, in `scope`) runs on one rank at most:
+/// on a one-rank path of its function ([`one_rank_path`]), or in a helper
+/// every call site of which is (two calls deep).
+pub fn runs_on_one_rank(prog: &Program, scope: Scope, anc: &[Anc<'_>], node: *const ()) -> bool {
+    one_rank_path(prog, scope, anc, node) || called_on_one_rank(prog, scope, 0)
+}
+
+fn called_on_one_rank(prog: &Program, scope: Scope, depth: u32) -> bool {
+    let Some(f) = scope.func() else { return false };
+    let sites = prog.call_sites(f);
+    if depth > 1 || sites.is_empty() || sites.len() > 8 {
+        return false;
+    }
+    sites.into_iter().all(|(s, call)| {
+        prog.ancestors_of(s, call).is_some_and(|anc| {
+            one_rank_path(prog, s, &anc, call as *const Expr as *const ()) || called_on_one_rank(prog, s, depth + 1)
+        })
+    })
+}
+
 /// Whether `test` comes out `want` on one of the ranks 0..16 at most (and
 /// surely not on the others): what is not the rank stays unknown.
 pub fn one_rank_test(prog: &Program, scope: Scope, test: &Expr, want: bool) -> bool {
