@@ -3,7 +3,8 @@ declare_rule! {
     /// A `DataLoader` (torch's, `determined.pytorch.DataLoader`, or a project
     /// subclass of torch's that leaves the workers to it) whose `num_workers`
     /// resolves to 8 or more — written out, through module constants and
-    /// `**kwargs` dicts, argparse defaults (also `parser.set_defaults(…)`), config
+    /// `**kwargs` dicts (literals or `dict(k=v, …)`), argparse defaults (also
+    /// `parser.set_defaults(…)`, and into the workers `mp.spawn(fn, (args,))` starts), config
     /// objects filled in at module level (a yacs `_C.DATA.NUM_WORKERS = 8`, also
     /// through `_C.clone()`; an `ml_collections.ConfigDict` or `AttrDict` of a dict
     /// literal), a `None` default's fallback (`n if n is not None else bs * 2`), or
@@ -237,7 +238,7 @@ fn find_option<'p>(code: &Code<'p>, scope: Scope, args: &'p [Arg], name: &str, a
             resolved: runtime::constant(code.prog, code.cfg, code.rt, scope, v),
         });
     }
-    // `**loader_kwargs` of a dict literal.
+    // `**loader_kwargs` of a dict literal, or of `dict(k=v, …)`.
     for a in args {
         let Arg::StarStar(e) = a else { continue };
         let sources = code.prog.sources(scope, e);
@@ -247,6 +248,9 @@ fn find_option<'p>(code: &Code<'p>, scope: Scope, args: &'p [Arg], name: &str, a
         for t in &sources.terms {
             if !t.proj.is_empty() {
                 continue;
+            }
+            if let Some(w) = dict_call_option(code, t.scope, t.expr, name) {
+                return Some(w);
             }
             let ExprKind::Dict(items) = &t.expr.kind else { continue };
             for item in items {
@@ -264,6 +268,30 @@ fn find_option<'p>(code: &Code<'p>, scope: Scope, args: &'p [Arg], name: &str, a
         }
     }
     None
+}
+
+/// Option `name` of `dict(k=v, …)` (keywords only: what a positional
+/// mapping or `**` holds is not known, so such a call gives none).
+fn dict_call_option<'p>(code: &Code<'p>, scope: Scope, e: &'p Expr, name: &str) -> Option<Written<'p>> {
+    let ExprKind::Call { func, args, .. } = &e.kind else {
+        return None;
+    };
+    if code.prog.external(scope, func).as_deref() != Some("builtins.dict")
+        || !args.iter().all(|a| matches!(a, Arg::Kw { .. }))
+    {
+        return None;
+    }
+    args.iter().find_map(|a| match a {
+        Arg::Kw {
+            name: n, value, span, ..
+        } if n == name => Some(Written {
+            scope,
+            span: *span,
+            value,
+            resolved: runtime::constant(code.prog, code.cfg, code.rt, scope, value),
+        }),
+        _ => None,
+    })
 }
 
 fn resolved_max(_code: &Code<'_>, w: &Written<'_>) -> Option<i64> {
