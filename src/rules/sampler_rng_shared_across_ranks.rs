@@ -373,7 +373,12 @@ fn perm_uses<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], perm: &'p Expr,
                 }
             }
         }
-        Flow::Method { scope, call, name, anc } if matches!(name, "cuda" | "to" | "long" | "int") => {
+        Flow::Method {
+            scope,
+            call,
+            name: "cuda" | "to" | "long" | "int",
+            anc,
+        } => {
             moved.push((scope, anc, call));
         }
         Flow::Arg {
