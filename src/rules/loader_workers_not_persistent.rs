@@ -3,7 +3,8 @@ declare_rule! {
     /// A `DataLoader` (torch's, `determined.pytorch.DataLoader`, or a project
     /// subclass of torch's that leaves the workers to it) whose `num_workers`
     /// resolves to 8 or more — written out, through module constants and
-    /// `**kwargs` dicts, argparse defaults (also `parser.set_defaults(…)`), config
+    /// `**kwargs` dicts (literals or `dict(k=v, …)`), argparse defaults (also
+    /// `parser.set_defaults(…)`, and into the workers `mp.spawn(fn, (args,))` starts), config
     /// objects filled in at module level (a yacs `_C.DATA.NUM_WORKERS = 8`, also
     /// through `_C.clone()`; an `ml_collections.ConfigDict` or `AttrDict` of a dict
     /// literal), a `None` default's fallback (`n if n is not None else bs * 2`), or
@@ -20,7 +21,10 @@ declare_rule! {
     /// handed to a pipeline framework's `wrap_data_loader(loader, …)` (HPP plugins
     /// have one), which passes over it every epoch. A loader a helper builds from
     /// its parameters is judged at each call site with that caller's values, and
-    /// reported there. Values stagec cannot resolve
+    /// reported there. A loader built on one rank only (under `if rank == 0:`,
+    /// `if is_main_process():`, or in a helper called only there) in a multi-rank
+    /// job is left alone: its workers are one process's, not the node's ranks'.
+    /// Values stagec cannot resolve
     /// (`os.cpu_count()`, argparse flags without a default or overwritten by the
     /// code, config paths a function overwrites, external config files) are left
     /// alone.
@@ -108,6 +112,11 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             if !torch_or_det && !subclass {
                 return;
             }
+            // Built on one rank only (`if rank == 0:`): one process's
+            // workers, not the node's ranks times workers.
+            if matches!(host, Host::Ranks(_)) && one_rank(&code, scope, anc, e) {
+                return;
+            }
             // A subclass's positions are its own: only `num_workers=` counts.
             let at = if subclass { usize::MAX } else { 5 };
             let Some(workers) = find_option(&code, scope, args, "num_workers", at) else {
@@ -139,12 +148,18 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             report(&code, cx, out, &workers, edit, host);
         }
         for (loader, anc, workers, persistent) in sited {
-            for hit in sites::hits(&code, scope, loader, &anc, &workers, persistent.as_ref()) {
+            let ranks = matches!(host, Host::Ranks(_));
+            for hit in sites::hits(&code, scope, loader, &anc, &workers, persistent.as_ref(), ranks) {
                 let edit = hit.edit.clone();
                 report(&code, cx, out, &hit.workers, edit, host);
             }
         }
     }
+}
+
+/// Whether `e` runs on one rank at most (the body of `if rank == 0:`).
+fn one_rank(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], e: &Expr) -> bool {
+    runtime::runs_on_one_rank(code.prog, scope, anc, e as *const Expr as *const ())
 }
 
 /// A project class deriving from torch's `DataLoader` that leaves its
@@ -223,7 +238,7 @@ fn find_option<'p>(code: &Code<'p>, scope: Scope, args: &'p [Arg], name: &str, a
             resolved: runtime::constant(code.prog, code.cfg, code.rt, scope, v),
         });
     }
-    // `**loader_kwargs` of a dict literal.
+    // `**loader_kwargs` of a dict literal, or of `dict(k=v, …)`.
     for a in args {
         let Arg::StarStar(e) = a else { continue };
         let sources = code.prog.sources(scope, e);
@@ -233,6 +248,9 @@ fn find_option<'p>(code: &Code<'p>, scope: Scope, args: &'p [Arg], name: &str, a
         for t in &sources.terms {
             if !t.proj.is_empty() {
                 continue;
+            }
+            if let Some(w) = dict_call_option(code, t.scope, t.expr, name) {
+                return Some(w);
             }
             let ExprKind::Dict(items) = &t.expr.kind else { continue };
             for item in items {
@@ -250,6 +268,30 @@ fn find_option<'p>(code: &Code<'p>, scope: Scope, args: &'p [Arg], name: &str, a
         }
     }
     None
+}
+
+/// Option `name` of `dict(k=v, …)` (keywords only: what a positional
+/// mapping or `**` holds is not known, so such a call gives none).
+fn dict_call_option<'p>(code: &Code<'p>, scope: Scope, e: &'p Expr, name: &str) -> Option<Written<'p>> {
+    let ExprKind::Call { func, args, .. } = &e.kind else {
+        return None;
+    };
+    if code.prog.external(scope, func).as_deref() != Some("builtins.dict")
+        || !args.iter().all(|a| matches!(a, Arg::Kw { .. }))
+    {
+        return None;
+    }
+    args.iter().find_map(|a| match a {
+        Arg::Kw {
+            name: n, value, span, ..
+        } if n == name => Some(Written {
+            scope,
+            span: *span,
+            value,
+            resolved: runtime::constant(code.prog, code.cfg, code.rt, scope, value),
+        }),
+        _ => None,
+    })
 }
 
 fn resolved_max(_code: &Code<'_>, w: &Written<'_>) -> Option<i64> {

@@ -22,7 +22,9 @@ declare_rule! {
     /// shard for you — `determined.pytorch.DataLoader`, `accelerator.prepare`,
     /// Lightning's sampler injection, `DistributedSampler` — need the shared stream
     /// instead (a per-rank generator there makes shards overlap), and are left alone,
-    /// as are explicit generators and literal seeds. `random_split` is the
+    /// as are explicit generators and literal seeds, draws made on one rank only
+    /// (under `if rank == 0:`, or in a helper called only there) and a
+    /// `randperm` broadcast from one rank (`dist.broadcast(perm, 0)`). `random_split` is the
     /// opposite case: the split must be the same everywhere, so it is reported
     /// without `generator=` in multi-rank code whose ranks do *not* seed the
     /// global RNG alike (no seed, or a seed that depends on the rank): each rank
@@ -134,7 +136,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             let Some(path) = code.prog.external(scope, func) else {
                 return;
             };
-            if !live(&code, scope, anc, e) {
+            // Drawn on one rank only (`if rank == 0:`): the other ranks do
+            // not draw alike, they do not draw at all.
+            if !live(&code, scope, anc, e) || one_rank(&code, scope, anc, e) {
                 return;
             }
             if let Some((name, at)) = sampler_generator_at(&path) {
@@ -335,40 +339,74 @@ fn shuffled_loader(code: &Code<'_>, scope: Scope, args: &[Arg]) -> Option<Span> 
 
 /// Whether a `torch.randperm` result is consumed as a sample order:
 /// iterated, taken in slices, or made into a `Subset`/sampler, and never
-/// sliced by rank.
+/// sliced by rank nor broadcast from one rank (`dist.broadcast(perm, 0)`:
+/// every rank then uses one rank's draw, on purpose).
 fn sample_order(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], perm: &Expr) -> bool {
+    let mut uses = PermUses::default();
+    perm_uses(code, scope, anc, perm, 0, &mut uses);
+    uses.order && !uses.by_rank && !uses.broadcast
+}
+
+#[derive(Default)]
+struct PermUses {
+    order: bool,
+    by_rank: bool,
+    broadcast: bool,
+}
+
+fn perm_uses<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], perm: &'p Expr, depth: u32, uses: &mut PermUses) {
     let prog = code.prog;
     let through = |callee: &Callee, pos: &ArgPos<'_>| {
         matches!(callee, Callee::External(p) if p == "builtins.list")
             || matches!(pos, ArgPos::Pos(0)) && matches!(callee, Callee::External(p) if p.ends_with(".tolist"))
     };
-    let mut order = false;
-    let mut by_rank = false;
+    // The same permutation on a device or in another integer type.
+    let mut moved: Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> = Vec::new();
     prog.flows(scope, anc, perm, &through, &mut |flow| match flow {
-        Flow::Iterated { .. } => order = true,
+        Flow::Iterated { .. } => uses.order = true,
         Flow::Index { scope, index, .. } => {
             if let ExprKind::Slice { .. } = &index.kind {
                 if runtime::mentions_rank(prog, scope, index) {
-                    by_rank = true;
+                    uses.by_rank = true;
                 } else {
-                    order = true;
+                    uses.order = true;
                 }
             }
         }
+        Flow::Method {
+            scope,
+            call,
+            name: "cuda" | "to" | "long" | "int",
+            anc,
+        } => {
+            moved.push((scope, anc, call));
+        }
         Flow::Arg {
             callee: Callee::External(p),
+            pos,
             ..
         } => {
             if matches!(
                 p.as_str(),
                 "torch.utils.data.Subset" | "torch.utils.data.SubsetRandomSampler" | "itertools.islice"
             ) {
-                order = true;
+                uses.order = true;
+            }
+            if matches!(
+                p.as_str(),
+                "torch.distributed.broadcast" | "torch.distributed.broadcast_object_list" | "deepspeed.comm.broadcast"
+            ) && matches!(pos, ArgPos::Pos(0) | ArgPos::Kw("tensor" | "object_list"))
+            {
+                uses.broadcast = true;
             }
         }
         _ => {}
     });
-    order && !by_rank
+    if depth < 3 {
+        for (s, a, call) in moved {
+            perm_uses(code, s, &a, call, depth + 1, uses);
+        }
+    }
 }
 
 /// The `generator=` argument of the fix, when a seed and a rank valid at
@@ -478,6 +516,11 @@ pub(super) fn live(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], e: &Expr) -> 
     }
 }
 
+/// Whether `e` runs on one rank at most (the body of `if rank == 0:`).
+fn one_rank(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], e: &Expr) -> bool {
+    runtime::runs_on_one_rank(code.prog, scope, anc, e as *const Expr as *const ())
+}
+
 /// `random_split` without `generator=` in multi-rank code whose ranks do not
 /// seed the global torch RNG alike: every rank draws its own split.
 fn random_splits(code: &Code<'_>, seedings: &[(u64, Seeding)], out: &mut Sink<'_>) {
@@ -497,7 +540,7 @@ fn random_splits(code: &Code<'_>, seedings: &[(u64, Seeding)], out: &mut Sink<'_
         if has_splat(args) || kw(args, "generator").is_some() || pos(args, 2).is_some() {
             continue;
         }
-        if !live(code, scope, &anc, call) {
+        if !live(code, scope, &anc, call) || one_rank(code, scope, &anc, call) {
             continue;
         }
         let world = match world {

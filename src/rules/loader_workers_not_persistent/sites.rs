@@ -50,6 +50,7 @@ pub(super) fn hits<'p>(
     _anc: &[Anc<'p>],
     workers: &Written<'p>,
     persistent: Option<&Written<'p>>,
+    ranks: bool,
 ) -> Vec<Hit<'p>> {
     let prog = code.prog;
     let mut out = Vec::new();
@@ -113,7 +114,7 @@ pub(super) fn hits<'p>(
         let Some(anc) = prog.ancestors_of(site_scope, call) else {
             continue;
         };
-        if !reiterated(code, site_scope, &anc, call) {
+        if !reiterated(code, site_scope, &anc, call) || ranks && super::one_rank(code, site_scope, &anc, call) {
             continue;
         }
         // Where to report: the count's argument at the site, else the

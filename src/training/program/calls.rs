@@ -158,6 +158,10 @@ impl Program {
                         let hit = match self.callee(scope, callee_expr) {
                             Callee::Func(g) => g == f,
                             Callee::Class(k) => func.name == "__init__" && Some(k) == class,
+                            // `mp.spawn(f, (args,), nprocs)` calls `f(i, args)`.
+                            Callee::External(p) if SPAWNERS.contains(&p.as_str()) => {
+                                spawned(e).is_some_and(|(target, _)| self.callee(scope, target) == Callee::Func(f))
+                            }
                             _ => false,
                         };
                         if hit {
@@ -216,6 +220,16 @@ impl Program {
         index.get(word).map_or(&[], Vec::as_slice)
     }
 
+    /// Whether `call` starts processes running a function
+    /// (`mp.spawn(f, …)`) rather than calling it: the function's return
+    /// value does not come back there.
+    pub fn spawns(&self, scope: Scope, call: &Expr) -> bool {
+        let ExprKind::Call { func, .. } = &call.kind else {
+            return false;
+        };
+        spawn_call(func) && matches!(self.callee(scope, func), Callee::External(p) if SPAWNERS.contains(&p.as_str()))
+    }
+
     /// How a call binds parameter `index` of `f` (whose call it is).
     pub fn bind<'p>(&'p self, f: FuncId, call: &'p Expr, index: usize) -> Bound<'p> {
         let Some(func) = self.func(f) else {
@@ -248,6 +262,16 @@ impl Program {
                 ),
                 _ => true,
             };
+        // `mp.spawn(f, (a, b), nprocs)`: `f(rank, a, b)`.
+        if let Some((target, spawn_args)) = spawned(call).filter(|_| spawn_call(callee)) {
+            let named_f = match &target.kind {
+                ExprKind::Name(n) | ExprKind::Attribute { attr: n, .. } => *n == func.name,
+                _ => false,
+            };
+            if named_f && !implicit_self && param.kind == crate::python::ast::ParamKind::Normal {
+                return bind_spawned(param, spawn_args, index);
+            }
+        }
         let shift = usize::from(implicit_self);
         if index < shift {
             return Bound::Unknown;
@@ -271,6 +295,66 @@ impl Program {
             Some(d) => Bound::Default(d),
             None => Bound::Missing,
         }
+    }
+}
+
+/// The functions that start processes running `fn(i, *args)`.
+pub(super) const SPAWNERS: &[&str] = &["torch.multiprocessing.spawn", "torch.multiprocessing.start_processes"];
+
+/// Whether a call's function expression looks like a spawner's
+/// (`mp.spawn`, `torch.multiprocessing.start_processes`, `spawn`).
+fn spawn_call(callee: &Expr) -> bool {
+    match &callee.kind {
+        ExprKind::Name(n) | ExprKind::Attribute { attr: n, .. } => n == "spawn" || n == "start_processes",
+        _ => false,
+    }
+}
+
+/// A spawner call's target function expression (`fn`, first) and its
+/// `args` tuple, when given.
+pub(super) fn spawned(call: &Expr) -> Option<(&Expr, Option<&Expr>)> {
+    let ExprKind::Call { args, .. } = &call.kind else {
+        return None;
+    };
+    if args.iter().any(|a| matches!(a, Arg::Star(_) | Arg::StarStar(_))) {
+        return None;
+    }
+    let nth = |i: usize, name: &str| {
+        args.iter()
+            .filter(|a| matches!(a, Arg::Pos(_)))
+            .nth(i)
+            .or_else(|| args.iter().find(|a| matches!(a, Arg::Kw { name: n, .. } if n == name)))
+    };
+    fn value(a: &Arg) -> Option<&Expr> {
+        match a {
+            Arg::Pos(e) => Some(e),
+            Arg::Kw { value, .. } => Some(value),
+            _ => None,
+        }
+    }
+    let target = nth(0, "fn").and_then(value)?;
+    let spawn_args = nth(1, "args").and_then(value);
+    Some((target, spawn_args))
+}
+
+/// Parameter `index` of a spawned function: the rank for the first, else
+/// the matching item of the `args` tuple literal (its default past the
+/// tuple's end).
+fn bind_spawned<'p>(param: &'p crate::python::ast::Param, spawn_args: Option<&'p Expr>, index: usize) -> Bound<'p> {
+    if index == 0 {
+        return Bound::Unknown;
+    }
+    let items: &[Expr] = match spawn_args.map(|e| &e.kind) {
+        None => &[],
+        Some(ExprKind::Tuple(items)) if !items.iter().any(|i| matches!(i.kind, ExprKind::Starred(_))) => items,
+        Some(_) => return Bound::Unknown,
+    };
+    match items.get(index - 1) {
+        Some(e) => Bound::Given(e),
+        None => match &param.default {
+            Some(d) => Bound::Default(d),
+            None => Bound::Missing,
+        },
     }
 }
 

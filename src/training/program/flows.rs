@@ -172,6 +172,9 @@ impl Program {
                             visit(Flow::Returned { scope, func: Some(f) });
                         }
                         for (s2, call) in sites {
+                            if self.spawns(s2, call) {
+                                continue;
+                            }
                             if let Some(a) = self.ancestors_of(s2, call) {
                                 queue.push((s2, a, call, depth + 1));
                             }
@@ -230,6 +233,9 @@ impl Program {
             return;
         }
         for (s2, call) in sites {
+            if self.spawns(s2, call) {
+                continue;
+            }
             let target = self.ancestors_of(s2, call).and_then(|a| match a.last() {
                 Some(Anc::Stmt(st)) => match &st.kind {
                     StmtKind::Assign { targets, value } if std::ptr::eq(value, call) && targets.len() == 1 => {

@@ -164,3 +164,23 @@ fn walks_visit_every_statement_of_a_scope_with_its_ancestors() {
     });
     assert_eq!(depth, Some(2));
 }
+
+#[test]
+fn a_spawn_call_is_a_call_of_its_function_with_the_rank_first() {
+    const SPAWN: &str = "import torch.multiprocessing as mp\n\
+def worker(gpu, workers, args, extra=4):\n    return workers\n\
+def main():\n    mp.spawn(worker, (8, cfg), 2)\n    mp.spawn(fn=worker, args=(3,), nprocs=2)\n    mp.spawn(worker, other, 2)\n";
+    let p = program(&[("train", SPAWN)]);
+    let worker = func(&p, 0, "worker");
+    let sites = p.call_sites(worker);
+    assert_eq!(sites.len(), 3);
+    let (s, first) = sites[0];
+    assert!(p.spawns(s, first));
+    assert!(matches!(p.bind(worker, first, 0), Bound::Unknown));
+    assert!(matches!(p.bind(worker, first, 1), Bound::Given(e) if e.kind == ExprKind::Int(8)));
+    assert!(matches!(p.bind(worker, first, 2), Bound::Given(e) if e.kind == ExprKind::Name("cfg".into())));
+    assert!(matches!(p.bind(worker, first, 3), Bound::Default(e) if e.kind == ExprKind::Int(4)));
+    assert!(matches!(p.bind(worker, sites[1].1, 1), Bound::Given(e) if e.kind == ExprKind::Int(3)));
+    assert!(matches!(p.bind(worker, sites[1].1, 2), Bound::Missing));
+    assert!(matches!(p.bind(worker, sites[2].1, 1), Bound::Unknown));
+}

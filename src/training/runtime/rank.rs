@@ -466,3 +466,177 @@ pub(super) fn is_world_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) ->
         _ => false,
     }
 }
+
+/// Whether a statement or expression (its ancestors `anc`) runs on one rank
+/// at most: the body of `if rank == 0:`, `if is_main_process():`, `if
+/// args.rank in [-1, 0]:`, `if local_rank <= 0:` (or of an `and` with
+/// one of them), or the `else` of `if rank != 0:`.
+pub fn one_rank_path(prog: &Program, scope: Scope, anc: &[Anc<'_>], node: *const ()) -> bool {
+    let mut child: *const () = node;
+    for a in anc.iter().rev() {
+        match a {
+            Anc::Stmt(s) => {
+                if let StmtKind::If { test, body, orelse } = &s.kind {
+                    let in_body = body.iter().any(|b| std::ptr::eq(b as *const Stmt as *const (), child));
+                    let in_else = orelse
+                        .iter()
+                        .any(|b| std::ptr::eq(b as *const Stmt as *const (), child));
+                    if (in_body && one_rank_test(prog, scope, test, true))
+                        || (in_else && one_rank_test(prog, scope, test, false))
+                    {
+                        return true;
+                    }
+                }
+                child = *s as *const Stmt as *const ();
+            }
+            Anc::Expr(p) => {
+                if let ExprKind::IfExp { test, body, orelse } = &p.kind {
+                    let in_body = std::ptr::eq(&**body as *const Expr as *const (), child);
+                    let in_else = std::ptr::eq(&**orelse as *const Expr as *const (), child);
+                    if (in_body && one_rank_test(prog, scope, test, true))
+                        || (in_else && one_rank_test(prog, scope, test, false))
+                    {
+                        return true;
+                    }
+                }
+                child = *p as *const Expr as *const ();
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Whether `node` (ancestors `anc`, in `scope`) runs on one rank at most:
+/// on a one-rank path of its function ([`one_rank_path`]), or in a helper
+/// every call site of which is (two calls deep).
+pub fn runs_on_one_rank(prog: &Program, scope: Scope, anc: &[Anc<'_>], node: *const ()) -> bool {
+    one_rank_path(prog, scope, anc, node) || called_on_one_rank(prog, scope, 0)
+}
+
+fn called_on_one_rank(prog: &Program, scope: Scope, depth: u32) -> bool {
+    let Some(f) = scope.func() else { return false };
+    let sites = prog.call_sites(f);
+    if depth > 1 || sites.is_empty() || sites.len() > 8 {
+        return false;
+    }
+    sites.into_iter().all(|(s, call)| {
+        prog.ancestors_of(s, call).is_some_and(|anc| {
+            one_rank_path(prog, s, &anc, call as *const Expr as *const ()) || called_on_one_rank(prog, s, depth + 1)
+        })
+    })
+}
+
+/// Whether `test` comes out `want` on one of the ranks 0..16 at most (and
+/// surely not on the others): what is not the rank stays unknown.
+pub fn one_rank_test(prog: &Program, scope: Scope, test: &Expr, want: bool) -> bool {
+    if !mentions_rank(prog, scope, test) {
+        return false;
+    }
+    let mut may = 0;
+    for r in 0..16 {
+        match truth(rank_value(prog, scope, test, r, 0)) {
+            Some(b) if b != want => {}
+            _ => may += 1,
+        }
+        if may > 1 {
+            return false;
+        }
+    }
+    true
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum RankVal {
+    Int(i64),
+    Bool(bool),
+    List(Vec<Option<RankVal>>),
+}
+
+fn truth(v: Option<RankVal>) -> Option<bool> {
+    match v? {
+        RankVal::Int(i) => Some(i != 0),
+        RankVal::Bool(b) => Some(b),
+        RankVal::List(l) => Some(!l.is_empty()),
+    }
+}
+
+/// The value of `e` on rank `r`, where it is known.
+fn rank_value(prog: &Program, scope: Scope, e: &Expr, r: i64, depth: u32) -> Option<RankVal> {
+    if depth > 8 {
+        return None;
+    }
+    let value = |x: &Expr| rank_value(prog, scope, x, r, depth + 1);
+    match &e.kind {
+        ExprKind::Int(i) => Some(RankVal::Int(*i)),
+        ExprKind::Bool(b) => Some(RankVal::Bool(*b)),
+        ExprKind::Unary { op, operand } if op == "-" => match value(operand)? {
+            RankVal::Int(i) => i.checked_neg().map(RankVal::Int),
+            _ => None,
+        },
+        ExprKind::List(items) | ExprKind::Tuple(items) | ExprKind::Set(items) => {
+            Some(RankVal::List(items.iter().map(value).collect()))
+        }
+        ExprKind::Not(x) => truth(value(x)).map(|b| RankVal::Bool(!b)),
+        ExprKind::BoolOp { and, left, right } => {
+            let (l, rt) = (truth(value(left)), truth(value(right)));
+            let short = !*and;
+            if l == Some(short) || rt == Some(short) {
+                return Some(RankVal::Bool(short));
+            }
+            // Neither operand decides it: known, both give the other value.
+            l?;
+            rt?;
+            Some(RankVal::Bool(!short))
+        }
+        ExprKind::Compare { left, rest } => {
+            let mut cur = value(left);
+            let mut all = Some(true);
+            for (op, right) in rest {
+                let rhs = value(right);
+                match compare_ranks(op, cur.as_ref(), rhs.as_ref()) {
+                    Some(false) => return Some(RankVal::Bool(false)),
+                    Some(true) => {}
+                    None => all = None,
+                }
+                cur = rhs;
+            }
+            all.map(RankVal::Bool)
+        }
+        _ => match rank_kind(prog, scope, e)? {
+            RankKind::Rank => Some(RankVal::Int(r)),
+            RankKind::IsZero => Some(RankVal::Bool(r == 0)),
+        },
+    }
+}
+
+fn compare_ranks(op: &str, a: Option<&RankVal>, b: Option<&RankVal>) -> Option<bool> {
+    let num = |v: &RankVal| match v {
+        RankVal::Int(i) => Some(*i),
+        RankVal::Bool(b) => Some(i64::from(*b)),
+        RankVal::List(_) => None,
+    };
+    if op == "in" || op == "not in" {
+        let RankVal::List(items) = b? else { return None };
+        let x = num(a?)?;
+        let mut unknown = false;
+        for i in items {
+            match i.as_ref().and_then(num) {
+                Some(v) if v == x => return Some(op == "in"),
+                Some(_) => {}
+                None => unknown = true,
+            }
+        }
+        return (!unknown).then_some(op != "in");
+    }
+    let (x, y) = (num(a?)?, num(b?)?);
+    Some(match op {
+        "==" | "is" => x == y,
+        "!=" | "is not" => x != y,
+        "<" => x < y,
+        "<=" => x <= y,
+        ">" => x > y,
+        ">=" => x >= y,
+        _ => return None,
+    })
+}
