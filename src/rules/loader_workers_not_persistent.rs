@@ -6,7 +6,8 @@ declare_rule! {
     /// `**kwargs` dicts (literals or `dict(k=v, …)`), argparse defaults (also
     /// `parser.set_defaults(…)`, and into the workers `mp.spawn(fn, (args,))` starts), config
     /// objects filled in at module level (a yacs `_C.DATA.NUM_WORKERS = 8`, also
-    /// through `_C.clone()`; an `ml_collections.ConfigDict` or `AttrDict` of a dict
+    /// through `_C.clone()`, unless the code merges a file or the command line into
+    /// it, `merge_from_file`/`merge_from_list`; an `ml_collections.ConfigDict` or `AttrDict` of a dict
     /// literal), a `None` default's fallback (`n if n is not None else bs * 2`), or
     /// through `context.get_hparam(…)`, `context.get_data_config()[…]` and
     /// `self.hparams.x` back to the experiment's `hyperparameters` and `data` —

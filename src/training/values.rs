@@ -423,6 +423,12 @@ fn module_object_attr(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -
         });
     }
     let (scope, value) = last?;
+    // A config merged from a file or the command line at run time
+    // (`cfg.merge_from_file(args.cfg_file)`, yacs and detectron2's
+    // `CfgNode`) may hold another value than its default: not known here.
+    if merges_config(prog) {
+        return None;
+    }
     // A function that overwrites the same path (`cfg.DATA.NUM_WORKERS =
     // args.workers` in an `update_config(cfg, args)`) may change it.
     let leaf = attrs.last().copied().unwrap_or("");
@@ -475,6 +481,20 @@ fn field_stored(prog: &Program, leaf: &str) -> bool {
         }
     }
     false
+}
+
+/// Whether the training code merges values from outside into a config
+/// object (`cfg.merge_from_file(…)`, `merge_from_list`, `merge_from_other_cfg`,
+/// `merge_from_dict`: the `CfgNode` methods of yacs, fvcore and detectron2).
+fn merges_config(prog: &Program) -> bool {
+    const MERGES: [&str; 4] = [
+        "merge_from_file",
+        "merge_from_list",
+        "merge_from_other_cfg",
+        "merge_from_dict",
+    ];
+    prog.code_modules()
+        .any(|m| prog.chunks_mentioning(m, &MERGES).next().is_some())
 }
 
 /// Whether some `….update(…)` call of the training code names `leaf`.
