@@ -651,9 +651,12 @@ fn resolve_import(
 mod tests {
     use super::*;
 
-    fn run(files: &[(&str, &str)], config: &str) -> TrainingSources {
+    /// Discovery in a context `/ctx` holding `files`, for `config` (or
+    /// none) and the `named` files.
+    fn discover_in(files: &[(&str, &str)], config: Option<&str>, named: &[&str]) -> TrainingSources {
         let root = PathBuf::from("/ctx");
         let paths: Vec<PathBuf> = files.iter().map(|(p, _)| root.join(p)).collect();
+        let named: Vec<PathBuf> = named.iter().map(|n| root.join(n)).collect();
         let mut read = |p: &Path| -> Result<Input, String> {
             let rel = relative(&root, p).unwrap_or_default();
             files
@@ -665,7 +668,11 @@ mod tests {
                 })
                 .ok_or_else(|| format!("cannot read {rel}"))
         };
-        discover(Some(config), &root, &paths, &[], &mut read).0
+        discover(config, &root, &paths, &named, &mut read).0
+    }
+
+    fn run(files: &[(&str, &str)], config: &str) -> TrainingSources {
+        discover_in(files, Some(config), &[])
     }
 
     fn names(s: &TrainingSources) -> Vec<(String, String, FileRole)> {
@@ -684,21 +691,7 @@ mod tests {
     /// Named files without a config: `(name, module, role)` of each file
     /// discovery reads.
     fn named_alone(files: &[(&str, &str)], named: &[&str]) -> Vec<(String, String, FileRole)> {
-        let root = PathBuf::from("/ctx");
-        let paths: Vec<PathBuf> = files.iter().map(|(p, _)| root.join(p)).collect();
-        let named: Vec<PathBuf> = named.iter().map(|n| root.join(n)).collect();
-        let mut read = |p: &Path| -> Result<Input, String> {
-            let rel = relative(&root, p).unwrap_or_default();
-            files
-                .iter()
-                .find(|(f, _)| *f == rel)
-                .map(|(_, text)| Input {
-                    name: p.display().to_string(),
-                    bytes: text.as_bytes().to_vec(),
-                })
-                .ok_or_else(|| format!("cannot read {rel}"))
-        };
-        names(&discover(None, &root, &paths, &named, &mut read).0)
+        names(&discover_in(files, None, named))
     }
 
     #[test]
