@@ -53,29 +53,27 @@ pub(crate) fn projects(files: &[PathBuf], sources: &SourceArgs, loader: &mut Loa
     // of their repository: a script in `tools/` imports `pkg.data` from
     // there (`pip install -e .`, `PYTHONPATH=.`, or a `sys.path` line), and
     // pre-commit passes only the changed files.
-    let mut alone: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
+    let mut alone: BTreeMap<PathBuf, Vec<Alone>> = BTreeMap::new();
     for (dir, named) in folders {
         let configs = configs_in(&dir);
         if configs.is_empty() {
             let root = match sources.context.as_deref() {
                 Some(_) => None,
                 None => import_root(&dir),
-            };
-            match root {
-                // Named as the root's scan names them (`./tools/train.py`).
-                Some(root) if root != dir => {
-                    let dot = root == Path::new(".");
-                    let under = named.into_iter().map(|f| {
-                        if dot && f.is_relative() && !f.starts_with(".") {
-                            Path::new(".").join(f)
-                        } else {
-                            f
-                        }
-                    });
-                    alone.entry(root).or_default().extend(under);
-                }
-                _ => alone.entry(dir).or_default().extend(named),
             }
+            .unwrap_or_else(|| dir.clone());
+            // Named as the root's scan names them (`./tools/train.py`).
+            let dot = root != dir && root == Path::new(".");
+            let files = named.into_iter().map(|f| Alone {
+                dir: dir.clone(),
+                under_root: if dot && f.is_relative() && !f.starts_with(".") {
+                    Path::new(".").join(&f)
+                } else {
+                    f.clone()
+                },
+                named: f,
+            });
+            alone.entry(root).or_default().extend(files);
             continue;
         }
         let names: Vec<String> = named.iter().map(|f| stagec::project::display_name(f)).collect();
@@ -90,15 +88,42 @@ pub(crate) fn projects(files: &[PathBuf], sources: &SourceArgs, loader: &mut Loa
             }
         }
     }
-    for (root, named) in alone {
-        let names: Vec<String> = named.iter().map(|f| stagec::project::display_name(f)).collect();
+    for (root, files) in alone {
         let scan = ContextScan::listing(&root);
-        problems.extend(scan.problems.iter().cloned());
-        let (project, more) = Project::python_only(&named, &scan, &Disk);
-        problems.extend(more);
-        jobs.push(Job { project, names });
+        if scan.problems.is_empty() || files.iter().all(|f| f.dir == root) {
+            let named: Vec<PathBuf> = files.into_iter().map(|f| f.under_root).collect();
+            jobs.push(python_job(&named, &scan, &mut problems));
+            continue;
+        }
+        // A repository too large to list (or partly unreadable): each
+        // folder on its own, as without one.
+        let mut by_dir: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
+        for f in files {
+            by_dir.entry(f.dir).or_default().push(f.named);
+        }
+        for (dir, named) in by_dir {
+            let scan = ContextScan::listing(&dir);
+            jobs.push(python_job(&named, &scan, &mut problems));
+        }
     }
     (jobs, problems)
+}
+
+/// A Python file named without a config: its folder, its path as named
+/// there, and its path under the root it is read from.
+struct Alone {
+    dir: PathBuf,
+    named: PathBuf,
+    under_root: PathBuf,
+}
+
+/// The project of Python files `named` on their own in the context `scan`.
+fn python_job(named: &[PathBuf], scan: &ContextScan, problems: &mut Vec<String>) -> Job {
+    let names: Vec<String> = named.iter().map(|f| stagec::project::display_name(f)).collect();
+    problems.extend(scan.problems.iter().cloned());
+    let (project, more) = Project::python_only(named, scan, &Disk);
+    problems.extend(more);
+    Job { project, names }
 }
 
 /// The work tree `dir` is in ([`stagec::fsutil::repository_root`]). For a relative `dir`,

@@ -673,3 +673,27 @@ fn named_files_are_read_from_their_repository_root() {
     let apart = run(root, &["tools/train.py", "pkg/data.py"]);
     assert!(!apart.contains("T105"), "{apart}");
 }
+
+/// A repository too large to list (more entries than a context scan reads)
+/// does not fail a check of Python files on their own: each folder is read
+/// on its own, as outside a repository, with nothing said about the size.
+#[test]
+fn python_files_in_a_repository_too_large_to_list_are_read_by_folder() {
+    let dir = common::tools::TempDir::new("stagec-huge-repository");
+    let root = dir.path();
+    for folder in [".git", "tools", "big"] {
+        std::fs::create_dir_all(root.join(folder)).expect("make a folder");
+    }
+    for i in 0..=stagec::project::MAX_SCAN_ENTRIES {
+        std::fs::File::create(root.join(format!("big/f{i}"))).expect("make a file");
+    }
+    std::fs::write(root.join("tools/train.py"), "import os\n").expect("write a file");
+    let out = Command::new(env!("CARGO_BIN_EXE_stagec"))
+        .args(["check", "--select", "T", "--format", "concise", "tools/train.py"])
+        .current_dir(root)
+        .output()
+        .expect("run stagec");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{}\n{stderr}", stdout(&out));
+    assert!(!stderr.contains("entries"), "{stderr}");
+}
