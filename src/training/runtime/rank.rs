@@ -240,39 +240,9 @@ pub(super) fn depends_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) -> 
 /// args.distributed:` / `if dist.is_initialized():` / `if world_size > 1:`,
 /// or the body of their negation (`if local_rank == -1:`).
 pub fn non_distributed_path(prog: &Program, scope: Scope, anc: &[Anc<'_>], node: *const ()) -> bool {
-    let mut child: *const () = node;
-    for a in anc.iter().rev() {
-        match a {
-            Anc::Stmt(s) => {
-                if let StmtKind::If { test, body, orelse } = &s.kind {
-                    let in_body = body.iter().any(|b| std::ptr::eq(b as *const Stmt as *const (), child));
-                    let in_else = orelse
-                        .iter()
-                        .any(|b| std::ptr::eq(b as *const Stmt as *const (), child));
-                    if let Some(positive) = distributed_test(prog, scope, test) {
-                        if (in_else && positive) || (in_body && !positive) {
-                            return true;
-                        }
-                    }
-                }
-                child = *s as *const Stmt as *const ();
-            }
-            Anc::Expr(p) => {
-                if let ExprKind::IfExp { test, body, orelse } = &p.kind {
-                    let in_body = std::ptr::eq(&**body as *const Expr as *const (), child);
-                    let in_else = std::ptr::eq(&**orelse as *const Expr as *const (), child);
-                    if let Some(positive) = distributed_test(prog, scope, test) {
-                        if (in_else && positive) || (in_body && !positive) {
-                            return true;
-                        }
-                    }
-                }
-                child = *p as *const Expr as *const ();
-            }
-            _ => {}
-        }
-    }
-    false
+    on_branch(anc, node, |test, in_body| {
+        distributed_test(prog, scope, test).is_some_and(|positive| positive != in_body)
+    })
 }
 
 /// Whether a condition asks "is this run distributed?": `Some(true)` for
@@ -472,6 +442,13 @@ pub(super) fn is_world_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) ->
 /// args.rank in [-1, 0]:`, `if local_rank <= 0:` (or of an `and` with
 /// one of them), or the `else` of `if rank != 0:`.
 pub fn one_rank_path(prog: &Program, scope: Scope, anc: &[Anc<'_>], node: *const ()) -> bool {
+    on_branch(anc, node, |test, in_body| one_rank_test(prog, scope, test, in_body))
+}
+
+/// Whether `node` (its ancestors `anc`) sits in an arm of an `if` statement
+/// or expression for which `arm(test, in_body)` holds (`in_body`: the body,
+/// else the `else`).
+fn on_branch(anc: &[Anc<'_>], node: *const (), arm: impl Fn(&Expr, bool) -> bool) -> bool {
     let mut child: *const () = node;
     for a in anc.iter().rev() {
         match a {
@@ -481,9 +458,7 @@ pub fn one_rank_path(prog: &Program, scope: Scope, anc: &[Anc<'_>], node: *const
                     let in_else = orelse
                         .iter()
                         .any(|b| std::ptr::eq(b as *const Stmt as *const (), child));
-                    if (in_body && one_rank_test(prog, scope, test, true))
-                        || (in_else && one_rank_test(prog, scope, test, false))
-                    {
+                    if (in_body || in_else) && arm(test, in_body) {
                         return true;
                     }
                 }
@@ -493,9 +468,7 @@ pub fn one_rank_path(prog: &Program, scope: Scope, anc: &[Anc<'_>], node: *const
                 if let ExprKind::IfExp { test, body, orelse } = &p.kind {
                     let in_body = std::ptr::eq(&**body as *const Expr as *const (), child);
                     let in_else = std::ptr::eq(&**orelse as *const Expr as *const (), child);
-                    if (in_body && one_rank_test(prog, scope, test, true))
-                        || (in_else && one_rank_test(prog, scope, test, false))
-                    {
+                    if (in_body || in_else) && arm(test, in_body) {
                         return true;
                     }
                 }
