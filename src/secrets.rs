@@ -8,6 +8,43 @@
 use crate::source::Span;
 use crate::yaml::{NodeId, Tree, Value};
 
+/// Words that make any name holding them a credential's
+/// ([`is_credential_name`]).
+const WORDS_ANYWHERE: [&str; 21] = [
+    "secret",
+    "password",
+    "passwd",
+    "passphrase",
+    "auth",
+    "credential",
+    "access_key",
+    "accesskey",
+    "api_key",
+    "apikey",
+    "private_key",
+    "privatekey",
+    "connection_string",
+    "account_key",
+    "jwt",
+    "webhook",
+    "cookie",
+    "bearer",
+    "role_id",
+    "roleid",
+    "sessionid",
+];
+
+/// Which bytes a word of [`WORDS_ANYWHERE`] begins with.
+const WORD_STARTS: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < WORDS_ANYWHERE.len() {
+        table[WORDS_ANYWHERE[i].as_bytes()[0] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 /// Whether a variable or field name holds a credential, whose literal value
 /// must never be copied into stagec's outputs. Words anywhere in the name
 /// (`secret`, `password`, `passphrase`, `credential`, `auth`, `jwt`,
@@ -18,33 +55,10 @@ use crate::yaml::{NodeId, Tree, Value};
 /// and any name ending in `_key` (`SSH_KEY`, `WANDB_API_KEY`).
 pub fn is_credential_name(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    const WORDS_ANYWHERE: [&str; 21] = [
-        "secret",
-        "password",
-        "passwd",
-        "passphrase",
-        "auth",
-        "credential",
-        "access_key",
-        "accesskey",
-        "api_key",
-        "apikey",
-        "private_key",
-        "privatekey",
-        "connection_string",
-        "account_key",
-        "jwt",
-        "webhook",
-        "cookie",
-        "bearer",
-        "role_id",
-        "roleid",
-        "sessionid",
-    ];
-    if WORDS_ANYWHERE.iter().any(|w| contains_credential_word(&n, w)) || n.ends_with("_key") || n == "key" {
+    if holds_credential_word(n.as_bytes()) || n.ends_with("_key") || n == "key" {
         return true;
     }
-    if word_token(name) {
+    if word_token(name, &n) {
         return true;
     }
     let parts: Vec<&str> = n.split(['_', '-', '.']).filter(|p| !p.is_empty()).collect();
@@ -55,16 +69,23 @@ pub fn is_credential_name(name: &str) -> bool {
             .any(|p| matches!(*p, "dsn" | "session" | "sess" | "otp" | "totp"))
 }
 
-/// Whether the lower-case name `n` holds `word`; `auth` counts except as
-/// the start of `author`/`authority` (`Authorization`, `basic_auth` and
-/// `oauth_token` are credentials; `author` and `dataset_authors` are not).
-fn contains_credential_word(n: &str, word: &str) -> bool {
-    if word != "auth" {
-        return n.contains(word);
-    }
-    n.match_indices("auth").any(|(at, _)| {
-        let rest = &n[at + "auth".len()..];
-        !(rest.starts_with("or") && !rest.starts_with("oriz") && !rest.starts_with("oris"))
+/// Whether the lower-case name `n` holds a word of [`WORDS_ANYWHERE`], in
+/// one pass over it (names are short: a substring search per word costs
+/// more to set up than this whole scan). `auth` counts except as the start of
+/// `author`/`authority` (`Authorization`, `basic_auth` and `oauth_token` are
+/// credentials; `author` and `dataset_authors` are not).
+fn holds_credential_word(n: &[u8]) -> bool {
+    (0..n.len()).any(|at| {
+        let rest = &n[at..];
+        WORD_STARTS[usize::from(n[at])]
+            && WORDS_ANYWHERE.iter().any(|w| {
+                w.as_bytes().first() == Some(&n[at])
+                    && rest.starts_with(w.as_bytes())
+                    && (*w != "auth" || {
+                        let after = &rest[w.len()..];
+                        !(after.starts_with(b"or") && !after.starts_with(b"oriz") && !after.starts_with(b"oris"))
+                    })
+            })
     })
 }
 
@@ -72,8 +93,7 @@ fn contains_credential_word(n: &str, word: &str) -> bool {
 /// separator or a new camel-case word (`HF_TOKEN`, `tokenValue`,
 /// `accessToken`), not as part of a longer word (`tokens_per_batch`,
 /// `tokenizer`, `MAX_TOKENS`).
-fn word_token(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
+fn word_token(name: &str, lower: &str) -> bool {
     let bytes = name.as_bytes();
     lower.match_indices("token").any(|(at, _)| {
         let end = at + "token".len();
