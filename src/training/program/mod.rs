@@ -302,6 +302,10 @@ pub struct Program {
     /// The names each function binds (a superset), found once: most names
     /// a function uses are not its own, and need no walk of its body.
     bound: Mutex<HashMap<FuncId, Arc<HashSet<String>>>>,
+    /// Each module's top-level names that stand for an external object,
+    /// with its canonical path, sorted by name (found on first use: several
+    /// rules ask which names a module binds to their targets).
+    externals: Vec<OnceLock<Vec<(String, String)>>>,
 }
 
 impl std::fmt::Debug for Program {
@@ -358,7 +362,9 @@ impl Program {
             words: OnceLock::new(),
             sites: Mutex::new(HashMap::default()),
             bound: Mutex::new(HashMap::default()),
+            externals: Vec::new(),
         };
+        program.externals = program.files.iter().map(|_| OnceLock::new()).collect();
         program.tables = (0..program.files.len() as ModId)
             .map(|m| program.module_table(m))
             .collect();

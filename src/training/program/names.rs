@@ -252,19 +252,33 @@ impl Program {
 
     /// The names module `m` binds to one of the external `targets`, sorted.
     pub fn names_bound_to(&self, m: ModId, targets: &[&str]) -> Vec<String> {
-        let mut out = Vec::new();
-        if let Some(table) = self.tables.get(m as usize) {
+        self.externals_of(m)
+            .iter()
+            .filter(|(_, path)| targets.contains(&path.as_str()))
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+
+    /// Module `m`'s top-level names that stand for an external object, and
+    /// its canonical path, sorted by name; resolved once.
+    fn externals_of(&self, m: ModId) -> &[(String, String)] {
+        let Some(cell) = self.externals.get(m as usize) else {
+            return &[];
+        };
+        cell.get_or_init(|| {
+            let Some(table) = self.tables.get(m as usize) else {
+                return Vec::new();
+            };
             let mut names: Vec<&String> = table.keys().collect();
             names.sort();
-            for n in names {
-                if let Some(Sym::External(p)) = self.global(m, n, 0) {
-                    if targets.contains(&p.as_str()) {
-                        out.push(n.clone());
-                    }
-                }
-            }
-        }
-        out
+            names
+                .into_iter()
+                .filter_map(|n| match self.global(m, n, 0) {
+                    Some(Sym::External(p)) => Some((n.clone(), p)),
+                    _ => None,
+                })
+                .collect()
+        })
     }
 }
 
