@@ -30,7 +30,14 @@ const SEEDS: &[&str] = &[
     "accelerate.utils.set_seed",
     "accelerate.utils.random.set_seed",
     "colossalai.utils.set_seed",
+    "monai.utils.set_determinism",
+    "monai.utils.misc.set_determinism",
 ];
+
+/// Seeding calls whose seed, when none is given, is a fixed default:
+/// MONAI's `set_determinism()` seeds with `np.iinfo(np.uint32).max` (only
+/// `seed=None` turns it off).
+const DEFAULT_SEEDED: &[&str] = &["monai.utils.set_determinism", "monai.utils.misc.set_determinism"];
 
 /// Calls whose value differs from run to run: a seed drawn from them is
 /// not meant to reproduce anything.
@@ -72,9 +79,9 @@ pub(super) fn seed_chains<'p>(code: &Code<'p>) -> Vec<Chain<'p>> {
         };
         let seed = pos(args, 0).or_else(|| kw(args, "seed"));
         let reproducible = match seed {
+            None => DEFAULT_SEEDED.contains(&path.as_str()),
             // `seed_everything()` picks a seed of its own (random in
             // Lightning 1.x, `PL_GLOBAL_SEED` or 0 in 2.x): no clear intent.
-            None => false,
             Some(e) if matches!(e.kind, ExprKind::None) => false,
             Some(e) => !drawn(code, scope, e, 0),
         };

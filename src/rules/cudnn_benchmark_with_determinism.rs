@@ -16,7 +16,9 @@ declare_rule! {
     /// `if`/`else`): `torch.manual_seed(x)`, `torch.cuda.manual_seed(_all)(x)`,
     /// `torch.random.manual_seed(x)`, Lightning's `seed_everything(x)`,
     /// `transformers.set_seed(x)`, `accelerate.utils.set_seed(x)`,
-    /// `colossalai.utils.set_seed(x)`, or a project helper (one or two calls
+    /// `colossalai.utils.set_seed(x)`, MONAI's `set_determinism(x)` (which
+    /// also turns benchmarking off; without a seed it seeds with its default,
+    /// `seed=None` seeds nothing), or a project helper (one or two calls
     /// away: `fix_random_seeds(args.seed)`) whose body makes one of these calls.
     /// The seed counts as reproducible unless its value is drawn from the clock,
     /// `os.urandom`, `random`/`numpy.random`, `uuid`, `secrets`, `datetime`,

@@ -1,0 +1,43 @@
+# stagec fixture: neg_monai_set_determinism_none
+# named: on the command line (`torchrun --nproc_per_node=4 train_ddp.py --seed 7`)
+# context: no experiment config; set_determinism(seed=None) turns MONAI's determinism off
+#          and seeds nothing, so benchmarking stays the script's choice.
+# expect: none
+# ----
+import argparse
+import os
+
+import torch
+import torch.distributed as dist
+from monai.networks.nets import UNet
+from monai.utils import set_determinism
+from torch.nn.parallel import DistributedDataParallel
+
+
+def train(args):
+    dist.init_process_group(backend="nccl", init_method="env://")
+    device = torch.device(f"cuda:{os.environ['LOCAL_RANK']}")
+    torch.cuda.set_device(device)
+    model = UNet(spatial_dims=3, in_channels=1, out_channels=2, channels=(8, 16), strides=(2,)).to(device)
+    model = DistributedDataParallel(model, device_ids=[device])
+    torch.backends.cudnn.benchmark = True
+    opt = torch.optim.Adam(model.parameters(), 1e-4)
+    for _ in range(args.epochs):
+        loss = model(torch.randn(1, 1, 32, 32, 32, device=device)).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    dist.destroy_process_group()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--epochs", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=None)
+    args = parser.parse_args()
+    set_determinism(seed=None)
+    train(args)
+
+
+if __name__ == "__main__":
+    main()
