@@ -477,7 +477,7 @@ impl ContextScan {
         read_before: &[Input],
     ) -> (crate::training::TrainingSources, Vec<String>) {
         let files = self.python_files_with(overlay);
-        let text = config.map(|c| String::from_utf8_lossy(&c.bytes).into_owned());
+        let text = config.map(|c| crate::source::lossy(&c.bytes).into_owned());
         let before: std::collections::HashMap<&str, &Input> =
             read_before.iter().map(|i| (i.name.as_str(), i)).collect();
         let mut reader = |p: &Path| match before.get(display_name(p).as_str()) {
@@ -532,7 +532,7 @@ fn detignore(dir: &Path, problems: &mut Vec<String>) -> Option<ignore::gitignore
         }
     };
     let mut builder = ignore::gitignore::GitignoreBuilder::new(dir);
-    for line in String::from_utf8_lossy(&bytes).lines() {
+    for line in crate::source::lossy(&bytes).lines() {
         let _ = builder.add_line(Some(path.clone()), line);
     }
     builder.build().ok()

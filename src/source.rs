@@ -170,6 +170,16 @@ impl DecodeIssue {
     }
 }
 
+/// `bytes` as text, each invalid sequence read as U+FFFD: borrowed when
+/// they are valid UTF-8 (checked by the standard library's fast path, not
+/// sequence by sequence as `from_utf8_lossy` does).
+pub fn lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
 /// Turns raw bytes into text. On a problem the text is a lossy rendering
 /// (for snippets) and the problem says why the file is read no further.
 pub fn decode(bytes: &[u8], max_bytes: usize) -> (String, Option<DecodeIssue>) {
@@ -183,14 +193,16 @@ pub fn decode(bytes: &[u8], max_bytes: usize) -> (String, Option<DecodeIssue>) {
             }),
         );
     }
-    let valid_up_to = match std::str::from_utf8(bytes) {
-        Ok(_) => bytes.len(),
-        Err(e) => e.valid_up_to(),
+    let (valid, valid_up_to) = match std::str::from_utf8(bytes) {
+        Ok(text) => (Some(text), bytes.len()),
+        Err(e) => (None, e.valid_up_to()),
     };
     let issue = match bytes[..valid_up_to].iter().position(|&b| b == 0) {
         Some(at) => DecodeIssue::Nul { at },
-        None if valid_up_to == bytes.len() => return (String::from_utf8_lossy(bytes).into_owned(), None),
-        None => DecodeIssue::NotUtf8 { at: valid_up_to },
+        None => match valid {
+            Some(text) => return (text.to_owned(), None),
+            None => DecodeIssue::NotUtf8 { at: valid_up_to },
+        },
     };
     // Offsets shift under lossy replacement only after the first bad byte,
     // which became one U+FFFD.

@@ -156,7 +156,7 @@ pub(crate) fn is_experiment_config(path: &Path) -> bool {
     let Ok(bytes) = stagec::fsutil::read_limited(path, MAX_INPUT) else {
         return false;
     };
-    classify(&name, &String::from_utf8_lossy(&bytes)) == DocumentKind::Experiment
+    classify(&name, &stagec::source::lossy(&bytes)) == DocumentKind::Experiment
 }
 
 #[cfg(test)]

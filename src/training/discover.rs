@@ -338,7 +338,7 @@ pub fn discover(
             break;
         }
         bytes += input.bytes.len();
-        let text = String::from_utf8_lossy(&input.bytes);
+        let text = crate::source::lossy(&input.bytes);
         // Scanned once: the compilation takes this scan over.
         let scanned = super::ParsedFile::shared(&text);
         let imports = scanned.imports();
