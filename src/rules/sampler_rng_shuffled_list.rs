@@ -7,12 +7,12 @@
 //! its own entropy, so each rank shuffles into its own order: the split
 //! differs between ranks, and shards taken by position overlap.
 //!
-//! Silent where the code seeds that RNG anywhere in the program (`random.seed`,
-//! `np.random.seed`, a `set_seed`/`seed_everything` helper, any call whose
-//! name mentions a seed but torch's own), in a Determined trial (Determined
-//! seeds every RNG with the trial seed), for a shuffle on one rank only or
-//! a list broadcast from one rank afterwards, and where the order reaches no
-//! split and no shard.
+//! Silent where the code seeds that RNG anywhere in the program
+//! (`random.seed`, `np.random.seed`, a `set_seed`/`seed_everything` helper,
+//! any call whose name mentions a seed or determinism but torch's own), in a
+//! Determined trial (Determined seeds every RNG with the trial seed), for a
+//! shuffle on one rank only or a list broadcast from one rank afterwards,
+//! and where the order reaches no split and no shard.
 
 use super::training_support::{excerpt, Code};
 use super::unsorted_directory_listing::{indexing_dataset, order_use, Use};
@@ -99,8 +99,8 @@ pub(super) fn shuffled_apart(code: &Code<'_>, out: &mut Sink<'_>) {
 
 /// Whether the program of module `m` seeds the RNG (`seed`: its seeding
 /// function), or may: a Determined trial, a helper that seeds every RNG, or
-/// any call whose name mentions a seed (a project's own `set_random_seed`)
-/// other than torch's.
+/// any call whose name mentions a seed or determinism (a project's own
+/// `set_random_seed`, MONAI's `set_determinism`) other than torch's.
 fn seeded(code: &Code<'_>, m: ModId, seed: &str) -> bool {
     let prog = code.prog;
     if !code.rt.trials.is_empty() || code.rt.unlaunched_trial.is_some() {
@@ -127,7 +127,8 @@ fn seeded(code: &Code<'_>, m: ModId, seed: &str) -> bool {
                         _ => return,
                     };
                     let torch = matches!(name, "manual_seed" | "manual_seed_all" | "initial_seed" | "seed_all");
-                    if name.to_ascii_lowercase().contains("seed") && !torch {
+                    let lower = name.to_ascii_lowercase();
+                    if (lower.contains("seed") || lower.contains("determinis")) && !torch {
                         found = true;
                     }
                 });
