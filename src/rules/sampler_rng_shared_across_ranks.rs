@@ -43,7 +43,11 @@ declare_rule! {
     /// parent's RNG state (`np.random.get_state()[1][0] + worker_id`) where the
     /// ranks seed alike: the workers of a rank differ, but worker k of every rank
     /// draws the same numbers (a seed that mixes in the rank or starts from
-    /// `torch.initial_seed()` is left alone). Last, an `IterableDataset` whose
+    /// `torch.initial_seed()` is left alone), and one that adds the rank and the
+    /// worker id as they are (`seed + local_rank + worker_id`, also through a
+    /// loader factory's parameter, a local alias of the factory, or a function
+    /// defined in each arm of an `if`): worker 1 of rank 0 and worker 0 of
+    /// rank 1 get the same seed. Last, an `IterableDataset` whose
     /// `__iter__` splits its records by `get_worker_info()` but nowhere by rank,
     /// read through a plain `DataLoader` in multi-rank code: every rank yields the
     /// same records.
@@ -119,6 +123,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let applies = |m: ModId| shared(m).is_some();
     random_splits(&code, &seedings, out);
     super::sampler_rng_shuffled_list::shuffled_apart(&code, out);
+    super::sampler_rng_worker_sums::rank_plus_worker_seeds(&code, out);
     constant_worker_seeds(&code, out);
     super::sampler_rng_workers::worker_seeds_alike(&code, &seedings, out);
     super::sampler_rng_workers::iterable_split_by_worker_only(&code, out);
