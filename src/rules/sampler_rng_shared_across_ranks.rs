@@ -45,7 +45,8 @@ declare_rule! {
     /// draws the same numbers (a seed that mixes in the rank or starts from
     /// `torch.initial_seed()` is left alone), and one that adds the rank and the
     /// worker id as they are (`seed + local_rank + worker_id`, also through a
-    /// loader factory's parameter, a local alias of the factory, or a function
+    /// loader factory's parameter, a local alias of the factory (also one
+    /// star-imported, `from loaders import *`), or a function
     /// defined in each arm of an `if`): worker 1 of rank 0 and worker 0 of
     /// rank 1 get the same seed. Last, an `IterableDataset` whose
     /// `__iter__` splits its records by `get_worker_info()` but nowhere by rank,

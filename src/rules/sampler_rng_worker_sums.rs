@@ -3,8 +3,9 @@
 //! worker_id`): worker 1 of rank 0 and worker 0 of rank 1, and every pair
 //! whose sum is the same, get the same seed and draw the same random
 //! numbers. The init function is followed through names, parameters and
-//! files (a loader factory's `_worker_init_fn=` parameter), also where it
-//! is defined in each arm of an `if` (every definition is looked at).
+//! files (a loader factory's `_worker_init_fn=` parameter, the factory
+//! called through a local alias, also one star-imported), also where it is
+//! defined in each arm of an `if` (every definition is looked at).
 //!
 //! Silent where the rank or the worker id is scaled (`1000 * rank +
 //! worker_id`), where another part of the seed is not a plain value (a
@@ -190,6 +191,24 @@ fn named_functions(code: &Code<'_>, scope: Scope, e: &Expr) -> Vec<FuncId> {
     }
 }
 
+/// Whether `e` names function `f` (called `name`): bound to it, or, where
+/// the name is not bound in the module, imported with `from <f's module>
+/// import *` (which the name tables do not follow).
+fn names_function(code: &Code<'_>, scope: Scope, e: &Expr, f: FuncId, name: &str) -> bool {
+    let prog = code.prog;
+    match prog.expr_sym(scope, e) {
+        Some(Sym::Func(g)) => g == f,
+        Some(_) => false,
+        None => {
+            let star = format!("from {} import *", prog.module_name(f.m));
+            matches!(&e.kind, ExprKind::Name(n) if n == name)
+                && !name.starts_with('_')
+                && prog.global(scope.m, name, 0).is_none()
+                && prog.text(scope.m).lines().any(|l| l.trim_end() == star)
+        }
+    }
+}
+
 /// The calls of `f` made through a local name bound to it
 /// (`get_loader = get_train_loader` then `get_loader(…)`).
 fn alias_calls<'p>(code: &Code<'p>, f: FuncId) -> Vec<(Scope, &'p Expr)> {
@@ -207,7 +226,7 @@ fn alias_calls<'p>(code: &Code<'p>, f: FuncId) -> Vec<(Scope, &'p Expr)> {
                     let ExprKind::Name(n) = &callee.kind else { return };
                     let aliased = prog.local_defs(g, n).iter().any(|d| {
                         matches!(d, LocalDef::Assign { value, proj }
-                            if proj.is_empty() && prog.expr_sym(scope, value) == Some(Sym::Func(f)))
+                            if proj.is_empty() && names_function(code, scope, value, f, &func.name))
                     });
                     if aliased {
                         out.push((scope, e));
