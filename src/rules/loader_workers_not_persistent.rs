@@ -22,7 +22,13 @@ declare_rule! {
     /// handed to a pipeline framework's `wrap_data_loader(loader, …)` (HPP plugins
     /// have one), which passes over it every epoch. A loader a helper builds from
     /// its parameters is judged at each call site with that caller's values, and
-    /// reported there. A loader built on one rank only (under `if rank == 0:`,
+    /// reported there. An argparse count that each spawned rank divides over
+    /// the node's GPUs, rounded up (`args.workers = int((args.workers + ngpus -
+    /// 1) / ngpus)`, `// ngpus` or `math.ceil`, with `ngpus` from
+    /// `torch.cuda.device_count()`), is reported with the node's total: a
+    /// rank's share is unknown but at least 1, and the node starts at least
+    /// the flag's value (8 or more); rounded down, divided by anything else,
+    /// or stored to elsewhere too, it is left alone. A loader built on one rank only (under `if rank == 0:`,
     /// `if is_main_process():`, or in a helper called only there) in a multi-rank
     /// job is left alone: its workers are one process's, not the node's ranks'.
     /// Values stagec cannot resolve
@@ -67,6 +73,7 @@ use crate::training::runtime::{self, called_in_loop};
 use crate::training::values::Resolved;
 use crate::yaml::{display_path, PathSeg};
 
+mod shared;
 mod sites;
 
 /// Fewest workers reported.
@@ -101,6 +108,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         };
         let mut hits = Vec::new();
         let mut sited = Vec::new();
+        let mut shares = Vec::new();
         code.prog.walk_exprs(scope, &mut |anc, e| {
             let ExprKind::Call { func, args, .. } = &e.kind else {
                 return;
@@ -127,7 +135,18 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             let keeps = persistent
                 .as_ref()
                 .map(|p| runtime::constant(code.prog, code.cfg, code.rt, p.scope, p.value).and_then(|r| r.as_bool()));
-            match (resolved_max(&code, &workers), keeps) {
+            let most = resolved_max(&code, &workers);
+            // A node's count divided over its ranks in the spawned
+            // function: each rank's share is unknown, the node's total is not.
+            if most.is_none() && matches!(host, Host::Ranks(_)) && matches!(keeps, None | Some(Some(false))) {
+                if let Some(total) = shared::node_total(&code, &workers) {
+                    if total >= MANY && reiterated(&code, scope, anc, e) {
+                        shares.push((workers, persistent, total));
+                    }
+                    return;
+                }
+            }
+            match (most, keeps) {
                 (Some(n), _) if n < MANY => return,
                 (Some(_), None | Some(Some(false))) => {}
                 // Values a helper's callers pass (`make_loader(ds,
@@ -147,6 +166,10 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         for (workers, persistent) in hits {
             let edit = persistent_edit(&code, &workers, persistent.as_ref(), "persistent_workers");
             report(&code, cx, out, &workers, edit, host);
+        }
+        for (workers, persistent, total) in shares {
+            let edit = persistent_edit(&code, &workers, persistent.as_ref(), "persistent_workers");
+            shared::report(&code, out, &workers, edit, total);
         }
         for (loader, anc, workers, persistent) in sited {
             let ranks = matches!(host, Host::Ranks(_));

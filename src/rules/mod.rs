@@ -144,6 +144,8 @@ pub mod loader_workers_not_persistent;
 pub mod pythonhashseed_set_at_runtime;
 pub mod rank_conditional_collective;
 pub mod sampler_rng_shared_across_ranks;
+mod sampler_rng_shuffled_list;
+mod sampler_rng_worker_sums;
 mod sampler_rng_workers;
 mod skipped_yield;
 pub mod swallowed_error_skips_collective;

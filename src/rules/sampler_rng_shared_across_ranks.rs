@@ -29,7 +29,13 @@ declare_rule! {
     /// without `generator=` in multi-rank code whose ranks do *not* seed the
     /// global RNG alike (no seed, or a seed that depends on the rank): each rank
     /// then splits differently, its training part overlaps the other ranks'
-    /// held-out parts, and a sampler's shards come from different sets. A
+    /// held-out parts, and a sampler's shards come from different sets. So is
+    /// `random.shuffle(list)` or `np.random.shuffle(list)` of a sample list in
+    /// multi-rank code that never seeds that RNG (nor calls a seeding helper,
+    /// nor runs as a Determined trial), when the shuffled order is then cut into
+    /// parts (`rows[:cut]`, `rows[cut:]`), sliced by rank, or kept by a dataset a
+    /// sharding sampler reads: each rank shuffles into its own order (a shuffle on
+    /// one rank, or broadcast from one, is left alone). A
     /// `worker_init_fn` that seeds numpy, `random` or torch with a resolved
     /// constant (not from the worker id or `torch.initial_seed()`) of a loader
     /// with workers is reported too: every worker of every rank draws alike. So is
@@ -37,7 +43,12 @@ declare_rule! {
     /// parent's RNG state (`np.random.get_state()[1][0] + worker_id`) where the
     /// ranks seed alike: the workers of a rank differ, but worker k of every rank
     /// draws the same numbers (a seed that mixes in the rank or starts from
-    /// `torch.initial_seed()` is left alone). Last, an `IterableDataset` whose
+    /// `torch.initial_seed()` is left alone), and one that adds the rank and the
+    /// worker id as they are (`seed + local_rank + worker_id`, also through a
+    /// loader factory's parameter, a local alias of the factory (also one
+    /// star-imported, `from loaders import *`), or a function
+    /// defined in each arm of an `if`): worker 1 of rank 0 and worker 0 of
+    /// rank 1 get the same seed. Last, an `IterableDataset` whose
     /// `__iter__` splits its records by `get_worker_info()` but nowhere by rank,
     /// read through a plain `DataLoader` in multi-rank code: every rank yields the
     /// same records.
@@ -112,6 +123,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     };
     let applies = |m: ModId| shared(m).is_some();
     random_splits(&code, &seedings, out);
+    super::sampler_rng_shuffled_list::shuffled_apart(&code, out);
+    super::sampler_rng_worker_sums::rank_plus_worker_seeds(&code, out);
     constant_worker_seeds(&code, out);
     super::sampler_rng_workers::worker_seeds_alike(&code, &seedings, out);
     super::sampler_rng_workers::iterable_split_by_worker_only(&code, out);

@@ -46,7 +46,7 @@ use crate::training::program::{
 use crate::training::runtime::depends_on_rank;
 
 /// How a listing is used as a sample order.
-enum Use {
+pub(super) enum Use {
     SlicedByRank,
     /// Kept as `self.<attr>` of a class; indexed in `__getitem__` of that
     /// class, or in a helper method (`via`: its name and the dataset class
@@ -155,7 +155,7 @@ fn listing(code: &Code<'_>, scope: Scope, e: &Expr) -> Option<(String, bool)> {
 }
 
 /// How the listing at `e` becomes a sample order, if it does.
-fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &'p Expr, depth: u32) -> Option<Use> {
+pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &'p Expr, depth: u32) -> Option<Use> {
     if depth > 3 {
         return None;
     }
@@ -361,7 +361,7 @@ fn accumulators(st: &Stmt) -> Vec<&Expr> {
 /// or indexing in a helper method that `__getitem__` calls, of `k`
 /// (`self.idx_to_name(idx)`) or of a dataset holding a `k`
 /// (`self.raw.get_video(idx)`).
-fn indexing_dataset(code: &Code<'_>, k: ClassId, attr: &str) -> Option<Option<(String, ClassId)>> {
+pub(super) fn indexing_dataset(code: &Code<'_>, k: ClassId, attr: &str) -> Option<Option<(String, ClassId)>> {
     let prog = code.prog;
     if let Some(f) = prog.method(k, "__getitem__") {
         if indexes(code, f, attr) {

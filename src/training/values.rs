@@ -698,6 +698,12 @@ fn argparse_value(prog: &Program, env: &Env<'_>, proj: &[Proj], depth: u32) -> O
     if namespace_attr_stored(prog, dest) {
         return None;
     }
+    parsed_flag(prog, env, dest, depth)
+}
+
+/// The value `parse_args()` gives flag `dest`, whatever the code stores
+/// to it afterwards.
+pub fn parsed_flag(prog: &Program, env: &Env<'_>, dest: &str, depth: u32) -> Option<Resolved> {
     let mut found: Option<Resolved> = None;
     let mut given = false;
     for m in prog.code_modules() {

@@ -2,8 +2,10 @@
 # named: on the command line (no config: the script spawns one process per GPU itself)
 # expect: none.
 #   --workers defaults to 32 for the whole node, but each spawned rank divides it by the GPUs
-#   per node (args.workers = …) before building its loader: the count per rank depends on the
-#   machine, so it is not the flag's default and stagec says nothing.
+#   per node, rounded down (args.workers = int(args.workers / ngpus)), before building its
+#   loader: a rank's share is 0 where the node has more GPUs than 32, so neither the rank's
+#   count nor the node's total is known, and stagec says nothing. (Rounded up, the share is at
+#   least 1 and the node starts at least 32: pos_t22h_workers_shared_over_node.)
 # ----
 import argparse
 
@@ -16,7 +18,7 @@ from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
 def worker(gpu, ngpus, args):
     dist.init_process_group("nccl", init_method="env://", world_size=ngpus, rank=gpu)
-    args.workers = int((args.workers + ngpus - 1) / ngpus)
+    args.workers = int(args.workers / ngpus)
     data = TensorDataset(torch.randn(20000, 64), torch.randint(0, 10, (20000,)))
     sampler = DistributedSampler(data)
     loader = DataLoader(data, batch_size=64, sampler=sampler, num_workers=args.workers)

@@ -1,0 +1,208 @@
+//! T101 (`sampler-rng-shared-across-ranks`) on a sample list shuffled in
+//! place: `random.shuffle(records)` or `np.random.shuffle(records)` in
+//! multi-rank code that never seeds that RNG, where the shuffled order then
+//! decides which samples each part or rank gets (a train/eval split by
+//! slices, a slice by rank, or a dataset attribute a sharding sampler hands
+//! out positions in). Each rank's interpreter starts its global RNG from
+//! its own entropy, so each rank shuffles into its own order: the split
+//! differs between ranks, and shards taken by position overlap.
+//!
+//! Silent where the code seeds that RNG anywhere in the program
+//! (`random.seed`, `np.random.seed`, a `set_seed`/`seed_everything` helper,
+//! any call whose name mentions a seed or determinism but torch's own), in a
+//! Determined trial (Determined seeds every RNG with the trial seed), for a
+//! shuffle on one rank only or a list broadcast from one rank afterwards,
+//! and where the order reaches no split and no shard.
+
+use super::training_support::{excerpt, Code};
+use super::unsorted_directory_listing::{indexing_dataset, order_use, Use};
+use super::Sink;
+use crate::training::ast::{Expr, ExprKind};
+use crate::training::program::{Anc, ArgPos, Callee, Flow, LocalDef, ModId, Scope};
+use crate::training::runtime::{self, pos};
+
+/// Seeding calls that seed Python's `random` and numpy's global RNG alike.
+const SEED_ALL: &[&str] = &[
+    "transformers.set_seed",
+    "transformers.trainer_utils.set_seed",
+    "accelerate.utils.set_seed",
+    "lightning.seed_everything",
+    "lightning.fabric.seed_everything",
+];
+
+/// How the shuffled order decides the samples.
+enum Order {
+    /// Cut into parts by slices (`records[:cut]`, `records[cut:]`).
+    Split,
+    /// As the T110 uses: sliced by rank, or kept by a sharded dataset.
+    Sharded(Use),
+}
+
+pub(super) fn shuffled_apart(code: &Code<'_>, out: &mut Sink<'_>) {
+    let prog = code.prog;
+    for (scope, anc, call, path) in runtime::calls(prog, &["random.shuffle", "numpy.random.shuffle"]) {
+        if !code.rt.world_at(prog, scope.m).distributed()
+            || !super::sampler_rng_shared_across_ranks::live(code, scope, &anc, call)
+            || runtime::runs_on_one_rank(prog, scope, &anc, call as *const Expr as *const ())
+        {
+            continue;
+        }
+        let numpy = path == "numpy.random.shuffle";
+        if seeded(code, scope.m, if numpy { "numpy.random.seed" } else { "random.seed" }) {
+            continue;
+        }
+        let ExprKind::Call { func, args, .. } = &call.kind else {
+            continue;
+        };
+        let Some(list) = pos(args, 0) else { continue };
+        let Some(order) = order_of(code, scope, list) else {
+            continue;
+        };
+        let name = excerpt(code.text(scope.m, list.span));
+        let what = if numpy { "np.random.shuffle" } else { "random.shuffle" };
+        let rng = if numpy {
+            "numpy's global RNG"
+        } else {
+            "Python's global RNG"
+        };
+        let harm = match order {
+            Order::Split => "the parts it is cut into differ between ranks: one rank's training part holds samples other ranks hold out".to_string(),
+            Order::Sharded(Use::SlicedByRank) => "the rank slices come from different orders: ranks read overlapping samples and skip others".to_string(),
+            Order::Sharded(Use::Dataset(k, attr, _, _)) => {
+                let class = prog.class(k).map_or(String::new(), |c| c.name.clone());
+                format!("`{class}` keeps that order as `self.{attr}`, where a sharding sampler hands out positions: ranks read overlapping samples and skip others")
+            }
+        };
+        let d = out.at_loc(
+            code.loc(scope.m, call.span),
+            format!("{what}({name}) draws from {rng}, which this code never seeds: each rank's interpreter seeds it from its own entropy, so each rank shuffles `{name}` into a different order, and {harm}"),
+        );
+        d.help("shuffle with a generator seeded alike on every rank (random.Random(0).shuffle(…), np.random.default_rng(0).shuffle(…)), or seed the global RNG with the same value on every rank before this runs");
+        // `random.shuffle` → `random.Random(0).shuffle` (the module's own
+        // name as the code writes it).
+        if let ExprKind::Attribute { value, attr } = &func.kind {
+            if attr == "shuffle" {
+                let m = code.text(scope.m, value.span);
+                let seeded = if numpy {
+                    format!("{m}.default_rng(0).shuffle")
+                } else {
+                    format!("{m}.Random(0).shuffle")
+                };
+                d.unsafe_fix(
+                    "shuffle with a generator seeded alike on every rank",
+                    vec![crate::edit::replace(code.file(scope.m), func.span, seeded)],
+                );
+            }
+        }
+    }
+}
+
+/// Whether the program of module `m` seeds the RNG (`seed`: its seeding
+/// function), or may: a Determined trial, a helper that seeds every RNG, or
+/// any call whose name mentions a seed or determinism (a project's own
+/// `set_random_seed`, MONAI's `set_determinism`) other than torch's.
+fn seeded(code: &Code<'_>, m: ModId, seed: &str) -> bool {
+    let prog = code.prog;
+    if !code.rt.trials.is_empty() || code.rt.unlaunched_trial.is_some() {
+        return true;
+    }
+    let mut targets = vec![seed];
+    targets.extend_from_slice(SEED_ALL);
+    if runtime::calls(prog, &targets)
+        .iter()
+        .any(|(s, ..)| prog.same_program(s.m, m))
+    {
+        return true;
+    }
+    for mm in prog.code_modules().filter(|x| prog.same_program(*x, m)) {
+        let chunks: Vec<u32> = prog.chunks_mentioning(mm, &["seed"]).collect();
+        for c in chunks {
+            for scope in prog.scopes(mm, c) {
+                let mut found = false;
+                prog.walk_exprs(scope, &mut |_, e| {
+                    let ExprKind::Call { func, .. } = &e.kind else { return };
+                    let name = match &func.kind {
+                        ExprKind::Name(n) => n.as_str(),
+                        ExprKind::Attribute { attr, .. } => attr.as_str(),
+                        _ => return,
+                    };
+                    let torch = matches!(name, "manual_seed" | "manual_seed_all" | "initial_seed" | "seed_all");
+                    let lower = name.to_ascii_lowercase();
+                    if (lower.contains("seed") || lower.contains("determinis")) && !torch {
+                        found = true;
+                    }
+                });
+                if found {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// How the order of `list` (shuffled in place) decides the samples: a
+/// local list followed from where it is made, or `self.<attr>` of a dataset.
+fn order_of(code: &Code<'_>, scope: Scope, list: &Expr) -> Option<Order> {
+    let prog = code.prog;
+    match &list.kind {
+        ExprKind::Attribute { value, attr } => {
+            let k = prog.self_class(scope, value)?;
+            indexing_dataset(code, k, attr).map(|via| Order::Sharded(Use::Dataset(k, attr.clone(), via, false)))
+        }
+        ExprKind::Name(n) => {
+            let f = scope.func()?;
+            let defs = prog.local_defs(f, n);
+            let [LocalDef::Assign { value, proj }] = defs.as_slice() else {
+                return None;
+            };
+            if !proj.is_empty() {
+                return None;
+            }
+            let anc = prog.ancestors_of(scope, value)?;
+            if broadcast(code, scope, &anc, value) {
+                return None;
+            }
+            if let Some(u) = order_use(code, scope, &anc, value, 0) {
+                return Some(Order::Sharded(u));
+            }
+            split(code, scope, &anc, value).then_some(Order::Split)
+        }
+        _ => None,
+    }
+}
+
+/// Whether the list made at `e` is cut into two parts or more by slices.
+fn split<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &'p Expr) -> bool {
+    let through = |_: &Callee, _: &ArgPos<'_>| false;
+    let mut cuts = 0;
+    let mut sorted = false;
+    code.prog.flows(scope, anc, e, &through, &mut |flow| match flow {
+        Flow::Index { index, .. } if matches!(index.kind, ExprKind::Slice { .. }) => cuts += 1,
+        Flow::Method { name: "sort", .. } => sorted = true,
+        Flow::Arg {
+            callee: Callee::External(p),
+            ..
+        } if p == "builtins.sorted" => sorted = true,
+        _ => {}
+    });
+    cuts >= 2 && !sorted
+}
+
+/// Whether the list made at `e` is broadcast from one rank
+/// (`dist.broadcast_object_list(order, src=0)`): every rank then has that
+/// rank's order.
+fn broadcast<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &'p Expr) -> bool {
+    let through = |_: &Callee, _: &ArgPos<'_>| false;
+    let mut sent = false;
+    code.prog.flows(scope, anc, e, &through, &mut |flow| {
+        if let Flow::Arg {
+            callee: Callee::External(p),
+            ..
+        } = flow
+        {
+            sent |= p.ends_with(".broadcast_object_list") || p.ends_with(".broadcast");
+        }
+    });
+    sent
+}
