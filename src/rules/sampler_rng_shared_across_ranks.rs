@@ -124,6 +124,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let applies = |m: ModId| shared(m).is_some();
     random_splits(&code, &seedings, out);
     super::sampler_rng_shuffled_list::shuffled_apart(&code, out);
+    super::sampler_rng_hf_shuffle::unseeded_dataset_shuffles(&code, out);
     super::sampler_rng_worker_sums::rank_plus_worker_seeds(&code, out);
     constant_worker_seeds(&code, out);
     super::sampler_rng_workers::worker_seeds_alike(&code, &seedings, out);

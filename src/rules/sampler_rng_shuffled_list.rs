@@ -101,7 +101,7 @@ pub(super) fn shuffled_apart(code: &Code<'_>, out: &mut Sink<'_>) {
 /// function), or may: a Determined trial, a helper that seeds every RNG, or
 /// any call whose name mentions a seed or determinism (a project's own
 /// `set_random_seed`, MONAI's `set_determinism`) other than torch's.
-fn seeded(code: &Code<'_>, m: ModId, seed: &str) -> bool {
+pub(super) fn seeded(code: &Code<'_>, m: ModId, seed: &str) -> bool {
     let prog = code.prog;
     if !code.rt.trials.is_empty() || code.rt.unlaunched_trial.is_some() {
         return true;
