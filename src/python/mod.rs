@@ -117,6 +117,28 @@ impl ParsedFile {
             .map_err(Clone::clone)
     }
 
+    /// Whether the text has syntax errors (or could not be parsed at all).
+    /// Provisional: when every chunk, parsed on its own, is free of errors
+    /// and nothing but blank or comment lines precedes the first one, there
+    /// are none; otherwise the whole-file parse decides.
+    pub fn has_syntax_errors(&self) -> bool {
+        let first = self.chunks.first().map_or(self.text.len(), |c| c.range.start);
+        let blank_before = self.text.get(..first).is_some_and(|head| {
+            head.lines()
+                .all(|l| matches!(l.trim_start().chars().next(), None | Some('#')))
+        });
+        if blank_before && (0..self.chunks.len()).all(|i| self.chunk(i).is_some_and(|c| !c.errors)) {
+            return false;
+        }
+        self.tree().map_or(true, |tree| tree.root_node().has_error())
+    }
+
+    /// Whether the whole-file parse was made.
+    #[cfg(test)]
+    pub(crate) fn has_tree(&self) -> bool {
+        self.tree.get().is_some()
+    }
+
     /// Converts every chunk the whole-file parse can stand for, once, when
     /// there is one without syntax errors; each chunk still falls back to a
     /// parse of its own where it cannot stand for one.
