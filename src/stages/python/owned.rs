@@ -46,24 +46,36 @@ pub(super) fn read(file: &ParsedFile) -> Option<PyModel> {
         }
         chunks.push(chunk);
     }
+    read_chunks(file.text(), &chunks)
+}
+
+/// The stage declarations in `chunks`, trees of `text`: classes seen in
+/// more than one (a chunk and a part of it parsed again) count once.
+pub(super) fn read_chunks(text: &str, chunks: &[&ChunkAst]) -> Option<PyModel> {
     let mut reader = Owned {
-        text: file.text(),
+        text,
         funcs: HashSet::from([STAGE_DECORATOR.to_string()]),
         modules: HashSet::from(["hpp".to_string(), "determined.hpp".to_string()]),
         problems: Vec::new(),
     };
-    for chunk in &chunks {
+    for chunk in chunks {
         reader.imports_in(chunk, &chunk.stmts, 0).ok()?;
     }
     let mut model = PyModel::default();
-    for chunk in &chunks {
-        for class in chunk.classes.iter().filter(|c| !c.decorators.is_empty()) {
-            if let Some(stage) = reader.stage_class(class).ok()? {
-                model.stage_classes.push(stage);
-            }
+    let mut decorated: Vec<&Class> = (chunks.iter())
+        .flat_map(|c| c.classes.iter().filter(|c| !c.decorators.is_empty()))
+        .collect();
+    decorated.sort_by_key(|c| c.span.start);
+    let mut seen = HashSet::new();
+    for class in decorated {
+        if !seen.insert(class.name_span.start) {
+            continue;
+        }
+        if let Some(stage) = reader.stage_class(class).ok()? {
+            model.stage_classes.push(stage);
         }
     }
-    model.root = reader.pick_root(&chunks, &model.stage_classes).ok()?;
+    model.root = reader.pick_root(chunks, &model.stage_classes).ok()?;
     model.problems = reader.problems;
     model.problems.sort_by_key(|p| p.span.start);
     Some(model)
@@ -498,8 +510,12 @@ impl<'s> Owned<'s> {
             by_name.insert(stage.class_name.as_str(), i);
         }
         let mut best: Option<(usize, RootModel)> = None;
+        let mut seen = HashSet::new();
         for chunk in chunks {
             for class in &chunk.classes {
+                if !seen.insert(class.name_span.start) {
+                    continue;
+                }
                 let Some(members) = self.init_members(chunk, class, &by_name)? else {
                     continue;
                 };

@@ -227,3 +227,132 @@ fn corpus_reads_as_the_whole_parse_reads_it() {
     );
     assert!(mismatches.is_empty(), "{mismatches:#?}");
 }
+
+/// What reading a file with syntax errors from owned trees would give: each
+/// chunk parsed on its own, and each part of a chunk with errors from a
+/// sync point on (as `recovery.rs` re-parses after an error), read by the
+/// owned-tree reader; syntax errors as the tree reader lists them.
+fn broken_from_owned_trees(text: &str) -> Option<PyModel> {
+    let file = ParsedFile::new(text);
+    let text = file.text();
+    let points = recovery::sync_points(text);
+    let mut parts: Vec<crate::python::ast::ChunkAst> = Vec::new();
+    for (i, info) in file.chunks().iter().enumerate() {
+        let chunk = file.chunk(i)?;
+        parts.push(chunk.clone());
+        if !chunk.errors {
+            continue;
+        }
+        let inside: Vec<usize> = points
+            .iter()
+            .copied()
+            .filter(|p| *p > info.range.start && *p < info.range.end)
+            .collect();
+        for (k, &start) in inside.iter().enumerate() {
+            let end = inside.get(k + 1).copied().unwrap_or(info.range.end);
+            parts.push(crate::python::ast::parse_range(text, file.line_starts(), start..end)?);
+        }
+    }
+    let refs: Vec<&crate::python::ast::ChunkAst> = parts.iter().collect();
+    let mut model = owned::read_chunks(text, &refs)?;
+    let tree = file.tree().ok()?;
+    model.syntax_errors = recovery::syntax_errors(tree.root_node(), text);
+    // An assignment an error is inside of: the tree reader does not trust it.
+    if let Some(root) = &mut model.root {
+        let errors = &model.syntax_errors;
+        root.members
+            .retain(|m| !errors.iter().any(|e| m.span.contains(&e.span.start)));
+    }
+    Some(model)
+}
+
+/// Mutants of `text`: a byte range cut, a bracket, a colon or a quote put
+/// in, a line doubled (a small linear congruential generator, so each run
+/// makes the same).
+fn mutants(text: &str, n: usize, seed: u64) -> Vec<String> {
+    let mut state = seed;
+    let mut next = move |bound: usize| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((state >> 33) as usize) % bound.max(1)
+    };
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let mut at = next(text.len());
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        let mut t = text.to_string();
+        match next(5) {
+            0 => {
+                let mut end = (at + 1 + next(40)).min(text.len());
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                t.replace_range(at..end, "");
+            }
+            1 => t.insert(at, '('),
+            2 => t.insert(at, ':'),
+            3 => t.insert(at, '"'),
+            _ => {
+                let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+                let end = text[at..].find('\n').map_or(text.len(), |i| at + i + 1);
+                t.insert_str(start, &text[start..end]);
+            }
+        }
+        out.push(t);
+    }
+    out
+}
+
+/// An experiment, not in the suite: how often the owned trees would read a
+/// file with syntax errors as the tree reader does (the model files of the
+/// tests and examples, and mutants of them).
+/// `cargo test --lib owned_tests::broken -- --ignored --nocapture`.
+#[test]
+#[ignore = "an experiment: prints how often the readers agree on broken files"]
+fn broken_files_from_owned_trees() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    python_files(&root.join("examples"), &mut files);
+    python_files(&root.join("tests"), &mut files);
+    let models: Vec<&(String, String)> = files.iter().filter(|(_, t)| t.contains(STAGE_DECORATOR)).collect();
+    let (mut broken, mut same, mut unsure) = (0usize, 0usize, 0usize);
+    let mut differ: Vec<String> = Vec::new();
+    for (i, (path, text)) in models.iter().enumerate() {
+        let mut texts = vec![text.clone()];
+        texts.extend(mutants(text, 40, i as u64 + 1));
+        for t in texts {
+            let tree = read_tree(&ParsedFile::new(&t));
+            if tree.syntax_errors.is_empty() {
+                continue;
+            }
+            broken += 1;
+            match broken_from_owned_trees(&t) {
+                Some(m) if m == tree => same += 1,
+                Some(m) => {
+                    let what = if m.stage_classes != tree.stage_classes {
+                        format!("stage classes: {:?} / {:?}", m.stage_classes, tree.stage_classes)
+                    } else if m.root != tree.root {
+                        format!("root: {:?} / {:?}", m.root, tree.root)
+                    } else {
+                        format!("problems: {:?} / {:?}", m.problems, tree.problems)
+                    };
+                    if differ.len() < 10 {
+                        differ.push(format!("{path}: {what}"));
+                    }
+                }
+                None => unsure += 1,
+            }
+        }
+    }
+    eprintln!(
+        "{} model files; {broken} broken texts: {same} read the same, {unsure} unsure, {} differ",
+        models.len(),
+        broken - same - unsure
+    );
+    for d in &differ {
+        eprintln!("{d}");
+    }
+}
