@@ -118,16 +118,10 @@ impl ParsedFile {
     }
 
     /// Whether the text has syntax errors (or could not be parsed at all).
-    /// Provisional: when every chunk, parsed on its own, is free of errors
-    /// and nothing but blank or comment lines precedes the first one, there
-    /// are none; otherwise the whole-file parse decides.
+    /// Provisional: none when every chunk, parsed on its own, is free of
+    /// them; otherwise the whole-file parse decides.
     pub fn has_syntax_errors(&self) -> bool {
-        let first = self.chunks.first().map_or(self.text.len(), |c| c.range.start);
-        let blank_before = self.text.get(..first).is_some_and(|head| {
-            head.lines()
-                .all(|l| matches!(l.trim_start().chars().next(), None | Some('#')))
-        });
-        if blank_before && (0..self.chunks.len()).all(|i| self.chunk(i).is_some_and(|c| !c.errors)) {
+        if (0..self.chunks.len()).all(|i| self.chunk(i).is_some_and(|c| !c.errors)) {
             return false;
         }
         self.tree().map_or(true, |tree| tree.root_node().has_error())

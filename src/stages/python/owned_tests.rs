@@ -356,3 +356,29 @@ fn broken_files_from_owned_trees() {
         eprintln!("{d}");
     }
 }
+
+/// `has_syntax_errors` agrees with the whole-file parse on text outside
+/// every chunk or across chunk edges (an indented first line, a stray
+/// `else`, a decorator with nothing after it, a byte-order mark).
+#[test]
+fn syntax_errors_are_told_as_the_whole_parse_tells_them() {
+    for text in [
+        "  x = 1\n@stage_decorator(0, 'a', x)\nclass A: pass\n",
+        "# c\n    import os\nclass A: pass\n",
+        "class A: pass\nelse:\n    pass\n",
+        "if a:\n    pass\nelse:\n    pass\n",
+        "@stage_decorator(0, 'a', x)\n",
+        "\u{feff}import os\n",
+        "x = (1,\n2)\ndef f():\n    return [\n1]\n",
+        "def f():\nreturn 1\n",
+        "",
+    ] {
+        let whole = ParsedFile::new(text);
+        let Ok(tree) = whole.tree() else { panic!("no parse") };
+        assert_eq!(
+            ParsedFile::new(text).has_syntax_errors(),
+            tree.root_node().has_error(),
+            "{text:?}"
+        );
+    }
+}
