@@ -4,9 +4,10 @@
 //! subclasses with `@stage_decorator(stage_id=…, device=…, dtype=…)` and then
 //! instantiating those classes in the `__init__` of a root model. This module
 //! reads such a file **statically** (the Python code is never imported or
-//! executed), from the whole-file parse of the Python front end
-//! ([`crate::python::ParsedFile::tree`], the parse the training analysis reads
-//! too), and returns plain data: the decorated classes, the
+//! executed), from the owned syntax trees of the Python front end
+//! ([`crate::python::ParsedFile::chunk`], the trees the training analysis
+//! reads too; `owned.rs`), or from its whole-file tree-sitter parse when the
+//! file has syntax errors, and returns plain data: the decorated classes, the
 //! root model's `self.<attr> = Call(...)` members in assignment (= forward)
 //! order, syntax errors and argument problems.
 //!
@@ -261,11 +262,26 @@ pub fn read_model(text: &str) -> PyModel {
     read_model_in(&ParsedFile::new(text))
 }
 
-/// [`read_model`] of a file of the Python front end: its whole-file parse
-/// (made now if no reader asked for it yet) is the one the training analysis
-/// reads, so the file is parsed once. Spans are into [`ParsedFile::text`]
-/// (each lone `\r` read as `\n`, byte for byte, so every span holds).
+/// [`read_model`] of a file of the Python front end. A file without syntax
+/// errors is read from its chunks' owned syntax trees
+/// ([`ParsedFile::chunk`], `owned.rs`), the trees the training analysis
+/// reads too; a file with syntax errors, or one holding a shape the owned
+/// trees cannot tell apart the way this reader must (see `owned.rs`), from
+/// the whole-file parse ([`ParsedFile::tree`]) with the recovery re-parses.
+/// Spans are into [`ParsedFile::text`] (each lone `\r` read as `\n`, byte
+/// for byte, so every span holds).
 pub fn read_model_in(file: &ParsedFile) -> PyModel {
+    if !file.has_syntax_errors() {
+        if let Some(model) = owned::read(file) {
+            return model;
+        }
+    }
+    read_tree(file)
+}
+
+/// [`read_model_in`] from the whole-file tree-sitter parse (made now if no
+/// reader asked for it yet) and the recovery re-parses after an error.
+fn read_tree(file: &ParsedFile) -> PyModel {
     let text = file.text();
     let mut model = PyModel::default();
     let main = match file.tree() {
@@ -492,6 +508,7 @@ fn dotted_path(node: Node<'_>, text: &str) -> Option<String> {
     Some(parts.join("."))
 }
 
+mod owned;
 mod reader;
 mod recovery;
 #[cfg(test)]
@@ -499,3 +516,5 @@ mod tests;
 
 use reader::Reader;
 use recovery::{recovery_trees, syntax_errors};
+#[cfg(test)]
+mod owned_tests;
