@@ -35,7 +35,14 @@ declare_rule! {
     /// nor runs as a Determined trial), when the shuffled order is then cut into
     /// parts (`rows[:cut]`, `rows[cut:]`), sliced by rank, or kept by a dataset a
     /// sharding sampler reads: each rank shuffles into its own order (a shuffle on
-    /// one rank, or broadcast from one, is left alone). A
+    /// one rank, or broadcast from one, is left alone). The same holds for a
+    /// Hugging Face `datasets` dataset (from `load_dataset`, `load_from_disk`,
+    /// `Dataset.from_*`, through its splits and order-keeping methods) shuffled
+    /// with `.shuffle()` and no `seed=`/`generator=` where numpy's global RNG is
+    /// never seeded: `datasets` then draws the seed from that RNG, and the
+    /// dataset reaching a `Trainer`'s `train_dataset`/`eval_dataset`, a
+    /// `DistributedSampler` or `split_dataset_by_node` is handed out by
+    /// position from a different order on each rank. A
     /// `worker_init_fn` that seeds numpy, `random` or torch with a resolved
     /// constant (not from the worker id or `torch.initial_seed()`) of a loader
     /// with workers is reported too: every worker of every rank draws alike. So is
