@@ -31,7 +31,10 @@ declare_rule! {
     /// condition names a benchmark/determinism/reproducibility flag
     /// (`if args.benchmark:`, `if not args.deterministic:`) or assigns a value
     /// other than the literal `True` (`= cfg.cudnn_benchmark`): a trade-off the
-    /// user chose. Where the code also asks for determinism, that message wins.
+    /// user chose; a flag-guarded assignment beside a determinism request that
+    /// sits under a condition of its own (`if deterministic:`) is left alone too:
+    /// both are options the user picks. Where the code also asks for
+    /// determinism, that message wins.
     ///
     /// ## Why
     /// With benchmarking on, cuDNN times several convolution algorithms and keeps the
@@ -157,7 +160,20 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         // A request in a program the assignment runs in too (the
         // experiment's, or a script named on the command line).
         let same = |r: &&&Site<'_>| code.prog.same_program(r.scope.m, b.scope.m);
-        let Some(request) = requests.iter().find(|r| same(r) && !exclusive(&code, b, r)) else {
+        // Benchmarking behind a flag of its own and a request behind a
+        // condition are two options the user picks (mmdetection's
+        // `cfg.cudnn_benchmark` and `--deterministic`): whether both hold
+        // is the user's choice, not the code's.
+        let both_chosen = |r: &&&Site<'_>| {
+            speed_flag(&code, b)
+                && r.anc
+                    .iter()
+                    .any(|a| matches!(a, Anc::Stmt(s) if matches!(s.kind, StmtKind::If { .. })))
+        };
+        let Some(request) = requests
+            .iter()
+            .find(|r| same(r) && !exclusive(&code, b, r) && !both_chosen(r))
+        else {
             if literal.is_some() && !speed_flag(&code, b) {
                 if let Some(chain) = nearest(&code, &chains, b) {
                     report_seeded(cx, &code, b, *literal, chain, out);

@@ -17,7 +17,9 @@ declare_rule! {
     /// several devices or with a DDP/FSDP/DeepSpeed strategy, the launcher's `RANK`
     /// variables) or in an experiment with pipeline stages, when the loader is
     /// iterated more than once: inside a loop (also through a logging method or a
-    /// function called from one), as a Determined trial's validation loader, as a
+    /// function called from one, on the calls that carry this loader: a logging
+    /// helper the epoch loop calls for the training loader does not make a test
+    /// loader iterated once re-iterated), as a Determined trial's validation loader, as a
     /// Lightning data hook's loader (`train_dataloader()`, `val_dataloader()`), or
     /// handed to a pipeline framework's `wrap_data_loader(loader, …)` (HPP plugins
     /// have one), which passes over it every epoch. A loader a helper builds from
@@ -68,8 +70,8 @@ use super::{Cx, Sink};
 use crate::diagnostic::Edit;
 use crate::source::Span;
 use crate::training::ast::{Arg, DictItem, Expr, ExprKind, StmtKind};
-use crate::training::program::{Anc, ArgPos, Flow, Scope};
-use crate::training::runtime::{self, called_in_loop};
+use crate::training::program::{Anc, ArgPos, Flow, FuncId, Scope};
+use crate::training::runtime::{self, called_in_loop_via};
 use crate::training::values::Resolved;
 use crate::yaml::{display_path, PathSeg};
 
@@ -328,55 +330,63 @@ fn resolved_max(_code: &Code<'_>, w: &Written<'_>) -> Option<i64> {
 /// or a trial's validation loader, which Determined re-iterates.
 fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> bool {
     let prog = code.prog;
+    // The functions the loader is passed into, and those it is passed
+    // from: a function that iterates it is called in a loop for this loader
+    // only through calls in these (a logging helper iterating every loader
+    // it is given is called in the epoch loop for the training loader, not
+    // for a test loader run once).
+    let mut carry: Vec<FuncId> = scope.func().into_iter().collect();
+    let through = super::training_support::iteration_wrapper;
+    let mut iterated: Vec<(Scope, bool)> = Vec::new();
     let mut again = false;
-    prog.flows(
-        scope,
-        anc,
-        loader,
-        &super::training_support::iteration_wrapper,
-        &mut |flow| match flow {
-            Flow::Iterated { scope, anc, .. } => {
-                let in_loop = anc.iter().any(
-                    |a| matches!(a, Anc::Stmt(s) if matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. })),
-                );
-                if in_loop || scope.func().is_some_and(|f| called_in_loop(prog, f, 3)) {
+    prog.flows(scope, anc, loader, &through, &mut |flow| match flow {
+        Flow::Entered { scope, func, .. } => {
+            carry.extend(scope.func());
+            carry.push(func);
+        }
+        Flow::Iterated { scope, anc, .. } => {
+            let in_loop = anc
+                .iter()
+                .any(|a| matches!(a, Anc::Stmt(s) if matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. })));
+            iterated.push((scope, in_loop));
+        }
+        Flow::Returned { func: Some(f), .. } => {
+            let is_hook = prog.func(f).is_some_and(|x| x.name == "build_validation_data_loader");
+            let in_trial = code.rt.trial_of(prog, f.scope()).is_some()
+                || code
+                    .rt
+                    .unlaunched_trial
+                    .is_some_and(|(k, _)| prog.class_of(f) == Some(k));
+            if is_hook && in_trial {
+                again = true;
+            }
+            if lightning_hook(code, f) {
+                again = true;
+            }
+        }
+        // Handed to a pipeline framework's loader wrapper
+        // (`context.wrap_data_loader(loader, …)` of an HPP plugin;
+        // Determined has no such method): it takes the loader
+        // over for the run and, like a training loop, passes over it
+        // every epoch.
+        Flow::Arg {
+            call,
+            pos: ArgPos::Pos(0),
+            ..
+        } => {
+            if let ExprKind::Call { func, .. } = &call.kind {
+                if matches!(&func.kind, ExprKind::Attribute { attr, .. } if is_loader_wrapper(attr)) {
                     again = true;
                 }
             }
-            Flow::Returned { func: Some(f), .. } => {
-                let is_hook = prog.func(f).is_some_and(|x| x.name == "build_validation_data_loader");
-                let in_trial = code.rt.trial_of(prog, f.scope()).is_some()
-                    || code
-                        .rt
-                        .unlaunched_trial
-                        .is_some_and(|(k, _)| prog.class_of(f) == Some(k));
-                if is_hook && in_trial {
-                    again = true;
-                }
-                if lightning_hook(code, f) {
-                    again = true;
-                }
-            }
-            // Handed to a pipeline framework's loader wrapper
-            // (`context.wrap_data_loader(loader, …)` of an HPP plugin;
-            // Determined has no such method): it takes the loader
-            // over for the run and, like a training loop, passes over it
-            // every epoch.
-            Flow::Arg {
-                call,
-                pos: ArgPos::Pos(0),
-                ..
-            } => {
-                if let ExprKind::Call { func, .. } = &call.kind {
-                    if matches!(&func.kind, ExprKind::Attribute { attr, .. } if is_loader_wrapper(attr)) {
-                        again = true;
-                    }
-                }
-            }
-            _ => {}
-        },
-    );
+        }
+        _ => {}
+    });
+    let via = |f: FuncId| carry.contains(&f);
     again
+        || iterated
+            .into_iter()
+            .any(|(s, in_loop)| in_loop || s.func().is_some_and(|f| called_in_loop_via(prog, f, 3, &via)))
 }
 
 /// A Lightning data hook (`train_dataloader`, `val_dataloader`, …) of a

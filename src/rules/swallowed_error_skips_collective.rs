@@ -32,7 +32,9 @@ declare_rule! {
     /// `if "out of memory" not in str(e): raise`, also with a flag of the
     /// program's own: `if training and "out of memory" in str(e)`) is read on
     /// its out-of-memory branch; a condition about ranks
-    /// (`and world_size == 1`) keeps it silent. Collectives:
+    /// (`and world_size == 1`) keeps it silent, and so does a branch that
+    /// falls through to a `raise` after it (`if "out of memory" in str(e):
+    /// log(…)` then `raise e`: every error ends the rank). Collectives:
     /// `torch.distributed` operations, a backward pass of a
     /// `DistributedDataParallel`/FSDP model or a DeepSpeed engine, Determined's
     /// `context.backward`/`step_optimizer`, `core.distributed.*`, Horovod and
@@ -317,8 +319,14 @@ fn swallowing_path<'p>(code: &Code<'_>, scope: Scope, h: &'p Handler) -> Option<
             continue;
         };
         return match oom_test(code, scope, test, var) {
-            // `if oom: recover` — the recovery must not re-raise.
-            Some(true) if !reraises(code, scope, body) => Some((body.as_slice(), true)),
+            // `if oom: recover` — the recovery must not re-raise, and must
+            // leave the handler where the rest of it may raise (`if oom:
+            // log(…)` then `raise e` swallows nothing).
+            Some(true)
+                if !reraises(code, scope, body) && (jumps_out(body) || !reraises(code, scope, &h.body[i + 1..])) =>
+            {
+                Some((body.as_slice(), true))
+            }
             // `if not oom: raise` — the rest of the handler is the recovery.
             Some(false) if always_raises(body) && orelse.is_empty() && !reraises(code, scope, &h.body[i + 1..]) => {
                 Some((&h.body[i + 1..], true))
@@ -416,6 +424,15 @@ fn leaves(code: &Code<'_>, scope: Scope, s: &Stmt) -> bool {
         }
     });
     found || reraises(code, scope, std::slice::from_ref(s))
+}
+
+/// Whether a block ends by leaving the handler for the loop or the caller
+/// (`continue`, `break`, `return`).
+fn jumps_out(body: &[Stmt]) -> bool {
+    matches!(
+        body.last().map(|s| &s.kind),
+        Some(StmtKind::Continue | StmtKind::Break | StmtKind::Return(_))
+    )
 }
 
 /// Whether a block ends in `raise` on its only path.

@@ -73,6 +73,11 @@ impl Program {
                     }
                     if let (Callee::Func(f), ArgPos::Pos(_) | ArgPos::Kw(_)) = (&callee, pos) {
                         if let Some(param) = self.param_for(*f, func, &pos) {
+                            visit(Flow::Entered {
+                                scope,
+                                call: p,
+                                func: *f,
+                            });
                             places.push(Place::Local(*f, param));
                             return;
                         }

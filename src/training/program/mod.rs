@@ -218,6 +218,9 @@ pub enum Flow<'p> {
     Returned { scope: Scope, func: Option<FuncId> },
     /// Stored somewhere the flow does not follow.
     Escapes { scope: Scope, at: &'p Expr },
+    /// Passed to a parameter of the training code's function `func` at
+    /// `call` (in `scope`), which the flow then follows into.
+    Entered { scope: Scope, call: &'p Expr, func: FuncId },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

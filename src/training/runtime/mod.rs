@@ -693,26 +693,45 @@ pub fn kw_const(
 /// The function `f`'s call sites inside loops (directly, or through
 /// callers up to `depth`): each loop statement found.
 pub fn called_in_loop(prog: &Program, f: FuncId, depth: u32) -> bool {
+    called_in_loop_via(prog, f, depth, &|_| true)
+}
+
+/// [`called_in_loop`], through call sites in module-level code or in the
+/// functions `via` accepts only (those a value was passed through, so the
+/// calls that carry it).
+pub fn called_in_loop_via(prog: &Program, f: FuncId, depth: u32, via: &dyn Fn(FuncId) -> bool) -> bool {
     if depth == 0 {
         return false;
     }
     for (scope, call) in prog.call_sites(f) {
-        if let Some(anc) = prog.ancestors_of(scope, call) {
-            if anc
-                .iter()
-                .any(|a| matches!(a, Anc::Stmt(s) if matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. })))
-                || anc.iter().any(|a| matches!(a, Anc::Comp(_)))
-            {
-                return true;
-            }
+        if scope.func().is_some_and(|g| !via(g)) {
+            continue;
+        }
+        if prog.ancestors_of(scope, call).is_some_and(|anc| repeats(&anc, call)) {
+            return true;
         }
         if let Some(g) = scope.func() {
-            if called_in_loop(prog, g, depth - 1) {
+            if called_in_loop_via(prog, g, depth - 1, via) {
                 return true;
             }
         }
     }
     false
+}
+
+/// Whether `e`, with ancestors `anc`, runs again for each pass of a loop:
+/// in a loop's body or condition, or in a comprehension — not in the
+/// iterable of a `for`, which is evaluated once.
+fn repeats(anc: &[Anc<'_>], e: &Expr) -> bool {
+    anc.iter().any(|a| match a {
+        Anc::Stmt(s) => match &s.kind {
+            StmtKind::For { iter, .. } => !(iter.span.start <= e.span.start && e.span.end <= iter.span.end),
+            StmtKind::While { .. } => true,
+            _ => false,
+        },
+        Anc::Comp(_) => true,
+        _ => false,
+    })
 }
 
 /// The module holding a trial's files' main code, when the file is not a
