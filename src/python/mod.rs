@@ -24,6 +24,7 @@ use tree_sitter::{Parser, Tree};
 
 pub mod ast;
 pub mod literal;
+pub mod parse;
 pub mod scan;
 
 use ast::ChunkAst;
