@@ -155,7 +155,7 @@ impl Parser<'_> {
         };
         let mut n = 0;
         while self.is(op) {
-            self.bump();
+            self.bump_joined();
             self.enter()?;
             n += 1;
             let right = if op == "or" {
@@ -248,7 +248,7 @@ impl Parser<'_> {
             if t.k != K::Op || !ops.contains(&self.slice(t)) {
                 break;
             }
-            self.bump();
+            self.bump_joined();
             self.enter()?;
             n += 1;
             let right = self.binary(level + 1)?;
@@ -284,7 +284,7 @@ impl Parser<'_> {
         if !self.is("**") {
             return Some(base);
         }
-        let t = self.bump();
+        let t = self.bump_joined();
         self.enter()?;
         let right = self.factor()?;
         self.leave(1);
@@ -366,7 +366,7 @@ impl Parser<'_> {
                 args.push(Arg::Star(self.test()?));
             } else if self.peek().k == K::Name && self.is_at(1, "=") {
                 let n = self.name()?;
-                self.bump();
+                self.bump_joined();
                 let value = self.test()?;
                 args.push(Arg::Kw {
                     name: self.slice(n).to_string(),

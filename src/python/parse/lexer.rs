@@ -196,6 +196,20 @@ impl Lexer<'_> {
                         line_comment = self.i;
                     }
                 }
+                b'\\' => {
+                    // A backslash continuation: the token before it is
+                    // marked (the parser takes it only where tree-sitter's
+                    // `line_continuation` lands in a node read by fields).
+                    if self.at(s + 1) != b'\n' || nested {
+                        return None;
+                    }
+                    let last = self.toks.last_mut()?;
+                    if !matches!(last.k, K::Op | K::Name) || last.e as usize > s {
+                        return None;
+                    }
+                    last.x = 1;
+                    self.i += 2;
+                }
                 b'"' | b'\'' => self.string(s, s)?,
                 b'0'..=b'9' => self.number()?,
                 b'.' if self.at(s + 1).is_ascii_digit() => self.number()?,
@@ -323,7 +337,9 @@ impl Lexer<'_> {
             match c {
                 b'\\' => {
                     let next = self.at(i + 1);
-                    if raw && (next == quote || next == b'\\' || next == b'\n') {
+                    // tree-sitter reads `\\`, `\'` and `\"` in raw strings
+                    // otherwise than Python.
+                    if raw && matches!(next, b'\n' | b'\\' | b'\'' | b'"') {
                         return None;
                     }
                     if next == b'\n' && !triple {
@@ -332,7 +348,7 @@ impl Lexer<'_> {
                     if next == b'\r' || next == 0 {
                         return None;
                     }
-                    i += if raw { 1 } else { 2 };
+                    i += 2;
                 }
                 b'\n' if !triple => return None,
                 b'\r' | b'\x0c' | 0 => return None,

@@ -199,7 +199,7 @@ impl Parser<'_> {
             let mut targets = vec![first];
             let mut value;
             loop {
-                self.bump();
+                self.bump_joined();
                 value = self.rhs()?;
                 if !self.is("=") {
                     break;
@@ -231,7 +231,7 @@ impl Parser<'_> {
                 }
             }
         } else if AUG.contains(&op) {
-            self.bump();
+            self.bump_joined();
             self.single_target(&first)?;
             let value = self.rhs()?;
             no_star(&value)?;

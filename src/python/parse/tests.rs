@@ -224,6 +224,23 @@ fn corpus() {
         chunks += c;
         accepted += a;
         bad.extend(b);
+        if let Some(out) = std::env::var_os("STAGEC_PY_CORPUS_LEFT") {
+            // The chunks left to tree-sitter, for a look at what they hold.
+            let file = ParsedFile::new(&text);
+            let mut left = String::new();
+            for c in file.chunks() {
+                if parse_chunk(file.text(), c.range.clone()).is_none() {
+                    let chunk = file.text().get(c.range.clone()).unwrap_or("");
+                    left.push_str(&format!("=== {} {:?}\n{chunk}\n", path.display(), c.range));
+                }
+            }
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(out)
+                .expect("open");
+            std::io::Write::write_all(&mut f, left.as_bytes()).expect("write");
+        }
     }
     for b in bad.iter().take(400) {
         eprintln!("{b}\n");
@@ -252,6 +269,8 @@ fn same(text: &str) {
 #[test]
 fn tricky_shapes() {
     for text in [
+        "x = 1 + \\\n    2\ny = a and \\\n    b\nz = \\\n    f(k=\\\n    1)\n",
+        "r = r'\\d+' + r'a\\b'\n",
         "@dec\n@dec2(1, k=2)\n# c\ndef f(a, b=1, *args, c, d: int = 2, **kw) -> int:\n    return a\n",
         "f = lambda x, y=1, *a, **k: x + y\n",
         "x = [i * 2 for i in range(10) if i % 2 for j in y]\ny = {k: v for k, v in d.items()}\nz = {a for a in b}\nw = sum(x for x in y)\n",
@@ -280,7 +299,9 @@ fn tricky_shapes() {
 #[test]
 fn unsure_shapes_are_left_to_tree_sitter() {
     for text in [
-        "x = 1 + \\\n    2\n",
+        "x = foo(a, \\\n    b)\n",
+        "x = (1 <\\\n    2)\n",
+        "r = r'\\'' + r\"\\\\\"\n",
         "if x:\n\tpass\n",
         "match x:\n    case 1:\n        pass\n",
         "print 'a'\n",
