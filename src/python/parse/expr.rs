@@ -280,6 +280,18 @@ impl Parser<'_> {
                 },
             });
         }
+        if self.is("await") {
+            // tree-sitter reads `await` as a unary operator: `await a ** 2`
+            // awaits `a ** 2`.
+            let t = self.bump();
+            self.enter()?;
+            let operand = self.factor()?;
+            self.leave(1);
+            return Some(Expr {
+                span: span(t.s, operand.span.end),
+                kind: ExprKind::Await(bx(operand)),
+            });
+        }
         let base = self.primary()?;
         if !self.is("**") {
             return Some(base);
@@ -432,6 +444,9 @@ impl Parser<'_> {
         let start = first.span.start;
         let mut items = vec![first];
         while self.eat(",").is_some() {
+            if self.is("in") {
+                break;
+            }
             items.push(self.target_item()?);
         }
         Some(Expr {

@@ -38,6 +38,8 @@ pub fn parse_chunk(text: &str, range: Range<usize>) -> Option<ChunkAst> {
     if bytes.iter().any(|&c| matches!(c, b'\r' | b'\x0c' | b'\x0b' | 0)) {
         return None;
     }
+    #[cfg(test)]
+    FAILED_AT.with(|f| f.set(usize::MAX));
     let (toks, interps) = lexer::lex(text, range.start, range.end, false)?;
     let mut p = Parser {
         text,
@@ -51,7 +53,11 @@ pub fn parse_chunk(text: &str, range: Range<usize>) -> Option<ChunkAst> {
     };
     let mut stmts = Vec::new();
     while p.peek().k != K::Eof {
-        p.statement(&mut stmts)?;
+        if p.statement(&mut stmts).is_none() {
+            #[cfg(test)]
+            FAILED_AT.with(|f| f.set(p.peek().s as usize));
+            return None;
+        }
     }
     if p.joined {
         return None;
@@ -83,6 +89,13 @@ pub fn parse_chunk(text: &str, range: Range<usize>) -> Option<ChunkAst> {
         classes: p.classes,
         errors: false,
     })
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Where the last chunk refused stopped the parser (`usize::MAX`: the
+    /// lexer or an interpolation), for the corpus run's report.
+    static FAILED_AT: std::cell::Cell<usize> = const { std::cell::Cell::new(usize::MAX) };
 }
 
 const KEYWORDS: [&str; 35] = [

@@ -2,8 +2,8 @@
 
 use super::*;
 
-const AUG: [&str; 12] = [
-    "+=", "-=", "*=", "/=", "//=", "%=", "**=", ">>=", "<<=", "&=", "|=", "^=",
+const AUG: [&str; 13] = [
+    "+=", "-=", "*=", "/=", "//=", "%=", "**=", ">>=", "<<=", "&=", "|=", "^=", "@=",
 ];
 
 impl Parser<'_> {
@@ -142,7 +142,10 @@ impl Parser<'_> {
                 "match" | "type" => {
                     let next = self.peek_at(1);
                     let s = self.slice(next);
-                    if !(next.k == K::Op && (s == "=" || s == "." || AUG.contains(&s))) {
+                    let plain = next.k == K::Op && (s == "=" || s == "." || AUG.contains(&s));
+                    // `type X = …` is a type alias; `type, v = …` is not.
+                    let plain = plain || (word == "type" && next.k == K::Op && s == ",");
+                    if !plain {
                         return None;
                     }
                 }
@@ -208,7 +211,6 @@ impl Parser<'_> {
             }
             for t in &targets {
                 self.check_target(t)?;
-                self.no_trailing_comma(t)?;
             }
             no_star(&value)?;
             StmtKind::Assign { targets, value }
@@ -255,14 +257,6 @@ impl Parser<'_> {
             ExprKind::Name(_) | ExprKind::Attribute { .. } | ExprKind::Subscript { .. } => self.check_target(e),
             _ => None,
         }
-    }
-
-    /// A bare tuple target ending in a comma is left to tree-sitter.
-    fn no_trailing_comma(&self, e: &Expr) -> Option<()> {
-        if matches!(e.kind, ExprKind::Tuple(_)) && self.text.as_bytes().get(e.span.end.checked_sub(1)?) == Some(&b',') {
-            return None;
-        }
-        Some(())
     }
 
     fn dotted(&mut self) -> Option<String> {
@@ -434,7 +428,6 @@ impl Parser<'_> {
     fn for_stmt(&mut self) -> Option<(StmtKind, usize)> {
         self.bump();
         let target = self.targets()?;
-        self.no_trailing_comma(&target)?;
         self.expect("in")?;
         let iter = self.exprs(false)?;
         let (body, end) = self.block()?;
@@ -821,8 +814,12 @@ impl Parser<'_> {
 fn no_star(e: &Expr) -> Option<()> {
     match &e.kind {
         ExprKind::Starred(_) => None,
-        ExprKind::Tuple(items) if items.iter().any(|i| matches!(i.kind, ExprKind::Starred(_))) => {
-            // `x = *a, b` is Python; tree-sitter's reading is not checked here.
+        // `x = *a, b` is Python; tree-sitter's reading is not checked here
+        // (a parenthesized tuple's items start after its `(`).
+        ExprKind::Tuple(items)
+            if items.first().is_some_and(|f| f.span.start == e.span.start)
+                && items.iter().any(|i| matches!(i.kind, ExprKind::Starred(_))) =>
+        {
             None
         }
         _ => Some(()),

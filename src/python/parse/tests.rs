@@ -230,8 +230,15 @@ fn corpus() {
             let mut left = String::new();
             for c in file.chunks() {
                 if parse_chunk(file.text(), c.range.clone()).is_none() {
-                    let chunk = file.text().get(c.range.clone()).unwrap_or("");
-                    left.push_str(&format!("=== {} {:?}\n{chunk}\n", path.display(), c.range));
+                    let at = super::FAILED_AT.with(std::cell::Cell::get);
+                    let line = if at == usize::MAX {
+                        "(lexer)".to_string()
+                    } else {
+                        let start = file.text()[..at].rfind('\n').map_or(0, |i| i + 1);
+                        let end = file.text()[at..].find('\n').map_or(file.text().len(), |i| at + i);
+                        format!("{} ⟪{}", &file.text()[start..at], &file.text()[at..end])
+                    };
+                    left.push_str(&format!("=== {} {:?}\n{line}\n", path.display(), c.range));
                 }
             }
             let mut f = std::fs::OpenOptions::new()
@@ -290,6 +297,8 @@ fn tricky_shapes() {
         "class A(B, metaclass=M):\n    '''doc'''\n    def m(self):\n        with open(p) as f, lock:\n            self.v = a = 1\n",
         "from .a.b import (c as d, e,)\nfrom . import x\nfrom __future__ import annotations\nimport a.b as c, d\n",
         "print(x)\nprint('a', file=f)\ndel a, b\nassert x, 'm'\nglobal g\nx = ...\ny = 1j + 0x1F + 1_000 + 1.5e-3\n",
+        "async def f():\n    x = await a + b\n    y = -await c ** 2\n    return await d\n",
+        "size, = x\nfor a, in y:\n    pass\nx = (*a, b)\ntype, v = t\na @= b\n",
         "x = yield\ndef g():\n    y = yield a, b\n    yield from z\n",
     ] {
         same(text);
@@ -306,7 +315,6 @@ fn unsure_shapes_are_left_to_tree_sitter() {
         "match x:\n    case 1:\n        pass\n",
         "print 'a'\n",
         "exec 'a'\n",
-        "x = await y\n",
         "x = f'{a=}'\n",
         "x = 1\r\n",
         "def f(:\n    pass\n",
