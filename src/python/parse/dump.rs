@@ -1,26 +1,35 @@
+//! A look at tree-sitter's reading of a file, for matching its spans:
+//! `STAGEC_PY_DUMP=file.py cargo test --lib python::parse::dump -- --ignored --nocapture`.
+
+fn walk(n: tree_sitter::Node<'_>, depth: usize, text: &str) {
+    let s: String = text.get(n.byte_range()).unwrap_or("").chars().take(30).collect();
+    println!(
+        "{}{} {} {}..{} {:?}",
+        "  ".repeat(depth),
+        n.kind(),
+        n.is_named(),
+        n.start_byte(),
+        n.end_byte(),
+        s
+    );
+    let mut c = n.walk();
+    for child in n.children(&mut c) {
+        walk(child, depth + 1, text);
+    }
+}
+
 #[test]
 #[ignore]
 fn dump() {
-    let text = std::fs::read_to_string("/tmp/parse_dump.py").unwrap_or_default();
+    let Some(path) = std::env::var_os("STAGEC_PY_DUMP") else {
+        eprintln!("STAGEC_PY_DUMP is not set");
+        return;
+    };
+    let text = std::fs::read_to_string(path).unwrap_or_default();
     let mut parser = tree_sitter::Parser::new();
     assert!(parser.set_language(&crate::python_grammar::language()).is_ok());
-    let tree = parser.parse(&text, None).expect("tree");
-    fn walk(n: tree_sitter::Node<'_>, d: usize, text: &str) {
-        let s = &text[n.byte_range()];
-        let s: String = s.chars().take(30).collect();
-        println!(
-            "{}{} {:?} {}..{} {:?}",
-            "  ".repeat(d),
-            n.kind(),
-            n.is_named(),
-            n.start_byte(),
-            n.end_byte(),
-            s
-        );
-        let mut c = n.walk();
-        for ch in n.children(&mut c) {
-            walk(ch, d + 1, text);
-        }
-    }
+    let Some(tree) = parser.parse(&text, None) else {
+        panic!("no parse")
+    };
     walk(tree.root_node(), 0, &text);
 }

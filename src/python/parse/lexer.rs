@@ -29,7 +29,10 @@ pub(super) struct Tok {
 /// The tokens of `text[start..end]`, and the ranges of the expressions of
 /// the f-strings' interpolations. `nested`: lex as inside brackets (an
 /// interpolation), with no lines or indentation.
-pub(super) fn lex(text: &str, start: usize, end: usize, nested: bool) -> Option<(Vec<Tok>, Vec<(usize, usize)>)> {
+/// Tokens and the byte ranges of the f-strings' interpolated expressions.
+pub(super) type Lexed = (Vec<Tok>, Vec<(usize, usize)>);
+
+pub(super) fn lex(text: &str, start: usize, end: usize, nested: bool) -> Option<Lexed> {
     let b = text.as_bytes().get(..end)?;
     if end > u32::MAX as usize || start > end {
         return None;

@@ -53,11 +53,12 @@ pub fn parse_chunk(text: &str, range: Range<usize>) -> Option<ChunkAst> {
     };
     let mut stmts = Vec::new();
     while p.peek().k != K::Eof {
-        if p.statement(&mut stmts).is_none() {
-            #[cfg(test)]
+        let read = p.statement(&mut stmts);
+        #[cfg(test)]
+        if read.is_none() {
             FAILED_AT.with(|f| f.set(p.peek().s as usize));
-            return None;
         }
+        read?;
     }
     if p.joined {
         return None;

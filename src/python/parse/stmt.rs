@@ -137,7 +137,7 @@ impl Parser<'_> {
                     return self.other(t);
                 }
                 "import" => return self.import(t),
-                "from" => return self.from_import(t),
+                "from" => return self.import_from(t),
                 // Soft keywords and Python 2 statements: only the plain shapes.
                 "match" | "type" => {
                     let next = self.peek_at(1);
@@ -298,7 +298,7 @@ impl Parser<'_> {
         })
     }
 
-    fn from_import(&mut self, t: Tok) -> Option<Stmt> {
+    fn import_from(&mut self, t: Tok) -> Option<Stmt> {
         self.bump();
         let mut level = 0u32;
         let mut prev_end = None;
