@@ -1,9 +1,8 @@
 //! Expressions, with Python's precedence (as tree-sitter-python nests them).
 
 use super::*;
-use crate::python::literal;
 
-fn bx(e: Expr) -> Box<Expr> {
+pub(super) fn bx(e: Expr) -> Box<Expr> {
     Box::new(e)
 }
 
@@ -32,7 +31,7 @@ impl Parser<'_> {
         })
     }
 
-    fn item(&mut self, star: bool) -> Option<Expr> {
+    pub(super) fn item(&mut self, star: bool) -> Option<Expr> {
         if star && self.is("*") {
             let t = self.bump();
             self.enter()?;
@@ -87,7 +86,7 @@ impl Parser<'_> {
         out
     }
 
-    fn test_inner(&mut self) -> Option<Expr> {
+    pub(super) fn test_inner(&mut self) -> Option<Expr> {
         if self.is("lambda") {
             let t = self.bump();
             self.lambda_params()?;
@@ -116,7 +115,7 @@ impl Parser<'_> {
         })
     }
 
-    fn lambda_params(&mut self) -> Option<()> {
+    pub(super) fn lambda_params(&mut self) -> Option<()> {
         let mut seen_star = false;
         while !self.is(":") {
             if self.eat("**").is_some() {
@@ -147,7 +146,7 @@ impl Parser<'_> {
         self.boolop("or")
     }
 
-    fn boolop(&mut self, op: &str) -> Option<Expr> {
+    pub(super) fn boolop(&mut self, op: &str) -> Option<Expr> {
         let mut left = if op == "or" {
             self.boolop("and")?
         } else {
@@ -176,7 +175,7 @@ impl Parser<'_> {
         Some(left)
     }
 
-    fn inversion(&mut self) -> Option<Expr> {
+    pub(super) fn inversion(&mut self) -> Option<Expr> {
         if self.is("not") {
             let t = self.bump();
             self.enter()?;
@@ -190,7 +189,7 @@ impl Parser<'_> {
         self.comparison()
     }
 
-    fn comparison(&mut self) -> Option<Expr> {
+    pub(super) fn comparison(&mut self) -> Option<Expr> {
         let left = self.bitor()?;
         let mut rest = Vec::new();
         loop {
@@ -229,7 +228,7 @@ impl Parser<'_> {
         self.binary(0)
     }
 
-    fn binary(&mut self, level: usize) -> Option<Expr> {
+    pub(super) fn binary(&mut self, level: usize) -> Option<Expr> {
         const LEVELS: [&[&str]; 6] = [
             &["|"],
             &["^"],
@@ -265,7 +264,7 @@ impl Parser<'_> {
         Some(left)
     }
 
-    fn factor(&mut self) -> Option<Expr> {
+    pub(super) fn factor(&mut self) -> Option<Expr> {
         let t = self.peek();
         if t.k == K::Op && matches!(self.slice(t), "-" | "+" | "~") {
             self.bump();
@@ -455,7 +454,7 @@ impl Parser<'_> {
         })
     }
 
-    fn target_item(&mut self) -> Option<Expr> {
+    pub(super) fn target_item(&mut self) -> Option<Expr> {
         let e = if self.is("*") { self.item(true)? } else { self.bitor()? };
         self.check_target(&e)?;
         Some(e)
@@ -479,7 +478,7 @@ impl Parser<'_> {
     }
 
     /// Inside `[ ]` after a primary: one item, or several as a tuple.
-    fn subscript(&mut self) -> Option<Expr> {
+    pub(super) fn subscript(&mut self) -> Option<Expr> {
         let first = self.slice_item()?;
         if !self.is(",") {
             return Some(first);
@@ -504,7 +503,7 @@ impl Parser<'_> {
         })
     }
 
-    fn slice_item(&mut self) -> Option<Expr> {
+    pub(super) fn slice_item(&mut self) -> Option<Expr> {
         let start = self.peek().s;
         let lower = if self.is(":") { None } else { Some(self.test()?) };
         if !self.is(":") {
@@ -528,254 +527,6 @@ impl Parser<'_> {
                 step,
             },
         })
-    }
-
-    fn atom(&mut self) -> Option<Expr> {
-        let t = self.peek();
-        let kind = match t.k {
-            K::Name => match self.slice(t) {
-                "None" => ExprKind::None,
-                "True" => ExprKind::Bool(true),
-                "False" => ExprKind::Bool(false),
-                s if KEYWORDS.contains(&s) => return None,
-                s => ExprKind::Name(s.to_string()),
-            },
-            K::Num => {
-                let s = self.slice(t);
-                if s.contains(['.', 'e', 'E']) && !s.starts_with("0x") && !s.starts_with("0X") {
-                    s.replace('_', "")
-                        .parse::<f64>()
-                        .map_or(ExprKind::Other, ExprKind::Float)
-                } else {
-                    literal::int_i64(s).map_or(ExprKind::Other, ExprKind::Int)
-                }
-            }
-            K::Str => return self.strings(),
-            K::Op => return self.display(),
-            _ => return None,
-        };
-        self.bump();
-        Some(Expr {
-            span: span(t.s, t.e as usize),
-            kind,
-        })
-    }
-
-    /// Adjacent string literals, as one.
-    fn strings(&mut self) -> Option<Expr> {
-        let first = self.peek();
-        let mut out: Option<ExprKind> = None;
-        let mut end = first.e;
-        while self.peek().k == K::Str {
-            let t = self.bump();
-            end = t.e;
-            let kind = self.string(t);
-            out = match (out, kind) {
-                (None, k) => Some(k),
-                (Some(ExprKind::Str(mut a)), ExprKind::Str(b)) => {
-                    a.push_str(&b);
-                    Some(ExprKind::Str(a))
-                }
-                (Some(ExprKind::Str(_)), k) => Some(k),
-                (Some(k), _) => Some(k),
-            };
-        }
-        Some(Expr {
-            span: span(first.s, end as usize),
-            kind: out?,
-        })
-    }
-
-    fn string(&self, t: Tok) -> ExprKind {
-        let s = self.slice(t);
-        let plen = s.bytes().take_while(u8::is_ascii_alphabetic).count();
-        let prefix = s.get(..plen).unwrap_or("").to_ascii_lowercase();
-        if prefix.contains('f') {
-            return ExprKind::FString;
-        }
-        if prefix.contains('b') {
-            return ExprKind::Other;
-        }
-        let rest = s.get(plen..).unwrap_or("");
-        let q = if rest.starts_with("\"\"\"") || rest.starts_with("'''") {
-            3
-        } else {
-            1
-        };
-        let body = rest.get(q..rest.len().saturating_sub(q)).unwrap_or("");
-        ExprKind::Str(if prefix.contains('r') {
-            body.to_string()
-        } else {
-            literal::unescape(body)
-        })
-    }
-
-    /// `( )`, `[ ]`, `{ }` and `...`.
-    fn display(&mut self) -> Option<Expr> {
-        let open = self.bump();
-        let close = match self.slice(open) {
-            "..." => {
-                return Some(Expr {
-                    span: span(open.s, open.e as usize),
-                    kind: ExprKind::Other,
-                })
-            }
-            "(" => ")",
-            "[" => "]",
-            "{" => "}",
-            _ => return None,
-        };
-        self.enter()?;
-        let kind = match close {
-            ")" => self.paren_body()?,
-            "]" => self.list_body()?,
-            _ => self.brace_body()?,
-        };
-        let end = self.expect(close)?;
-        self.leave(1);
-        Some(Expr {
-            span: span(open.s, end.e as usize),
-            kind,
-        })
-    }
-
-    fn paren_body(&mut self) -> Option<ExprKind> {
-        if self.is(")") {
-            return Some(ExprKind::Tuple(Vec::new()));
-        }
-        if self.is("yield") {
-            return Some(self.yield_expr()?.kind);
-        }
-        let first = if self.is("*") {
-            self.item(true)?
-        } else {
-            self.named_test()?
-        };
-        if self.is("for") {
-            if matches!(first.kind, ExprKind::Starred(_)) {
-                return None;
-            }
-            let gens = self.comp_fors()?;
-            return Some(ExprKind::Comp {
-                kind: CompKind::Generator,
-                elt: bx(first),
-                value: None,
-                gens,
-            });
-        }
-        if self.is(")") {
-            if matches!(first.kind, ExprKind::Starred(_)) {
-                return None;
-            }
-            return Some(first.kind);
-        }
-        let mut items = vec![first];
-        while self.eat(",").is_some() {
-            if self.is(")") {
-                break;
-            }
-            items.push(if self.is("*") {
-                self.item(true)?
-            } else {
-                self.named_test()?
-            });
-        }
-        Some(ExprKind::Tuple(items))
-    }
-
-    fn list_body(&mut self) -> Option<ExprKind> {
-        let mut items = Vec::new();
-        if self.is("]") {
-            return Some(ExprKind::List(items));
-        }
-        let first = self.item(true)?;
-        if self.is("for") {
-            if matches!(first.kind, ExprKind::Starred(_)) {
-                return None;
-            }
-            let gens = self.comp_fors()?;
-            return Some(ExprKind::Comp {
-                kind: CompKind::List,
-                elt: bx(first),
-                value: None,
-                gens,
-            });
-        }
-        items.push(first);
-        while self.eat(",").is_some() {
-            if self.is("]") {
-                break;
-            }
-            items.push(self.item(true)?);
-        }
-        Some(ExprKind::List(items))
-    }
-
-    fn brace_body(&mut self) -> Option<ExprKind> {
-        if self.is("}") {
-            return Some(ExprKind::Dict(Vec::new()));
-        }
-        let dict = self.is("**") || {
-            // A key then `:`: look past the first item.
-            let save = self.pos;
-            let depth = self.depth;
-            let first = self.test();
-            let colon = first.is_some() && self.is(":");
-            self.pos = save;
-            self.depth = depth;
-            colon
-        };
-        if !dict {
-            let first = self.item(true)?;
-            if self.is("for") {
-                if matches!(first.kind, ExprKind::Starred(_)) {
-                    return None;
-                }
-                let gens = self.comp_fors()?;
-                return Some(ExprKind::Comp {
-                    kind: CompKind::Set,
-                    elt: bx(first),
-                    value: None,
-                    gens,
-                });
-            }
-            let mut items = vec![first];
-            while self.eat(",").is_some() {
-                if self.is("}") {
-                    break;
-                }
-                items.push(self.item(true)?);
-            }
-            return Some(ExprKind::Set(items));
-        }
-        let mut items = Vec::new();
-        loop {
-            if self.eat("**").is_some() {
-                items.push(DictItem::Splat(self.bitor()?));
-            } else {
-                let key = self.test()?;
-                self.expect(":")?;
-                let value = self.test()?;
-                if items.is_empty() && self.is("for") {
-                    let gens = self.comp_fors()?;
-                    return Some(ExprKind::Comp {
-                        kind: CompKind::Dict,
-                        elt: bx(key),
-                        value: Some(bx(value)),
-                        gens,
-                    });
-                }
-                items.push(DictItem::Pair {
-                    span: Span::new(key.span.start, value.span.end),
-                    key,
-                    value,
-                });
-            }
-            if self.eat(",").is_none() || self.is("}") {
-                break;
-            }
-        }
-        Some(ExprKind::Dict(items))
     }
 
     /// `yield`, `yield x, y`, `yield from x`.

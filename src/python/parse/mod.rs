@@ -15,6 +15,8 @@ use std::ops::Range;
 use super::ast::*;
 use crate::source::Span;
 
+mod atom;
+mod defs;
 mod expr;
 mod lexer;
 mod stmt;

@@ -1,5 +1,6 @@
 //! Statements, blocks and definitions.
 
+use super::defs::open_ended;
 use super::*;
 
 const AUG: [&str; 13] = [
@@ -17,7 +18,7 @@ impl Parser<'_> {
         end
     }
 
-    fn statement_inner(&mut self, out: &mut Vec<Stmt>) -> Option<usize> {
+    pub(super) fn statement_inner(&mut self, out: &mut Vec<Stmt>) -> Option<usize> {
         let t = self.peek();
         if t.k == K::Name {
             let compound = match self.slice(t) {
@@ -53,7 +54,7 @@ impl Parser<'_> {
     }
 
     /// Simple statements separated by `;`, then the line's end.
-    fn simple_line(&mut self, out: &mut Vec<Stmt>) -> Option<usize> {
+    pub(super) fn simple_line(&mut self, out: &mut Vec<Stmt>) -> Option<usize> {
         loop {
             let stmt = self.simple()?;
             out.push(stmt);
@@ -65,11 +66,11 @@ impl Parser<'_> {
         Some(self.prev_stmt_end(out).max(nl.x as usize))
     }
 
-    fn prev_stmt_end(&self, out: &[Stmt]) -> usize {
+    pub(super) fn prev_stmt_end(&self, out: &[Stmt]) -> usize {
         out.last().map_or(0, |s| s.span.end)
     }
 
-    fn simple(&mut self) -> Option<Stmt> {
+    pub(super) fn simple(&mut self) -> Option<Stmt> {
         let t = self.peek();
         if t.k == K::Name {
             let word = self.slice(t);
@@ -170,7 +171,7 @@ impl Parser<'_> {
         self.expr_stmt()
     }
 
-    fn other(&self, t: Tok) -> Option<Stmt> {
+    pub(super) fn other(&self, t: Tok) -> Option<Stmt> {
         Some(Stmt {
             span: span(t.s, self.prev_end()),
             kind: StmtKind::Other,
@@ -178,7 +179,7 @@ impl Parser<'_> {
     }
 
     /// A right side: a yield or an expression list.
-    fn rhs(&mut self) -> Option<Expr> {
+    pub(super) fn rhs(&mut self) -> Option<Expr> {
         if self.is("yield") {
             self.yield_expr()
         } else {
@@ -186,7 +187,7 @@ impl Parser<'_> {
         }
     }
 
-    fn expr_stmt(&mut self) -> Option<Stmt> {
+    pub(super) fn expr_stmt(&mut self) -> Option<Stmt> {
         let start = self.peek().s;
         if self.is("yield") {
             let e = self.yield_expr()?;
@@ -252,14 +253,14 @@ impl Parser<'_> {
         })
     }
 
-    fn single_target(&self, e: &Expr) -> Option<()> {
+    pub(super) fn single_target(&self, e: &Expr) -> Option<()> {
         match e.kind {
             ExprKind::Name(_) | ExprKind::Attribute { .. } | ExprKind::Subscript { .. } => self.check_target(e),
             _ => None,
         }
     }
 
-    fn dotted(&mut self) -> Option<String> {
+    pub(super) fn dotted(&mut self) -> Option<String> {
         let first = self.name()?;
         let mut out = self.slice(first).to_string();
         while self.is(".") {
@@ -275,7 +276,7 @@ impl Parser<'_> {
         Some(out)
     }
 
-    fn alias(&mut self) -> Option<Alias> {
+    pub(super) fn alias(&mut self) -> Option<Alias> {
         let name = self.dotted()?;
         let alias = if self.eat("as").is_some() {
             let a = self.name()?;
@@ -286,7 +287,7 @@ impl Parser<'_> {
         Some(Alias { name, alias })
     }
 
-    fn import(&mut self, t: Tok) -> Option<Stmt> {
+    pub(super) fn import(&mut self, t: Tok) -> Option<Stmt> {
         self.bump();
         let mut names = vec![self.alias()?];
         while self.eat(",").is_some() {
@@ -298,7 +299,7 @@ impl Parser<'_> {
         })
     }
 
-    fn import_from(&mut self, t: Tok) -> Option<Stmt> {
+    pub(super) fn import_from(&mut self, t: Tok) -> Option<Stmt> {
         self.bump();
         let mut level = 0u32;
         let mut prev_end = None;
@@ -365,7 +366,7 @@ impl Parser<'_> {
 
     /// After a `:`, the block: an indented one or statements on the line;
     /// and where it ends.
-    fn block(&mut self) -> Option<(Vec<Stmt>, usize)> {
+    pub(super) fn block(&mut self) -> Option<(Vec<Stmt>, usize)> {
         self.expect(":")?;
         let mut out = Vec::new();
         if self.peek().k != K::Newline {
@@ -390,7 +391,7 @@ impl Parser<'_> {
         Some((out, end))
     }
 
-    fn if_stmt(&mut self) -> Option<(StmtKind, usize)> {
+    pub(super) fn if_stmt(&mut self) -> Option<(StmtKind, usize)> {
         self.bump();
         let test = self.named_test()?;
         let (body, end) = self.block()?;
@@ -399,7 +400,7 @@ impl Parser<'_> {
     }
 
     /// The `elif`/`else` clauses after an `if` block ending at `end`.
-    fn elif_chain(&mut self, end: usize) -> Option<(Vec<Stmt>, usize)> {
+    pub(super) fn elif_chain(&mut self, end: usize) -> Option<(Vec<Stmt>, usize)> {
         if self.is("elif") {
             let t = self.bump();
             self.enter()?;
@@ -418,14 +419,14 @@ impl Parser<'_> {
         self.else_block(end)
     }
 
-    fn else_block(&mut self, end: usize) -> Option<(Vec<Stmt>, usize)> {
+    pub(super) fn else_block(&mut self, end: usize) -> Option<(Vec<Stmt>, usize)> {
         if self.eat("else").is_some() {
             return self.block();
         }
         Some((Vec::new(), end))
     }
 
-    fn for_stmt(&mut self) -> Option<(StmtKind, usize)> {
+    pub(super) fn for_stmt(&mut self) -> Option<(StmtKind, usize)> {
         self.bump();
         let target = self.targets()?;
         self.expect("in")?;
@@ -443,7 +444,7 @@ impl Parser<'_> {
         ))
     }
 
-    fn while_stmt(&mut self) -> Option<(StmtKind, usize)> {
+    pub(super) fn while_stmt(&mut self) -> Option<(StmtKind, usize)> {
         self.bump();
         let test = self.named_test()?;
         let (body, end) = self.block()?;
@@ -451,7 +452,7 @@ impl Parser<'_> {
         Some((StmtKind::While { test, body, orelse }, end))
     }
 
-    fn try_stmt(&mut self) -> Option<(StmtKind, usize)> {
+    pub(super) fn try_stmt(&mut self) -> Option<(StmtKind, usize)> {
         self.bump();
         let (body, mut end) = self.block()?;
         let mut handlers = Vec::new();
@@ -505,7 +506,7 @@ impl Parser<'_> {
         ))
     }
 
-    fn with_stmt(&mut self) -> Option<(StmtKind, usize)> {
+    pub(super) fn with_stmt(&mut self) -> Option<(StmtKind, usize)> {
         self.bump();
         if self.is("(") {
             return None;
@@ -531,282 +532,6 @@ impl Parser<'_> {
         }
         let (body, end) = self.block()?;
         Some((StmtKind::With { items, body }, end))
-    }
-
-    fn decorated(&mut self) -> Option<(StmtKind, usize)> {
-        let mut decorators = Vec::new();
-        while self.eat("@").is_some() {
-            decorators.push(self.named_test()?);
-            self.expect_kind(K::Newline)?;
-        }
-        let t = self.peek();
-        match self.slice(t) {
-            "def" => self.def(t.s, decorators),
-            "async" if self.is_at(1, "def") => {
-                self.bump();
-                self.def(t.s, decorators)
-            }
-            "class" => self.class(t.s, decorators),
-            _ => None,
-        }
-    }
-
-    /// `def` (after any `async`), the definition starting at `start`.
-    fn def(&mut self, start: u32, decorators: Vec<Expr>) -> Option<(StmtKind, usize)> {
-        self.expect("def")?;
-        let n = self.name()?;
-        let idx = self.funcs.len() as FuncIdx;
-        let params = self.params()?;
-        if self.eat("->").is_some() {
-            let a = self.test()?;
-            self.annotation(a)?;
-        }
-        self.funcs.push(Function {
-            name: self.slice(n).to_string(),
-            name_span: span(n.s, n.e as usize),
-            span: Span::default(),
-            params,
-            body: Vec::new(),
-            decorators,
-            parent: self.parent,
-        });
-        let saved = std::mem::replace(&mut self.parent, Parent::Func(idx));
-        let block = self.block();
-        self.parent = saved;
-        let (body, end) = block?;
-        let f = self.funcs.get_mut(idx as usize)?;
-        f.body = body;
-        f.span = span(start, end);
-        Some((StmtKind::FunctionDef(idx), end))
-    }
-
-    fn params(&mut self) -> Option<Vec<Param>> {
-        self.expect("(")?;
-        let mut out = Vec::new();
-        let mut kw_only = false;
-        while !self.is(")") {
-            let start = self.peek().s;
-            let kind = if self.eat("**").is_some() {
-                ParamKind::KwArgs
-            } else if self.eat("*").is_some() {
-                if self.is(",") || self.is(")") {
-                    if kw_only {
-                        return None;
-                    }
-                    kw_only = true;
-                    if self.eat(",").is_none() {
-                        break;
-                    }
-                    continue;
-                }
-                ParamKind::VarArgs
-            } else if self.eat("/").is_some() {
-                if self.eat(",").is_none() {
-                    break;
-                }
-                continue;
-            } else if kw_only {
-                ParamKind::KwOnly
-            } else {
-                ParamKind::Normal
-            };
-            let n = self.name()?;
-            let annotation = if self.eat(":").is_some() {
-                let a = self.test()?;
-                Some(self.annotation(a)?)
-            } else {
-                None
-            };
-            let default = if matches!(kind, ParamKind::Normal | ParamKind::KwOnly) && self.eat("=").is_some() {
-                Some(self.test()?)
-            } else {
-                None
-            };
-            if kind == ParamKind::VarArgs {
-                kw_only = true;
-            }
-            out.push(Param {
-                name: self.slice(n).to_string(),
-                span: span(start, self.prev_end()),
-                kind,
-                default,
-                annotation,
-            });
-            if self.eat(",").is_none() {
-                break;
-            }
-        }
-        self.expect(")")?;
-        Some(out)
-    }
-
-    fn class(&mut self, start: u32, decorators: Vec<Expr>) -> Option<(StmtKind, usize)> {
-        self.expect("class")?;
-        let n = self.name()?;
-        let mut bases = Vec::new();
-        let mut keywords = Vec::new();
-        if self.is("(") {
-            let (args, _) = self.call_args()?;
-            for a in args {
-                match a {
-                    Arg::Pos(Expr {
-                        kind:
-                            ExprKind::Comp {
-                                kind: CompKind::Generator,
-                                ..
-                            },
-                        ..
-                    }) => return None,
-                    Arg::Pos(e) => bases.push(e),
-                    Arg::Kw { name, value, .. } => keywords.push((name, value)),
-                    _ => {}
-                }
-            }
-        }
-        let idx = self.classes.len() as ClassIdx;
-        self.classes.push(Class {
-            name: self.slice(n).to_string(),
-            name_span: span(n.s, n.e as usize),
-            span: Span::default(),
-            bases,
-            keywords,
-            body: Vec::new(),
-            decorators,
-            parent: self.parent,
-        });
-        let saved = std::mem::replace(&mut self.parent, Parent::Class(idx));
-        let block = self.block();
-        self.parent = saved;
-        let (body, end) = block?;
-        let c = self.classes.get_mut(idx as usize)?;
-        c.body = body;
-        c.span = span(start, end);
-        Some((StmtKind::ClassDef(idx), end))
-    }
-}
-
-/// `None` when an `as` after `e` could be read into it (`a if b else c as
-/// d`: tree-sitter takes `c as d` as the `else` branch).
-fn open_ended(e: &Expr) -> Option<()> {
-    match e.kind {
-        ExprKind::IfExp { .. }
-        | ExprKind::Lambda(_)
-        | ExprKind::BoolOp { .. }
-        | ExprKind::Not(_)
-        | ExprKind::Compare { .. }
-        | ExprKind::BinOp { .. }
-        | ExprKind::Unary { .. }
-        | ExprKind::Named { .. }
-        | ExprKind::Yield(_)
-        | ExprKind::Await(_)
-        | ExprKind::Starred(_) => None,
-        _ => Some(()),
-    }
-}
-
-impl Parser<'_> {
-    /// An annotation as tree-sitter's `type` reads it: `Name[…]` is a generic
-    /// type (`Other`), as is a union starting with one; other expressions
-    /// are themselves. `None` for the shapes it reads otherwise or not at
-    /// all (`a[b][c]`, `a[b].c`, a generic after `|`).
-    fn annotation(&self, e: Expr) -> Option<Expr> {
-        if self.generic(&e)? {
-            return Some(Expr {
-                span: e.span,
-                kind: ExprKind::Other,
-            });
-        }
-        if let ExprKind::BinOp { left, op, right } = &e.kind {
-            if op == "|" {
-                let mut first = left.as_ref();
-                let mut rest = vec![right.as_ref()];
-                while let ExprKind::BinOp { left, op, right } = &first.kind {
-                    if op != "|" {
-                        break;
-                    }
-                    rest.push(right);
-                    first = left;
-                }
-                let simple = |x: &Expr| {
-                    matches!(
-                        x.kind,
-                        ExprKind::Name(_) | ExprKind::Attribute { .. } | ExprKind::None | ExprKind::Str(_)
-                    ) && self.head_ok(x)
-                };
-                if !rest.iter().all(|x| simple(x)) {
-                    return None;
-                }
-                if self.generic(first)? {
-                    return Some(Expr {
-                        span: e.span,
-                        kind: ExprKind::Other,
-                    });
-                }
-                if !simple(first) {
-                    return None;
-                }
-                return Some(e);
-            }
-        }
-        if !self.head_ok(&e)
-            || matches!(
-                e.kind,
-                ExprKind::Starred(_) | ExprKind::Named { .. } | ExprKind::Yield(_)
-            )
-        {
-            return None;
-        }
-        Some(e)
-    }
-
-    /// Whether `e` is `Name[…]` with type parameters tree-sitter reads as
-    /// types (`None`: it is, with others).
-    fn generic(&self, e: &Expr) -> Option<bool> {
-        let ExprKind::Subscript { value, index } = &e.kind else {
-            return Some(false);
-        };
-        if !matches!(value.kind, ExprKind::Name(_)) || value.span.start != e.span.start || self.starts_with(value, b'(')
-        {
-            return Some(false);
-        }
-        let items: Vec<&Expr> = match &index.kind {
-            ExprKind::Tuple(items) if !self.starts_with(index, b'(') => items.iter().collect(),
-            _ => vec![index.as_ref()],
-        };
-        for item in items {
-            if matches!(item.kind, ExprKind::Slice { .. }) {
-                return None;
-            }
-            self.annotation(item.clone())?;
-        }
-        Some(true)
-    }
-
-    fn starts_with(&self, e: &Expr, c: u8) -> bool {
-        self.text.as_bytes().get(e.span.start) == Some(&c)
-    }
-
-    /// Whether no `Name[…]` heads the chain of attributes, calls and
-    /// subscripts of `e` (where tree-sitter would start a generic type).
-    fn head_ok(&self, e: &Expr) -> bool {
-        let mut cur = e;
-        let mut top = true;
-        loop {
-            match &cur.kind {
-                ExprKind::Attribute { value, .. } | ExprKind::Call { func: value, .. } => cur = value,
-                ExprKind::Subscript { value, .. } => {
-                    if !top && matches!(value.kind, ExprKind::Name(_)) {
-                        return false;
-                    }
-                    if top && matches!(value.kind, ExprKind::Name(_)) {
-                        return false;
-                    }
-                    cur = value;
-                }
-                _ => return true,
-            }
-            top = false;
-        }
     }
 }
 
