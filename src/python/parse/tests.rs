@@ -249,6 +249,24 @@ fn corpus() {
             std::io::Write::write_all(&mut f, left.as_bytes()).expect("write");
         }
     }
+    // Time over the same chunks (a debug build: only the ratio means much).
+    let (mut own, mut theirs, mut bytes) = (std::time::Duration::ZERO, std::time::Duration::ZERO, 0);
+    for path in &files {
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        let file = ParsedFile::new(&text);
+        for c in file.chunks() {
+            bytes += c.range.len();
+            let t = std::time::Instant::now();
+            let _ = parse_chunk(file.text(), c.range.clone());
+            own += t.elapsed();
+            let t = std::time::Instant::now();
+            let _ = parse_range(file.text(), file.line_starts(), c.range.clone());
+            theirs += t.elapsed();
+        }
+    }
+    eprintln!("time over {bytes} bytes: own parser {own:?}, tree-sitter + conversion {theirs:?}");
     for b in bad.iter().take(400) {
         eprintln!("{b}\n");
     }
