@@ -198,15 +198,20 @@ impl Parser<'_> {
             let op = if matches!(t.k, K::Op | K::Name) && COMPARE.contains(&s) {
                 self.bump();
                 if s == "is" && self.is("not") {
-                    self.bump();
-                    "is not"
+                    // One token, spaces and all.
+                    let not = self.bump();
+                    self.text
+                        .get(t.s as usize..not.e as usize)
+                        .filter(|o| o.bytes().all(|c| c != b'\n' && c != b'#' && c != b'\\'))?
                 } else {
                     s
                 }
             } else if t.k == K::Name && s == "not" && self.is_at(1, "in") {
                 self.bump();
-                self.bump();
-                "not in"
+                let tin = self.bump();
+                self.text
+                    .get(t.s as usize..tin.e as usize)
+                    .filter(|o| o.bytes().all(|c| c != b'\n' && c != b'#' && c != b'\\'))?
             } else {
                 break;
             };
@@ -472,7 +477,8 @@ impl Parser<'_> {
                 }
                 items.iter().try_for_each(|i| self.check_target(i))
             }
-            ExprKind::Starred(inner) if !matches!(inner.kind, ExprKind::Starred(_)) => self.check_target(inner),
+            // tree-sitter's `*a.b` target stars `a` alone.
+            ExprKind::Starred(inner) if matches!(inner.kind, ExprKind::Name(_)) => self.check_target(inner),
             _ => None,
         }
     }

@@ -186,6 +186,15 @@ impl Lexer<'_> {
                     self.i += 1;
                     if self.depth == 0 {
                         at_line_start = true;
+                    } else {
+                        // Inside brackets, a line less indented than the
+                        // block makes tree-sitter close the block unless a
+                        // closing bracket could come here: taken only
+                        // where one does.
+                        let (least, next) = self.next_lines();
+                        if least < *indents.last()? && !matches!(next, b')' | b']' | b'}') {
+                            return None;
+                        }
                     }
                 }
                 b'#' => {
@@ -263,6 +272,34 @@ impl Lexer<'_> {
                     self.i = s + len;
                     self.push(K::Op, s, s + len, 0);
                 }
+            }
+        }
+    }
+
+    /// The least indentation of the lines from `self.i` up to the next
+    /// line of code (comment lines included; a tab counts as one column),
+    /// and the first byte of that line's code.
+    fn next_lines(&self) -> (usize, u8) {
+        let mut least = usize::MAX;
+        let mut i = self.i;
+        loop {
+            let mut j = i;
+            while matches!(self.at(j), b' ' | b'\t') {
+                j += 1;
+            }
+            match self.at(j) {
+                b'\n' => i = j + 1,
+                b'#' => {
+                    least = least.min(j - i);
+                    while !matches!(self.at(j), b'\n' | 0) {
+                        j += 1;
+                    }
+                    if self.at(j) == 0 {
+                        return (least, 0);
+                    }
+                    i = j + 1;
+                }
+                c => return (least.min(j - i), c),
             }
         }
     }

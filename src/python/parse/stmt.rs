@@ -245,7 +245,15 @@ impl Parser<'_> {
             }
         } else {
             no_star(&first)?;
-            StmtKind::Expr(first)
+            match first.kind {
+                // `f(),`: tree-sitter's statement holds the call alone.
+                ExprKind::Tuple(mut items)
+                    if items.len() == 1 && items.first().is_some_and(|i| i.span.start == first.span.start) =>
+                {
+                    StmtKind::Expr(items.pop()?)
+                }
+                kind => StmtKind::Expr(Expr { span: first.span, kind }),
+            }
         };
         Some(Stmt {
             span: span(start, self.prev_end()),

@@ -179,8 +179,13 @@ fn mutate(text: &str, rng: &mut Lcg) -> String {
 #[test]
 fn mutants_keep_the_contract() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    py_files(&root.join("examples"), &mut files);
+    let _ = root;
+    let files = repo_files();
+    // `STAGEC_PY_MUTANTS=N`: more mutants per file, for a longer hunt.
+    let per_file: usize = std::env::var("STAGEC_PY_MUTANTS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(6);
     let mut rng = Lcg(0x5eed);
     let started = std::time::Instant::now();
     let mut bad = Vec::new();
@@ -189,8 +194,11 @@ fn mutants_keep_the_contract() {
         let Ok(text) = std::fs::read_to_string(path) else {
             continue;
         };
-        for _ in 0..60 {
-            let mutant = mutate(&text, &mut rng);
+        for _ in 0..per_file {
+            let mut mutant = mutate(&text, &mut rng);
+            for _ in 0..rng.next(3) {
+                mutant = mutate(&mutant, &mut rng);
+            }
             let (_, a, b) = contract(&path.display().to_string(), &mutant);
             accepted += a;
             bad.extend(b);
