@@ -26,7 +26,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 fuzz="$root/fuzz"
 out=${CARGO_TARGET_DIR:-$root/target}/fuzz
 triple=$(rustc -vV | sed -n 's/^host: //p')
-all_targets=(yaml_parse check_experiment python_model stages_yaml inventory project lsp_transport fix settings)
+all_targets=(yaml_parse check_experiment python_model python_parse stages_yaml inventory project lsp_transport fix settings)
 
 # Read-only seed folders a target also draws from (configs are YAML too).
 extra_dirs_of() {
@@ -40,7 +40,7 @@ extra_dirs_of() {
 
 dict_of() {
     case $1 in
-        python_model) echo "$fuzz/dict/python.dict" ;;
+        python_model | python_parse) echo "$fuzz/dict/python.dict" ;;
         project) echo "$fuzz/dict/project.dict" ;;
         lsp_transport) echo "$fuzz/dict/lsp.dict" ;;
         *) echo "$fuzz/dict/yaml.dict" ;;
@@ -175,6 +175,7 @@ seed() {
     done
     for f in "$root"/examples/*/*.py "$root"/tests/projects/*/*.py; do
         put python_model "$(basename "$(dirname "$f")")-$(basename "$f" .py)" "$f"
+        put python_parse "$(basename "$(dirname "$f")")-$(basename "$f" .py)" "$f"
     done
     for f in "$root"/tests/rules/*/*/model.py; do
         [[ -f $f ]] && put python_model "rules-$(echo "${f#"$root"/tests/rules/}" | tr / -)" "$f"

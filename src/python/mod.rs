@@ -24,6 +24,7 @@ use tree_sitter::{Parser, Tree};
 
 pub mod ast;
 pub mod literal;
+pub mod parse;
 pub mod scan;
 
 use ast::ChunkAst;
@@ -39,6 +40,8 @@ pub struct ParsedFile {
     chunks: Vec<ChunkInfo>,
     imports: Vec<ImportLine>,
     asts: Vec<OnceLock<ChunkAst>>,
+    /// Per chunk, once tried: whether [`parse::parse_chunk`] made its tree.
+    own: Vec<OnceLock<bool>>,
     /// The parse of the whole text (`Err`: the grammar could not be loaded,
     /// with tree-sitter's reason when it gave one).
     tree: OnceLock<Result<Tree, Option<String>>>,
@@ -60,12 +63,14 @@ impl ParsedFile {
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         let scanned = scan::scan(&text);
         let asts = scanned.chunks.iter().map(|_| OnceLock::new()).collect();
+        let own = scanned.chunks.iter().map(|_| OnceLock::new()).collect();
         ParsedFile {
             text,
             line_starts,
             chunks: scanned.chunks,
             imports: scanned.imports,
             asts,
+            own,
             tree: OnceLock::new(),
             converted: Once::new(),
         }
@@ -172,18 +177,72 @@ impl ParsedFile {
         &self.imports
     }
 
-    /// The syntax tree of chunk `i`, made now if it was not yet.
+    /// The syntax tree of chunk `i`, made now if it was not yet: by
+    /// [`parse::parse_chunk`] where it reads the chunk, else converted from
+    /// the whole-file parse when there is one, else parsed alone with
+    /// tree-sitter.
     pub fn chunk(&self, i: usize) -> Option<&ChunkAst> {
         let info = self.chunks.get(i)?;
         let cell = self.asts.get(i)?;
         if cell.get().is_none() {
-            self.convert_from_tree();
+            let mut own = false;
+            if let Some(ast) = parse::parse_chunk(&self.text, info.range.clone()) {
+                own = cell.set(ast).is_ok();
+            }
+            if let Some(flag) = self.own.get(i) {
+                let _ = flag.set(own);
+            }
+            if !own {
+                self.convert_from_tree();
+            }
         }
         Some(
             cell.get_or_init(|| {
                 ast::parse_range(&self.text, &self.line_starts, info.range.clone()).unwrap_or_default()
             }),
         )
+    }
+
+    /// Whether the file has syntax errors: `false` when
+    /// [`parse::parse_chunk`] read every chunk (its contract: tree-sitter
+    /// reads each cleanly) and nothing but blank and comment lines lies
+    /// between them; otherwise whether the whole-file parse has an error (or
+    /// could not be made).
+    pub fn has_syntax_errors(&self) -> bool {
+        let mut all_own = true;
+        for i in 0..self.chunks.len() {
+            let _ = self.chunk(i);
+            if self.own.get(i).and_then(OnceLock::get) != Some(&true) {
+                all_own = false;
+                break;
+            }
+        }
+        if all_own && self.only_chunks() {
+            return false;
+        }
+        match self.tree() {
+            Ok(tree) => tree.root_node().has_error(),
+            Err(_) => true,
+        }
+    }
+
+    /// Whether every line outside the chunks is blank or a comment.
+    fn only_chunks(&self) -> bool {
+        let mut at = 0;
+        let mut gaps = Vec::with_capacity(self.chunks.len() + 1);
+        for c in &self.chunks {
+            gaps.push(self.text.get(at..c.range.start));
+            at = at.max(c.range.end);
+        }
+        gaps.push(self.text.get(at..));
+        gaps.into_iter().all(|gap| {
+            gap.is_some_and(|g| {
+                g.lines().all(|l| {
+                    let l = l.trim_start_matches([' ', '\t']);
+                    l.is_empty() || l.starts_with('#')
+                })
+            })
+        })
     }
 
     /// Whether the text of chunk `i` contains any of `needles`.
@@ -227,14 +286,46 @@ mod tests {
         let Ok(tree) = a.tree() else { panic!("no parse") };
         assert!(!tree.root_node().has_error());
         assert!(b.tree.get().is_some());
-        // Chunks come from that parse.
+        // Chunks the own parser reads are parsed one by one.
         assert_eq!(b.parsed_chunks(), 0);
         assert!(b.chunk(1).is_some_and(|c| c.funcs.len() == 1));
-        assert_eq!(a.parsed_chunks(), a.chunks().len());
+        assert_eq!(a.parsed_chunks(), 1);
+        assert!(!a.has_syntax_errors());
         drop((a, b));
         // Nobody holds it: a new file, nothing parsed yet.
         let c = ParsedFile::shared(text);
         assert!(c.tree.get().is_none());
         assert_eq!(c.parsed_chunks(), 0);
+    }
+
+    #[test]
+    fn chunks_the_own_parser_leaves_come_from_the_whole_parse() {
+        // A backslash continuation is left to tree-sitter.
+        let text = "import os\n\nx = f(1, \\\n    2)\n\ndef f():\n    return 1\n";
+        let file = ParsedFile::new(text);
+        assert!(file.tree().is_ok());
+        assert_eq!(file.chunks().len(), 2);
+        assert!(file.chunk(0).is_some_and(|c| c.stmts.len() == 2));
+        // The whole-file parse converted every chunk it could.
+        assert_eq!(file.parsed_chunks(), file.chunks().len());
+        assert!(!file.has_syntax_errors());
+        let alone = ParsedFile::new(text);
+        for i in 0..file.chunks().len() {
+            assert_eq!(file.chunk(i), alone.chunk(i));
+        }
+    }
+
+    #[test]
+    fn syntax_errors() {
+        for (text, errors) in [
+            ("import os\n\ndef f():\n    return 1\n", false),
+            ("import os\n\ndef f(:\n    return 1\n", true),
+            ("x = 1 + \\\n    2\n", false),
+            ("x = (1,\n", true),
+            ("# only a comment\n", false),
+            ("", false),
+        ] {
+            assert_eq!(ParsedFile::new(text).has_syntax_errors(), errors, "{text:?}");
+        }
     }
 }
