@@ -122,16 +122,6 @@ impl ParsedFile {
             .map_err(Clone::clone)
     }
 
-    /// Whether the text has syntax errors (or could not be parsed at all).
-    /// Provisional: none when every chunk, parsed on its own, is free of
-    /// them; otherwise the whole-file parse decides.
-    pub fn has_syntax_errors(&self) -> bool {
-        if (0..self.chunks.len()).all(|i| self.chunk(i).is_some_and(|c| !c.errors)) {
-            return false;
-        }
-        self.tree().map_or(true, |tree| tree.root_node().has_error())
-    }
-
     /// Whether the whole-file parse was made.
     #[cfg(test)]
     pub(crate) fn has_tree(&self) -> bool {
