@@ -71,6 +71,14 @@ const OPS2: [&[u8]; 20] = [
 ];
 const OPS1: &[u8] = b"+-*/%@&|^~<>()[]{},:;.=";
 
+#[cfg(test)]
+#[test]
+fn every_longer_operator_has_a_listed_second_byte() {
+    for op in OPS3.iter().chain(OPS2.iter()) {
+        assert!(matches!(op[1], b'=' | b'>' | b'*' | b'/' | b'<' | b'.'), "{op:?}");
+    }
+}
+
 impl Lexer<'_> {
     fn at(&self, i: usize) -> u8 {
         self.b.get(i).copied().unwrap_or(0)
@@ -247,16 +255,20 @@ impl Lexer<'_> {
                 }
                 _ => {
                     let rest = self.b.get(s..).unwrap_or(&[]);
-                    let len = if OPS3.iter().any(|o| rest.starts_with(o)) {
+                    // Every operator of two or three bytes has one of these
+                    // second bytes: most operators (`(`, `,`, `.` before a
+                    // name) are told apart without the tables.
+                    let longer = matches!(self.at(s + 1), b'=' | b'>' | b'*' | b'/' | b'<' | b'.');
+                    let len = if longer && OPS3.iter().any(|o| rest.starts_with(o)) {
                         3
-                    } else if OPS2.iter().any(|o| rest.starts_with(o)) {
+                    } else if longer && OPS2.iter().any(|o| rest.starts_with(o)) {
                         2
                     } else if OPS1.contains(&c) {
                         1
                     } else {
                         return None;
                     };
-                    if rest.starts_with(b"<>") {
+                    if c == b'<' && rest.starts_with(b"<>") {
                         return None;
                     }
                     match c {
