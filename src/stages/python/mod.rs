@@ -33,6 +33,67 @@ use crate::python_grammar::KindName;
 /// Name of the decorator function that marks a class as a pipeline stage.
 pub const STAGE_DECORATOR: &str = "stage_decorator";
 
+/// The names a file binds to the stage decorator and to the module that
+/// holds it, from its imports: what both readers (the owned trees of a clean
+/// file, `owned.rs`; tree-sitter's tree of a broken one, `reader.rs`) ask
+/// of a decorator.
+#[derive(Debug, Clone)]
+pub(super) struct Aliases {
+    /// Names that denote the decorator itself (`stage_decorator`, `sd`).
+    funcs: HashSet<String>,
+    /// Dotted module paths that denote `determined.hpp` (`hpp`, …).
+    modules: HashSet<String>,
+}
+
+impl Default for Aliases {
+    fn default() -> Self {
+        Aliases {
+            funcs: HashSet::from([STAGE_DECORATOR.to_string()]),
+            modules: HashSet::from(["hpp".to_string(), "determined.hpp".to_string()]),
+        }
+    }
+}
+
+impl Aliases {
+    /// Records what `import path [as alias]` (or `from … import path [as
+    /// alias]`, `is_from`) binds.
+    pub(super) fn add_import(&mut self, is_from: bool, path: String, alias: Option<String>) {
+        if is_from {
+            let bound = alias.unwrap_or_else(|| path.clone());
+            if path == STAGE_DECORATOR {
+                self.funcs.insert(bound);
+            } else if path == "hpp" {
+                self.modules.insert(bound);
+            }
+        } else {
+            let last = path.rsplit('.').next().unwrap_or("");
+            match alias {
+                Some(alias) if last == "hpp" => {
+                    self.modules.insert(alias);
+                }
+                Some(alias) if path == "determined" => {
+                    self.modules.insert(format!("{alias}.hpp"));
+                }
+                None if last == "hpp" => {
+                    self.modules.insert(path);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Whether the dotted name `path` denotes the stage decorator.
+    pub(super) fn is_stage_decorator(&self, path: &str) -> bool {
+        if self.funcs.contains(path) {
+            return true;
+        }
+        match path.rsplit_once('.') {
+            Some((prefix, name)) => name == STAGE_DECORATOR && self.modules.contains(prefix),
+            None => false,
+        }
+    }
+}
+
 /// Result of reading one Python file.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PyModel {
@@ -327,8 +388,7 @@ fn read_tree(file: &ParsedFile) -> PyModel {
 
     let mut reader = Reader {
         text,
-        funcs: HashSet::from([STAGE_DECORATOR.to_string()]),
-        modules: HashSet::from(["hpp".to_string(), "determined.hpp".to_string()]),
+        aliases: Aliases::default(),
         problems: Vec::new(),
     };
     for node in imports {

@@ -54,8 +54,7 @@ pub(super) fn read(file: &ParsedFile) -> Option<PyModel> {
 pub(super) fn read_chunks(text: &str, chunks: &[&ChunkAst]) -> Option<PyModel> {
     let mut reader = Owned {
         text,
-        funcs: HashSet::from([STAGE_DECORATOR.to_string()]),
-        modules: HashSet::from(["hpp".to_string(), "determined.hpp".to_string()]),
+        aliases: super::Aliases::default(),
         problems: Vec::new(),
     };
     for chunk in chunks {
@@ -109,10 +108,7 @@ fn starts_string(text: &str) -> bool {
 
 struct Owned<'s> {
     text: &'s str,
-    /// Names that denote the decorator itself (`stage_decorator`, `sd`).
-    funcs: HashSet<String>,
-    /// Dotted module paths that denote `determined.hpp` (`hpp`, …).
-    modules: HashSet<String>,
+    aliases: super::Aliases,
     problems: Vec<PyProblem>,
 }
 
@@ -207,42 +203,14 @@ impl<'s> Owned<'s> {
         if path.is_empty() || path.split('.').any(str::is_empty) {
             return;
         }
-        let alias = alias.map(str::to_string);
-        if is_from {
-            let bound = alias.unwrap_or_else(|| path.clone());
-            if path == STAGE_DECORATOR {
-                self.funcs.insert(bound);
-            } else if path == "hpp" {
-                self.modules.insert(bound);
-            }
-        } else {
-            let last = path.rsplit('.').next().unwrap_or("");
-            match alias {
-                Some(alias) if last == "hpp" => {
-                    self.modules.insert(alias);
-                }
-                Some(alias) if path == "determined" => {
-                    self.modules.insert(format!("{alias}.hpp"));
-                }
-                None if last == "hpp" => {
-                    self.modules.insert(path);
-                }
-                _ => {}
-            }
-        }
+        self.aliases.add_import(is_from, path, alias.map(str::to_string));
     }
 
     fn is_stage_decorator(&self, func: &Expr, outer: bool) -> bool {
         let Some(path) = self.dotted(func, outer) else {
             return false;
         };
-        if self.funcs.contains(&path) {
-            return true;
-        }
-        match path.rsplit_once('.') {
-            Some((prefix, name)) => name == STAGE_DECORATOR && self.modules.contains(prefix),
-            None => false,
-        }
+        self.aliases.is_stage_decorator(&path)
     }
 
     /// A decorator's span, from its `@` to the end of its expression, or of

@@ -1,6 +1,6 @@
 //! Decorators, their arguments, and the root model's members.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::ops::Range;
 
 use tree_sitter::Node;
@@ -11,10 +11,7 @@ use crate::python_grammar::KindName;
 
 pub(super) struct Reader<'s> {
     pub(super) text: &'s str,
-    /// Names that denote the decorator itself (`stage_decorator`, `sd`).
-    pub(super) funcs: HashSet<String>,
-    /// Dotted module paths that denote `determined.hpp` (`hpp`, …).
-    pub(super) modules: HashSet<String>,
+    pub(super) aliases: super::Aliases,
     pub(super) problems: Vec<PyProblem>,
 }
 
@@ -42,28 +39,7 @@ impl<'s> Reader<'s> {
             let Some(path) = path_node.and_then(|p| dotted_path(p, self.text)) else {
                 continue;
             };
-            if is_from {
-                let bound = alias.unwrap_or_else(|| path.clone());
-                if path == STAGE_DECORATOR {
-                    self.funcs.insert(bound);
-                } else if path == "hpp" {
-                    self.modules.insert(bound);
-                }
-            } else {
-                let last = path.rsplit('.').next().unwrap_or("");
-                match alias {
-                    Some(alias) if last == "hpp" => {
-                        self.modules.insert(alias);
-                    }
-                    Some(alias) if path == "determined" => {
-                        self.modules.insert(format!("{alias}.hpp"));
-                    }
-                    None if last == "hpp" => {
-                        self.modules.insert(path);
-                    }
-                    _ => {}
-                }
-            }
+            self.aliases.add_import(is_from, path, alias);
         }
     }
 
@@ -71,13 +47,7 @@ impl<'s> Reader<'s> {
         let Some(path) = dotted_path(func, self.text) else {
             return false;
         };
-        if self.funcs.contains(&path) {
-            return true;
-        }
-        match path.rsplit_once('.') {
-            Some((prefix, name)) => name == STAGE_DECORATOR && self.modules.contains(prefix),
-            None => false,
-        }
+        self.aliases.is_stage_decorator(&path)
     }
 
     pub(super) fn stage_class(&mut self, decorated: Node<'_>, class: Node<'_>) -> Option<StageClass> {
