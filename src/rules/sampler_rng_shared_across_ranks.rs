@@ -78,6 +78,7 @@ declare_rule! {
     };
 }
 
+use super::sampler_rng_workers::{worker_loaders, LoaderCall};
 use super::training_support::{add_argument, code, excerpt, feeds_training, managed, Code};
 use super::{Cx, Sink};
 use crate::source::Span;
@@ -646,20 +647,11 @@ fn constant_worker_seeds(code: &Code<'_>, out: &mut Sink<'_>) {
     use crate::training::program::Sym;
     use crate::training::values::Const;
     let prog = code.prog;
-    for (scope, anc, call, _) in runtime::calls(prog, &[TORCH_LOADER]) {
-        if !code.rt.world_at(prog, scope.m).distributed() || !live(code, scope, &anc, call) {
-            continue;
-        }
-        let ExprKind::Call { args, .. } = &call.kind else {
-            continue;
-        };
-        if has_splat(args) {
-            continue;
-        }
+    for LoaderCall {
+        scope, args, workers, ..
+    } in worker_loaders(code)
+    {
         // Workers must exist: a `num_workers` that is not known to be 0.
-        let Some(workers) = kw(args, "num_workers").or_else(|| pos(args, 5)) else {
-            continue;
-        };
         let n = runtime::constant(prog, code.cfg, code.rt, scope, workers);
         if !matches!(n.as_ref().and_then(|r| r.single()), Some(Const::Int(i)) if *i > 0) {
             continue;

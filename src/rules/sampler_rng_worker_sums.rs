@@ -12,36 +12,26 @@
 //! call, `torch.initial_seed()`), and where the loader has fewer than 2
 //! workers.
 
-use super::sampler_rng_shared_across_ranks::live;
+use super::sampler_rng_workers::{worker_loaders, LoaderCall};
 use super::training_support::{excerpt, Code};
 use super::Sink;
 use crate::source::Span;
 use crate::training::ast::{Expr, ExprKind};
 use crate::training::program::{Bound, FuncId, LocalDef, Proj, Scope, Sym};
-use crate::training::runtime::{self, depends_on_rank, has_splat, kw, pos};
+use crate::training::runtime::{self, depends_on_rank, kw, pos};
 use crate::training::values::Const;
 
-const TORCH_LOADER: &str = "torch.utils.data.DataLoader";
 const WORKER_INFO: &str = "torch.utils.data.get_worker_info";
 
 pub(super) fn rank_plus_worker_seeds(code: &Code<'_>, out: &mut Sink<'_>) {
     let prog = code.prog;
     let mut reported: Vec<FuncId> = Vec::new();
-    for (scope, anc, call, _) in runtime::calls(prog, &[TORCH_LOADER]) {
-        if !code.rt.world_at(prog, scope.m).distributed() || !live(code, scope, &anc, call) {
-            continue;
-        }
-        let ExprKind::Call { args, .. } = &call.kind else {
-            continue;
-        };
-        if has_splat(args) {
-            continue;
-        }
+    for LoaderCall {
+        scope, args, workers, ..
+    } in worker_loaders(code)
+    {
         // At least two workers, or a count not known (the init function
         // is written for workers).
-        let Some(workers) = kw(args, "num_workers").or_else(|| pos(args, 5)) else {
-            continue;
-        };
         match runtime::constant(prog, code.cfg, code.rt, scope, workers) {
             None => {}
             Some(r) if matches!(r.single(), Some(Const::Int(i)) if *i >= 2) => {}

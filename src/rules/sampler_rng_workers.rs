@@ -17,7 +17,7 @@ use super::sampler_rng_shared_across_ranks::live;
 use super::training_support::{excerpt, feeds_training, managed, Code};
 use super::Sink;
 use crate::source::Span;
-use crate::training::ast::{Expr, ExprKind, StmtKind};
+use crate::training::ast::{Arg, Expr, ExprKind, StmtKind};
 use crate::training::program::{walk_expr, Callee, ClassId, FuncId, ModId, Node, Proj, Scope, Sym};
 use crate::training::runtime::{self, depends_on_rank, has_splat, kw, pos, Seeding, World};
 use crate::training::values::Const;
@@ -52,11 +52,20 @@ fn ranks(world: Option<World>) -> String {
     }
 }
 
-/// `worker_init_fn`s seeding with the worker id plus a value every rank
-/// shares.
-pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out: &mut Sink<'_>) {
+/// A `torch.utils.data.DataLoader(...)` call in multi-rank code that runs,
+/// its arguments spelled out (no `**kwargs`) and a `num_workers` given.
+pub(super) struct LoaderCall<'p> {
+    pub scope: Scope,
+    pub args: &'p [Arg],
+    /// The `num_workers` argument as written.
+    pub workers: &'p Expr,
+}
+
+/// The loaders the worker-seed checks read (each decides what the count
+/// must be).
+pub(super) fn worker_loaders<'p>(code: &Code<'p>) -> Vec<LoaderCall<'p>> {
     let prog = code.prog;
-    let mut reported: Vec<Span> = Vec::new();
+    let mut out = Vec::new();
     for (scope, anc, call, _) in runtime::calls(prog, &[TORCH_LOADER]) {
         if !code.rt.world_at(prog, scope.m).distributed() || !live(code, scope, &anc, call) {
             continue;
@@ -67,12 +76,23 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
         if has_splat(args) {
             continue;
         }
-        // Workers must exist: a `num_workers` not known to be 0 (the init
-        // function only runs in workers; an unresolved count is taken as
-        // the workers it was written for).
         let Some(workers) = kw(args, "num_workers").or_else(|| pos(args, 5)) else {
             continue;
         };
+        out.push(LoaderCall { scope, args, workers });
+    }
+    out
+}
+
+/// `worker_init_fn`s seeding with the worker id plus a value every rank
+/// shares.
+pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out: &mut Sink<'_>) {
+    let prog = code.prog;
+    let mut reported: Vec<Span> = Vec::new();
+    for LoaderCall { scope, args, workers } in worker_loaders(code) {
+        // Workers must exist: a `num_workers` not known to be 0 (the init
+        // function only runs in workers; an unresolved count is taken as
+        // the workers it was written for).
         let n = runtime::constant(prog, code.cfg, code.rt, scope, workers);
         let workers = match n.as_ref().and_then(|r| r.single()) {
             Some(Const::Int(i)) if *i >= 1 => Some(*i),
