@@ -8,7 +8,9 @@ declare_rule! {
     /// dataset attribute indexed in `__getitem__` of a dataset that a sharding sampler
     /// or loader consumes (`DistributedSampler`, `determined.pytorch.DataLoader`, a
     /// loader prepared by Accelerate or Lightning), possibly through `random_split`,
-    /// `Subset` or `ConcatDataset`, or indexed in a helper method that such a
+    /// `Subset` or `ConcatDataset` (the dataset constructed directly, or through a
+    /// module's registry of classes: `_DATASETS[name](path, split)`), or indexed
+    /// in a helper method that such a
     /// `__getitem__` calls (of the same class, or of a wrapped object it holds). The
     /// listing is followed through comprehensions, through `for` loops that append
     /// its entries to a list (`for n in os.listdir(d): self.items.append(...)`), and
@@ -39,9 +41,9 @@ declare_rule! {
 
 use super::training_support::{code, managed, Code, DET_LOADER};
 use super::{Cx, Sink};
-use crate::training::ast::{Arg, Expr, ExprKind, Stmt, StmtKind};
+use crate::training::ast::{Arg, DictItem, Expr, ExprKind, Stmt, StmtKind};
 use crate::training::program::{
-    walk_expr, walk_stmt, Anc, ArgPos, Callee, ClassId, Flow, FuncId, LocalDef, Node, Scope,
+    walk_expr, walk_stmt, Anc, ArgPos, Callee, ClassId, Flow, FuncId, LocalDef, Node, Scope, Sym,
 };
 use crate::training::runtime::depends_on_rank;
 
@@ -458,7 +460,9 @@ fn sharded_dataset(code: &Code<'_>, k: ClassId) -> bool {
         return false;
     };
     let mut sharded = false;
-    for (scope, call) in prog.call_sites(init) {
+    let mut calls = prog.call_sites(init);
+    calls.extend(registry_calls(code, k));
+    for (scope, call) in calls {
         let Some(anc) = prog.ancestors_of(scope, call) else {
             continue;
         };
@@ -498,4 +502,47 @@ fn sharded_dataset(code: &Code<'_>, k: ClassId) -> bool {
         }
     }
     sharded
+}
+
+/// Calls that construct class `k` through a module's registry of classes:
+/// `_DATASETS[name](path, split)` where the module assigns `_DATASETS` one
+/// dict literal among whose values `k` is (pycls' shape).
+fn registry_calls<'p>(code: &Code<'p>, k: ClassId) -> Vec<(Scope, &'p Expr)> {
+    let prog = code.prog;
+    let mut out = Vec::new();
+    for m in prog.code_modules() {
+        let assigned = prog.module_assignments(m);
+        let registries: Vec<&str> = assigned
+            .iter()
+            .filter(|(name, value)| {
+                assigned.iter().filter(|(n, _)| n == name).count() == 1
+                    && matches!(&value.kind, ExprKind::Dict(items) if items.iter().any(|item| matches!(
+                        item,
+                        DictItem::Pair { value, .. }
+                            if matches!(prog.expr_sym(Scope { m, c: 0, f: None }, value), Some(Sym::Class(c)) if c == k)
+                    )))
+            })
+            .map(|(name, _)| *name)
+            .collect();
+        if registries.is_empty() {
+            continue;
+        }
+        let chunks: Vec<u32> = prog.chunks_mentioning(m, &registries).collect();
+        for c in chunks {
+            for scope in prog.scopes(m, c) {
+                prog.walk_exprs(scope, &mut |_, e| {
+                    let ExprKind::Call { func, .. } = &e.kind else { return };
+                    let ExprKind::Subscript { value, .. } = &func.kind else {
+                        return;
+                    };
+                    let ExprKind::Name(n) = &value.kind else { return };
+                    let local = scope.func().is_some_and(|f| prog.is_local(f, n));
+                    if registries.contains(&n.as_str()) && !local {
+                        out.push((scope, e));
+                    }
+                });
+            }
+        }
+    }
+    out
 }

@@ -1,0 +1,60 @@
+# stagec fixture: neg_dataset_built_through_registry_sorted
+# named: on the command line (`torchrun --nproc_per_node=8 train.py`)
+# context: the same registry-built dataset, with each class's listing sorted: every rank
+#          builds the same list, so the sampler's shards are disjoint.
+# expect: none
+# ----
+import os
+
+import torch
+import torch.distributed as dist
+from torch.utils.data import DataLoader, Dataset, DistributedSampler
+
+
+class ImageFolderDB(Dataset):
+    def __init__(self, root, split):
+        self._root = os.path.join(root, split)
+        self._construct_db()
+
+    def _construct_db(self):
+        self._db = []
+        for class_id in sorted(os.listdir(self._root)):
+            class_dir = os.path.join(self._root, class_id)
+            for name in sorted(os.listdir(class_dir)):
+                self._db.append({"path": os.path.join(class_dir, name), "label": class_id})
+
+    def __getitem__(self, index):
+        return torch.load(self._db[index]["path"])
+
+    def __len__(self):
+        return len(self._db)
+
+
+class Synthetic(Dataset):
+    def __getitem__(self, index):
+        return torch.zeros(3)
+
+    def __len__(self):
+        return 1000
+
+
+_DATASETS = {"imagenet": ImageFolderDB, "synthetic": Synthetic}
+
+
+def construct_loader(name, split, batch_size):
+    dataset = _DATASETS[name]("/data", split)
+    sampler = DistributedSampler(dataset) if dist.get_world_size() > 1 else None
+    return DataLoader(dataset, batch_size=batch_size, sampler=sampler, shuffle=sampler is None)
+
+
+def main():
+    dist.init_process_group("nccl")
+    loader = construct_loader("imagenet", "train", 64)
+    for epoch in range(10):
+        loader.sampler.set_epoch(epoch)
+        for batch in loader:
+            pass
+
+
+if __name__ == "__main__":
+    main()
