@@ -53,17 +53,22 @@ impl Parser<'_> {
         self.simple_line(out)
     }
 
-    /// Simple statements separated by `;`, then the line's end.
+    /// Simple statements separated by `;`, then the line's end. The end
+    /// returned (where a block holding the line ends) takes in a trailing `;`
+    /// and a trailing comment, as tree-sitter's block does.
     pub(super) fn simple_line(&mut self, out: &mut Vec<Stmt>) -> Option<usize> {
+        let mut trailing = 0;
         loop {
             let stmt = self.simple()?;
             out.push(stmt);
-            if self.eat(";").is_none() || self.peek().k == K::Newline {
+            let Some(semi) = self.eat(";") else { break };
+            if self.peek().k == K::Newline {
+                trailing = semi.e as usize;
                 break;
             }
         }
         let nl = self.expect_kind(K::Newline)?;
-        Some(self.prev_stmt_end(out).max(nl.x as usize))
+        Some(self.prev_stmt_end(out).max(nl.x as usize).max(trailing))
     }
 
     pub(super) fn prev_stmt_end(&self, out: &[Stmt]) -> usize {

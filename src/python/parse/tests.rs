@@ -168,7 +168,10 @@ fn mutate(text: &str, rng: &mut Lcg) -> String {
                     b"}",
                     b"*",
                     b"lambda",
-                ][rng.next(10)],
+                    b";",
+                    b".",
+                    b"@",
+                ][rng.next(13)],
             };
             b.splice(at..at, what.iter().copied());
         }
@@ -326,6 +329,9 @@ fn tricky_shapes() {
         "async def f():\n    x = await a + b\n    y = -await c ** 2\n    return await d\n",
         "size, = x\nfor a, in y:\n    pass\nx = (*a, b)\ntype, v = t\na @= b\n",
         "x = yield\ndef g():\n    y = yield a, b\n    yield from z\n",
+        // A block's trailing `;` is part of the block (found by the fuzz target).
+        "def f(): x;\nif a: b;\ndef g():\n    y; z;\n",
+        "def __init__(self):_;",
     ] {
         same(text);
     }
