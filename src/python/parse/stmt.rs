@@ -67,6 +67,13 @@ impl Parser<'_> {
                 break;
             }
         }
+        // A line ending in a comma (`x,`): tree-sitter may read the next
+        // line on as part of it (`type` there starts its type-alias rule),
+        // so such a line is left to it.
+        let last = self.pos.checked_sub(1).and_then(|i| self.toks.get(i));
+        if last.is_some_and(|t| t.k == K::Op && self.slice(*t) == ",") {
+            return None;
+        }
         let nl = self.expect_kind(K::Newline)?;
         Some(self.prev_stmt_end(out).max(nl.x as usize).max(trailing))
     }

@@ -356,6 +356,9 @@ fn unsure_shapes_are_left_to_tree_sitter() {
         "x = 'abc\n",
         "with (a as b):\n    pass\n",
         "\u{e9} = 1\n",
+        // A line ending in a comma: tree-sitter reads `type` on the next
+        // line into it (found by the python_parse fuzz target).
+        "importself. torc, \ntype=th\n",
     ] {
         assert!(parse(text).is_none(), "{text}");
         let (_, _, bad) = contract("unsure", text);
