@@ -159,10 +159,15 @@ impl Parser<'_> {
     }
 
     pub(super) fn list_body(&mut self) -> Option<ExprKind> {
-        let mut items = Vec::new();
         if self.is("]") {
-            return Some(ExprKind::List(items));
+            return Some(ExprKind::List(Vec::new()));
         }
+        self.items_or_comp("]", CompKind::List)
+    }
+
+    /// The items of a list or set display up to `close`, or its
+    /// comprehension (`kind`: which of the two).
+    fn items_or_comp(&mut self, close: &str, kind: CompKind) -> Option<ExprKind> {
         let first = self.item(true)?;
         if self.is("for") {
             if matches!(first.kind, ExprKind::Starred(_)) {
@@ -170,20 +175,24 @@ impl Parser<'_> {
             }
             let gens = self.comp_fors()?;
             return Some(ExprKind::Comp {
-                kind: CompKind::List,
+                kind,
                 elt: bx(first),
                 value: None,
                 gens,
             });
         }
-        items.push(first);
+        let mut items = vec![first];
         while self.eat(",").is_some() {
-            if self.is("]") {
+            if self.is(close) {
                 break;
             }
             items.push(self.item(true)?);
         }
-        Some(ExprKind::List(items))
+        Some(if kind == CompKind::Set {
+            ExprKind::Set(items)
+        } else {
+            ExprKind::List(items)
+        })
     }
 
     pub(super) fn brace_body(&mut self) -> Option<ExprKind> {
@@ -201,27 +210,7 @@ impl Parser<'_> {
             colon
         };
         if !dict {
-            let first = self.item(true)?;
-            if self.is("for") {
-                if matches!(first.kind, ExprKind::Starred(_)) {
-                    return None;
-                }
-                let gens = self.comp_fors()?;
-                return Some(ExprKind::Comp {
-                    kind: CompKind::Set,
-                    elt: bx(first),
-                    value: None,
-                    gens,
-                });
-            }
-            let mut items = vec![first];
-            while self.eat(",").is_some() {
-                if self.is("}") {
-                    break;
-                }
-                items.push(self.item(true)?);
-            }
-            return Some(ExprKind::Set(items));
+            return self.items_or_comp("}", CompKind::Set);
         }
         let mut items = Vec::new();
         loop {
