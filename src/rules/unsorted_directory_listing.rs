@@ -519,7 +519,8 @@ fn registry_calls<'p>(code: &Code<'p>, k: ClassId) -> Vec<(Scope, &'p Expr)> {
                     && matches!(&value.kind, ExprKind::Dict(items) if items.iter().any(|item| matches!(
                         item,
                         DictItem::Pair { value, .. }
-                            if matches!(prog.expr_sym(Scope { m, c: 0, f: None }, value), Some(Sym::Class(c)) if c == k)
+                            if matches!(&value.kind, ExprKind::Name(n)
+                                if matches!(prog.global(m, n, 0), Some(Sym::Class(c)) if c == k))
                     )))
             })
             .map(|(name, _)| *name)
