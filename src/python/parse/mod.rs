@@ -22,8 +22,6 @@ mod lexer;
 mod stmt;
 
 #[cfg(test)]
-mod dump;
-#[cfg(test)]
 mod tests;
 
 use lexer::{Tok, K};
