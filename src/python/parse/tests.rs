@@ -370,3 +370,17 @@ fn unsure_shapes_are_left_to_tree_sitter() {
     let chain = format!("x = a{}\n", " + a".repeat(500));
     assert!(parse(&chain).is_none());
 }
+
+#[test]
+fn large_inputs_read_linearly() {
+    // A 300 KB name, numbers past every integer width, and 10,000 lines:
+    // each read whole, as tree-sitter reads it.
+    let name = "a".repeat(300_000);
+    same(&format!("{name} = 1\n"));
+    same("x = 1180591620717411303424\ny = 4e9\nz = -9223372036854775809\n");
+    let many: String = (0..10_000).map(|i| format!("x{i} = {i}\n")).collect();
+    let Some(ast) = parse(&many) else {
+        panic!("10,000 lines not read")
+    };
+    assert_eq!(ast.stmts.len(), 10_000);
+}
