@@ -6,8 +6,9 @@ declare_rule! {
     /// `**kwargs` dicts (literals or `dict(k=v, …)`), argparse defaults (also
     /// `parser.set_defaults(…)`, and into the workers `mp.spawn(fn, (args,))` starts), config
     /// objects filled in at module level (a yacs `_C.DATA.NUM_WORKERS = 8`, also
-    /// through `_C.clone()`, unless the code merges a file or the command line into
-    /// it, `merge_from_file`/`merge_from_list`; an `ml_collections.ConfigDict` or `AttrDict` of a dict
+    /// through `_C.clone()`; where the code merges a file or the command line into
+    /// it, `merge_from_file`/`merge_from_list`, the default is reported as one, named,
+    /// with a fix that holds for any count the file sets; an `ml_collections.ConfigDict` or `AttrDict` of a dict
     /// literal), a `None` default's fallback (`n if n is not None else bs * 2`), or
     /// through `context.get_hparam(…)`, `context.get_data_config()[…]` and
     /// `self.hparams.x` back to the experiment's `hyperparameters` and `data` —
@@ -240,6 +241,17 @@ struct Written<'p> {
     resolved: Option<Resolved>,
 }
 
+/// The value of option `name`: for the worker count, a config object's
+/// default counts even where the run merges a file into that config (the
+/// message then says so, and the fix does not assume the count).
+fn option_value(code: &Code<'_>, scope: Scope, name: &str, e: &Expr) -> Option<Resolved> {
+    if name == "num_workers" {
+        runtime::constant_or_default(code.prog, code.cfg, code.rt, scope, e)
+    } else {
+        runtime::constant(code.prog, code.cfg, code.rt, scope, e)
+    }
+}
+
 fn find_option<'p>(code: &Code<'p>, scope: Scope, args: &'p [Arg], name: &str, at: usize) -> Option<Written<'p>> {
     for a in args {
         if let Arg::Kw {
@@ -251,7 +263,7 @@ fn find_option<'p>(code: &Code<'p>, scope: Scope, args: &'p [Arg], name: &str, a
                     scope,
                     span: *span,
                     value,
-                    resolved: runtime::constant(code.prog, code.cfg, code.rt, scope, value),
+                    resolved: option_value(code, scope, name, value),
                 });
             }
         }
@@ -261,7 +273,7 @@ fn find_option<'p>(code: &Code<'p>, scope: Scope, args: &'p [Arg], name: &str, a
             scope,
             span: v.span,
             value: v,
-            resolved: runtime::constant(code.prog, code.cfg, code.rt, scope, v),
+            resolved: option_value(code, scope, name, v),
         });
     }
     // `**loader_kwargs` of a dict literal, or of `dict(k=v, …)`.
@@ -286,7 +298,7 @@ fn find_option<'p>(code: &Code<'p>, scope: Scope, args: &'p [Arg], name: &str, a
                             scope: t.scope,
                             span: *span,
                             value,
-                            resolved: runtime::constant(code.prog, code.cfg, code.rt, t.scope, value),
+                            resolved: option_value(code, t.scope, name, value),
                         });
                     }
                 }
@@ -314,7 +326,7 @@ fn dict_call_option<'p>(code: &Code<'p>, scope: Scope, e: &'p Expr, name: &str) 
             scope,
             span: *span,
             value,
-            resolved: runtime::constant(code.prog, code.cfg, code.rt, scope, value),
+            resolved: option_value(code, scope, name, value),
         }),
         _ => None,
     })
@@ -457,13 +469,26 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
     } else {
         format!("num_workers={n}")
     };
-    let via = via.unwrap_or_default();
+    let mut via = via.unwrap_or_default();
+    let default = r.default_at.and_then(|(m, span)| {
+        let text = code.prog.text(m).get(span.start..span.end)?;
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        Some((m, span, text))
+    });
+    if let Some((_, _, text)) = &default {
+        via = format!(" (the config's default, `{text}`, unless the config file merged at run time sets another)");
+    }
+    let advice = if default.is_some() {
+        "set persistent_workers whenever the count is above 0"
+    } else {
+        "set persistent_workers=True"
+    };
     let d = match host {
         Host::PipelineStage => {
             let d = out.at_loc(
                 code.loc(w.scope.m, w.span),
                 format!(
-                    "{value}{via} starts {n} worker processes per rank and stops them after every pass over this loader; set persistent_workers=True"
+                    "{value}{via} starts {n} worker processes per rank and stops them after every pass over this loader; {advice}"
                 ),
             );
             d.help("on a pipeline stage's host the workers compete with the stage processes for memory; keep them alive with persistent_workers=True, and consider fewer");
@@ -477,7 +502,7 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
             let d = out.at_loc(
                 code.loc(w.scope.m, w.span),
                 format!(
-                    "{value}{via} starts {n} worker processes on every rank ({node}) and stops them after every pass over this loader, so each pass starts them all again; set persistent_workers=True"
+                    "{value}{via} starts {n} worker processes on every rank ({node}) and stops them after every pass over this loader, so each pass starts them all again; {advice}"
                 ),
             );
             d.help("every rank of a node forks its own workers, each with a copy of the dataset's touched memory and its prefetch buffers; restarting them at each pass stalls every rank at the start of the pass and raises the node's memory peak. Keep them alive with persistent_workers=True, and consider fewer");
@@ -488,8 +513,20 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
         let p: Vec<PathSeg> = path.clone();
         d.label(config.file, config.value_span(&p), "the value comes from here");
     }
+    if let Some((m, span, _)) = default {
+        d.label(
+            code.file(m),
+            span,
+            "the default; a config file merged into it at run time may change it",
+        );
+    }
     if let Some(edit) = edit {
-        d.unsafe_fix("keep the workers alive: persistent_workers=True", vec![edit]);
+        let title = if r.default_at.is_some() {
+            "keep the workers alive whenever there are any: persistent_workers=<count> > 0"
+        } else {
+            "keep the workers alive: persistent_workers=True"
+        };
+        d.unsafe_fix(title, vec![edit]);
     }
 }
 
@@ -499,9 +536,16 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
 fn persistent_edit(code: &Code<'_>, w: &Written<'_>, persistent: Option<&Written<'_>>, name: &str) -> Option<Edit> {
     let file = code.file(w.scope.m);
     let text = code.prog.text(w.scope.m);
+    // A count the run may set to 0 (a config default a merged file can
+    // change): `persistent_workers=True` would then raise, so the fix
+    // keeps the workers alive whenever there are any.
+    let keep = match w.resolved.as_ref().and_then(|r| r.default_at) {
+        Some(_) => format!("{} > 0", text.get(w.value.span.start..w.value.span.end)?),
+        None => "True".to_string(),
+    };
     match persistent {
         Some(p) => match &p.value.kind {
-            ExprKind::Bool(false) => Some(crate::edit::replace(file, p.value.span, "True")),
+            ExprKind::Bool(false) => Some(crate::edit::replace(file, p.value.span, keep)),
             _ => None,
         },
         None => {
@@ -510,9 +554,9 @@ fn persistent_edit(code: &Code<'_>, w: &Written<'_>, persistent: Option<&Written
                 .is_some_and(|t| t.starts_with('"') || t.starts_with('\''));
             let insert = if in_dict {
                 let quote = &text[w.span.start..w.span.start + 1];
-                format!(", {quote}{name}{quote}: True")
+                format!(", {quote}{name}{quote}: {keep}")
             } else {
-                format!(", {name}=True")
+                format!(", {name}={keep}")
             };
             Some(crate::edit::replace(file, Span::at(w.span.end), insert))
         }

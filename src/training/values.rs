@@ -10,6 +10,8 @@ use serde_json::Value as Json;
 
 use super::ast::{Arg, Expr, ExprKind, StmtKind};
 use super::program::{Callee, Key, Program, Proj, Scope, Sym, Term};
+use crate::source::Span;
+use crate::training::program::ModId;
 use crate::yaml::PathSeg;
 
 /// A constant.
@@ -28,6 +30,11 @@ pub enum Const {
 pub struct Resolved {
     pub values: Vec<Const>,
     pub via: Option<Vec<PathSeg>>,
+    /// A default the run may replace: the store (`_C.DATA.NUM_WORKERS = 8`)
+    /// of a config object the code merges a file or the command line into
+    /// at run time. Only where the caller asked for such defaults
+    /// ([`Env::merged_defaults`]).
+    pub default_at: Option<(ModId, Span)>,
 }
 
 impl Resolved {
@@ -72,6 +79,10 @@ impl Resolved {
 pub struct Env<'a> {
     pub config: Option<&'a Json>,
     pub argv: &'a [String],
+    /// Whether a config object's default counts where the code merges a
+    /// file or the command line into it at run time (the value is then
+    /// marked [`Resolved::default_at`]); otherwise such a value is unknown.
+    pub merged_defaults: bool,
 }
 
 /// Most candidates a searched integer range is expanded to.
@@ -92,6 +103,7 @@ fn constant_at(prog: &Program, env: &Env<'_>, scope: Scope, e: &Expr, depth: u32
     }
     let mut values = Vec::new();
     let mut via = None;
+    let mut default_at = None;
     for t in &sources.terms {
         // `args = get_parser(); args = args.parse_args()` at module level:
         // the parser itself has no option attributes, so that binding is
@@ -103,13 +115,18 @@ fn constant_at(prog: &Program, env: &Env<'_>, scope: Scope, e: &Expr, depth: u32
         if via.is_none() {
             via = r.via;
         }
+        default_at = default_at.or(r.default_at);
         for v in r.values {
             if !values.contains(&v) {
                 values.push(v);
             }
         }
     }
-    Some(Resolved { values, via })
+    Some(Resolved {
+        values,
+        via,
+        default_at,
+    })
 }
 
 /// An `argparse.ArgumentParser(…)` read through an attribute that is not
@@ -147,6 +164,7 @@ fn one(v: Const) -> Option<Resolved> {
     Some(Resolved {
         values: vec![v],
         via: None,
+        default_at: None,
     })
 }
 
@@ -162,6 +180,7 @@ fn term_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -> Option
             Some(Resolved {
                 values: vec![Const::Bool(!r.as_bool()?)],
                 via: r.via,
+                default_at: r.default_at,
             })
         }
         ExprKind::Call { func, args, .. } => {
@@ -185,6 +204,7 @@ fn term_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -> Option
             Some(Resolved {
                 values,
                 via: l.via.or(r.via),
+                default_at: l.default_at.or(r.default_at),
             })
         }
         ExprKind::Attribute { value, attr } => {
@@ -255,7 +275,11 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
                     .iter()
                     .map(|v| convert(path, v))
                     .collect::<Option<Vec<Const>>>()?;
-                return Some(Resolved { values, via: r.via });
+                return Some(Resolved {
+                    values,
+                    via: r.via,
+                    default_at: r.default_at,
+                });
             }
             "determined.get_cluster_info" => {
                 // `.trial.hparams[k]`
@@ -408,7 +432,7 @@ fn module_object_attr(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -
     });
     let name = name?;
     // The last module-level store to `name.<attrs>`.
-    let mut last: Option<(Scope, &Expr)> = None;
+    let mut last: Option<(Scope, &Expr, Span)> = None;
     for c in 0..prog.chunk_count(m) {
         let scope = Scope { m, c, f: None };
         prog.walk_stmts(scope, &mut |_, st| {
@@ -417,16 +441,22 @@ fn module_object_attr(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -
             };
             for target in targets {
                 if attr_path(target, &name).is_some_and(|p| p == attrs) {
-                    last = Some((scope, value));
+                    let store = Span {
+                        start: target.span.start,
+                        end: value.span.end,
+                    };
+                    last = Some((scope, value, store));
                 }
             }
         });
     }
-    let (scope, value) = last?;
+    let (scope, value, store) = last?;
     // A config merged from a file or the command line at run time
     // (`cfg.merge_from_file(args.cfg_file)`, yacs and detectron2's
-    // `CfgNode`) may hold another value than its default: not known here.
-    if merges_config(prog) {
+    // `CfgNode`) may hold another value than its default: unknown, unless
+    // the caller takes such defaults, marked as one.
+    let merged = merges_config(prog);
+    if merged && !env.merged_defaults {
         return None;
     }
     // A function that overwrites the same path (`cfg.DATA.NUM_WORKERS =
@@ -449,7 +479,11 @@ fn module_object_attr(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -
             }
         }
     }
-    constant_at(prog, env, scope, value, depth + 1)
+    let mut r = constant_at(prog, env, scope, value, depth + 1)?;
+    if merged {
+        r.default_at = Some((m, store));
+    }
+    Some(r)
 }
 
 /// Whether some statement of the training code stores to a field named
@@ -572,18 +606,24 @@ fn resolve_terms(prog: &Program, env: &Env<'_>, r: &super::program::Sources<'_>,
     }
     let mut values = Vec::new();
     let mut via = None;
+    let mut default_at = None;
     for t in &r.terms {
         let v = term_value(prog, env, t, depth + 1)?;
         if via.is_none() {
             via = v.via;
         }
+        default_at = default_at.or(v.default_at);
         for x in v.values {
             if !values.contains(&x) {
                 values.push(x);
             }
         }
     }
-    Some(Resolved { values, via })
+    Some(Resolved {
+        values,
+        via,
+        default_at,
+    })
 }
 
 fn convert(path: &str, v: &Const) -> Option<Const> {
@@ -645,6 +685,7 @@ fn config_value(env: &Env<'_>, base: &[&str], proj: &[Proj]) -> Option<Resolved>
     Some(Resolved {
         values,
         via: Some(path),
+        default_at: None,
     })
 }
 

@@ -23,6 +23,7 @@ pub(super) fn node_total(code: &Code<'_>, w: &Written<'_>) -> Option<i64> {
     let env = Env {
         config: code.cfg.json.as_ref(),
         argv: code.rt.argv(),
+        merged_defaults: false,
     };
     let ExprKind::Attribute {
         value: recv,

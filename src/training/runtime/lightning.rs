@@ -24,6 +24,7 @@ fn strategy_ranks(prog: &Program, scope: Scope, e: &Expr) -> Option<bool> {
     let env = Env {
         config: None,
         argv: &[],
+        merged_defaults: false,
     };
     if let Some(s) = values::constant(prog, &env, scope, e).and_then(|r| r.as_str().map(str::to_string)) {
         let per_device = per_device_name(&s);
@@ -53,6 +54,7 @@ fn device_count(prog: &Program, scope: Scope, e: &Expr) -> Option<i64> {
     let env = Env {
         config: None,
         argv: &[],
+        merged_defaults: false,
     };
     match values::constant(prog, &env, scope, e)?.single()? {
         Const::Int(n) if *n >= 0 => Some(*n),

@@ -634,6 +634,25 @@ pub fn constant(
     let env = Env {
         config: config.json.as_ref(),
         argv: runtime.argv(),
+        merged_defaults: false,
+    };
+    values::constant(prog, &env, scope, e)
+}
+
+/// [`constant`], also taking a config object's default where the code
+/// merges a file or the command line into that object at run time (the
+/// value is then marked with the default's store, `default_at`).
+pub fn constant_or_default(
+    prog: &Program,
+    config: &ConfigFacts,
+    runtime: &Runtime,
+    scope: Scope,
+    e: &Expr,
+) -> Option<values::Resolved> {
+    let env = Env {
+        config: config.json.as_ref(),
+        argv: runtime.argv(),
+        merged_defaults: true,
     };
     values::constant(prog, &env, scope, e)
 }

@@ -1,8 +1,11 @@
-# stagec fixture: neg_yacs_merged_from_file (issue 22, class 9): pos_t22a_yacs_config's loader,
+# stagec fixture: pos_yacs_default_merged_from_file (issue 22, class 9): pos_t22a_yacs_config's loader,
 # named: on the command line with config.py and main.py
 # runtime: multi-rank (main.py initialises the process group; this module shards by rank)
-# expect: none (the worker count is the yacs default 8 only until main.py merges the run's YAML
-#   file and command line into the config: the count is not known before the run)
+# expect:
+#   T105 at 26:9 config.DATA.NUM_WORKERS is the yacs default 8 until main.py merges the run's YAML
+#        file and command line into the config: reported with the default named and labelled
+#        (config.py), and a fix that holds whatever the file sets: persistent_workers=
+#        config.DATA.NUM_WORKERS > 0 after the argument (26:44).
 # ----
 import torch
 import torch.distributed as dist

@@ -1,6 +1,6 @@
-# stagec fixture: neg_yacs_merged_from_file (defaults module)
+# stagec fixture: pos_yacs_default_merged_from_file (defaults module)
 # named: on the command line with data.py and main.py
-# expect: none in this file
+# expect: none in this file (the default it holds is reported where a loader uses it)
 # ----
 from yacs.config import CfgNode as CN
 
@@ -18,7 +18,7 @@ def get_config():
 
 def load_config(path, opts):
     """The defaults, then the run's YAML file and command line (SlowFast's and
-    Swin's shape): NUM_WORKERS is whatever the file says, unknown before the run."""
+    Swin's shape): NUM_WORKERS stays 8 unless the file or command line sets it."""
     config = get_config()
     config.merge_from_file(path)
     if opts:

@@ -1,4 +1,4 @@
-# stagec fixture: neg_yacs_merged_from_file (entry script)
+# stagec fixture: neg_yacs_small_default_merged (entry script)
 # named: on the command line with config.py and data.py
 # expect: none in this file
 # ----
