@@ -123,6 +123,9 @@ pub struct TrainingSources {
 pub struct TrainingFile {
     pub file: FileId,
     pub module: String,
+    /// Whether the file is a package's `__init__.py`: its relative imports
+    /// start from the package it names, not from that package's parent.
+    pub package: bool,
     pub role: FileRole,
     pub parsed: Arc<ParsedFile>,
     /// Whether this compilation parsed the file (not reused from a cache).
@@ -259,9 +262,13 @@ pub fn attach(
             },
         };
         index_of.push(Some(files.len()));
+        let package = std::path::Path::new(&t.input.name)
+            .file_name()
+            .is_some_and(|n| n == "__init__.py");
         files.push(TrainingFile {
             file: reg.file,
             module: t.module.clone(),
+            package,
             role: t.role,
             parsed,
             fresh,
@@ -285,6 +292,7 @@ pub fn attach(
         files.push(TrainingFile {
             file: *id,
             module,
+            package: false,
             role: FileRole::Model,
             parsed: Arc::clone(parsed),
             fresh: true,

@@ -146,7 +146,7 @@ impl Program {
                                 && matches!(p.kind, ExprKind::Tuple(_)) =>
                         {
                             match items.iter().position(|i| std::ptr::eq(i, e)) {
-                                Some(i) => self.returned_element(scope, p, i, items.len(), places, visit),
+                                Some(i) => self.returned_element(scope, p, i, items.len(), places, visit, 0),
                                 None => visit(Flow::Escapes { scope, at: p }),
                             }
                         }
@@ -218,7 +218,10 @@ impl Program {
     /// Element `i` of the tuple `container` (of `n` elements) a function
     /// returns: at each call site unpacked into as many targets
     /// (`train, val = loaders()`), the `i`-th target holds it; a call site
-    /// that keeps the tuple whole is where the flow stops following.
+    /// that keeps the tuple whole is where the flow stops following, and one
+    /// that returns it as it is (`return build_finetune(cfg)`, a dispatching
+    /// helper) hands it on to that function's own callers.
+    #[allow(clippy::too_many_arguments)]
     fn returned_element<'p>(
         &'p self,
         scope: Scope,
@@ -227,6 +230,7 @@ impl Program {
         n: usize,
         places: &mut Vec<Place>,
         visit: &mut dyn FnMut(Flow<'p>),
+        depth: u32,
     ) {
         let Some(f) = scope.func() else {
             visit(Flow::Escapes { scope, at: container });
@@ -241,7 +245,17 @@ impl Program {
             if self.spawns(s2, call) {
                 continue;
             }
-            let target = self.ancestors_of(s2, call).and_then(|a| match a.last() {
+            let anc = self.ancestors_of(s2, call);
+            let forwarded = anc.as_ref().is_some_and(|a| {
+                matches!(a.last(), Some(Anc::Stmt(st)) if matches!(&st.kind, StmtKind::Return(Some(v)) if std::ptr::eq(v, call)))
+            });
+            // Dispatching helpers nest shallowly; a function returning its
+            // own call is not followed round.
+            if forwarded && depth < 3 && s2.func() != Some(f) {
+                self.returned_element(s2, call, i, n, places, visit, depth + 1);
+                continue;
+            }
+            let target = anc.and_then(|a| match a.last() {
                 Some(Anc::Stmt(st)) => match &st.kind {
                     StmtKind::Assign { targets, value } if std::ptr::eq(value, call) && targets.len() == 1 => {
                         match &targets[0].kind {

@@ -282,6 +282,7 @@ struct FileEntry {
     parsed: Arc<ParsedFile>,
     file: FileId,
     module: String,
+    package: bool,
     role: FileRole,
     programs: u64,
 }
@@ -346,6 +347,7 @@ impl Program {
                 parsed: Arc::clone(&f.parsed),
                 file: f.file,
                 module: f.module.clone(),
+                package: f.package,
                 role: f.role,
                 programs: f.programs,
             })

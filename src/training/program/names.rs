@@ -61,8 +61,10 @@ impl Program {
             return String::new();
         }
         let name = &f.module;
-        let is_init = self.files.get(m as usize).is_some_and(|_| name.ends_with("__init__"));
-        if is_init {
+        // A package's `__init__.py` is named as its package (`data`), and
+        // its relative imports start there (`from .simmim import …` is
+        // `data.simmim`).
+        if f.package {
             return name.trim_end_matches(".__init__").to_string();
         }
         name.rsplit_once('.').map_or(String::new(), |(p, _)| p.to_string())

@@ -4,14 +4,16 @@ use std::sync::Arc;
 
 use super::*;
 
-/// A program of `files` (module name, text): the first is the entry file.
+/// A program of `files` (module name, text): the first is the entry file;
+/// a name ending in `.__init__` is that package's `__init__.py`.
 fn program(files: &[(&str, &str)]) -> Program {
     let files: Vec<TrainingFile> = files
         .iter()
         .enumerate()
         .map(|(i, (module, text))| TrainingFile {
             file: FileId(i as u32),
-            module: module.to_string(),
+            module: module.trim_end_matches(".__init__").to_string(),
+            package: module.ends_with(".__init__"),
             role: if i == 0 { FileRole::Entry } else { FileRole::Imported },
             parsed: Arc::new(ParsedFile::new(text)),
             fresh: true,
@@ -57,6 +59,26 @@ fn calls_in(p: &Program, scope: Scope) -> Vec<&Expr> {
 
 const TRAIN: &str = "import torch.distributed as dist\nfrom torch.utils.data.distributed import DistributedSampler\nfrom helpers import build, Base\n\n\nclass Trial(Base):\n    def train_batch(self, batch):\n        return build(batch)\n\n\ndef main():\n    n = 4\n    m = n\n    dist.barrier()\n    return build(m, 3)\n";
 const HELPERS: &str = "from determined.pytorch import PyTorchTrial\n\n\nclass Base(PyTorchTrial):\n    def setup(self):\n        pass\n\n\ndef build(x, y=2):\n    return x\n";
+
+#[test]
+fn a_package_init_imports_relative_to_its_own_package() {
+    // SimMIM's shape: `from data import build_loader`, which `data/__init__.py`
+    // imports from `.data_simmim` (the package's own module, not a top-level one).
+    let p = program(&[
+        ("main", "from data import build\n\nbuild()\n"),
+        ("data.__init__", "from .simmim import build\n"),
+        ("data.simmim", "def build():\n    return 1\n"),
+        ("simmim", "def build():\n    return 2\n"),
+    ]);
+    assert_eq!(p.module_name(1), "data");
+    assert_eq!(p.global(0, "build", 0), Some(Sym::Func(func(&p, 2, "build"))));
+    // A plain module's relative import starts from its parent package.
+    let q = program(&[
+        ("pkg.main", "from .simmim import build\n"),
+        ("pkg.simmim", "def build():\n    return 1\n"),
+    ]);
+    assert_eq!(q.global(0, "build", 0), Some(Sym::Func(func(&q, 1, "build"))));
+}
 
 #[test]
 fn names_resolve_through_imports_of_the_program_and_outside_it() {

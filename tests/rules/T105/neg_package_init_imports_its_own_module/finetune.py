@@ -1,0 +1,28 @@
+# stagec fixture: neg_package_init_imports_its_own_module (a top-level module of the same name)
+# named: on the command line with main.py, data/__init__.py and data/finetune.py
+# runtime: multi-rank
+# expect: none (no code imports this module: `from .finetune import …` in data/__init__.py is
+#   data/finetune.py)
+# ----
+import torch
+import torch.distributed as dist
+from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+
+WORKERS = 10
+
+
+def build_loader_finetune(config):
+    train = TensorDataset(torch.randn(1000, 8))
+    val = TensorDataset(torch.randn(100, 8))
+    world, rank = dist.get_world_size(), dist.get_rank()
+    train_sampler = DistributedSampler(train, num_replicas=world, rank=rank, shuffle=True)
+    val_sampler = DistributedSampler(val, num_replicas=world, rank=rank, shuffle=False)
+    train_loader = DataLoader(
+        train,
+        sampler=train_sampler,
+        batch_size=config["batch_size"],
+        num_workers=WORKERS,
+        drop_last=True,
+    )
+    val_loader = DataLoader(val, sampler=val_sampler, batch_size=64, num_workers=WORKERS)
+    return train, val, train_loader, val_loader
