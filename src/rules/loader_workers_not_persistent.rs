@@ -2,7 +2,7 @@ declare_rule! {
     /// ## What it checks
     /// A `DataLoader` (torch's, `determined.pytorch.DataLoader`, or a project
     /// subclass of torch's that leaves the workers to it) whose `num_workers`
-    /// resolves to 8 or more — written out, through module constants and
+    /// resolves to 1 or more — written out, through module constants and
     /// `**kwargs` dicts (literals or `dict(k=v, …)`), argparse defaults (also
     /// `parser.set_defaults(…)`, and into the workers `mp.spawn(fn, (args,))` starts), config
     /// objects filled in at module level (a yacs `_C.DATA.NUM_WORKERS = 8`, also
@@ -30,10 +30,13 @@ declare_rule! {
     /// 1) / ngpus)`, `// ngpus` or `math.ceil`, with `ngpus` from
     /// `torch.cuda.device_count()`), is reported with the node's total: a
     /// rank's share is unknown but at least 1, and the node starts at least
-    /// the flag's value (8 or more); rounded down, divided by anything else,
+    /// the flag's value; rounded down, divided by anything else,
     /// or stored to elsewhere too, it is left alone. A loader built on one rank only (under `if rank == 0:`,
     /// `if is_main_process():`, or in a helper called only there) in a multi-rank
     /// job is left alone: its workers are one process's, not the node's ranks'.
+    /// So is a loader whose dataset the code changes between passes
+    /// (`train_set.set_epoch(epoch)`, `loader.dataset.epoch = epoch`): workers
+    /// kept alive would go on with their stale copy of it.
     /// Values stagec cannot resolve
     /// (`os.cpu_count()`, argparse flags without a default or overwritten by the
     /// code, config paths a function overwrites, external config files) are left
@@ -62,7 +65,7 @@ declare_rule! {
         name: "loader-workers-not-persistent",
         family: Training,
         severity: Warning,
-        summary: "Many loader workers on every rank are restarted at every pass",
+        summary: "Loader workers on every rank are restarted at every pass",
     };
 }
 
@@ -79,8 +82,9 @@ use crate::yaml::{display_path, PathSeg};
 mod shared;
 mod sites;
 
-/// Fewest workers reported.
-const MANY: i64 = 8;
+/// Fewest workers reported: any. Each of them is forked again at every
+/// pass, on every rank of the node.
+const MANY: i64 = 1;
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
@@ -134,6 +138,12 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             let Some(workers) = find_option(&code, scope, args, "num_workers", at) else {
                 return;
             };
+            // A dataset the code changes between passes (`train_set.set_epoch(epoch)`,
+            // `loader.dataset.epoch = epoch`): workers kept alive would hold
+            // their stale copy, so restarting them is the code's intent.
+            if dataset_refreshed(&code, scope, args) {
+                return;
+            }
             let persistent = find_option(&code, scope, args, "persistent_workers", 12);
             let keeps = persistent
                 .as_ref()
@@ -182,6 +192,57 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             }
         }
     }
+}
+
+/// Whether the code changes the loader's dataset between passes: a
+/// `set_epoch(…)` call on it or on some loader's `.dataset`, or a store to
+/// one of its attributes (the dataset given by a name, `DataLoader(train_set,
+/// …)` or `dataset=train_set`), anywhere in the loader's module.
+fn dataset_refreshed(code: &Code<'_>, scope: Scope, args: &[Arg]) -> bool {
+    let prog = code.prog;
+    let dataset = args.iter().find_map(|a| match a {
+        Arg::Kw { name, value, .. } if name == "dataset" => Some(value),
+        _ => None,
+    });
+    let dataset = dataset.or_else(|| runtime::pos(args, 0));
+    let name = match dataset.map(|d| &d.kind) {
+        Some(ExprKind::Name(n)) => Some(n.as_str()),
+        _ => None,
+    };
+    // `x.dataset` or the dataset's own name.
+    let is_dataset = |e: &Expr| match &e.kind {
+        ExprKind::Attribute { attr, .. } => attr == "dataset",
+        ExprKind::Name(n) => Some(n.as_str()) == name,
+        _ => false,
+    };
+    let m = scope.m;
+    let chunks: Vec<u32> = prog.chunks_mentioning(m, &["set_epoch", "dataset"]).collect();
+    for c in chunks {
+        for s in prog.scopes(m, c) {
+            let mut hit = false;
+            prog.walk_exprs(s, &mut |_, e| {
+                if let ExprKind::Call { func, .. } = &e.kind {
+                    if let ExprKind::Attribute { value, attr } = &func.kind {
+                        hit |= attr == "set_epoch" && is_dataset(value);
+                    }
+                }
+            });
+            prog.walk_stmts(s, &mut |_, st| {
+                let stored = match &st.kind {
+                    StmtKind::Assign { targets, .. } => targets.iter().collect::<Vec<_>>(),
+                    StmtKind::AugAssign { target, .. } => vec![target],
+                    _ => return,
+                };
+                hit |= stored
+                    .iter()
+                    .any(|t| matches!(&t.kind, ExprKind::Attribute { value, .. } if is_dataset(value)));
+            });
+            if hit {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Whether `e` runs on one rank at most (the body of `if rank == 0:`).
@@ -342,6 +403,12 @@ fn resolved_max(_code: &Code<'_>, w: &Written<'_>) -> Option<i64> {
 /// or a trial's validation loader, which Determined re-iterates.
 fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> bool {
     let prog = code.prog;
+    // A loader built anew at each pass (`for x in DataLoader(part, …)` in the
+    // epoch loop): its workers start with it whatever persistent_workers
+    // says, and only building it once would keep them.
+    if runtime::repeats(anc, loader) {
+        return false;
+    }
     // The functions the loader is passed into, and those it is passed
     // from: a function that iterates it is called in a loop for this loader
     // only through calls in these (a logging helper iterating every loader
@@ -478,6 +545,7 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
     if let Some((_, _, text)) = &default {
         via = format!(" (the config's default, `{text}`, unless the config file merged at run time sets another)");
     }
+    let processes = if n == 1 { "process" } else { "processes" };
     let advice = if default.is_some() {
         "set persistent_workers whenever the count is above 0"
     } else {
@@ -488,7 +556,7 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
             let d = out.at_loc(
                 code.loc(w.scope.m, w.span),
                 format!(
-                    "{value}{via} starts {n} worker processes per rank and stops them after every pass over this loader; {advice}"
+                    "{value}{via} starts {n} worker {processes} per rank and stops them after every pass over this loader; {advice}"
                 ),
             );
             d.help("on a pipeline stage's host the workers compete with the stage processes for memory; keep them alive with persistent_workers=True, and consider fewer");
@@ -502,10 +570,10 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
             let d = out.at_loc(
                 code.loc(w.scope.m, w.span),
                 format!(
-                    "{value}{via} starts {n} worker processes on every rank ({node}) and stops them after every pass over this loader, so each pass starts them all again; {advice}"
+                    "{value}{via} starts {n} worker {processes} on every rank ({node}) and stops them after every pass over this loader, so each pass starts them all again; {advice}"
                 ),
             );
-            d.help("every rank of a node forks its own workers, each with a copy of the dataset's touched memory and its prefetch buffers; restarting them at each pass stalls every rank at the start of the pass and raises the node's memory peak. Keep them alive with persistent_workers=True, and consider fewer");
+            d.help(format!("every rank of a node forks its own workers, each with a copy of the dataset's touched memory and its prefetch buffers; restarting them at each pass stalls every rank at the start of the pass and raises the node's memory peak. Keep them alive with persistent_workers=True{}", if n >= 8 { ", and consider fewer" } else { "" }));
             d
         }
     };

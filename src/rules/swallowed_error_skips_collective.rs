@@ -185,7 +185,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 // A fallback after a read (a file, a checkpoint): what fails
                 // on one rank only. An environment variable or an argument
                 // is the same on every rank.
-                let reads = body.iter().any(|st| can_raise(&code, scope, st, Caught::Io));
+                let reads = body.iter().any(|st| can_raise(&code, scope, st, Caught::Io))
+                    || reads_earlier_read(&code, scope, s, body);
                 if !leaves && reads {
                     if let Some(fb) = super::swallowed_fallback::fallback(&code, scope, s, body, path, ddp) {
                         fallbacks.push((h.keyword, caught.1, fb));
@@ -589,6 +590,55 @@ fn first_raising_call(code: &Code<'_>, scope: Scope, s: &Stmt, caught: Caught) -
         }
     });
     at
+}
+
+/// Whether `body` (of the `try` statement `try_stmt`) uses a name that an
+/// earlier `try` of the same scope binds from a read, with a handler that
+/// goes on (`try: ckpt = torch.load(p)` / `except: log(…)`, then `try: epoch =
+/// ckpt["epoch"]`): the read failing makes this body fail too.
+fn reads_earlier_read(code: &Code<'_>, scope: Scope, try_stmt: &Stmt, body: &[Stmt]) -> bool {
+    let mut used: Vec<&str> = Vec::new();
+    let mut stack = Vec::new();
+    for st in body {
+        walk_stmt(st, &mut stack, &mut |_, n| {
+            if let Node::Expr(e) = n {
+                if let ExprKind::Name(name) = &e.kind {
+                    used.push(name.as_str());
+                }
+            }
+        });
+    }
+    if used.is_empty() {
+        return false;
+    }
+    let mut hit = false;
+    code.prog.walk_stmts(scope, &mut |_, s| {
+        if hit || s.span.end > try_stmt.span.start {
+            return;
+        }
+        let StmtKind::Try {
+            body: earlier,
+            handlers,
+            ..
+        } = &s.kind
+        else {
+            return;
+        };
+        let goes_on = handlers.iter().any(|h| swallowing_path(code, scope, h).is_some());
+        if !goes_on {
+            return;
+        }
+        hit = earlier.iter().any(|st| {
+            let StmtKind::Assign { targets, .. } = &st.kind else {
+                return false;
+            };
+            targets
+                .iter()
+                .any(|t| matches!(&t.kind, ExprKind::Name(n) if used.contains(&n.as_str())))
+                && can_raise(code, scope, st, Caught::Io)
+        });
+    });
+    hit
 }
 
 fn can_raise(code: &Code<'_>, scope: Scope, s: &Stmt, caught: Caught) -> bool {

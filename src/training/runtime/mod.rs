@@ -741,7 +741,7 @@ pub fn called_in_loop_via(prog: &Program, f: FuncId, depth: u32, via: &dyn Fn(Fu
 /// Whether `e`, with ancestors `anc`, runs again for each pass of a loop:
 /// in a loop's body or condition, or in a comprehension — not in the
 /// iterable of a `for`, which is evaluated once.
-fn repeats(anc: &[Anc<'_>], e: &Expr) -> bool {
+pub fn repeats(anc: &[Anc<'_>], e: &Expr) -> bool {
     anc.iter().any(|a| match a {
         Anc::Stmt(s) => match &s.kind {
             StmtKind::For { iter, .. } => !(iter.span.start <= e.span.start && e.span.end <= iter.span.end),

@@ -8,7 +8,7 @@
 #   num_workers=context.get_hparam("workers") = 8 and no persistent_workers. Determined turns the
 #   training loader into one endless iterator (RepeatBatchSampler) that is created once, so the
 #   8 workers start once per process; persistent_workers=True would change nothing. The
-#   validation loader uses 2 workers.
+#   validation loader starts no workers (num_workers=0).
 # ----
 from typing import Any, Dict
 
@@ -51,7 +51,7 @@ class LMTrial(det_ds.DeepSpeedTrial):
 
     def build_validation_data_loader(self) -> pytorch.DataLoader:
         ds = torch.utils.data.TensorDataset(self.tokens[:1000])
-        return pytorch.DataLoader(ds, batch_size=self.context.train_micro_batch_size_per_gpu, num_workers=2)
+        return pytorch.DataLoader(ds, batch_size=self.context.train_micro_batch_size_per_gpu, num_workers=0)
 
     def train_batch(self, iter_dataloader, epoch_idx: int, batch_idx: int) -> Dict[str, Any]:
         (seq,) = self.context.to_device(next(iter_dataloader))

@@ -4,7 +4,7 @@
 # runtime: torch.distributed on a pipeline stage's host
 # expect: no finding.
 #   - train_loader: num_workers=8 with persistent_workers=True.
-#   - eval_loader: num_workers=4, below the threshold of 8.
+#   - eval_loader: num_workers=0, no worker processes to restart.
 #   - probe_loader: num_workers=8 but iterated exactly once (no enclosing loop re-creates its
 #     iterator), so its workers start once whatever persistent_workers says.
 # ----
@@ -25,7 +25,7 @@ def main(epochs: int = 12) -> None:
     sampler = DistributedSampler(train_set)
 
     train_loader = DataLoader(train_set, batch_size=64, sampler=sampler, num_workers=8, persistent_workers=True)
-    eval_loader = DataLoader(eval_set, batch_size=256, num_workers=4)
+    eval_loader = DataLoader(eval_set, batch_size=256, num_workers=0)
     probe_loader = DataLoader(train_set, batch_size=1024, num_workers=8)
 
     mean = torch.zeros(256)

@@ -2,7 +2,7 @@
 # named: on the command line (no config: a torchrun script)
 # runtime: multi-rank: the script initialises the process group
 # expect: none: every caller of make_loader() either keeps the workers (persistent_workers=True),
-#         asks for few (4), or iterates its loader once (the final export pass, outside any loop);
+#         asks for none (0), or iterates its loader once (the final export pass, outside any loop);
 #         capped_loader() lowers the count itself (min(num_workers, 4)) before building the loader
 # ----
 import argparse
@@ -33,7 +33,7 @@ def main(args, train_set, val_set, test_set, model, step):
     dist.init_process_group("nccl")
     train = make_loader(train_set, 64, args.num_workers, persistent_workers=True, shuffle=True)
     val = make_loader(val_set, 256, num_workers=args.num_workers, persistent_workers=True)
-    test = make_loader(test_set, 256, num_workers=4)
+    test = make_loader(test_set, 256, num_workers=0)
     capped = capped_loader(test_set, args.num_workers)
     keep = capped_loader(test_set, args.num_workers, persistent_workers=True)
     for epoch in range(args.epochs):

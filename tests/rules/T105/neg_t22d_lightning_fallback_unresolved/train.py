@@ -3,7 +3,7 @@
 # runtime: multi-rank: pl.Trainer(strategy="ddp", devices=8)
 # expect: none: train_dataloader()'s count falls back to batch_size * 2 with a batch size the
 #         code cannot know (a function argument nobody passes a literal to); the caller's
-#         explicit num_workers=4 in the second module is below the threshold; the validation
+#         explicit num_workers=0 in the second module starts no workers; the validation
 #         loader keeps its workers (persistent_workers=True)
 # ----
 import pytorch_lightning as pl
@@ -37,4 +37,4 @@ class Frames(pl.LightningDataModule):
 def main(model, train_set, batch_size):
     trainer = pl.Trainer(accelerator="gpu", devices=8, strategy="ddp", max_epochs=50)
     trainer.fit(model, Captions(train_set, batch_size))
-    trainer.fit(model, Frames(train_set, batch_size=8, num_workers=4))
+    trainer.fit(model, Frames(train_set, batch_size=8, num_workers=0))

@@ -6,7 +6,7 @@
 #     go through DataLoader's (what it keeps is its own business);
 #   - the ConfigDict's num_workers is overwritten by a function (`cfg...num_workers = n`),
 #     so its literal 16 is not the value the loader sees;
-#   - set_defaults gives --eval-workers 4, below the threshold, and two set_defaults calls
+#   - set_defaults gives --eval-workers 0 (no workers), and two set_defaults calls
 #     disagree on --train-workers (8 and 2): unresolved;
 #   - Shards(ds, args.shard_workers).loader(): the count is a flag without a default;
 #   - finetune()'s options are a deep copy of BASE that loader_options() may update
@@ -77,7 +77,7 @@ if __name__ == "__main__":
     parser.add_argument("--eval-workers", type=int, default=12)
     parser.add_argument("--train-workers", type=int)
     parser.add_argument("--shard-workers", type=int)
-    parser.set_defaults(eval_workers=4, train_workers=8)
+    parser.set_defaults(eval_workers=0, train_workers=8)
     if parser.parse_known_args()[0].epochs > 100:
         parser.set_defaults(train_workers=2)
     main(parser.parse_args(), None, None, None, None)

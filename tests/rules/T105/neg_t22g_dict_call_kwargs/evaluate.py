@@ -5,7 +5,7 @@
 #   - `dict(num_workers=8, persistent_workers=True)`: the workers are kept;
 #   - `dict(base, num_workers=8)` and `dict(**base, num_workers=8)`: `base`
 #     may hold persistent_workers (not known, so nothing is said);
-#   - `dict(num_workers=2)`: few workers.
+#   - `dict(num_workers=0)`: no workers.
 # ----
 import torch
 import torch.distributed as dist
@@ -26,7 +26,7 @@ def main():
     kept = dict(batch_size=64, num_workers=8, persistent_workers=True)
     merged = dict(base, num_workers=8)
     splatted = dict(**base, num_workers=8)
-    few = dict(batch_size=64, num_workers=2)
+    few = dict(batch_size=64, num_workers=0)
     loaders = [
         DataLoader(data, sampler=sampler, **kept),
         DataLoader(data, sampler=sampler, **merged),

@@ -33,7 +33,7 @@ def main():
     torch.cuda.set_device(rank % 8)
     data = TensorDataset(torch.randn(20000, 64), torch.randint(0, 10, (20000,)))
     sampler = DistributedSampler(data)
-    train_loader = DataLoader(data, batch_size=128, sampler=sampler, num_workers=2)
+    train_loader = DataLoader(data, batch_size=128, sampler=sampler, num_workers=0)
     if rank == 0:
         eval_loader = DataLoader(data, batch_size=256, num_workers=8, shuffle=False)
     if not is_main():

@@ -3,7 +3,7 @@
 # runtime: torch.multiprocessing.spawn starts one process per GPU; the values that
 #          reach the workers' parameters are small or persistent
 # expect: none
-#   - main_worker(gpu, workers, args) gets 2 from the spawn tuple's first item
+#   - main_worker(gpu, workers, args) gets 0 from the spawn tuple's first item
 #     (not the args object: the rank comes first);
 #   - eval_worker divides --workers' default 16 by 8 GPUs in each rank: 2;
 #   - probe_worker's spawn tuple is not a literal (unresolvable: silent).
@@ -51,7 +51,7 @@ def main():
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--ngpus", type=int, default=8)
     args = parser.parse_args()
-    mp.spawn(main_worker, (2, args), args.ngpus)
+    mp.spawn(main_worker, (0, args), args.ngpus)
     mp.spawn(eval_worker, args=(args,), nprocs=args.ngpus)
     spawn_args = tuple([args])
     mp.spawn(probe_worker, spawn_args, args.ngpus)

@@ -7,7 +7,7 @@ from yacs.config import CfgNode as CN
 _C = CN()
 _C.DATA = CN()
 _C.DATA.BATCH_SIZE = 128
-_C.DATA.NUM_WORKERS = 4
+_C.DATA.NUM_WORKERS = 0
 _C.TRAIN = CN()
 _C.TRAIN.EPOCHS = 300
 
@@ -18,7 +18,7 @@ def get_config():
 
 def load_config(path, opts):
     """The defaults, then the run's YAML file and command line (SlowFast's and
-    Swin's shape): NUM_WORKERS stays 4 unless the file or command line sets it."""
+    Swin's shape): NUM_WORKERS stays 0 unless the file or command line sets it."""
     config = get_config()
     config.merge_from_file(path)
     if opts:

@@ -1,8 +1,8 @@
 # stagec fixture: neg_yacs_small_default_merged (issue 22, class 9): pos_t22a_yacs_config's loader,
 # named: on the command line with config.py and main.py
 # runtime: multi-rank (main.py initialises the process group; this module shards by rank)
-# expect: none (the yacs default is 4, below the count T105 reports; the merged YAML file may
-#   raise it, but a value the run may set is not reported from a default that is not itself many)
+# expect: none (the yacs default is 0, no workers; the merged YAML file may raise it, but a
+#   value the run may set is not reported from a default that starts none)
 # ----
 import torch
 import torch.distributed as dist

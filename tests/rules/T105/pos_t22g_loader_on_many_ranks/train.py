@@ -3,9 +3,10 @@
 # runtime: multi-rank (init_process_group, DDP); the evaluation loaders are
 #          built on many ranks despite a rank test in their condition
 # expect:
-#   T105 at 21:42 the helper's loader: its call site is under `if rank == 0 or full_eval:`
-#   T105 at 39:56 the eval loader under `if rank >= 0:` (every rank)
-#   T105 at 41:57 the probe loader in the body of `if not is_main():` (ranks 1..N-1)
+#   T105 at 38:70 the training loader's 2 workers on every rank, restarted at each of the 10 epochs
+#   T105 at 22:42 the helper's loader: its call site is under `if rank == 0 or full_eval:`
+#   T105 at 40:56 the eval loader under `if rank >= 0:` (every rank)
+#   T105 at 42:57 the probe loader in the body of `if not is_main():` (ranks 1..N-1)
 # ----
 import torch
 import torch.distributed as dist

@@ -1,14 +1,14 @@
 # stagec fixture: neg_package_init_imports_its_own_module (issue 22, class 9)
 # named: on the command line with main.py, data/__init__.py and finetune.py
 # runtime: multi-rank (main.py initialises the process group; this module shards by rank)
-# expect: none (2 workers: the package's own module, which data/__init__.py's `.finetune` names;
+# expect: none (no workers: the package's own module, which data/__init__.py's `.finetune` names;
 #   the top-level finetune.py with 10 workers is another module, never imported)
 # ----
 import torch
 import torch.distributed as dist
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
-WORKERS = 2
+WORKERS = 0
 
 
 def build_loader_finetune(config):
