@@ -106,6 +106,10 @@ pub(super) fn rank_kind_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) -
             }
             follow(prog, scope, e, depth)
         }
+        // The first parameter of a function `mp.spawn` starts: the process
+        // index, which the spawning code makes the rank (a direct call of the
+        // same function for one process passes 0, rank 0).
+        ExprKind::Name(_) if spawned_rank_param(prog, scope, e) => Some(RankKind::Rank),
         ExprKind::Name(n) => match follow(prog, scope, e, depth) {
             Some(k) => Some(k),
             None if RANK_NAMES.contains(&n.as_str()) => (!assigned_elsewise(prog, scope, e)).then_some(RankKind::Rank),
@@ -113,6 +117,25 @@ pub(super) fn rank_kind_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) -
         },
         _ => None,
     }
+}
+
+/// Whether `e` (a name) reads parameter 0 of its function, unchanged,
+/// where some call site of that function is a spawner's
+/// (`mp.spawn(train, args=(cfg,), nprocs=n)` runs `train(i, cfg)`).
+fn spawned_rank_param(prog: &Program, scope: Scope, e: &Expr) -> bool {
+    let (Some(f), ExprKind::Name(n)) = (scope.func(), &e.kind) else {
+        return false;
+    };
+    if !matches!(
+        prog.local_defs(f, n).as_slice(),
+        [crate::training::program::LocalDef::Param(0)]
+    ) {
+        return false;
+    }
+    if prog.class_of(f).is_some() {
+        return false;
+    }
+    prog.call_sites(f).into_iter().any(|(s, call)| prog.spawns(s, call))
 }
 
 /// What a helper function of the training code returns: the rank (every
