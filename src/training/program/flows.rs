@@ -67,6 +67,19 @@ impl Program {
                 ExprKind::Call { func, args, .. } => {
                     let callee = self.callee(scope, func);
                     let pos = arg_pos(args, e);
+                    // `iter(loader)` (a prefetcher's `self.it = iter(loader)`,
+                    // then `next(self.it)`): an iteration, as a `for` is.
+                    if matches!(&callee, Callee::External(path) if path == "builtins.iter")
+                        && matches!(pos, ArgPos::Pos(0))
+                        && args.len() == 1
+                    {
+                        visit(Flow::Iterated {
+                            scope,
+                            stmt: None,
+                            anc: up.to_vec(),
+                        });
+                        return;
+                    }
                     if through(&callee, &pos) {
                         queue.push((scope, up.to_vec(), p, depth + 1));
                         return;
