@@ -2,7 +2,9 @@ declare_rule! {
     /// ## What it checks
     /// A shuffling `torch.utils.data.DistributedSampler` (or a subclass that keeps
     /// its epoch-seeded order) whose `DataLoader` is iterated in an epoch loop that
-    /// trains — the batches reach a backward pass or an optimizer step — when no
+    /// trains — the batches reach a backward pass or an optimizer step, also
+    /// through an endless generator (`while True: for b in loader: yield b`) that a
+    /// training loop draws from with `next(…)` — when no
     /// `set_epoch` call reaches the sampler: not on the sampler itself, not as
     /// `loader.sampler.set_epoch(…)`, not in a helper it is passed to.
     ///
@@ -235,6 +237,7 @@ fn benign(path: &str) -> bool {
             | "builtins.print"
             | "builtins.isinstance"
             | "builtins.iter"
+            | "builtins.next"
             | "builtins.enumerate"
             | "builtins.zip"
             | "builtins.hasattr"

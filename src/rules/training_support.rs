@@ -6,7 +6,7 @@ use crate::diagnostic::Edit;
 use crate::source::{FileId, Loc, Span};
 use crate::training::ast::{Arg, Expr, ExprKind, Stmt, StmtKind};
 use crate::training::program::{Anc, ArgPos, Callee, Flow};
-use crate::training::program::{ModId, Program, Scope};
+use crate::training::program::{FuncId, ModId, Program, Scope};
 use crate::training::runtime::{self, kw};
 use crate::training::runtime::{ConfigFacts, Runtime};
 
@@ -394,9 +394,81 @@ pub(crate) fn env_assignments<'p>(code: &Code<'p>, name: &str) -> Vec<(Scope, &'
 /// Whether the body of a `for` over batches trains: a backward pass or an
 /// optimizer step, directly or in functions it calls.
 pub(crate) fn trains(code: &Code<'_>, scope: Scope, st: &Stmt) -> bool {
-    let StmtKind::For { body, .. } = &st.kind else {
+    let StmtKind::For { body, target, .. } = &st.kind else {
         return false;
     };
+    if body_trains(code, scope, body) {
+        return true;
+    }
+    // A generator handing the batches on (`while True: for b in loader:
+    // yield b`): it trains where what it yields is consumed.
+    match (scope.func(), &target.kind) {
+        (Some(f), ExprKind::Name(name)) if yields_name(body, name) => generator_trains(code, f),
+        _ => false,
+    }
+}
+
+/// Whether `body` yields the name `name` as it is (`yield batch`).
+fn yields_name(body: &[Stmt], name: &str) -> bool {
+    let mut found = false;
+    let mut stack = Vec::new();
+    for b in body {
+        crate::training::program::walk_stmt(b, &mut stack, &mut |_, n| {
+            if let crate::training::program::Node::Expr(e) = n {
+                if let ExprKind::Yield(Some(v)) = &e.kind {
+                    found |= matches!(&v.kind, ExprKind::Name(x) if x == name);
+                }
+            }
+        });
+    }
+    found
+}
+
+/// Whether the generator function `f` is consumed by training: its
+/// generator iterated by a `for` that trains, or drawn from with `next(…)`
+/// inside a loop whose body trains.
+fn generator_trains(code: &Code<'_>, f: FuncId) -> bool {
+    let prog = code.prog;
+    for (s, call) in prog.call_sites(f).into_iter().take(8) {
+        let Some(anc) = prog.ancestors_of(s, call) else {
+            continue;
+        };
+        let mut hit = false;
+        prog.flows(s, &anc, call, &iteration_wrapper, &mut |flow| match flow {
+            Flow::Iterated {
+                scope, stmt: Some(st), ..
+            } => {
+                if let StmtKind::For { body, .. } = &st.kind {
+                    hit |= body_trains(code, scope, body);
+                }
+            }
+            Flow::Arg {
+                scope,
+                callee: Callee::External(p),
+                anc,
+                ..
+            } if p == "builtins.next" => {
+                let body = anc.iter().rev().find_map(|a| match a {
+                    Anc::Stmt(st) => match &st.kind {
+                        StmtKind::For { body, .. } | StmtKind::While { body, .. } => Some(body),
+                        _ => None,
+                    },
+                    _ => None,
+                });
+                hit |= body.is_some_and(|b| body_trains(code, scope, b));
+            }
+            _ => {}
+        });
+        if hit {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether `body` runs a backward pass or an optimizer step, directly or
+/// in functions it calls.
+fn body_trains(code: &Code<'_>, scope: Scope, body: &[Stmt]) -> bool {
     let prog = code.prog;
     let text = |s: Scope, span: Span| code.text(s.m, span);
     let mut found = false;
