@@ -55,7 +55,13 @@ declare_rule! {
     /// loader factory's parameter, a local alias of the factory (also one
     /// star-imported, `from loaders import *`), or a function
     /// defined in each arm of an `if`): worker 1 of rank 0 and worker 0 of
-    /// rank 1 get the same seed. Last, an `IterableDataset` whose
+    /// rank 1 get the same seed. The half-applied fix too: a `torch.Generator()`
+    /// seeded with the same constant on every rank (`g.manual_seed(777)`) handed to
+    /// a `DataLoader` that shuffles the whole dataset with it (every rank draws the
+    /// same order), or that has workers (`num_workers` above 0, or
+    /// `persistent_workers=True`) where the training code draws random numbers
+    /// elsewhere: the loader draws each pass's worker seeds from it, so worker k of
+    /// every rank draws the same augmentations. Last, an `IterableDataset` whose
     /// `__iter__` splits its records by `get_worker_info()` but nowhere by rank,
     /// read through a plain `DataLoader` in multi-rank code: every rank yields the
     /// same records.
@@ -133,6 +139,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     random_splits(&code, &seedings, out);
     super::sampler_rng_shuffled_list::shuffled_apart(&code, out);
     super::sampler_rng_hf_shuffle::unseeded_dataset_shuffles(&code, out);
+    super::sampler_rng_constant_generator::constant_generators(&code, out);
     super::sampler_rng_worker_sums::rank_plus_worker_seeds(&code, out);
     constant_worker_seeds(&code, out);
     super::sampler_rng_workers::worker_seeds_alike(&code, &seedings, out);
