@@ -255,6 +255,9 @@ pub fn is_stages_yaml(name: &str) -> bool {
 #[derive(Clone, Debug, Default)]
 pub struct ContextScan {
     pub dir: PathBuf,
+    /// The folder's own name (`mae_st` for `.` in a clone of that name):
+    /// where a repository is itself the package its scripts import.
+    pub name: Option<String>,
     /// Candidates in path order: `stages.yaml`/`stages.yml` at the top, and
     /// every Python file with whether it mentions `stage_decorator` on disk.
     candidates: Vec<Candidate>,
@@ -294,6 +297,9 @@ impl ContextScan {
     fn scan(dir: &Path, read: &mut dyn FnMut(&Path) -> std::io::Result<Vec<u8>>) -> ContextScan {
         let mut scan = ContextScan {
             dir: dir.to_path_buf(),
+            name: std::fs::canonicalize(dir)
+                .ok()
+                .and_then(|d| d.file_name().and_then(|n| n.to_str()).map(str::to_string)),
             ..ContextScan::default()
         };
         match std::fs::metadata(dir) {
@@ -484,7 +490,14 @@ impl ContextScan {
             Some(input) => Ok((*input).clone()),
             None => read(p, overlay),
         };
-        crate::training::discover::discover(text.as_deref(), &self.dir, &files, named, &mut reader)
+        crate::training::discover::discover(
+            text.as_deref(),
+            &self.dir,
+            self.name.as_deref(),
+            &files,
+            named,
+            &mut reader,
+        )
     }
 }
 

@@ -85,18 +85,20 @@ fn entrypoint_in(tree: &Tree) -> Option<Result<Launch, NotPython>> {
 /// (`/`-separated).
 struct Context<'a> {
     root: &'a Path,
+    /// The root folder's own name, when known.
+    name: Option<&'a str>,
     files: BTreeMap<String, PathBuf>,
 }
 
 impl<'a> Context<'a> {
-    fn new(root: &'a Path, python_files: &[PathBuf]) -> Context<'a> {
+    fn new(root: &'a Path, name: Option<&'a str>, python_files: &[PathBuf]) -> Context<'a> {
         let mut files = BTreeMap::new();
         for p in python_files {
             if let Some(rel) = relative(root, p) {
                 files.insert(rel, p.clone());
             }
         }
-        Context { root, files }
+        Context { root, name, files }
     }
 
     fn has(&self, rel: &str) -> bool {
@@ -119,6 +121,20 @@ impl<'a> Context<'a> {
             let init = format!("{base}/__init__.py");
             if self.has(&init) {
                 return Some((init, dotted.to_string()));
+            }
+        }
+        // The repository is the package itself, its folder named as the
+        // package (`mae_st/engine_pretrain.py` in a clone named `mae_st`,
+        // imported as `mae_st.engine_pretrain` once installed that way).
+        let own = self.name.or_else(|| self.root.file_name().and_then(|n| n.to_str()))?;
+        let rest = dotted.strip_prefix(own)?.strip_prefix('.')?;
+        if self.has(&format!("{own}/__init__.py")) || self.has(&format!("{own}.py")) {
+            return None;
+        }
+        let base = rest.replace('.', "/");
+        for file in [format!("{base}.py"), format!("{base}/__init__.py")] {
+            if self.has(&file) {
+                return Some((file, dotted.to_string()));
             }
         }
         None
@@ -229,17 +245,19 @@ struct Queued {
 }
 
 /// Finds the training code of the config `config_text` in the context
-/// `root` (whose Python files are `python_files`), plus `named` files
+/// `root` (whose Python files are `python_files`; `root_name` is its folder's
+/// own name where `root` does not show it, as `.` does not), plus `named` files
 /// (named on the command line). `read` reads a file; what it cannot read
 /// is returned as problems.
 pub fn discover(
     config_text: Option<&str>,
     root: &Path,
+    root_name: Option<&str>,
     python_files: &[PathBuf],
     named: &[PathBuf],
     read: &mut dyn FnMut(&Path) -> Result<Input, String>,
 ) -> (TrainingSources, Vec<String>) {
-    let ctx = Context::new(root, python_files);
+    let ctx = Context::new(root, root_name, python_files);
     let mut queue: VecDeque<Queued> = VecDeque::new();
     let mut entry_rel: Option<String> = None;
     // Where the experiment's process starts: the entry and the packages
@@ -353,6 +371,11 @@ pub fn discover(
                 targets.push(rel.clone());
                 if let Some(f) = files.iter_mut().find(|f| same(&f.input.name, &rel, &ctx)) {
                     adopt_name(f, module);
+                } else if let Some(named) = queue.iter_mut().find(|n| n.rel == rel) {
+                    // A named file not read yet takes the import's name as well.
+                    if named.role == FileRole::Named && module.ends_with(&format!(".{}", named.module)) {
+                        named.module = module;
+                    }
                 } else if !seen.contains(&rel) {
                     queue.push_back(Queued {
                         rel,
@@ -668,7 +691,7 @@ mod tests {
                 })
                 .ok_or_else(|| format!("cannot read {rel}"))
         };
-        discover(config, &root, &paths, &named, &mut read).0
+        discover(config, &root, None, &paths, &named, &mut read).0
     }
 
     fn run(files: &[(&str, &str)], config: &str) -> TrainingSources {
@@ -747,6 +770,48 @@ from detsd.utils import f
                 "{got:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_repository_named_as_its_package_resolves_its_own_imports() {
+        // mae_st's layout: the clone (here the context `/ctx`) is the package
+        // `ctx` itself, with no `__init__.py`, and its scripts import
+        // `ctx.engine` as they would once installed.
+        let files = [
+            (
+                "main.py",
+                "from ctx.engine import train_one_epoch\nimport ctx.util.misc as misc\n",
+            ),
+            ("engine.py", ""),
+            ("util/misc.py", ""),
+            ("other.py", ""),
+        ];
+        let want = |rel: &str, module: &str, role| (rel.to_string(), module.to_string(), role);
+        for named in [&["main.py"][..], &["main.py", "engine.py", "util/misc.py"][..]] {
+            let got = named_alone(&files, named);
+            assert!(
+                got.contains(&want("engine.py", "ctx.engine", FileRole::Imported))
+                    || got.contains(&want("engine.py", "ctx.engine", FileRole::Named)),
+                "{got:?}"
+            );
+            assert!(
+                got.iter().any(|g| g.0 == "util/misc.py" && g.1 == "ctx.util.misc"),
+                "{got:?}"
+            );
+        }
+        // A folder of that name inside the repository is found as it is.
+        let nested = [
+            ("main.py", "from ctx.engine import train_one_epoch\n"),
+            ("ctx/__init__.py", ""),
+            ("ctx/engine.py", ""),
+            ("engine.py", ""),
+        ];
+        let got = named_alone(&nested, &["main.py"]);
+        assert!(
+            got.contains(&want("ctx/engine.py", "ctx.engine", FileRole::Imported)),
+            "{got:?}"
+        );
+        assert!(!got.iter().any(|g| g.0 == "engine.py"), "{got:?}");
     }
 
     #[test]
