@@ -189,6 +189,17 @@ pub(crate) fn managed(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &E
                         managed = true;
                     }
                 }
+                // Lightning Fabric's `setup_dataloaders(train, val)` puts a
+                // distributed sampler (wrapping the loader's own) in each,
+                // unless told not to.
+                if let ExprKind::Call { func, args, .. } = &call.kind {
+                    if matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "setup_dataloaders")
+                        && !runtime::kw(args, "use_distributed_sampler")
+                            .is_some_and(|v| matches!(v.kind, ExprKind::Bool(false)))
+                    {
+                        managed = true;
+                    }
+                }
             }
         }
         Flow::Returned { func: Some(f), .. } => {

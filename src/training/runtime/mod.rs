@@ -531,9 +531,9 @@ fn any_call_in(prog: &Program, needles: &[&str], pred: impl Fn(&str) -> bool, wh
                     if hit {
                         return;
                     }
-                    if let ExprKind::Call { func, .. } = &e.kind {
+                    if let ExprKind::Call { func, args, .. } = &e.kind {
                         if let Some(p) = prog.external(scope, func) {
-                            hit = pred(&p);
+                            hit = pred(&p) && !one_device(&p, args);
                         }
                     }
                 });
@@ -544,6 +544,13 @@ fn any_call_in(prog: &Program, needles: &[&str], pred: impl Fn(&str) -> bool, wh
         }
     }
     false
+}
+
+/// A Lightning `Fabric(devices=1)`: one process, whatever else it sets.
+fn one_device(path: &str, args: &[Arg]) -> bool {
+    matches!(path, "lightning.Fabric" | "lightning.fabric.Fabric")
+        && kw(args, "devices").is_some_and(|d| matches!(d.kind, ExprKind::Int(1)))
+        && kw(args, "num_nodes").is_none()
 }
 
 /// Every call of the training code to one of the external `targets`:
