@@ -215,19 +215,26 @@ fn dataset_refreshed(code: &Code<'_>, scope: Scope, args: &[Arg]) -> bool {
         ExprKind::Name(n) => Some(n.as_str()) == name,
         _ => false,
     };
+    // Between passes: in a loop, or in a function called in one (a change
+    // made once before training, `loader.dataset.transform = aug`, is not).
+    let in_loop = |anc: &[Anc<'_>]| {
+        anc.iter()
+            .any(|a| matches!(a, Anc::Stmt(s) if matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. })))
+    };
     let m = scope.m;
     let chunks: Vec<u32> = prog.chunks_mentioning(m, &["set_epoch", "dataset"]).collect();
     for c in chunks {
         for s in prog.scopes(m, c) {
+            let called_in_loop = s.func().is_some_and(|f| called_in_loop_via(prog, f, 3, &|_| true));
             let mut hit = false;
-            prog.walk_exprs(s, &mut |_, e| {
+            prog.walk_exprs(s, &mut |anc, e| {
                 if let ExprKind::Call { func, .. } = &e.kind {
                     if let ExprKind::Attribute { value, attr } = &func.kind {
-                        hit |= attr == "set_epoch" && is_dataset(value);
+                        hit |= attr == "set_epoch" && is_dataset(value) && (called_in_loop || in_loop(anc));
                     }
                 }
             });
-            prog.walk_stmts(s, &mut |_, st| {
+            prog.walk_stmts(s, &mut |anc, st| {
                 let stored = match &st.kind {
                     StmtKind::Assign { targets, .. } => targets.iter().collect::<Vec<_>>(),
                     StmtKind::AugAssign { target, .. } => vec![target],
@@ -235,7 +242,8 @@ fn dataset_refreshed(code: &Code<'_>, scope: Scope, args: &[Arg]) -> bool {
                 };
                 hit |= stored
                     .iter()
-                    .any(|t| matches!(&t.kind, ExprKind::Attribute { value, .. } if is_dataset(value)));
+                    .any(|t| matches!(&t.kind, ExprKind::Attribute { value, .. } if is_dataset(value)))
+                    && (called_in_loop || in_loop(anc));
             });
             if hit {
                 return true;
