@@ -365,9 +365,9 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
             let r = prog.sources_with(t.scope, recv, t.proj.clone());
             resolve_terms(prog, env, &r, depth)
         }
-        "parse_args" => argparse_value(prog, env, &t.proj, depth),
+        "parse_args" => argparse_value(prog, env, &t.proj, depth, t.scope.m),
         "parse_known_args" => match t.proj.split_first() {
-            Some((Proj::Key(Key::Int(0)), rest)) => argparse_value(prog, env, rest, depth),
+            Some((Proj::Key(Key::Int(0)), rest)) => argparse_value(prog, env, rest, depth, t.scope.m),
             _ => None,
         },
         "get" => {
@@ -734,20 +734,27 @@ fn json_const(v: &Json) -> Option<Const> {
 }
 
 /// `args.<dest>` of `parser.parse_args()`.
-fn argparse_value(prog: &Program, env: &Env<'_>, proj: &[Proj], depth: u32) -> Option<Resolved> {
+fn argparse_value(prog: &Program, env: &Env<'_>, proj: &[Proj], depth: u32, at: ModId) -> Option<Resolved> {
     let [Proj::Attr(dest)] = proj else { return None };
-    if namespace_attr_stored(prog, dest) {
+    if namespace_attr_stored(prog, dest, at) {
         return None;
     }
-    parsed_flag(prog, env, dest, depth)
+    parsed_flag(prog, env, dest, depth, at)
 }
 
-/// The value `parse_args()` gives flag `dest`, whatever the code stores
-/// to it afterwards.
-pub fn parsed_flag(prog: &Program, env: &Env<'_>, dest: &str, depth: u32) -> Option<Resolved> {
+/// Whether module `b` runs in a program with module `a` (where the parser
+/// `a` parses with can be): another script named beside it has parsers of
+/// its own.
+fn together(prog: &Program, a: ModId, b: ModId) -> bool {
+    a == b || prog.programs(a) == 0 || prog.same_program(a, b)
+}
+
+/// The value `parse_args()` (in module `at`) gives flag `dest`, whatever
+/// the code stores to it afterwards.
+pub fn parsed_flag(prog: &Program, env: &Env<'_>, dest: &str, depth: u32, at: ModId) -> Option<Resolved> {
     let mut found: Option<Resolved> = None;
     let mut given = false;
-    for m in prog.code_modules() {
+    for m in prog.code_modules().filter(|m| together(prog, at, *m)) {
         let needles = ["add_argument"];
         let chunks: Vec<u32> = prog.chunks_mentioning(m, &needles).collect();
         for c in chunks {
@@ -784,7 +791,7 @@ pub fn parsed_flag(prog: &Program, env: &Env<'_>, dest: &str, depth: u32) -> Opt
     // `parser.set_defaults(dest=…)` overrides the argument's own default
     // (not a value given on the command line).
     if !given {
-        if let Some(d) = set_defaults_value(prog, env, dest, depth) {
+        if let Some(d) = set_defaults_value(prog, env, dest, depth, at) {
             return d;
         }
     }
@@ -793,9 +800,9 @@ pub fn parsed_flag(prog: &Program, env: &Env<'_>, dest: &str, depth: u32) -> Opt
 
 /// The value `parser.set_defaults(<dest>=…)` gives: `None` when no call
 /// names `dest`, `Some(None)` when the calls disagree or do not resolve.
-fn set_defaults_value(prog: &Program, env: &Env<'_>, dest: &str, depth: u32) -> Option<Option<Resolved>> {
+fn set_defaults_value(prog: &Program, env: &Env<'_>, dest: &str, depth: u32, at: ModId) -> Option<Option<Resolved>> {
     let mut out: Option<Option<Resolved>> = None;
-    for m in prog.code_modules() {
+    for m in prog.code_modules().filter(|m| together(prog, at, *m)) {
         let chunks: Vec<u32> = prog.chunks_mentioning(m, &["set_defaults"]).collect();
         for c in chunks {
             for scope in prog.scopes(m, c) {
@@ -831,9 +838,9 @@ fn set_defaults_value(prog: &Program, env: &Env<'_>, dest: &str, depth: u32) -> 
 /// Whether the code stores to `<name>.<dest>` somewhere (`args.workers =
 /// int(args.workers / ngpus)` in each spawned rank): the parsed flag is
 /// then not the value the code reads.
-fn namespace_attr_stored(prog: &Program, dest: &str) -> bool {
+fn namespace_attr_stored(prog: &Program, dest: &str, at: ModId) -> bool {
     let stored = |t: &Expr| matches!(&t.kind, ExprKind::Attribute { value, attr } if attr == dest && matches!(value.kind, ExprKind::Name(_)));
-    for m in prog.code_modules() {
+    for m in prog.code_modules().filter(|m| together(prog, at, *m)) {
         let chunks: Vec<u32> = prog.chunks_mentioning(m, &[dest]).collect();
         for c in chunks {
             for scope in prog.scopes(m, c) {

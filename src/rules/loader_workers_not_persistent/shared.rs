@@ -45,7 +45,10 @@ pub(super) fn node_total(code: &Code<'_>, w: &Written<'_>) -> Option<i64> {
     if sources.unknown || sources.terms.is_empty() || !sources.terms.iter().all(parsed) {
         return None;
     }
-    let flag = values::parsed_flag(prog, &env, dest, 0)?.ints()?.into_iter().min()?;
+    let flag = values::parsed_flag(prog, &env, dest, 0, w.scope.m)?
+        .ints()?
+        .into_iter()
+        .min()?;
     if flag < 1 {
         return None;
     }
