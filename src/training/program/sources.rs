@@ -297,7 +297,13 @@ impl Program {
     ) -> bool {
         let assigns = self.self_assignments(k, attr);
         if assigns.is_empty() {
-            out.unknown = true;
+            // A subclass of an outside class (a yacs/fvcore `CfgNode`) whose
+            // attributes are set from outside (`_C.DATA.WORKERS = 8` at
+            // module level): the caller keeps the instance with its
+            // projection, for those stores to answer. Otherwise unknown.
+            if self.external_bases(k).is_empty() {
+                out.unknown = true;
+            }
             return false;
         }
         for (scope, value, p) in assigns {
