@@ -38,7 +38,13 @@ declare_rule! {
     /// `torch.distributed` operations, a backward pass of a
     /// `DistributedDataParallel`/FSDP model or a DeepSpeed engine, Determined's
     /// `context.backward`/`step_optimizer`, `core.distributed.*`, Horovod and
-    /// Accelerate synchronisation.
+    /// Accelerate synchronisation. The same holds for a step skipped on a
+    /// non-finite loss (`if not math.isfinite(loss_value): continue`,
+    /// `if torch.isnan(loss).any(): continue`) before such a collective: the loss
+    /// is the rank's own, unless it was reduced across ranks first; a loop under
+    /// the DDP model's `join()` context is left alone. So is a fallback after
+    /// an earlier `try` whose read failure was only logged (its name unbound,
+    /// the next `try` fails and falls back).
     ///
     /// ## Why
     /// A collective completes only when every rank joins it. When a read fails on one
@@ -133,6 +139,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         return;
     }
     let ddp = runtime::data_parallel_model(code.prog, code.rt);
+    super::skipped_nonfinite::nonfinite_skips(&code, ddp, out);
     for scope in code.scopes(&["except"]) {
         if !code.rt.world_at(code.prog, scope.m).distributed() {
             continue;
