@@ -14,7 +14,9 @@ declare_rule! {
     /// `__getitem__` calls (of the same class, or of a wrapped object it holds). The
     /// listing is followed through comprehensions, through `for` loops that append
     /// its entries to a list (`for n in os.listdir(d): self.items.append(...)`), and
-    /// into lists it extends (`items.extend(listing)`, `items += listing`).
+    /// into lists it extends (`items.extend(listing)`, `items += listing`). A
+    /// list of files handed to a Hugging Face `load_dataset(…, data_files=…)`
+    /// counts too: the dataset's rows come in the files' order.
     ///
     /// ## Why
     /// Directory order is whatever the file system returns: it differs between file
@@ -50,6 +52,9 @@ use crate::training::runtime::depends_on_rank;
 /// How a listing is used as a sample order.
 pub(super) enum Use {
     SlicedByRank,
+    /// The `data_files=` of a Hugging Face `load_dataset(…)`: its rows come
+    /// in the files' order.
+    DataFiles,
     /// Kept as `self.<attr>` of a class; indexed in `__getitem__` of that
     /// class, or in a helper method (`via`: its name and the dataset class
     /// whose `__getitem__` calls it).
@@ -85,6 +90,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         for (call, name, u, fixable) in hits {
             let why = match &u {
                 Use::SlicedByRank => "the list is sliced by rank".to_string(),
+                Use::DataFiles => "`load_dataset(data_files=…)` reads the files in that order: the dataset's rows, which a distributed trainer hands ranks by position, come in a different order on each rank".to_string(),
                 Use::Dataset(k, attr, via, appended) => {
                     let name = |k: ClassId| code.prog.class(k).map_or(String::new(), |c| c.name.clone());
                     let class = name(*k);
@@ -172,6 +178,7 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
     };
     let mut sorted = false;
     let mut by_rank = false;
+    let mut data_files = false;
     let mut comps: Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> = Vec::new();
     let mut stored: Vec<(Scope, &'p Expr, bool)> = Vec::new();
     let mut loops: Vec<(Scope, &'p Stmt)> = Vec::new();
@@ -182,6 +189,11 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
             callee: Callee::External(p),
             ..
         } if p == "builtins.sorted" => sorted = true,
+        Flow::Arg {
+            callee: Callee::External(p),
+            pos: ArgPos::Kw("data_files"),
+            ..
+        } if p.ends_with("load_dataset") => data_files = true,
         Flow::Index { scope, index, .. }
             if matches!(index.kind, ExprKind::Slice { .. }) && depends_on_rank(prog, scope, index) =>
         {
@@ -233,6 +245,9 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
     }
     if by_rank {
         return Some(Use::SlicedByRank);
+    }
+    if data_files {
+        return Some(Use::DataFiles);
     }
     // `for name in listing: X.append(...name...)`, `X.extend(listing)`,
     // `X += listing`: X is filled in listing order. A `self.X` is a stored
