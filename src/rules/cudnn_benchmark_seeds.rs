@@ -228,6 +228,7 @@ pub(super) fn report_seeded(
     b: &Site<'_>,
     literal: Option<Span>,
     chain: &Chain<'_>,
+    what: &str,
     out: &mut Sink<'_>,
 ) {
     let Some(seed) = chain.links.first() else { return };
@@ -241,7 +242,7 @@ pub(super) fn report_seeded(
     let d = out.at_loc(
         code.loc(b.scope.m, b.span),
         format!(
-            "cudnn.benchmark = True in code that seeds torch for reproducibility (`{}` at {at}): cuDNN picks convolution algorithms by timing on each run, so two runs with the same seed can train differently; the seed does not make the run reproducible",
+            "{what} in code that seeds torch for reproducibility (`{}` at {at}): cuDNN picks convolution algorithms by timing on each run, so two runs with the same seed can train differently; the seed does not make the run reproducible",
             chain.call
         ),
     );

@@ -9,6 +9,8 @@ declare_rule! {
     /// to be false (an unset `--deterministic` flag). Also a determinism request
     /// made inside the function (or `__main__` block) that then starts the ranks
     /// with `torch.multiprocessing.spawn`, when the spawned code makes none itself.
+    /// Lightning's spellings count alike: `Trainer(benchmark=True)` sets
+    /// `cudnn.benchmark`, `Trainer(deterministic=True)` asks for determinism.
     ///
     /// It also fires on a literal `cudnn.benchmark = True` in a program that seeds
     /// torch's global RNG with a reproducible value, under the same reach rules
@@ -84,9 +86,43 @@ pub(super) struct Site<'p> {
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
-    let mut benchmarks: Vec<(Site<'_>, Option<Span>)> = Vec::new();
+    let mut benchmarks: Vec<(Site<'_>, Option<Span>, &'static str)> = Vec::new();
     let mut requests: Vec<Site<'_>> = Vec::new();
     for scope in code.scopes(&["benchmark", "deterministic"]) {
+        // Lightning's `Trainer(benchmark=True)` sets cudnn.benchmark;
+        // `Trainer(deterministic=True)` asks for deterministic algorithms.
+        code.prog.walk_exprs(scope, &mut |anc, e| {
+            let ExprKind::Call { func, args, .. } = &e.kind else {
+                return;
+            };
+            if code.prog.external(scope, func).as_deref() != Some(runtime::TRAINER) {
+                return;
+            }
+            let Some(stmt) = code.prog.stmt_of(anc) else { return };
+            for a in args {
+                let crate::training::ast::Arg::Kw { name, value, span, .. } = a else {
+                    continue;
+                };
+                let on = runtime::is_true(code.prog, code.cfg, code.rt, scope, value) == Some(true);
+                if !on || !matches!(value.kind, ExprKind::Bool(true)) && name == "deterministic" {
+                    continue;
+                }
+                let site = Site {
+                    scope,
+                    anc: anc.to_vec(),
+                    stmt,
+                    span: *span,
+                };
+                match name.as_str() {
+                    "benchmark" => {
+                        let literal = matches!(value.kind, ExprKind::Bool(true)).then_some(value.span);
+                        benchmarks.push((site, literal, "Trainer(benchmark=True)"));
+                    }
+                    "deterministic" => requests.push(site),
+                    _ => {}
+                }
+            }
+        });
         code.prog.walk_stmts(scope, &mut |anc, s| match &s.kind {
             StmtKind::Assign { targets, value } => {
                 for t in targets {
@@ -106,7 +142,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                     match attr.as_str() {
                         "benchmark" if on => {
                             let literal = matches!(value.kind, ExprKind::Bool(true)).then_some(value.span);
-                            benchmarks.push((site, literal));
+                            benchmarks.push((site, literal, "cudnn.benchmark = True"));
                         }
                         "deterministic" if on => requests.push(site),
                         _ => {}
@@ -153,7 +189,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     } else {
         seed_chains(&code)
     };
-    for (b, literal) in &benchmarks {
+    for (b, literal, what) in &benchmarks {
         if !live(b) || never_constructed(&code, b.scope) {
             continue;
         }
@@ -176,14 +212,14 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         else {
             if literal.is_some() && !speed_flag(&code, b) {
                 if let Some(chain) = nearest(&code, &chains, b) {
-                    report_seeded(cx, &code, b, *literal, chain, out);
+                    report_seeded(cx, &code, b, *literal, chain, what, out);
                 }
             }
             continue;
         };
         let d = out.at_loc(
             code.loc(b.scope.m, b.span),
-            "cudnn.benchmark = True lets cuDNN choose convolution algorithms by timing, so runs can differ, but this code asks for deterministic results",
+            format!("{what} lets cuDNN choose convolution algorithms by timing, so runs can differ, but this code asks for deterministic results"),
         );
         d.help("set torch.backends.cudnn.benchmark = False where results must be reproducible");
         d.label(code.file(request.scope.m), request.span, "the determinism request");
