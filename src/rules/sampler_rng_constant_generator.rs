@@ -16,8 +16,10 @@
 //!   function (the augmentations that would repeat).
 //!
 //! Silent on a one-rank path, for a seed that is not a constant (one that
-//! mixes in the rank does not resolve), and where the generator also goes
-//! anywhere else but the loaders.
+//! mixes in the rank does not resolve), where the generator also goes
+//! anywhere else but the loaders, and for a loader that shards for you
+//! (`accelerator.prepare`, Fabric's `setup_dataloaders`, Determined's), which
+//! keeps one generator in step on every rank by design.
 
 use super::training_support::{excerpt, Code};
 use super::Sink;
@@ -127,6 +129,14 @@ fn check_generator<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], gen: &'p 
         let ExprKind::Call { args, .. } = &call.kind else {
             continue;
         };
+        // A loader that shards for you (`accelerator.prepare`, Fabric,
+        // Determined) keeps one generator in step on every rank by design.
+        let Some(loader_anc) = prog.ancestors_of(s, call) else {
+            continue;
+        };
+        if super::training_support::managed(code, s, &loader_anc, call) {
+            continue;
+        }
         let Some(draw) = draws(code, s, args) else { continue };
         report(code, out, (*seed_scope, seed), value, (s, call), draw);
         // One finding for the seed, at the first loader it feeds.
