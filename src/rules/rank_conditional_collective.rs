@@ -10,7 +10,13 @@ declare_rule! {
     /// `checkpoint.restore_path()`/`download()` in the default download mode,
     /// `checkpoint.store_path()`/`upload()` with `shard=True`, and
     /// `preempt.should_preempt()`; in Lightning, `trainer.save_checkpoint()`, which
-    /// ends in a barrier of all ranks.
+    /// ends in a barrier of all ranks. A forward pass of a
+    /// `DistributedDataParallel` model that runs on one rank only (a validation
+    /// or NaN-logging pass under `if rank == 0:`, or in a helper called only
+    /// there) is one too, where the wrapper broadcasts buffers (the default)
+    /// and the wrapped module may have some (a model from outside, or a class
+    /// whose file uses batch norm or registers buffers): the fix calls
+    /// `model.module(…)`.
     ///
     /// ## Why
     /// Every rank must enter a collective the same number of times and in the same
@@ -57,6 +63,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         return;
     }
     let ddp = runtime::data_parallel_model(code.prog, code.rt);
+    super::rank_zero_ddp_forward::one_rank_forwards(&code, out);
     // Chunks that call a collective by name: `reduce` as a word, not
     // `reduce_dict`; `checkpoint` in `core.checkpoint`, not in
     // `save_checkpoint`.

@@ -60,9 +60,13 @@ impl Program {
         let Some((parent, up)) = anc.split_last() else { return };
         match parent {
             Anc::Expr(p) => match &p.kind {
-                ExprKind::Call { func, args, .. } if std::ptr::eq(&**func, e) => {
+                ExprKind::Call { func, .. } if std::ptr::eq(&**func, e) => {
                     // The value is called: nothing to follow.
-                    let _ = args;
+                    visit(Flow::Called {
+                        scope,
+                        call: p,
+                        anc: up.to_vec(),
+                    });
                 }
                 ExprKind::Call { func, args, .. } => {
                     let callee = self.callee(scope, func);

@@ -221,6 +221,12 @@ pub enum Flow<'p> {
     /// Passed to a parameter of the training code's function `func` at
     /// `call` (in `scope`), which the flow then follows into.
     Entered { scope: Scope, call: &'p Expr, func: FuncId },
+    /// Called itself (`model(x)`, the value being a module or a function).
+    Called {
+        scope: Scope,
+        call: &'p Expr,
+        anc: Vec<Anc<'p>>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,0 +1,152 @@
+//! T104 (`rank-conditional-collective`) on a forward pass of a
+//! `DistributedDataParallel` model that only some ranks run: `model(x)` under
+//! `if rank == 0:` (a validation or sampling pass on the chief, the logging
+//! of a NaN loss), directly or in a helper called only there. A DDP forward
+//! is a collective when the wrapper broadcasts the module's buffers from
+//! rank 0 first (`broadcast_buffers=True`, the default; BatchNorm running
+//! statistics are such buffers): the one rank then waits in that broadcast
+//! for ranks that never come. Calling the wrapped module (`model.module(x)`)
+//! runs the same forward without it.
+//!
+//! Silent where the wrapper is made with `broadcast_buffers=False`, where
+//! the forward runs on every rank, and for the wrapped module itself.
+
+use super::training_support::{excerpt, Code};
+use super::Sink;
+use crate::training::ast::{Expr, ExprKind};
+use crate::training::program::{Anc, Flow, Scope};
+use crate::training::runtime::{self, kw};
+
+/// Methods of a module that return the module itself.
+const SAME_MODULE: &[&str] = &[
+    "to",
+    "cuda",
+    "cpu",
+    "train",
+    "eval",
+    "float",
+    "half",
+    "bfloat16",
+    "requires_grad_",
+];
+
+pub(super) fn one_rank_forwards(code: &Code<'_>, out: &mut Sink<'_>) {
+    let prog = code.prog;
+    for (scope, anc, wrap, _) in runtime::calls(prog, &["torch.nn.parallel.DistributedDataParallel"]) {
+        if !code.rt.world_at(prog, scope.m).distributed() {
+            continue;
+        }
+        let ExprKind::Call { args, .. } = &wrap.kind else {
+            continue;
+        };
+        // `broadcast_buffers=False`, or a value not known to be true.
+        if kw(args, "broadcast_buffers")
+            .is_some_and(|v| runtime::is_true(prog, code.cfg, code.rt, scope, v) != Some(true))
+        {
+            continue;
+        }
+        // Nothing to broadcast: a module of the training code's own classes
+        // where that code registers no buffer and uses no batch norm.
+        let Some(module) = kw(args, "module").or_else(|| runtime::pos(args, 0)) else {
+            continue;
+        };
+        if !may_have_buffers(code, scope, module) {
+            continue;
+        }
+        {
+            let mut calls: Vec<(Scope, &Expr, Vec<Anc<'_>>)> = Vec::new();
+            // The wrapper, and what its `.to(device)`/`.cuda()`/`.train()`
+            // return: the same module.
+            let mut work = vec![(scope, anc.clone(), wrap)];
+            let mut steps = 0;
+            while let Some((s0, a0, e0)) = work.pop() {
+                steps += 1;
+                if steps > 8 {
+                    break;
+                }
+                prog.flows(s0, &a0, e0, &|_, _| false, &mut |flow| match flow {
+                    Flow::Called { scope, call, anc } => calls.push((scope, call, anc)),
+                    Flow::Method { scope, call, name, anc } if SAME_MODULE.contains(&name) => {
+                        work.push((scope, anc, call));
+                    }
+                    _ => {}
+                });
+            }
+            for (s, call, a) in calls {
+                if !runtime::runs_on_one_rank(prog, s, &a, call as *const Expr as *const ()) {
+                    continue;
+                }
+                let ExprKind::Call { func, .. } = &call.kind else {
+                    continue;
+                };
+                let name = excerpt(code.text(s.m, func.span));
+                let d = out.at_loc(
+                    code.loc(s.m, call.span),
+                    format!(
+                        "`{name}(…)` is a DistributedDataParallel forward run on one rank only: DDP broadcasts the module's buffers (BatchNorm statistics) from rank 0 at the start of a forward, so this rank waits in that broadcast for ranks that never run it, and the job hangs until the collective times out"
+                    ),
+                );
+                d.help(format!(
+                    "call the wrapped module on the one rank (`{name}.module(…)`), which runs the same forward without DDP's collectives"
+                ));
+                d.label(code.file(scope.m), wrap.span, "wrapped here, broadcasting buffers");
+                d.unsafe_fix(
+                    "call the wrapped module",
+                    vec![crate::edit::replace(
+                        code.file(s.m),
+                        func.span,
+                        format!("{}.module", code.text(s.m, func.span)),
+                    )],
+                );
+            }
+        }
+    }
+}
+
+/// Whether the module DDP wraps may hold buffers: built by an outside
+/// constructor (a torchvision or timm model, a `transformers` model, whose
+/// layers are not known here), or by a class or factory of the training code
+/// whose file uses batch norm or registers buffers. Unknown modules count as
+/// having none.
+fn may_have_buffers(code: &Code<'_>, scope: Scope, module: &Expr) -> bool {
+    use crate::training::program::Callee;
+    let prog = code.prog;
+    let sources = prog.sources(scope, module);
+    if sources.unknown {
+        return false;
+    }
+    let own_buffers = |m: crate::training::program::ModId| {
+        let words = [
+            "BatchNorm1d",
+            "BatchNorm2d",
+            "BatchNorm3d",
+            "SyncBatchNorm",
+            "BatchNorm",
+            "register_buffer",
+            "running_mean",
+        ];
+        let found = prog.chunks_mentioning(m, &words).next().is_some();
+        found
+    };
+    let mut any = false;
+    for t in &sources.terms {
+        // `Net().cuda()`, `Net().to(device)`: the module itself.
+        let mut e = t.expr;
+        while let ExprKind::Call { func, .. } = &e.kind {
+            match &func.kind {
+                ExprKind::Attribute { value, attr } if SAME_MODULE.contains(&attr.as_str()) => e = value,
+                _ => break,
+            }
+        }
+        let ExprKind::Call { func, .. } = &e.kind else {
+            return false;
+        };
+        any |= match prog.callee(t.scope, func) {
+            Callee::External(p) => !p.starts_with("builtins."),
+            Callee::Class(k) => own_buffers(k.m),
+            Callee::Func(f) => own_buffers(f.m),
+            _ => false,
+        };
+    }
+    any
+}
