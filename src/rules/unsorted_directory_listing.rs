@@ -16,7 +16,9 @@ declare_rule! {
     /// its entries to a list (`for n in os.listdir(d): self.items.append(...)`), and
     /// into lists it extends (`items.extend(listing)`, `items += listing`). A
     /// list of files handed to a Hugging Face `load_dataset(…, data_files=…)`
-    /// counts too: the dataset's rows come in the files' order.
+    /// counts too: the dataset's rows come in the files' order; so do datasets
+    /// made one per entry (in a `for` over the listing, also through
+    /// `enumerate`) and joined by `concatenate_datasets`.
     ///
     /// ## Why
     /// Directory order is whatever the file system returns: it differs between file
@@ -55,6 +57,8 @@ pub(super) enum Use {
     /// The `data_files=` of a Hugging Face `load_dataset(…)`: its rows come
     /// in the files' order.
     DataFiles,
+    /// Datasets made one per entry and joined by `concatenate_datasets`.
+    Concatenated,
     /// Kept as `self.<attr>` of a class; indexed in `__getitem__` of that
     /// class, or in a helper method (`via`: its name and the dataset class
     /// whose `__getitem__` calls it).
@@ -91,6 +95,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             let why = match &u {
                 Use::SlicedByRank => "the list is sliced by rank".to_string(),
                 Use::DataFiles => "`load_dataset(data_files=…)` reads the files in that order: the dataset's rows, which a distributed trainer hands ranks by position, come in a different order on each rank".to_string(),
+                Use::Concatenated => "the datasets made from its entries are joined in that order by `concatenate_datasets`: the rows, which a distributed trainer hands ranks by position, come in a different order on each rank".to_string(),
                 Use::Dataset(k, attr, via, appended) => {
                     let name = |k: ClassId| code.prog.class(k).map_or(String::new(), |c| c.name.clone());
                     let class = name(*k);
@@ -170,7 +175,7 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
     let prog = code.prog;
     let through = |callee: &Callee, pos: &ArgPos<'_>| match callee {
         Callee::External(p) => match p.as_str() {
-            "builtins.list" | "builtins.tuple" => matches!(pos, ArgPos::Pos(0)),
+            "builtins.list" | "builtins.tuple" | "builtins.enumerate" => matches!(pos, ArgPos::Pos(0)),
             "builtins.filter" | "builtins.map" => matches!(pos, ArgPos::Pos(1)),
             _ => false,
         },
@@ -179,6 +184,7 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
     let mut sorted = false;
     let mut by_rank = false;
     let mut data_files = false;
+    let mut concatenated = false;
     let mut comps: Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> = Vec::new();
     let mut stored: Vec<(Scope, &'p Expr, bool)> = Vec::new();
     let mut loops: Vec<(Scope, &'p Stmt)> = Vec::new();
@@ -194,6 +200,11 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
             pos: ArgPos::Kw("data_files"),
             ..
         } if p.ends_with("load_dataset") => data_files = true,
+        Flow::Arg {
+            callee: Callee::External(p),
+            pos: ArgPos::Pos(0) | ArgPos::Kw("dsets"),
+            ..
+        } if p.ends_with("concatenate_datasets") => concatenated = true,
         Flow::Index { scope, index, .. }
             if matches!(index.kind, ExprKind::Slice { .. }) && depends_on_rank(prog, scope, index) =>
         {
@@ -246,6 +257,9 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
     if by_rank {
         return Some(Use::SlicedByRank);
     }
+    if concatenated {
+        return Some(Use::Concatenated);
+    }
     if data_files {
         return Some(Use::DataFiles);
     }
@@ -253,10 +267,16 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
     // `X += listing`: X is filled in listing order. A `self.X` is a stored
     // listing; a local list is followed from where it is made (`X = []`).
     let mut locals: Vec<(Scope, &'p Expr)> = Vec::new();
-    let filled = loops
-        .iter()
-        .flat_map(|(s, st)| accumulators(st).into_iter().map(move |x| (*s, x)))
-        .chain(extended);
+    let mut filled: Vec<(Scope, &'p Expr)> = Vec::new();
+    for (s, st) in &loops {
+        let (lists, joined) = accumulators(st);
+        concatenated |= joined;
+        filled.extend(lists.into_iter().map(|x| (*s, x)));
+    }
+    if concatenated {
+        return Some(Use::Concatenated);
+    }
+    let filled = filled.into_iter().chain(extended);
     for (s, x) in filled {
         match &x.kind {
             ExprKind::Attribute { .. } => stored.push((s, x, true)),
@@ -310,10 +330,11 @@ fn sorted_in_place(code: &Code<'_>, k: ClassId, attr: &str) -> bool {
 
 /// The lists a `for` statement fills in its iteration order: `X.append(e)`
 /// or `X.extend(e)` in its body, where `e` uses the loop variable (or a
-/// name the body computes from it).
-fn accumulators(st: &Stmt) -> Vec<&Expr> {
+/// name the body computes from it); and whether the body joins datasets
+/// made from the entries with `concatenate_datasets`.
+fn accumulators(st: &Stmt) -> (Vec<&Expr>, bool) {
     let StmtKind::For { target, body, .. } = &st.kind else {
-        return Vec::new();
+        return (Vec::new(), false);
     };
     let mut vars: Vec<&str> = Vec::new();
     let names_in = |e: &Expr, out: &mut Vec<String>| {
@@ -331,23 +352,41 @@ fn accumulators(st: &Stmt) -> Vec<&Expr> {
     let mut loop_names = Vec::new();
     names_in(target, &mut loop_names);
     vars.extend(loop_names.iter().map(String::as_str));
-    // Names assigned in the body from the loop variable (`path = d / name`).
+    // Names assigned in the body (at any depth: a `try` around a read)
+    // from the loop variable or from names made from it (`path = d / name`,
+    // `ds = load(path)`), a few steps deep.
     let mut derived: Vec<String> = Vec::new();
-    for b in body {
-        if let StmtKind::Assign { targets, value } = &b.kind {
-            let mut used = Vec::new();
-            names_in(value, &mut used);
-            if used.iter().any(|u| vars.contains(&u.as_str())) {
-                for t in targets {
-                    if let ExprKind::Name(n) = &t.kind {
-                        derived.push(n.clone());
+    for _ in 0..3 {
+        let mut more: Vec<String> = Vec::new();
+        let mut stack = Vec::new();
+        for b in body {
+            walk_stmt(b, &mut stack, &mut |_, n| {
+                let Node::Stmt(st) = n else { return };
+                let StmtKind::Assign { targets, value } = &st.kind else {
+                    return;
+                };
+                let mut used = Vec::new();
+                names_in(value, &mut used);
+                let from_loop = used.iter().any(|u| vars.contains(&u.as_str()) || derived.contains(u));
+                if from_loop {
+                    for t in targets {
+                        if let ExprKind::Name(n) = &t.kind {
+                            if !derived.contains(n) && !more.contains(n) {
+                                more.push(n.clone());
+                            }
+                        }
                     }
                 }
-            }
+            });
         }
+        if more.is_empty() {
+            break;
+        }
+        derived.extend(more);
     }
     vars.extend(derived.iter().map(String::as_str));
     let mut out = Vec::new();
+    let mut joined = false;
     let mut stack = Vec::new();
     for b in body {
         walk_stmt(b, &mut stack, &mut |_, n| {
@@ -355,6 +394,21 @@ fn accumulators(st: &Stmt) -> Vec<&Expr> {
             let ExprKind::Call { func, args, .. } = &e.kind else {
                 return;
             };
+            // `all = concatenate_datasets([all, ds])` with `ds` made from the
+            // entry: the joined rows follow the listing.
+            let callee = match &func.kind {
+                ExprKind::Attribute { attr, .. } | ExprKind::Name(attr) => attr.as_str(),
+                _ => "",
+            };
+            if callee == "concatenate_datasets" {
+                let mut used = Vec::new();
+                for a in args {
+                    if let Arg::Pos(x) | Arg::Kw { value: x, .. } = a {
+                        names_in(x, &mut used);
+                    }
+                }
+                joined |= used.iter().any(|u| vars.contains(&u.as_str()));
+            }
             let ExprKind::Attribute { value, attr } = &func.kind else {
                 return;
             };
@@ -369,7 +423,7 @@ fn accumulators(st: &Stmt) -> Vec<&Expr> {
             }
         });
     }
-    out
+    (out, joined)
 }
 
 /// The dataset class through whose `__getitem__` `self.<attr>` of class

@@ -351,7 +351,7 @@ fn spawned_world(prog: &Program, slots: Option<i64>, which: &dyn Fn(ModId) -> bo
 /// Accelerate `Accelerator`, a Lightning `Fabric` or a `Trainer` on several
 /// devices or nodes, MPI's world
 /// communicator, the launcher's `RANK`/`LOCAL_RANK`/`WORLD_SIZE`, a
-/// Determined `core_context.distributed`). A helper module the entry
+/// Determined `core_context.distributed`, `transformers`' `main_process_first()`). A helper module the entry
 /// imports counts as much as the entry: both run in every rank.
 fn distributed_markers(prog: &Program, which: &dyn Fn(ModId) -> bool) -> bool {
     let needles = [
@@ -383,8 +383,8 @@ fn distributed_markers(prog: &Program, which: &dyn Fn(ModId) -> bool) -> bool {
     }
     any_expr_in(
         prog,
-        &["RANK", "WORLD_SIZE", "distributed"],
-        &|scope, e| launcher_env_read(prog, scope, e) || core_distributed(e),
+        &["RANK", "WORLD_SIZE", "distributed", "main_process_first"],
+        &|scope, e| launcher_env_read(prog, scope, e) || core_distributed(e) || main_process_first(e),
         which,
     )
 }
@@ -417,6 +417,14 @@ fn is_distributed_marker(path: &str) -> bool {
         "lightning.strategies.DeepSpeedStrategy",
     ];
     MARKERS.contains(&path) || path.starts_with("mpi4py.MPI.COMM_WORLD.")
+}
+
+/// `training_args.main_process_first(…)`: the `transformers` context that
+/// holds the other ranks at a barrier while the main process prepares data,
+/// written for a job of several processes.
+fn main_process_first(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Call { func, .. }
+        if matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "main_process_first"))
 }
 
 /// The launcher's per-rank variables.
