@@ -32,6 +32,10 @@ const SEEDS: &[&str] = &[
     "colossalai.utils.set_seed",
     "monai.utils.set_determinism",
     "monai.utils.misc.set_determinism",
+    // timm's `random_seed(seed, rank)`: torch, numpy and `random` with
+    // seed + rank.
+    "timm.utils.random_seed",
+    "timm.utils.random.random_seed",
 ];
 
 /// Seeding calls whose seed, when none is given, is a fixed default:

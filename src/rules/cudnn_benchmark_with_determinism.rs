@@ -18,7 +18,9 @@ declare_rule! {
     /// `if`/`else`): `torch.manual_seed(x)`, `torch.cuda.manual_seed(_all)(x)`,
     /// `torch.random.manual_seed(x)`, Lightning's `seed_everything(x)`,
     /// `transformers.set_seed(x)`, `accelerate.utils.set_seed(x)`,
-    /// `colossalai.utils.set_seed(x)`, MONAI's `set_determinism(x)` (which
+    /// `colossalai.utils.set_seed(x)`, timm's `random_seed(x, rank)` (also where
+    /// a star import, `from timm.utils import *`, provides the name), MONAI's
+    /// `set_determinism(x)` (which
     /// also turns benchmarking off; without a seed it seeds with its default,
     /// `seed=None` seeds nothing), or a project helper (one or two calls
     /// away: `fix_random_seeds(args.seed)`) whose body makes one of these calls.

@@ -208,6 +208,31 @@ impl Program {
         }
     }
 
+    /// The paths an unbound name `n` in `scope` may have through the module's
+    /// star imports of outside modules (`from timm.utils import *` gives
+    /// `timm.utils.random_seed` for `random_seed`): one candidate per such
+    /// import, none when anything in the scope or module binds the name.
+    pub fn star_paths(&self, scope: Scope, n: &str) -> Vec<String> {
+        let Some(table) = self.tables.get(scope.m as usize) else {
+            return Vec::new();
+        };
+        if table.contains_key(n) || scope.func().is_some_and(|f| !self.local_defs(f, n).is_empty()) {
+            return Vec::new();
+        }
+        let Some(stars) = table.get("*") else {
+            return Vec::new();
+        };
+        stars
+            .iter()
+            .filter_map(|b| match b {
+                ModBinding::From { module, .. } if !self.by_module.contains_key(module) && !module.is_empty() => {
+                    Some(normalize(&format!("{module}.{n}")))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The name module `m` binds to the external module `module` (`torch`
     /// for `import torch`, `th` for `import torch as th`), if any.
     pub fn module_alias(&self, m: ModId, module: &str) -> Option<String> {
@@ -304,7 +329,10 @@ pub(super) fn collect_bindings(stmts: &[Stmt], package: &str, c: u32, out: &mut 
                 }
             }
             StmtKind::ImportFrom {
-                module, level, names, ..
+                module,
+                level,
+                names,
+                star,
             } => {
                 let absolute = if *level == 0 {
                     module.clone()
@@ -334,6 +362,16 @@ pub(super) fn collect_bindings(stmts: &[Stmt], package: &str, c: u32, out: &mut 
                         ModBinding::From {
                             module: absolute.clone(),
                             name: a.name.clone(),
+                        },
+                    ));
+                }
+                // `from m import *`: kept under `*`, for names nothing else binds.
+                if *star {
+                    out.push((
+                        "*".to_string(),
+                        ModBinding::From {
+                            module: absolute.clone(),
+                            name: "*".to_string(),
                         },
                     ));
                 }

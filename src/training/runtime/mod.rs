@@ -577,6 +577,17 @@ pub fn calls<'p>(prog: &'p Program, targets: &[&str]) -> Vec<(Scope, Vec<Anc<'p>
                             if targets.contains(&p.as_str()) {
                                 out.push((scope, anc.to_vec(), e, p));
                             }
+                        } else if let ExprKind::Name(n) = &func.kind {
+                            // A name no code binds, which a star import of an
+                            // outside module provides (`from timm.utils import *`
+                            // then `random_seed(seed, rank)`).
+                            if let Some(p) = prog
+                                .star_paths(scope, n)
+                                .into_iter()
+                                .find(|p| targets.contains(&p.as_str()))
+                            {
+                                out.push((scope, anc.to_vec(), e, p));
+                            }
                         }
                     }
                 });
