@@ -142,6 +142,9 @@ fn may_have_buffers(code: &Code<'_>, scope: Scope, module: &Expr) -> bool {
             return false;
         };
         any |= match prog.callee(t.scope, func) {
+            // The name's other binding, the wrapper itself
+            // (`model = DDP(model)`): what it wraps is the other term.
+            Callee::External(p) if p == "torch.nn.parallel.DistributedDataParallel" => false,
             Callee::External(p) => !p.starts_with("builtins."),
             Callee::Class(k) => own_buffers(k.m),
             Callee::Func(f) => own_buffers(f.m),

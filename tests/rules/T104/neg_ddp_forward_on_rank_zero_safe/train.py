@@ -2,8 +2,9 @@
 # named: on the command line with head.py (a torchrun script, no config)
 # runtime: multi-rank (init_process_group, DDP of a model with BatchNorm)
 # expect: none: the chief's passes call the wrapped module (`model.module(x)`), the second model
-#   is wrapped with `broadcast_buffers=False`, and the third (no batch norm, no buffers in this
-#   code) has nothing to broadcast; the training forward runs on every rank
+#   is wrapped with `broadcast_buffers=False`, and the third (no batch norm, no buffers in its
+#   file; rebound to its wrapper, hifi-gan's shape) has nothing to broadcast; the training
+#   forward runs on every rank
 # ----
 import math
 
@@ -35,7 +36,8 @@ def main():
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     data = [torch.randn(32, 8).cuda() for _ in range(10)]
     probe = nn.parallel.DistributedDataParallel(Net().cuda(), device_ids=[rank], broadcast_buffers=False)
-    plain = nn.parallel.DistributedDataParallel(Head().cuda(), device_ids=[rank])
+    plain = Head().cuda()
+    plain = nn.parallel.DistributedDataParallel(plain, device_ids=[rank]).to("cuda")
     for epoch in range(10):
         for x in data:
             loss = model(x).square().mean()
