@@ -173,15 +173,7 @@ fn agreed(code: &Code<'_>, scope: Scope, value: &Expr, test_stmt: &Stmt) -> bool
     if reduces(value) {
         return true;
     }
-    let mut names = Vec::new();
-    let mut stack = Vec::new();
-    walk_expr(value, &mut stack, &mut |_, n| {
-        if let Node::Expr(x) = n {
-            if let ExprKind::Name(name) = &x.kind {
-                names.push(name.clone());
-            }
-        }
-    });
+    let names = names_in(value);
     let Some(f) = scope.func() else { return false };
     for name in &names {
         for d in prog.local_defs(f, name) {
@@ -190,15 +182,7 @@ fn agreed(code: &Code<'_>, scope: Scope, value: &Expr, test_stmt: &Stmt) -> bool
                     return true;
                 }
                 // `loss_value = loss.item()`: the names it is made from.
-                let mut inner = Vec::new();
-                let mut st = Vec::new();
-                walk_expr(value, &mut st, &mut |_, n| {
-                    if let Node::Expr(x) = n {
-                        if let ExprKind::Name(m) = &x.kind {
-                            inner.push(m.clone());
-                        }
-                    }
-                });
+                let inner = names_in(value);
                 if names_reduced_before(code, scope, &inner, test_stmt) {
                     return true;
                 }
@@ -206,6 +190,20 @@ fn agreed(code: &Code<'_>, scope: Scope, value: &Expr, test_stmt: &Stmt) -> bool
         }
     }
     names_reduced_before(code, scope, &names, test_stmt)
+}
+
+/// The names an expression reads.
+fn names_in(e: &Expr) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut stack = Vec::new();
+    walk_expr(e, &mut stack, &mut |_, n| {
+        if let Node::Expr(x) = n {
+            if let ExprKind::Name(name) = &x.kind {
+                names.push(name.clone());
+            }
+        }
+    });
+    names
 }
 
 /// Whether a reducing call takes one of `names` before `stmt`

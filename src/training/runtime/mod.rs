@@ -657,12 +657,7 @@ pub fn constant(
     scope: Scope,
     e: &Expr,
 ) -> Option<values::Resolved> {
-    let env = Env {
-        config: config.json.as_ref(),
-        argv: runtime.argv(),
-        merged_defaults: false,
-    };
-    values::constant(prog, &env, scope, e)
+    constant_with(prog, config, runtime, scope, e, false)
 }
 
 /// [`constant`], also taking a config object's default where the code
@@ -675,10 +670,21 @@ pub fn constant_or_default(
     scope: Scope,
     e: &Expr,
 ) -> Option<values::Resolved> {
+    constant_with(prog, config, runtime, scope, e, true)
+}
+
+fn constant_with(
+    prog: &Program,
+    config: &ConfigFacts,
+    runtime: &Runtime,
+    scope: Scope,
+    e: &Expr,
+    merged_defaults: bool,
+) -> Option<values::Resolved> {
     let env = Env {
         config: config.json.as_ref(),
         argv: runtime.argv(),
-        merged_defaults: true,
+        merged_defaults,
     };
     values::constant(prog, &env, scope, e)
 }
