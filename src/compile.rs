@@ -269,7 +269,8 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
     // by chunk when a rule asks.
     let training = project.training.as_ref().map(|t| {
         let config_json = units[config.0 as usize].yaml.as_ref().and_then(|d| d.json.as_ref());
-        let facts = crate::training::runtime::ConfigFacts::read(config_json, settings.as_ref(), !standalone);
+        let mut facts = crate::training::runtime::ConfigFacts::read(config_json, settings.as_ref(), !standalone);
+        facts.torch_pin = t.torch_pin;
         let models: Vec<(FileId, String, std::sync::Arc<crate::python::ParsedFile>)> = model_files
             .iter()
             .filter_map(|(id, file)| {

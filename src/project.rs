@@ -18,6 +18,20 @@ use crate::stages::python::STAGE_DECORATOR;
 /// Largest input read, in bytes; a larger file is read to this size plus
 /// one byte and then reported as too large.
 pub const MAX_INPUT: usize = 8 * 1024 * 1024;
+
+/// Most bytes of a requirements file (`pyproject.toml`, `requirements.txt`,
+/// `setup.py`) read for its PyTorch pin.
+const MAX_REQUIREMENTS: usize = 256 * 1024;
+
+/// The newest PyTorch release the requirements files of folder `dir` allow,
+/// where one bounds it (see [`crate::training::runtime::ConfigFacts::torch_pin_in`]).
+fn torch_pin_at(dir: &Path) -> Option<(u32, u32)> {
+    ["pyproject.toml", "requirements.txt", "setup.py"]
+        .iter()
+        .filter_map(|f| fsutil::read_limited(&dir.join(f), MAX_REQUIREMENTS).ok())
+        .filter_map(|bytes| crate::training::runtime::ConfigFacts::torch_pin_in(&crate::source::lossy(&bytes)))
+        .max()
+}
 /// Largest `.detignore` read.
 pub const MAX_DETIGNORE: usize = 1024 * 1024;
 /// Most directory entries a context scan looks at; beyond it the scan stops
@@ -258,6 +272,9 @@ pub struct ContextScan {
     /// The folder's own name (`mae_st` for `.` in a clone of that name):
     /// where a repository is itself the package its scripts import.
     pub name: Option<String>,
+    /// The newest PyTorch release the folder's `pyproject.toml`,
+    /// `requirements.txt` or `setup.py` allow, where one bounds it.
+    pub torch_pin: Option<(u32, u32)>,
     /// Candidates in path order: `stages.yaml`/`stages.yml` at the top, and
     /// every Python file with whether it mentions `stage_decorator` on disk.
     candidates: Vec<Candidate>,
@@ -300,6 +317,7 @@ impl ContextScan {
             name: std::fs::canonicalize(dir)
                 .ok()
                 .and_then(|d| d.file_name().and_then(|n| n.to_str()).map(str::to_string)),
+            torch_pin: torch_pin_at(dir),
             ..ContextScan::default()
         };
         match std::fs::metadata(dir) {
@@ -490,14 +508,31 @@ impl ContextScan {
             Some(input) => Ok((*input).clone()),
             None => read(p, overlay),
         };
-        crate::training::discover::discover(
+        let (mut sources, problems) = crate::training::discover::discover(
             text.as_deref(),
             &self.dir,
             self.name.as_deref(),
             &files,
             named,
             &mut reader,
-        )
+        );
+        // The requirements nearest the named files (a project's own folder
+        // in a repository of several), else the context root's.
+        sources.torch_pin = named
+            .iter()
+            .filter_map(|f| {
+                f.parent()?
+                    .ancestors()
+                    .take_while(|d| {
+                        !d.as_os_str().is_empty()
+                            && *d != self.dir.as_path()
+                            && (d.is_relative() || d.starts_with(&self.dir))
+                    })
+                    .find_map(torch_pin_at)
+            })
+            .max()
+            .or(self.torch_pin);
+        (sources, problems)
     }
 }
 

@@ -7,6 +7,10 @@ declare_rule! {
     /// states PyTorch 2.9 or earlier — when neither the experiment's environment nor
     /// the code sets the variable. A custom image (whose environment and PyTorch
     /// stagec cannot read) is left alone, and `stagec plan` sets the variable itself.
+    /// Training code checked without an experiment is reported where the
+    /// repository's own requirements (`pyproject.toml`, `requirements.txt`,
+    /// `setup.py` at its root) bound PyTorch below 2.10 (`torch==2.8.0`); a lower
+    /// bound alone (`torch>=2.1`) says nothing, and such code is left alone.
     ///
     /// ## Why
     /// On those releases, with CUDA 10.2 or later, the first cuBLAS operation (any
@@ -43,16 +47,25 @@ const VAR: &str = "CUBLAS_WORKSPACE_CONFIG";
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
-    if !code.cfg.present || code.cfg.sets_env(VAR) || plan_environment(cx) {
+    if code.cfg.sets_env(VAR) || plan_environment(cx) {
         return;
     }
-    let version = match &code.cfg.image {
-        None => "before 2.10 (Determined's default images)".to_string(),
-        Some(Some(image)) => match torch_version(image) {
+    // Without an experiment, the PyTorch the repository's own requirements
+    // pin (`torch==2.8.0`); without either, the release is not known.
+    let standalone = !code.cfg.present;
+    let version = match (standalone, &code.cfg.image) {
+        (true, _) => match code.cfg.torch_pin {
+            Some((major, minor)) if (major, minor) < (2, 10) => {
+                format!("{major}.{minor} (the newest the repository's requirements allow)")
+            }
+            _ => return,
+        },
+        (false, None) => "before 2.10 (Determined's default images)".to_string(),
+        (false, Some(Some(image))) => match torch_version(image) {
             Some((major, minor)) if (major, minor) < (2, 10) => format!("{major}.{minor} ({image})"),
             _ => return,
         },
-        Some(None) => return,
+        (false, Some(None)) => return,
     };
     if !env_assignments(&code, VAR).is_empty() {
         return;
@@ -71,7 +84,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             .prog
             .role(scope.m)
             .is_some_and(|r| r != crate::training::FileRole::Model)
-            || code.prog.detached(scope.m)
+            || !standalone && code.prog.detached(scope.m)
         {
             continue;
         }
@@ -98,15 +111,22 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 continue;
             }
         }
+        let who = if standalone {
+            "nothing here sets it"
+        } else {
+            "this experiment does not set it"
+        };
         let d = out.at_loc(
             code.loc(scope.m, call.span),
             format!(
-                "deterministic algorithms make the first cuBLAS call raise on PyTorch {version} unless {VAR} is :4096:8 or :16:8, and this experiment does not set it"
+                "deterministic algorithms make the first cuBLAS call raise on PyTorch {version} unless {VAR} is :4096:8 or :16:8, and {who}"
             ),
         );
-        d.help(format!(
-            "add `{VAR}=:4096:8` to environment.environment_variables, or pass warn_only=True"
-        ));
+        d.help(if standalone {
+            format!("set `{VAR}=:4096:8` in the job's environment (or `os.environ[\"{VAR}\"] = \":4096:8\"` before the first CUDA call), or pass warn_only=True")
+        } else {
+            format!("add `{VAR}=:4096:8` to environment.environment_variables, or pass warn_only=True")
+        });
         if let Some(config) = cx.config() {
             if config.json.pointer("/environment/image").is_some() {
                 d.label(
@@ -181,5 +201,23 @@ mod tests {
             Some((2, 4))
         );
         assert_eq!(torch_version("my-registry.example/team/train:2024-11"), None);
+    }
+
+    #[test]
+    fn torch_pins_from_requirements() {
+        use crate::training::runtime::ConfigFacts;
+        let pin = ConfigFacts::torch_pin_in;
+        assert_eq!(pin("torch==2.8.0\ntorchaudio==2.8.0\n"), Some((2, 8)));
+        assert_eq!(
+            pin("dependencies = [\"numpy\", \"torch==2.8.0\", \"einx[torch]==0.2.2\"]"),
+            Some((2, 8))
+        );
+        assert_eq!(pin("torch>=2.1,<2.5\n"), Some((2, 4)));
+        assert_eq!(pin("torch<=2.4.1; python_version >= '3.9'\n"), Some((2, 4)));
+        assert_eq!(pin("torch<3.0\n"), Some((2, u32::MAX)));
+        // Lower bounds, other packages, and comments bound nothing.
+        assert_eq!(pin("torch>=2.1.0\npytorch-lightning<2.0\ntorchvision==0.19\n"), None);
+        assert_eq!(pin("# torch==1.13 was the old pin\ntorch\n"), None);
+        assert_eq!(pin("torch == 2.3.1\n"), Some((2, 3)));
     }
 }

@@ -466,6 +466,7 @@ pub fn discover(
             standalone: config_text.is_none(),
             config: config.map(|c| Arc::new(KeptParse(Mutex::new(Some(c))))),
             left_out,
+            torch_pin: None,
         },
         problems,
     )

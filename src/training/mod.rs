@@ -116,6 +116,9 @@ pub struct TrainingSources {
     pub config: Option<Arc<discover::KeptParse>>,
     /// Files not read for a budget (reported as Y005).
     pub left_out: Vec<LeftOut>,
+    /// The newest PyTorch release the repository's requirements allow (see
+    /// [`runtime::ConfigFacts::torch_pin`]), found by whoever read them.
+    pub torch_pin: Option<(u32, u32)>,
 }
 
 /// One training file of a compilation.

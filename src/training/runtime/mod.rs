@@ -36,6 +36,10 @@ pub struct ConfigFacts {
     pub image: Option<Option<String>>,
     /// The config as JSON (hyperparameters, data).
     pub json: Option<Json>,
+    /// The newest PyTorch release the repository's own requirements allow
+    /// (`torch==2.8.0`, `torch<2.10` in `pyproject.toml` or
+    /// `requirements.txt` at its root), where they bound it.
+    pub torch_pin: Option<(u32, u32)>,
 }
 
 impl ConfigFacts {
@@ -66,7 +70,61 @@ impl ConfigFacts {
                 .unwrap_or_default(),
             image,
             json: json.cloned(),
+            torch_pin: None,
         }
+    }
+
+    /// The newest PyTorch release that requirements `text` (a
+    /// `pyproject.toml`, `requirements.txt` or `setup.py`) allow, where a
+    /// `torch` requirement bounds it from above: `torch==2.8.0` gives 2.8,
+    /// `torch<=2.4` 2.4, `torch<2.10` 2.9 (read as the release before). A
+    /// lower bound alone (`torch>=2.1`) bounds nothing.
+    pub fn torch_pin_in(text: &str) -> Option<(u32, u32)> {
+        let mut best: Option<(u32, u32)> = None;
+        let bytes = text.as_bytes();
+        let mut from = 0;
+        while let Some(i) = text.get(from..).and_then(|t| t.find("torch")) {
+            let at = from + i;
+            from = at + "torch".len();
+            // The name alone: not `torchaudio`, `pytorch-lightning`, `einx[torch]`.
+            let before = at.checked_sub(1).and_then(|b| bytes.get(b)).copied();
+            let after = bytes.get(from).copied();
+            let name_char = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b'.';
+            if before.is_some_and(|c| name_char(c) || c == b'[') || after.is_some_and(name_char) {
+                continue;
+            }
+            // Not in a comment.
+            let line_start = text.get(..at).and_then(|t| t.rfind('\n')).map_or(0, |i| i + 1);
+            if text.get(line_start..at).is_some_and(|t| t.contains('#')) {
+                continue;
+            }
+            let rest = text.get(from..).unwrap_or("");
+            let spec: String = rest
+                .chars()
+                .take_while(|c| !matches!(c, '"' | '\'' | '\n' | ';' | '#' | ']'))
+                .collect();
+            for part in spec.split(',') {
+                let part = part.trim();
+                let (op, version) = match part {
+                    p if p.starts_with("==") => ("==", &p[2..]),
+                    p if p.starts_with("<=") => ("<=", &p[2..]),
+                    p if p.starts_with('<') => ("<", &p[1..]),
+                    _ => continue,
+                };
+                let mut nums = version.trim().split('.').map(|n| n.trim().parse::<u32>().ok());
+                let (Some(Some(major)), Some(Some(minor))) = (nums.next(), nums.next()) else {
+                    continue;
+                };
+                let top = match op {
+                    "<" if minor > 0 => (major, minor - 1),
+                    "<" if major > 0 => (major - 1, u32::MAX),
+                    "<" => continue,
+                    _ => (major, minor),
+                };
+                best = Some(best.map_or(top, |b| b.max(top)));
+            }
+        }
+        best
     }
 
     /// Whether the experiment's environment sets `name`.
