@@ -251,6 +251,21 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
         }
         _ => {}
     });
+    // A comprehension over the listing that is sorted
+    // (`paths = sorted(p for p in paths if …)`): the code sorts what it
+    // keeps, so the name's later uses see a sorted list.
+    sorted |= comps.iter().any(|(s, a, comp)| {
+        let mut hit = false;
+        prog.flows(*s, a, comp, &through, &mut |flow| match flow {
+            Flow::Method { name: "sort", .. } => hit = true,
+            Flow::Arg {
+                callee: Callee::External(p),
+                ..
+            } if p == "builtins.sorted" => hit = true,
+            _ => {}
+        });
+        hit
+    });
     if sorted {
         return None;
     }
