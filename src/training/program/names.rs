@@ -107,7 +107,22 @@ impl Program {
         if depth > MAX_DEPTH {
             return None;
         }
-        let binding = self.tables.get(m as usize)?.get(name)?.last()?;
+        let table = self.tables.get(m as usize)?;
+        let Some(binding) = table.get(name).and_then(|b| b.last()) else {
+            // A name the module does not bind itself, from a star import of
+            // a module of the program (`from util import *`): the first that
+            // binds it.
+            if name == "*" {
+                return None;
+            }
+            return table.get("*")?.iter().find_map(|b| match b {
+                ModBinding::From { module, .. } => match self.by_module.get(module.as_str()) {
+                    Some(m2) if *m2 != m => self.global(*m2, name, depth + 1),
+                    _ => None,
+                },
+                _ => None,
+            });
+        };
         match binding {
             ModBinding::Import(path) => self.dotted_sym(path, depth),
             ModBinding::From { module, name } => {

@@ -81,6 +81,34 @@ fn a_package_init_imports_relative_to_its_own_package() {
 }
 
 #[test]
+fn star_imports_of_program_modules_bind_what_those_modules_bind() {
+    // EfficientFormer's shape: `from util import *`, and `util/__init__.py`
+    // star-imports its own modules.
+    let p = program(&[
+        (
+            "main",
+            "from util import *\nfrom timm.utils import *\n\ntrain_one_epoch()\n",
+        ),
+        ("util.__init__", "from .engine import *\nfrom .samplers import *\n"),
+        ("util.engine", "def train_one_epoch():\n    return 1\n"),
+        ("util.samplers", "class RASampler:\n    pass\n"),
+    ]);
+    assert_eq!(
+        p.global(0, "train_one_epoch", 0),
+        Some(Sym::Func(func(&p, 2, "train_one_epoch")))
+    );
+    assert_eq!(p.global(0, "RASampler", 0), Some(Sym::Class(class(&p, "RASampler"))));
+    // What no program module binds stays unbound; the outside star import
+    // names a candidate path for it.
+    assert_eq!(p.global(0, "random_seed", 0), None);
+    let scope = Scope { m: 0, c: 0, f: None };
+    assert_eq!(
+        p.star_paths(scope, "random_seed"),
+        vec!["timm.utils.random_seed".to_string()]
+    );
+}
+
+#[test]
 fn names_resolve_through_imports_of_the_program_and_outside_it() {
     let p = program(&[("train", TRAIN), ("helpers", HELPERS)]);
     assert_eq!(p.module_name(1), "helpers");
