@@ -66,8 +66,12 @@ impl Program {
                     }
                     return;
                 }
-                // Module level.
-                match self.tables.get(scope.m as usize).and_then(|t| t.get(n.as_str())) {
+                // Module level; an object another module of the program
+                // assigns at its own top level and this one imports by name
+                // (`from lib.config import cfg`, re-exported by the package as
+                // `from .default import _C as cfg`) is that module's value.
+                let (m, bindings) = self.imported_object(scope.m, n);
+                match bindings {
                     Some(bindings) => {
                         let assigns: Vec<&ModBinding> = bindings
                             .iter()
@@ -79,11 +83,7 @@ impl Program {
                         }
                         for b in assigns {
                             if let ModBinding::Assign { value, proj: p, c } = b {
-                                let s = Scope {
-                                    m: scope.m,
-                                    c: *c,
-                                    f: None,
-                                };
+                                let s = Scope { m, c: *c, f: None };
                                 self.go(s, value, concat(p.clone(), &proj), out, budget, seen, depth + 1);
                             }
                         }
@@ -279,6 +279,32 @@ impl Program {
                 Bound::Missing | Bound::Unknown => out.unknown = true,
             }
         }
+    }
+
+    /// The module-level bindings of name `n` in module `m`, followed
+    /// through `from <program module> import n` (and `… import x as n`) to
+    /// the module that assigns it, a few imports deep: the module they are
+    /// in and the bindings. A name no import of the program moves stays
+    /// with `m`.
+    fn imported_object(&self, m: ModId, n: &str) -> (ModId, Option<&Vec<ModBinding>>) {
+        let mut at = m;
+        let mut name = n.to_string();
+        for _ in 0..4 {
+            let Some(bindings) = self.tables.get(at as usize).and_then(|t| t.get(name.as_str())) else {
+                return (at, None);
+            };
+            let [ModBinding::From { module, name: orig }] = bindings.as_slice() else {
+                return (at, Some(bindings));
+            };
+            match self.by_module.get(module.as_str()) {
+                Some(m2) if *m2 != at && !self.by_module.contains_key(&format!("{module}.{orig}")) => {
+                    at = *m2;
+                    name = orig.clone();
+                }
+                _ => return (at, Some(bindings)),
+            }
+        }
+        (at, self.tables.get(at as usize).and_then(|t| t.get(name.as_str())))
     }
 
     /// The values assigned to `self.<attr>` in a class (its methods and
