@@ -8,7 +8,10 @@
 //! for ranks that never come. Calling the wrapped module (`model.module(x)`)
 //! runs the same forward without it.
 //!
-//! Silent where the wrapper is made with `broadcast_buffers=False`, where
+//! Silent where the wrapper is made with `broadcast_buffers=False` (or a
+//! value not known to be true), where the wrapped module has nothing to
+//! broadcast as far as the code shows (a class of the training code whose
+//! file uses no batch norm and registers no buffer; an unknown module), where
 //! the forward runs on every rank, and for the wrapped module itself.
 
 use super::training_support::{excerpt, Code};
@@ -53,54 +56,61 @@ pub(super) fn one_rank_forwards(code: &Code<'_>, out: &mut Sink<'_>) {
         if !may_have_buffers(code, scope, module) {
             continue;
         }
-        {
-            let mut calls: Vec<(Scope, &Expr, Vec<Anc<'_>>)> = Vec::new();
-            // The wrapper, and what its `.to(device)`/`.cuda()`/`.train()`
-            // return: the same module.
-            let mut work = vec![(scope, anc.clone(), wrap)];
-            let mut steps = 0;
-            while let Some((s0, a0, e0)) = work.pop() {
-                steps += 1;
-                if steps > 8 {
-                    break;
-                }
-                prog.flows(s0, &a0, e0, &|_, _| false, &mut |flow| match flow {
-                    Flow::Called { scope, call, anc } => calls.push((scope, call, anc)),
-                    Flow::Method { scope, call, name, anc } if SAME_MODULE.contains(&name) => {
-                        work.push((scope, anc, call));
-                    }
-                    _ => {}
-                });
+        for (s, call, a) in forward_calls(code, scope, anc, wrap) {
+            if !runtime::runs_on_one_rank(prog, s, &a, call as *const Expr as *const ()) {
+                continue;
             }
-            for (s, call, a) in calls {
-                if !runtime::runs_on_one_rank(prog, s, &a, call as *const Expr as *const ()) {
-                    continue;
-                }
-                let ExprKind::Call { func, .. } = &call.kind else {
-                    continue;
-                };
-                let name = excerpt(code.text(s.m, func.span));
-                let d = out.at_loc(
-                    code.loc(s.m, call.span),
-                    format!(
-                        "`{name}(…)` is a DistributedDataParallel forward run on one rank only: DDP broadcasts the module's buffers (BatchNorm statistics) from rank 0 at the start of a forward, so this rank waits in that broadcast for ranks that never run it, and the job hangs until the collective times out"
-                    ),
-                );
-                d.help(format!(
-                    "call the wrapped module on the one rank (`{name}.module(…)`), which runs the same forward without DDP's collectives"
-                ));
-                d.label(code.file(scope.m), wrap.span, "wrapped here, broadcasting buffers");
-                d.unsafe_fix(
-                    "call the wrapped module",
-                    vec![crate::edit::replace(
-                        code.file(s.m),
-                        func.span,
-                        format!("{}.module", code.text(s.m, func.span)),
-                    )],
-                );
-            }
+            let ExprKind::Call { func, .. } = &call.kind else {
+                continue;
+            };
+            let name = excerpt(code.text(s.m, func.span));
+            let d = out.at_loc(
+                code.loc(s.m, call.span),
+                format!(
+                    "`{name}(…)` is a DistributedDataParallel forward run on one rank only: DDP broadcasts the module's buffers (BatchNorm statistics) from rank 0 at the start of a forward, so this rank waits in that broadcast for ranks that never run it, and the job hangs until the collective times out"
+                ),
+            );
+            d.help(format!(
+                "call the wrapped module on the one rank (`{name}.module(…)`), which runs the same forward without DDP's collectives"
+            ));
+            d.label(code.file(scope.m), wrap.span, "wrapped here, broadcasting buffers");
+            d.unsafe_fix(
+                "call the wrapped module",
+                vec![crate::edit::replace(
+                    code.file(s.m),
+                    func.span,
+                    format!("{}.module", code.text(s.m, func.span)),
+                )],
+            );
         }
     }
+}
+
+/// The calls of the wrapper `wrap` (and of what its `.to(device)`,
+/// `.cuda()`, `.train()` return: the same module), a few steps deep.
+fn forward_calls<'p>(
+    code: &Code<'p>,
+    scope: Scope,
+    anc: Vec<Anc<'p>>,
+    wrap: &'p Expr,
+) -> Vec<(Scope, &'p Expr, Vec<Anc<'p>>)> {
+    let mut calls = Vec::new();
+    let mut work = vec![(scope, anc, wrap)];
+    let mut steps = 0;
+    while let Some((s0, a0, e0)) = work.pop() {
+        steps += 1;
+        if steps > 8 {
+            break;
+        }
+        code.prog.flows(s0, &a0, e0, &|_, _| false, &mut |flow| match flow {
+            Flow::Called { scope, call, anc } => calls.push((scope, call, anc)),
+            Flow::Method { scope, call, name, anc } if SAME_MODULE.contains(&name) => {
+                work.push((scope, anc, call));
+            }
+            _ => {}
+        });
+    }
+    calls
 }
 
 /// Whether the module DDP wraps may hold buffers: built by an outside
