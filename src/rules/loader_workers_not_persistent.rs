@@ -559,6 +559,11 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
     } else {
         "set persistent_workers=True"
     };
+    let keep = if default.is_some() {
+        "persistent_workers=<count> > 0 (the count the run ends up with may be 0, where True would raise)"
+    } else {
+        "persistent_workers=True"
+    };
     let d = match host {
         Host::PipelineStage => {
             let d = out.at_loc(
@@ -567,7 +572,7 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
                     "{value}{via} starts {n} worker {processes} per rank and stops them after every pass over this loader; {advice}"
                 ),
             );
-            d.help("on a pipeline stage's host the workers compete with the stage processes for memory; keep them alive with persistent_workers=True, and consider fewer");
+            d.help(format!("on a pipeline stage's host the workers compete with the stage processes for memory; keep them alive with {keep}, and consider fewer"));
             d
         }
         Host::Ranks(local) => {
@@ -581,7 +586,7 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
                     "{value}{via} starts {n} worker {processes} on every rank ({node}) and stops them after every pass over this loader, so each pass starts them all again; {advice}"
                 ),
             );
-            d.help(format!("every rank of a node forks its own workers, each with a copy of the dataset's touched memory and its prefetch buffers; restarting them at each pass stalls every rank at the start of the pass and raises the node's memory peak. Keep them alive with persistent_workers=True{}", if n >= 8 { ", and consider fewer" } else { "" }));
+            d.help(format!("every rank of a node forks its own workers, each with a copy of the dataset's touched memory and its prefetch buffers; restarting them at each pass stalls every rank at the start of the pass and raises the node's memory peak. Keep them alive with {keep}{}", if n >= 8 { ", and consider fewer" } else { "" }));
             d
         }
     };
