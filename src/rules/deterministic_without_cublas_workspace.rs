@@ -219,5 +219,11 @@ mod tests {
         assert_eq!(pin("torch>=2.1.0\npytorch-lightning<2.0\ntorchvision==0.19\n"), None);
         assert_eq!(pin("# torch==1.13 was the old pin\ntorch\n"), None);
         assert_eq!(pin("torch == 2.3.1\n"), Some((2, 3)));
+        // Hostile text: numbers past u32, a 300 KB name, 10,000 mentions.
+        assert_eq!(pin("torch==1180591620717411303424.1\ntorch<5000000000.0\n"), None);
+        let long = format!("{}torch==2.1\n", "x".repeat(300 * 1024));
+        assert_eq!(pin(&long), None);
+        let many = "torchvision==0.1\n".repeat(10_000) + "torch<=2.2\n";
+        assert_eq!(pin(&many), Some((2, 2)));
     }
 }

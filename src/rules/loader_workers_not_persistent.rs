@@ -225,12 +225,15 @@ fn dataset_refreshed(code: &Code<'_>, scope: Scope, args: &[Arg]) -> bool {
     let chunks: Vec<u32> = prog.chunks_mentioning(m, &["set_epoch", "dataset"]).collect();
     for c in chunks {
         for s in prog.scopes(m, c) {
-            let called_in_loop = s.func().is_some_and(|f| called_in_loop_via(prog, f, 3, &|_| true));
-            let mut hit = false;
+            // Changes to the dataset in this scope: whether each sits in a
+            // loop here. The callers are asked about only when one does not.
+            let mut changes: Vec<bool> = Vec::new();
             prog.walk_exprs(s, &mut |anc, e| {
                 if let ExprKind::Call { func, .. } = &e.kind {
                     if let ExprKind::Attribute { value, attr } = &func.kind {
-                        hit |= attr == "set_epoch" && is_dataset(value) && (called_in_loop || in_loop(anc));
+                        if attr == "set_epoch" && is_dataset(value) {
+                            changes.push(in_loop(anc));
+                        }
                     }
                 }
             });
@@ -240,11 +243,15 @@ fn dataset_refreshed(code: &Code<'_>, scope: Scope, args: &[Arg]) -> bool {
                     StmtKind::AugAssign { target, .. } => vec![target],
                     _ => return,
                 };
-                hit |= stored
+                if stored
                     .iter()
                     .any(|t| matches!(&t.kind, ExprKind::Attribute { value, .. } if is_dataset(value)))
-                    && (called_in_loop || in_loop(anc));
+                {
+                    changes.push(in_loop(anc));
+                }
             });
+            let hit = changes.iter().any(|looped| *looped)
+                || !changes.is_empty() && s.func().is_some_and(|f| called_in_loop_via(prog, f, 3, &|_| true));
             if hit {
                 return true;
             }
