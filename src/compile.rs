@@ -271,6 +271,7 @@ pub fn compile(project: &Project, options: &Options<'_>) -> Compiled {
         let config_json = units[config.0 as usize].yaml.as_ref().and_then(|d| d.json.as_ref());
         let mut facts = crate::training::runtime::ConfigFacts::read(config_json, settings.as_ref(), !standalone);
         facts.torch_pin = t.torch_pin;
+        facts.run_files = std::sync::Arc::new(crate::training::run_files::RunFiles::new(t.run_files.clone()));
         let models: Vec<(FileId, String, std::sync::Arc<crate::python::ParsedFile>)> = model_files
             .iter()
             .filter_map(|(id, file)| {

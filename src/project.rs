@@ -32,6 +32,23 @@ fn torch_pin_at(dir: &Path) -> Option<(u32, u32)> {
         .filter_map(|bytes| crate::training::runtime::ConfigFacts::torch_pin_in(&crate::source::lossy(&bytes)))
         .max()
 }
+/// Most JSON/YAML files of a context listed as config files the training
+/// code may load at run time.
+const MAX_RUN_FILES: usize = 400;
+/// Largest such file read; a larger one (annotations, not a config) is
+/// skipped.
+const MAX_RUN_FILE: usize = 128 * 1024;
+/// Most bytes of such files read for one check.
+const MAX_RUN_FILE_BYTES: usize = 4 * 1024 * 1024;
+/// What a training file must mention for the config files to be read.
+const RUN_FILE_LOADERS: &[&str] = &["json.load", "yaml", "OmegaConf"];
+
+/// Whether a file name is a JSON or YAML file's.
+fn is_run_file(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".json") || lower.ends_with(".yaml") || lower.ends_with(".yml")
+}
+
 /// Largest `.detignore` read.
 pub const MAX_DETIGNORE: usize = 1024 * 1024;
 /// Most directory entries a context scan looks at; beyond it the scan stops
@@ -278,6 +295,10 @@ pub struct ContextScan {
     /// Candidates in path order: `stages.yaml`/`stages.yml` at the top, and
     /// every Python file with whether it mentions `stage_decorator` on disk.
     candidates: Vec<Candidate>,
+    /// The JSON and YAML files of the context (paths only, at most
+    /// [`MAX_RUN_FILES`]): the config files training code may load at run
+    /// time (`json.load(open(args.config))`).
+    run_files: Vec<PathBuf>,
     /// What could not be read or where the scan stopped, for the user.
     pub problems: Vec<String>,
 }
@@ -390,6 +411,10 @@ impl ContextScan {
                 }
                 let stages = depth == 0 && (name == "stages.yaml" || name == "stages.yml");
                 let python = name.ends_with(".py");
+                if !stages && !python && is_run_file(&name) && kind.is_file() && scan.run_files.len() < MAX_RUN_FILES {
+                    scan.run_files.push(path);
+                    continue;
+                }
                 if !(stages || python) {
                     continue;
                 }
@@ -418,6 +443,7 @@ impl ContextScan {
             }
         }
         scan.candidates.sort_by(|a, b| a.path.cmp(&b.path));
+        scan.run_files.sort();
         scan
     }
 
@@ -532,6 +558,37 @@ impl ContextScan {
             })
             .max()
             .or(self.torch_pin);
+        // Config files the code may load at run time: read only where some
+        // training file loads JSON or YAML at all, each bounded, all of them
+        // bounded together.
+        let loads = sources.files.iter().any(|f| {
+            let text = crate::source::lossy(&f.input.bytes);
+            RUN_FILE_LOADERS.iter().any(|l| text.contains(l))
+        });
+        if loads {
+            let mut total = 0usize;
+            for path in &self.run_files {
+                if total >= MAX_RUN_FILE_BYTES {
+                    break;
+                }
+                let bytes = match overlay.text(path) {
+                    Some(text) => text.as_bytes().to_vec(),
+                    None => match fsutil::read_limited(path, MAX_RUN_FILE) {
+                        Ok(bytes) => bytes,
+                        Err(_) => continue,
+                    },
+                };
+                if bytes.len() > MAX_RUN_FILE {
+                    continue;
+                }
+                total += bytes.len();
+                let rel = path.strip_prefix(&self.dir).unwrap_or(path);
+                sources.run_files.push(Input {
+                    name: rel.to_string_lossy().replace('\\', "/"),
+                    bytes,
+                });
+            }
+        }
         (sources, problems)
     }
 }

@@ -32,15 +32,24 @@ declare_rule! {
     /// rank's share is unknown but at least 1, and the node starts at least
     /// the flag's value; rounded down, divided by anything else,
     /// or stored to elsewhere too, it is left alone. A loader built on one rank only (under `if rank == 0:`,
-    /// `if is_main_process():`, or in a helper called only there) in a multi-rank
-    /// job is left alone: its workers are one process's, not the node's ranks'.
+    /// `if is_main_process():`, or in a function called only there) in a multi-rank
+    /// job is reported from 2 workers up, as that rank's: its workers are one
+    /// process's, not the node's ranks', but each pass restarts them while the other
+    /// ranks wait for that rank at their next collective.
     /// So is a loader whose dataset the code changes between passes
     /// (`train_set.set_epoch(epoch)`, `loader.dataset.epoch = epoch`): workers
     /// kept alive would go on with their stale copy of it.
+    /// A count read from a JSON or YAML config file the code loads at run time
+    /// (`json.load(f)[…]`, `yaml.safe_load(f)[…]`, `OmegaConf.load(p).…`, also
+    /// through an `AttrDict` of it) is taken from the project's files: the file
+    /// the code names where its path is a constant (`--config` with a default),
+    /// else every file of that format in the context that sets the path — reported
+    /// only where each of them sets 1 or more, with the first named in the message
+    /// and a fix that holds whatever the run's file sets.
     /// Values stagec cannot resolve
     /// (`os.cpu_count()`, argparse flags without a default or overwritten by the
-    /// code, config paths a function overwrites, external config files) are left
-    /// alone.
+    /// code, config paths a function overwrites, a config field the code stores
+    /// to, files outside the context) are left alone.
     ///
     /// ## Why
     /// Each worker is a process with its own copy of the dataset's touched memory and
@@ -86,6 +95,11 @@ mod sites;
 /// pass, on every rank of the node.
 const MANY: i64 = 1;
 
+/// Fewest workers reported for a loader one rank builds (a validation
+/// loader under `if rank == 0:`): one worker of one process restarts
+/// quickly; several hold the other ranks up at their next collective.
+const ONE_RANK_MANY: i64 = 2;
+
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
     let stages = super::training_support::pipeline_degree(cx).unwrap_or(0);
@@ -129,10 +143,13 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 return;
             }
             // Built on one rank only (`if rank == 0:`): one process's
-            // workers, not the node's ranks times workers.
-            if matches!(host, Host::Ranks(_)) && one_rank(&code, scope, anc, e) {
-                return;
-            }
+            // workers, not the node's ranks times workers; the other ranks
+            // wait for its restarts at their next collective.
+            let host = if matches!(host, Host::Ranks(_)) && one_rank(&code, scope, anc, e) {
+                Host::OneRank
+            } else {
+                host
+            };
             // A subclass's positions are its own: only `num_workers=` counts.
             let at = if subclass { usize::MAX } else { 5 };
             let Some(workers) = find_option(&code, scope, args, "num_workers", at) else {
@@ -159,14 +176,28 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                     return;
                 }
             }
+            let least = if matches!(host, Host::OneRank) {
+                ONE_RANK_MANY
+            } else {
+                MANY
+            };
+            // Counts read from the project's config files: every file that
+            // sets one must start workers (a file with fewer shows runs
+            // without them).
+            let from_files = workers.resolved.as_ref().filter(|r| r.from_files.is_some());
+            if from_files.is_some_and(|r| r.ints().is_none_or(|v| v.iter().any(|n| *n < least))) {
+                return;
+            }
             match (most, keeps) {
-                (Some(n), _) if n < MANY => return,
+                (Some(n), _) if n < least => return,
                 (Some(_), None | Some(Some(false))) => {}
                 // Values a helper's callers pass (`make_loader(ds,
                 // num_workers=8, persistent_workers=False)`), each call
                 // site on its own.
                 (None, Some(None) | Some(Some(false)) | None) | (Some(_), Some(None)) => {
-                    sited.push((e, anc.to_vec(), workers, persistent));
+                    if !matches!(host, Host::OneRank) {
+                        sited.push((e, anc.to_vec(), workers, persistent));
+                    }
                     return;
                 }
                 _ => return,
@@ -174,9 +205,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             if !reiterated(&code, scope, anc, e) {
                 return;
             }
-            hits.push((workers, persistent));
+            hits.push((workers, persistent, host));
         });
-        for (workers, persistent) in hits {
+        for (workers, persistent, host) in hits {
             let edit = persistent_edit(&code, &workers, persistent.as_ref(), "persistent_workers");
             report(&code, cx, out, &workers, edit, host);
         }
@@ -522,6 +553,8 @@ enum Host {
     PipelineStage,
     /// A node of a multi-rank job: its local ranks, when the launch says.
     Ranks(Option<i64>),
+    /// One rank of a multi-rank job (a loader built under `if rank == 0:`).
+    OneRank,
 }
 
 /// The ranks each node runs, when the launch fixes it
@@ -545,7 +578,10 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
         .via
         .as_ref()
         .map(|p| format!(" ({} in the experiment config)", display_path(p)));
-    let value = if ints.len() > 1 {
+    let least = ints.iter().copied().min().unwrap_or(0);
+    let value = if ints.len() > 1 && r.from_files.is_some() {
+        format!("num_workers={least} to {n}")
+    } else if ints.len() > 1 {
         let list: Vec<String> = ints.iter().take(6).map(|i| i.to_string()).collect();
         format!("num_workers up to {n} (candidates {})", list.join(", "))
     } else {
@@ -560,13 +596,27 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
     if let Some((_, _, text)) = &default {
         via = format!(" (the config's default, `{text}`, unless the config file merged at run time sets another)");
     }
+    if let Some(f) = &r.from_files {
+        let at = format!("`{}` at {}:{}", f.first.text, f.first.file, f.first.line);
+        let kind = f.format.noun();
+        via = if f.named {
+            format!(" ({at}, the config file the code loads)")
+        } else if f.files == 1 {
+            format!(" ({at}: the code loads a {kind} file named at run time, and this is the project's one {kind} file that sets it)")
+        } else {
+            format!(
+                " ({at}: the code loads a {kind} file named at run time, and each of the project's {} {kind} files that set it sets 1 or more)",
+                f.files
+            )
+        };
+    }
     let processes = if n == 1 { "process" } else { "processes" };
-    let advice = if default.is_some() {
+    let advice = if may_be_zero(r) {
         "set persistent_workers whenever the count is above 0"
     } else {
         "set persistent_workers=True"
     };
-    let keep = if default.is_some() {
+    let keep = if may_be_zero(r) {
         "persistent_workers=<count> > 0 (the count the run ends up with may be 0, where True would raise)"
     } else {
         "persistent_workers=True"
@@ -596,6 +646,16 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
             d.help(format!("every rank of a node forks its own workers, each with a copy of the dataset's touched memory and its prefetch buffers; restarting them at each pass stalls every rank at the start of the pass and raises the node's memory peak. Keep them alive with {keep}{}", if n >= 8 { ", and consider fewer" } else { "" }));
             d
         }
+        Host::OneRank => {
+            let d = out.at_loc(
+                code.loc(w.scope.m, w.span),
+                format!(
+                    "{value}{via} starts {n} worker {processes} on the one rank that builds this loader and stops them after every pass over it, so each pass forks them again while the other ranks wait for this one at their next collective; {advice}"
+                ),
+            );
+            d.help(format!("the loader is built only where one rank runs (`if rank == 0:` or the like); its workers restart at every pass (each validation, each epoch), and the whole job waits for them. Keep them alive with {keep}"));
+            d
+        }
     };
     if let (Some(path), Some(config)) = (&r.via, cx.config()) {
         let p: Vec<PathSeg> = path.clone();
@@ -609,13 +669,20 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
         );
     }
     if let Some(edit) = edit {
-        let title = if r.default_at.is_some() {
+        let title = if may_be_zero(r) {
             "keep the workers alive whenever there are any: persistent_workers=<count> > 0"
         } else {
             "keep the workers alive: persistent_workers=True"
         };
         d.unsafe_fix(title, vec![edit]);
     }
+}
+
+/// Whether the run may end up with another count than the one resolved,
+/// 0 among them: a config default a file merged at run time can change, or
+/// a count read from whichever config file the run is given.
+fn may_be_zero(r: &Resolved) -> bool {
+    r.default_at.is_some() || r.from_files.as_ref().is_some_and(|f| !f.named)
 }
 
 /// The edit keeping the workers alive: `False` → `True` where
@@ -627,9 +694,9 @@ fn persistent_edit(code: &Code<'_>, w: &Written<'_>, persistent: Option<&Written
     // A count the run may set to 0 (a config default a merged file can
     // change): `persistent_workers=True` would then raise, so the fix
     // keeps the workers alive whenever there are any.
-    let keep = match w.resolved.as_ref().and_then(|r| r.default_at) {
-        Some(_) => format!("{} > 0", text.get(w.value.span.start..w.value.span.end)?),
-        None => "True".to_string(),
+    let keep = match w.resolved.as_ref().is_some_and(may_be_zero) {
+        true => format!("{} > 0", text.get(w.value.span.start..w.value.span.end)?),
+        false => "True".to_string(),
     };
     match persistent {
         Some(p) => match &p.value.kind {

@@ -467,6 +467,7 @@ pub fn discover(
             config: config.map(|c| Arc::new(KeptParse(Mutex::new(Some(c))))),
             left_out,
             torch_pin: None,
+            run_files: Vec::new(),
         },
         problems,
     )

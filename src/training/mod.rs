@@ -27,6 +27,7 @@ use crate::source::Input;
 pub mod discover;
 pub mod entry;
 pub mod program;
+pub mod run_files;
 pub mod runtime;
 pub mod values;
 
@@ -119,6 +120,9 @@ pub struct TrainingSources {
     /// The newest PyTorch release the repository's requirements allow (see
     /// [`runtime::ConfigFacts::torch_pin`]), found by whoever read them.
     pub torch_pin: Option<(u32, u32)>,
+    /// The context's JSON and YAML files the code may load at run time
+    /// (names relative to the context), read where the code loads any.
+    pub run_files: Vec<Input>,
 }
 
 /// One training file of a compilation.

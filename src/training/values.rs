@@ -12,6 +12,7 @@ use super::ast::{Arg, Expr, ExprKind, StmtKind};
 use super::program::{Callee, Key, Program, Proj, Scope, Sym, Term};
 use crate::source::Span;
 use crate::training::program::ModId;
+use crate::training::run_files::{Format, Found, RunFiles};
 use crate::yaml::PathSeg;
 
 /// A constant.
@@ -35,6 +36,22 @@ pub struct Resolved {
     /// at run time. Only where the caller asked for such defaults
     /// ([`Env::merged_defaults`]).
     pub default_at: Option<(ModId, Span)>,
+    /// Read from the project's config files the code loads at run time
+    /// (only where the caller asked for such values, [`Env::run_files`]).
+    pub from_files: Option<FromFiles>,
+}
+
+/// Values read from config files the code loads at run time: where the
+/// first is written, and how many files were read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FromFiles {
+    pub format: Format,
+    pub first: Found,
+    /// The files that set the path (each holds one of the values).
+    pub files: usize,
+    /// Whether the code names the file (a constant path), rather than one
+    /// given at run time (every such file of the project was read).
+    pub named: bool,
 }
 
 impl Resolved {
@@ -83,6 +100,10 @@ pub struct Env<'a> {
     /// file or the command line into it at run time (the value is then
     /// marked [`Resolved::default_at`]); otherwise such a value is unknown.
     pub merged_defaults: bool,
+    /// The project's config files the code may load at run time, read for
+    /// values only where given (with [`Env::merged_defaults`]: values the
+    /// run may replace); the value is then marked [`Resolved::from_files`].
+    pub run_files: Option<&'a RunFiles>,
 }
 
 /// Most candidates a searched integer range is expanded to.
@@ -104,6 +125,7 @@ fn constant_at(prog: &Program, env: &Env<'_>, scope: Scope, e: &Expr, depth: u32
     let mut values = Vec::new();
     let mut via = None;
     let mut default_at = None;
+    let mut from_files = None;
     for t in &sources.terms {
         // `args = get_parser(); args = args.parse_args()` at module level:
         // the parser itself has no option attributes, so that binding is
@@ -116,6 +138,7 @@ fn constant_at(prog: &Program, env: &Env<'_>, scope: Scope, e: &Expr, depth: u32
             via = r.via;
         }
         default_at = default_at.or(r.default_at);
+        from_files = from_files.or(r.from_files);
         for v in r.values {
             if !values.contains(&v) {
                 values.push(v);
@@ -126,6 +149,7 @@ fn constant_at(prog: &Program, env: &Env<'_>, scope: Scope, e: &Expr, depth: u32
         values,
         via,
         default_at,
+        from_files,
     })
 }
 
@@ -165,6 +189,7 @@ fn one(v: Const) -> Option<Resolved> {
         values: vec![v],
         via: None,
         default_at: None,
+        from_files: None,
     })
 }
 
@@ -181,6 +206,7 @@ fn term_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -> Option
                 values: vec![Const::Bool(!r.as_bool()?)],
                 via: r.via,
                 default_at: r.default_at,
+                from_files: r.from_files,
             })
         }
         ExprKind::Call { func, args, .. } => {
@@ -205,6 +231,7 @@ fn term_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -> Option
                 values,
                 via: l.via.or(r.via),
                 default_at: l.default_at.or(r.default_at),
+                from_files: l.from_files.or(r.from_files),
             })
         }
         ExprKind::Attribute { value, attr } => {
@@ -279,6 +306,7 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
                     values,
                     via: r.via,
                     default_at: r.default_at,
+                    from_files: r.from_files,
                 });
             }
             "determined.get_cluster_info" => {
@@ -306,6 +334,18 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
                 return resolve_terms(prog, env, &r, depth);
             }
             "argparse.ArgumentParser.parse_args" => {}
+            // A config file the code loads at run time.
+            "json.load"
+            | "json.loads"
+            | "yaml.safe_load"
+            | "yaml.load"
+            | "yaml.full_load"
+            | "yaml.unsafe_load"
+            | "omegaconf.OmegaConf.load"
+                if !t.proj.is_empty() =>
+            {
+                return run_file_value(prog, env, t, path, &positional, depth);
+            }
             _ => {}
         }
         // Wrappers around a mapping: AttrDict, dict, EasyDict, Namespace.
@@ -340,10 +380,27 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
             return Some(v);
         }
     }
-    let ExprKind::Attribute { value: recv, attr } = &func.kind else {
-        if let Callee::Unknown = callee {
-            return None;
+    // A project class of the same kind (`class AttrDict(dict)` whose
+    // `__init__` hands its arguments to `dict`): key access too.
+    if let Callee::Class(k) = &callee {
+        if !t.proj.is_empty() && mapping_class(prog, *k) {
+            let [arg] = positional.as_slice() else { return None };
+            let keyed: Vec<Proj> = t
+                .proj
+                .iter()
+                .map(|p| match p {
+                    Proj::Attr(a) => Proj::Key(Key::Str(a.clone())),
+                    p => p.clone(),
+                })
+                .collect();
+            let r = prog.sources_with(t.scope, arg, keyed);
+            let v = resolve_terms(prog, env, &r, depth)?;
+            // Only a file's values: a literal read by attribute may be
+            // changed by stores to the wrapper (see above).
+            return v.from_files.is_some().then_some(v);
         }
+    }
+    let ExprKind::Attribute { value: recv, attr } = &func.kind else {
         return None;
     };
     let str_arg = |i: usize| {
@@ -394,6 +451,137 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
         }
         _ => None,
     }
+}
+
+/// A project class deriving from `dict` whose attributes are its keys (an
+/// `AttrDict` that sets `self.__dict__ = self`), taking a mapping to copy.
+fn mapping_class(prog: &Program, k: super::program::ClassId) -> bool {
+    let Some(class) = prog.class(k) else { return false };
+    let text = prog.text(k.m).get(class.span.start..class.span.end).unwrap_or("");
+    prog.derives_from(k, &["builtins.dict"]) && text.contains("__dict__ = self")
+}
+
+/// `json.load(f)[k]…`, `yaml.safe_load(f)[k]…`, `OmegaConf.load(p).k…`: the
+/// values the project's config files of that format hold at that path —
+/// of the file the code names where its path is a constant, else of every
+/// such file of the context that sets the path (the run picks one). Only
+/// with [`Env::run_files`]; `None` where no file sets the path.
+fn run_file_value(
+    prog: &Program,
+    env: &Env<'_>,
+    t: &Term<'_>,
+    loader: &str,
+    positional: &[&Expr],
+    depth: u32,
+) -> Option<Resolved> {
+    let files = env.run_files?;
+    if files.is_empty() {
+        return None;
+    }
+    let omegaconf = loader.starts_with("omegaconf.");
+    let format = if loader.starts_with("json.") {
+        Format::Json
+    } else {
+        Format::Yaml
+    };
+    let keys: Vec<PathSeg> = t
+        .proj
+        .iter()
+        .map(|p| match p {
+            Proj::Key(Key::Str(k)) => Some(PathSeg::Key(k.clone())),
+            Proj::Key(Key::Int(i)) => usize::try_from(*i).ok().map(PathSeg::Index),
+            Proj::Attr(a) if omegaconf => Some(PathSeg::Key(a.clone())),
+            _ => None,
+        })
+        .collect::<Option<Vec<PathSeg>>>()?;
+    // Not where some code stores to a field of that name: the value the
+    // loader reads may be replaced before it does.
+    if let Some(PathSeg::Key(leaf)) = keys.last() {
+        if field_stored(prog, leaf) {
+            return None;
+        }
+    }
+    let named = positional
+        .first()
+        .and_then(|a| loaded_path(prog, env, t.scope, a, omegaconf, depth));
+    let found = files.lookup(format, named.as_deref(), &keys);
+    let mut values = Vec::new();
+    for f in &found {
+        let v = match &f.value {
+            crate::yaml::Value::Int(i) => Const::Int(*i),
+            crate::yaml::Value::Float(x) => Const::Float(*x),
+            crate::yaml::Value::Bool(b) => Const::Bool(*b),
+            crate::yaml::Value::Str(s) => Const::Str(s.clone()),
+            crate::yaml::Value::Null => Const::None,
+            _ => return None,
+        };
+        if !values.contains(&v) {
+            values.push(v);
+        }
+    }
+    let first = found.first()?.clone();
+    Some(Resolved {
+        values,
+        via: None,
+        default_at: None,
+        from_files: Some(FromFiles {
+            format,
+            first,
+            files: found.len(),
+            named: named.is_some(),
+        }),
+    })
+}
+
+/// The paths a loader's argument opens, where they are constants:
+/// `open(p)`, a name bound to one (`with open(p) as f`), `f.read()` of
+/// one, or the path itself for `OmegaConf.load(p)`. `None` where a path
+/// is unknown or empty (a flag without a usable default).
+fn loaded_path(prog: &Program, env: &Env<'_>, scope: Scope, e: &Expr, direct: bool, depth: u32) -> Option<Vec<String>> {
+    if depth > 8 {
+        return None;
+    }
+    let strings = |r: Resolved| -> Option<Vec<String>> {
+        r.values
+            .iter()
+            .map(|v| match v {
+                Const::Str(s) if !s.trim().is_empty() => Some(s.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    if direct {
+        return strings(constant_at(prog, env, scope, e, depth + 1)?);
+    }
+    let sources = prog.sources(scope, e);
+    if sources.unknown || sources.terms.is_empty() {
+        return None;
+    }
+    let mut out = Vec::new();
+    for t in &sources.terms {
+        if !t.proj.is_empty() {
+            return None;
+        }
+        let ExprKind::Call { func, args, .. } = &t.expr.kind else {
+            return None;
+        };
+        let first = args.iter().find_map(|a| match a {
+            Arg::Pos(e) => Some(e),
+            _ => None,
+        });
+        if prog.external(t.scope, func).as_deref() == Some("builtins.open") {
+            out.extend(strings(constant_at(prog, env, t.scope, first?, depth + 1)?)?);
+            continue;
+        }
+        // `f.read()`
+        match &func.kind {
+            ExprKind::Attribute { value, attr } if attr == "read" && args.is_empty() => {
+                out.extend(loaded_path(prog, env, t.scope, value, false, depth + 1)?);
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
 }
 
 /// `config.DATA.NUM_WORKERS` of a config object built at module level and
@@ -607,12 +795,14 @@ fn resolve_terms(prog: &Program, env: &Env<'_>, r: &super::program::Sources<'_>,
     let mut values = Vec::new();
     let mut via = None;
     let mut default_at = None;
+    let mut from_files = None;
     for t in &r.terms {
         let v = term_value(prog, env, t, depth + 1)?;
         if via.is_none() {
             via = v.via;
         }
         default_at = default_at.or(v.default_at);
+        from_files = from_files.or(v.from_files);
         for x in v.values {
             if !values.contains(&x) {
                 values.push(x);
@@ -623,6 +813,7 @@ fn resolve_terms(prog: &Program, env: &Env<'_>, r: &super::program::Sources<'_>,
         values,
         via,
         default_at,
+        from_files,
     })
 }
 
@@ -686,6 +877,7 @@ fn config_value(env: &Env<'_>, base: &[&str], proj: &[Proj]) -> Option<Resolved>
         values,
         via: Some(path),
         default_at: None,
+        from_files: None,
     })
 }
 

@@ -24,6 +24,7 @@ pub(super) fn node_total(code: &Code<'_>, w: &Written<'_>) -> Option<i64> {
         config: code.cfg.json.as_ref(),
         argv: code.rt.argv(),
         merged_defaults: false,
+        run_files: None,
     };
     let ExprKind::Attribute {
         value: recv,

@@ -25,6 +25,7 @@ fn strategy_ranks(prog: &Program, scope: Scope, e: &Expr) -> Option<bool> {
         config: None,
         argv: &[],
         merged_defaults: false,
+        run_files: None,
     };
     if let Some(s) = values::constant(prog, &env, scope, e).and_then(|r| r.as_str().map(str::to_string)) {
         let per_device = per_device_name(&s);
@@ -55,6 +56,7 @@ fn device_count(prog: &Program, scope: Scope, e: &Expr) -> Option<i64> {
         config: None,
         argv: &[],
         merged_defaults: false,
+        run_files: None,
     };
     match values::constant(prog, &env, scope, e)?.single()? {
         Const::Int(n) if *n >= 0 => Some(*n),

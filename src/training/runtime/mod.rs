@@ -40,6 +40,8 @@ pub struct ConfigFacts {
     /// (`torch==2.8.0`, `torch<2.10` in `pyproject.toml` or
     /// `requirements.txt` at its root), where they bound it.
     pub torch_pin: Option<(u32, u32)>,
+    /// The context's config files the code may load at run time.
+    pub run_files: std::sync::Arc<crate::training::run_files::RunFiles>,
 }
 
 impl ConfigFacts {
@@ -71,6 +73,7 @@ impl ConfigFacts {
             image,
             json: json.cloned(),
             torch_pin: None,
+            run_files: Default::default(),
         }
     }
 
@@ -743,6 +746,7 @@ fn constant_with(
         config: config.json.as_ref(),
         argv: runtime.argv(),
         merged_defaults,
+        run_files: merged_defaults.then_some(&*config.run_files),
     };
     values::constant(prog, &env, scope, e)
 }

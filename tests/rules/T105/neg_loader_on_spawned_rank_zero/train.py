@@ -2,8 +2,8 @@
 # named: on the command line (a plain `python train.py` that spawns its ranks)
 # runtime: mp.spawn(train, nprocs=n) on several GPUs, a direct train(0, …) on one
 # expect: none: the validation loader is built under `if rank == 0:`, where `rank` is the index
-#   mp.spawn passes first (the one-GPU path calls train(0, …) itself): one process's worker, not
-#   every rank's; the training loader keeps its workers
+#   mp.spawn passes first (the one-GPU path calls train(0, …) itself): one process's single worker
+#   (one rank's loader is reported from 2 workers up); the training loader keeps its workers
 # ----
 import argparse
 

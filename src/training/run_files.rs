@@ -1,0 +1,258 @@
+//! The JSON and YAML files of a context that training code may load at run
+//! time (`json.load(open(args.config))`, `yaml.safe_load(f)`,
+//! `OmegaConf.load(path)`): discovery reads them (bounded) where the code
+//! loads any; they are parsed here, once, when a check first asks for a
+//! value in them. Parsing never fails: a file that does not parse has no
+//! values.
+
+use std::sync::OnceLock;
+
+use crate::source::{Input, LineIndex};
+use crate::yaml::{PathSeg, Tree, Value};
+
+/// How a file is written, by its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Yaml,
+}
+
+impl Format {
+    /// The format a file's name says, if it is one of these.
+    pub fn of(name: &str) -> Option<Format> {
+        let lower = name.to_ascii_lowercase();
+        if lower.ends_with(".json") {
+            Some(Format::Json)
+        } else if lower.ends_with(".yaml") || lower.ends_with(".yml") {
+            Some(Format::Yaml)
+        } else {
+            None
+        }
+    }
+
+    /// The files' kind, for messages.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Format::Json => "JSON",
+            Format::Yaml => "YAML",
+        }
+    }
+}
+
+struct Parsed {
+    name: String,
+    format: Format,
+    text: String,
+    tree: Tree,
+}
+
+/// The config files of a compilation (see the module's documentation).
+#[derive(Default)]
+pub struct RunFiles {
+    inputs: Vec<Input>,
+    parsed: OnceLock<Vec<Parsed>>,
+}
+
+impl Clone for RunFiles {
+    fn clone(&self) -> Self {
+        RunFiles::new(self.inputs.clone())
+    }
+}
+
+impl std::fmt::Debug for RunFiles {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.inputs.iter().map(|i| &i.name)).finish()
+    }
+}
+
+/// A scalar written at a path in one file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Found {
+    /// The file, relative to the context.
+    pub file: String,
+    /// Its 1-based line.
+    pub line: usize,
+    /// The `key: value` text as written (one line).
+    pub text: String,
+    pub value: Value,
+}
+
+/// Deepest nesting and most nodes of a config file parsed here: configs
+/// are small, and a hostile file must not cost more than a config does.
+fn budgets() -> crate::yaml::Budgets {
+    crate::yaml::Budgets {
+        max_bytes: 256 * 1024,
+        max_depth: 64,
+        max_nodes: 20_000,
+        max_alias_bytes: 256 * 1024,
+    }
+}
+
+impl RunFiles {
+    pub fn new(inputs: Vec<Input>) -> RunFiles {
+        RunFiles {
+            inputs,
+            parsed: OnceLock::new(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.inputs.is_empty()
+    }
+
+    fn parsed(&self) -> &[Parsed] {
+        self.parsed.get_or_init(|| {
+            self.inputs
+                .iter()
+                .filter_map(|i| {
+                    let format = Format::of(&i.name)?;
+                    let text = crate::source::lossy(&i.bytes).into_owned();
+                    let (tree, issues) = crate::yaml::parse(&text, &budgets());
+                    // A file that does not parse cleanly is not read for
+                    // values: Python's loader would raise on it.
+                    issues.is_empty().then(|| Parsed {
+                        name: i.name.clone(),
+                        format,
+                        text,
+                        tree,
+                    })
+                })
+                .collect()
+        })
+    }
+
+    /// The scalars written at `path` in the files of `format`: of the files
+    /// `named` (paths the code gives, matched as a suffix of the file's
+    /// context path), or of every such file where `named` is `None`. Files
+    /// without the path are left out; so is a path whose value is a
+    /// mapping or a list.
+    pub fn lookup(&self, format: Format, named: Option<&[String]>, path: &[PathSeg]) -> Vec<Found> {
+        let mut out = Vec::new();
+        for f in self.parsed() {
+            if f.format != format {
+                continue;
+            }
+            if let Some(named) = named {
+                if !named.iter().any(|n| names_file(n, &f.name)) {
+                    continue;
+                }
+            }
+            let Some(at) = f.tree.locate(path) else { continue };
+            let node = f.tree.resolve(at.node);
+            let value = f.tree.value(node).clone();
+            if matches!(value, Value::Map(_) | Value::Seq(_) | Value::Alias(_)) {
+                continue;
+            }
+            let start = at.key.map_or(f.tree.span(node).start, |k| f.tree.span(k).start);
+            let index = LineIndex::new(&f.text);
+            let line = index.line_of(start);
+            // `key: value` as written where it fits on its line, else the
+            // line.
+            let end = f.tree.span(node).end;
+            let text = f
+                .text
+                .get(start..end)
+                .filter(|t| !t.contains('\n') && t.len() <= 120)
+                .or_else(|| index.line_span(&f.text, line).and_then(|s| f.text.get(s.start..s.end)))
+                .unwrap_or("")
+                .trim()
+                .trim_end_matches(',')
+                .to_string();
+            out.push(Found {
+                file: f.name.clone(),
+                line: line + 1,
+                text,
+                value,
+            });
+        }
+        out
+    }
+}
+
+/// Whether the path `given` (as the code writes it: `config_v1.json`,
+/// `./configs/a.yaml`) names the context file `file`.
+fn names_file(given: &str, file: &str) -> bool {
+    let given = given.trim_start_matches("./").replace('\\', "/");
+    if given.is_empty() || given.contains("..") || given.starts_with('/') {
+        return false;
+    }
+    file == given || file.ends_with(&format!("/{given}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(list: &[(&str, &str)]) -> RunFiles {
+        RunFiles::new(
+            list.iter()
+                .map(|(n, t)| Input {
+                    name: n.to_string(),
+                    bytes: t.as_bytes().to_vec(),
+                })
+                .collect(),
+        )
+    }
+
+    fn key(path: &[&str]) -> Vec<PathSeg> {
+        path.iter().map(|k| PathSeg::Key(k.to_string())).collect()
+    }
+
+    #[test]
+    fn finds_the_value_in_each_file_that_has_the_path() {
+        let f = files(&[
+            ("config_v1.json", "{\n  \"num_workers\": 4,\n  \"lr\": 0.1\n}\n"),
+            ("cfg/b.json", "{\"data\": {\"num_workers\": 2}}"),
+            ("cfg/c.yaml", "num_workers: 6\n"),
+            ("broken.json", "{\"num_workers\": 4"),
+        ]);
+        let found = f.lookup(Format::Json, None, &key(&["num_workers"]));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].file, "config_v1.json");
+        assert_eq!(found[0].line, 2);
+        assert_eq!(found[0].text, "\"num_workers\": 4");
+        assert_eq!(found[0].value, Value::Int(4));
+        let yaml = f.lookup(Format::Yaml, None, &key(&["num_workers"]));
+        assert_eq!(
+            yaml.iter().map(|x| x.value.clone()).collect::<Vec<_>>(),
+            vec![Value::Int(6)]
+        );
+        // A mapping is not a value.
+        assert!(f.lookup(Format::Json, None, &key(&["data"])).is_empty());
+    }
+
+    #[test]
+    fn a_named_file_is_matched_by_its_path_suffix_only() {
+        let f = files(&[
+            ("cfg/a.yaml", "w: 1\n"),
+            ("other/a.yaml", "w: 2\n"),
+            ("cfg/b.yaml", "w: 3\n"),
+        ]);
+        let named = vec!["./cfg/a.yaml".to_string()];
+        let found = f.lookup(Format::Yaml, Some(&named), &key(&["w"]));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].file, "cfg/a.yaml");
+        for bad in ["", "../cfg/a.yaml", "/cfg/a.yaml", "g/a.yaml"] {
+            let named = vec![bad.to_string()];
+            assert!(f.lookup(Format::Yaml, Some(&named), &key(&["w"])).is_empty(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn hostile_files_cost_what_their_budget_allows() {
+        // An alias bomb and deep nesting: parsed within the budgets, no
+        // values read from them.
+        let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+        let mut prev = "a".to_string();
+        for i in 0..12 {
+            let refs = vec![format!("*{prev}"); 10].join(", ");
+            bomb.push_str(&format!("b{i}: &b{i} [{refs}]\n"));
+            prev = format!("b{i}");
+        }
+        bomb.push_str("num_workers: 4\n");
+        let deep = format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000));
+        let f = files(&[("bomb.yaml", &bomb), ("deep.yaml", &deep)]);
+        let found = f.lookup(Format::Yaml, None, &key(&["num_workers"]));
+        assert!(found.iter().all(|x| x.value == Value::Int(4)), "{found:?}");
+    }
+}
