@@ -33,7 +33,7 @@ declare_rule! {
     /// the flag's value; rounded down, divided by anything else,
     /// or stored to elsewhere too, it is left alone. A loader built on one rank only (under `if rank == 0:`,
     /// `if is_main_process():`, or in a function called only there) in a multi-rank
-    /// job is reported from 2 workers up, as that rank's: its workers are one
+    /// job, or every rank builds but only one iterates, is reported from 2 workers up, as that rank's: its workers are one
     /// process's, not the node's ranks', but each pass restarts them while the other
     /// ranks wait for that rank at their next collective.
     /// So is a loader whose dataset the code changes between passes
@@ -145,7 +145,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             // Built on one rank only (`if rank == 0:`): one process's
             // workers, not the node's ranks times workers; the other ranks
             // wait for its restarts at their next collective.
-            let host = if matches!(host, Host::Ranks(_)) && one_rank(&code, scope, anc, e) {
+            let host = if matches!(host, Host::Ranks(_))
+                && (one_rank(&code, scope, anc, e) || iterated_on_one_rank(&code, scope, anc, e))
+            {
                 Host::OneRank
             } else {
                 host
@@ -289,6 +291,25 @@ fn dataset_refreshed(code: &Code<'_>, scope: Scope, args: &[Arg]) -> bool {
         }
     }
     false
+}
+
+/// Whether every pass over the loader `e` is made on one rank at most (a
+/// loader every rank builds, iterated only under `if rank == 0:`): its
+/// workers start only there.
+fn iterated_on_one_rank(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], e: &Expr) -> bool {
+    let prog = code.prog;
+    let through = super::training_support::iteration_wrapper;
+    let mut passes = 0;
+    let mut all_one = true;
+    prog.flows(scope, anc, e, &through, &mut |flow| {
+        if let Flow::Iterated { scope, stmt, anc } = flow {
+            passes += 1;
+            all_one &= stmt.is_some_and(|s| {
+                runtime::runs_on_one_rank(prog, scope, &anc, s as *const crate::training::ast::Stmt as *const ())
+            });
+        }
+    });
+    passes > 0 && all_one
 }
 
 /// Whether `e` runs on one rank at most (the body of `if rank == 0:`).
@@ -451,10 +472,10 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
     let prog = code.prog;
     // A loader built anew at each pass (`for x in DataLoader(part, …)` in the
     // epoch loop): its workers start with it whatever persistent_workers
-    // says, and only building it once would keep them.
-    if runtime::repeats(anc, loader) {
-        return false;
-    }
+    // says, and only building it once would keep them. Built in a loop that
+    // does not iterate it (a factory's `for ds, n in zip(sets, workers):`),
+    // it is built once and judged as any other.
+    let built_in = runtime::repeats(anc, loader).then(|| innermost_loop(anc, loader));
     // The functions the loader is passed into, and those it is passed
     // from: a function that iterates it is called in a loop for this loader
     // only through calls in these (a logging helper iterating every loader
@@ -464,6 +485,7 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
     let through = super::training_support::iteration_wrapper;
     let mut iterated: Vec<(Scope, bool)> = Vec::new();
     let mut again = false;
+    let mut anew = false;
     prog.flows(scope, anc, loader, &through, &mut |flow| match flow {
         Flow::Entered { scope, func, .. } => {
             carry.extend(scope.func());
@@ -473,6 +495,9 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
             let in_loop = anc
                 .iter()
                 .any(|a| matches!(a, Anc::Stmt(s) if matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. })));
+            if let Some(l) = built_in {
+                anew |= l.is_none_or(|l| anc.iter().any(|a| matches!(a, Anc::Stmt(s) if std::ptr::eq(*s, l))));
+            }
             iterated.push((scope, in_loop));
         }
         Flow::Returned { func: Some(f), .. } => {
@@ -507,11 +532,34 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
         }
         _ => {}
     });
+    if anew || built_in.is_some() && iterated.is_empty() {
+        return false;
+    }
     let via = |f: FuncId| carry.contains(&f);
     again
         || iterated
             .into_iter()
             .any(|(s, in_loop)| in_loop || s.func().is_some_and(|f| called_in_loop_via(prog, f, 3, &via)))
+}
+
+/// The innermost `for`/`while` statement among `anc` that runs `e` again
+/// at each pass (not one whose iterable `e` is part of); `None` where the
+/// innermost repetition is a comprehension.
+fn innermost_loop<'p>(anc: &[Anc<'p>], e: &Expr) -> Option<&'p crate::training::ast::Stmt> {
+    for a in anc.iter().rev() {
+        match a {
+            Anc::Stmt(s) => match &s.kind {
+                StmtKind::For { iter, .. } if !(iter.span.start <= e.span.start && e.span.end <= iter.span.end) => {
+                    return Some(s)
+                }
+                StmtKind::While { .. } => return Some(s),
+                _ => {}
+            },
+            Anc::Comp(_) => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// A Lightning data hook (`train_dataloader`, `val_dataloader`, …) of a
@@ -650,10 +698,10 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
             let d = out.at_loc(
                 code.loc(w.scope.m, w.span),
                 format!(
-                    "{value}{via} starts {n} worker {processes} on the one rank that builds this loader and stops them after every pass over it, so each pass forks them again while the other ranks wait for this one at their next collective; {advice}"
+                    "{value}{via} starts {n} worker {processes} on the one rank that runs this loader and stops them after every pass over it, so each pass forks them again while the other ranks wait for this one at their next collective; {advice}"
                 ),
             );
-            d.help(format!("the loader is built only where one rank runs (`if rank == 0:` or the like); its workers restart at every pass (each validation, each epoch), and the whole job waits for them. Keep them alive with {keep}"));
+            d.help(format!("the loader is built or iterated only where one rank runs (`if rank == 0:` or the like); its workers restart at every pass (each validation, each epoch), and the whole job waits for them. Keep them alive with {keep}"));
             d
         }
     };
@@ -679,10 +727,13 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
 }
 
 /// Whether the run may end up with another count than the one resolved,
-/// 0 among them: a config default a file merged at run time can change, or
-/// a count read from whichever config file the run is given.
+/// 0 among them: a config default a file merged at run time can change, a
+/// count read from whichever config file the run is given, or candidates
+/// of which one is 0 (a factory's callers passing `[4, 0]`).
 fn may_be_zero(r: &Resolved) -> bool {
-    r.default_at.is_some() || r.from_files.as_ref().is_some_and(|f| !f.named)
+    r.default_at.is_some()
+        || r.from_files.as_ref().is_some_and(|f| !f.named)
+        || r.ints().is_some_and(|v| v.iter().any(|n| *n < 1))
 }
 
 /// The edit keeping the workers alive: `False` → `True` where

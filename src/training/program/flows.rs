@@ -88,6 +88,23 @@ impl Program {
                         queue.push((scope, up.to_vec(), p, depth + 1));
                         return;
                     }
+                    // `xs.append(v)` in a loop that builds a list of the
+                    // same expression's values (a loader factory's
+                    // `for ds, n in zip(sets, workers): loaders.append(DataLoader(…))`):
+                    // every entry of the list `xs` holds such a value.
+                    if matches!(pos, ArgPos::Pos(0)) && args.len() == 1 {
+                        if let ExprKind::Attribute { value: list, attr } = &func.kind {
+                            if let (ExprKind::Name(list), "append", Some(f)) = (&list.kind, attr.as_str(), scope.func())
+                            {
+                                let looped = up.iter().any(|a| {
+                                    matches!(a, Anc::Stmt(st) if matches!(st.kind, StmtKind::For { .. } | StmtKind::While { .. }))
+                                });
+                                if looped && self.list_entries(f, list, places, queue, depth) {
+                                    return;
+                                }
+                            }
+                        }
+                    }
                     if let (Callee::Func(f), ArgPos::Pos(_) | ArgPos::Kw(_)) = (&callee, pos) {
                         if let Some(param) = self.param_for(*f, func, &pos) {
                             visit(Flow::Entered {
@@ -293,6 +310,71 @@ impl Program {
                 None => visit(Flow::Escapes { scope: s2, at: call }),
             }
         }
+    }
+
+    /// Where the entries of the local list `list` of `f` go: a `for` over
+    /// it in `f` binds its target to them; a `return list` hands them to
+    /// each call site that unpacks the call into names (`train, val =
+    /// make_loaders(…)`: each name) or indexes it (`make_loaders(…)[0]`).
+    /// `false` (nothing followed) where the list goes anywhere else.
+    fn list_entries<'p>(
+        &'p self,
+        f: FuncId,
+        list: &str,
+        places: &mut Vec<Place>,
+        queue: &mut Vec<(Scope, Vec<Anc<'p>>, &'p Expr, u32)>,
+        depth: u32,
+    ) -> bool {
+        let mut returned = false;
+        let mut iterated = Vec::new();
+        self.walk_stmts(f.scope(), &mut |_, st| match &st.kind {
+            StmtKind::Return(Some(v)) if matches!(&v.kind, ExprKind::Name(n) if n == list) => returned = true,
+            StmtKind::For { target, iter, .. } if matches!(&iter.kind, ExprKind::Name(n) if n == list) => {
+                if let ExprKind::Name(x) = &target.kind {
+                    iterated.push(x.clone());
+                }
+            }
+            _ => {}
+        });
+        let mut followed = false;
+        for x in iterated {
+            places.push(Place::Local(f, x));
+            followed = true;
+        }
+        if !returned {
+            return followed;
+        }
+        for (s2, call) in self.call_sites(f) {
+            let Some(anc) = self.ancestors_of(s2, call) else {
+                continue;
+            };
+            match anc.last() {
+                Some(Anc::Stmt(st)) => {
+                    if let StmtKind::Assign { targets, value } = &st.kind {
+                        if std::ptr::eq(value, call) && targets.len() == 1 {
+                            if let ExprKind::Tuple(ts) | ExprKind::List(ts) = &targets[0].kind {
+                                for t in ts {
+                                    if let (ExprKind::Name(n), Some(g)) = (&t.kind, s2.func()) {
+                                        places.push(Place::Local(g, n.clone()));
+                                        followed = true;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                Some(Anc::Expr(p)) => {
+                    if let ExprKind::Subscript { value, index } = &p.kind {
+                        if std::ptr::eq(&**value, call) && matches!(index.kind, ExprKind::Int(_)) {
+                            queue.push((s2, anc[..anc.len() - 1].to_vec(), p, depth + 1));
+                            followed = true;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        followed
     }
 
     /// An element of a list/tuple literal `container`: when the container

@@ -112,7 +112,16 @@ impl Program {
                 }
                 None => term(out, proj),
             },
-            ExprKind::Call { func, .. } => match self.callee(scope, func) {
+            ExprKind::Call { func, args, .. } => match self.callee(scope, func) {
+                // An entry of `zip(a, b, …)` or `enumerate(a)` iterated: the
+                // entry of the argument it takes from.
+                Callee::External(p) if zipped(&p, args, &proj).is_some() => {
+                    if let Some((arg, rest)) = zipped(&p, args, &proj) {
+                        let mut full = vec![Proj::Iter];
+                        full.extend(rest.iter().cloned());
+                        self.go(scope, arg, full, out, budget, seen, depth + 1);
+                    }
+                }
                 Callee::Func(f) => {
                     let rets = self.returns(f);
                     if rets.is_empty() {
@@ -459,5 +468,35 @@ fn same_path(a: &Expr, b: &Expr) -> bool {
             x == y && same_path(v, w)
         }
         _ => false,
+    }
+}
+
+/// `zip(a, b, …)` iterated and unpacked at position `i` (`for x, y in
+/// zip(a, b)`), or `enumerate(a)` at position 1: the argument the entry
+/// comes from, and the projections after it. `None` for anything else (the
+/// index `enumerate` counts, arguments given with `*`).
+fn zipped<'p, 'q>(path: &str, args: &'p [Arg], proj: &'q [Proj]) -> Option<(&'p Expr, &'q [Proj])> {
+    let [Proj::Iter, Proj::Key(Key::Int(i)), rest @ ..] = proj else {
+        return None;
+    };
+    let positional: Vec<&Expr> = args
+        .iter()
+        .map(|a| match a {
+            Arg::Pos(e) => Some(Some(e)),
+            Arg::Kw { .. } => Some(None),
+            _ => None,
+        })
+        .collect::<Option<Vec<Option<&Expr>>>>()?
+        .into_iter()
+        .flatten()
+        .collect();
+    if positional.iter().any(|e| matches!(e.kind, ExprKind::Starred(_))) {
+        return None;
+    }
+    let i = usize::try_from(*i).ok()?;
+    match path {
+        "builtins.zip" => positional.get(i).map(|e| (*e, rest)),
+        "builtins.enumerate" if i == 1 => positional.first().map(|e| (*e, rest)),
+        _ => None,
     }
 }

@@ -90,6 +90,12 @@ pub(super) fn rank_kind_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) -
             None
         }
         ExprKind::Subscript { value, index } if is_environ(prog, scope, value) => env_rank(index),
+        // `opt['rank']` of an options dict (BasicSR's and KAIR's `opt['rank'],
+        // opt['world_size'] = get_dist_info()`): a rank by its key, as
+        // `args.rank` is by its attribute.
+        ExprKind::Subscript { index, .. } if matches!(&index.kind, ExprKind::Str(k) if RANK_NAMES.contains(&k.as_str())) => {
+            Some(RankKind::Rank)
+        }
         ExprKind::Attribute { value, attr } => {
             if ZERO_ATTRS.contains(&attr.as_str()) {
                 return Some(RankKind::IsZero);
