@@ -121,6 +121,13 @@ impl RunFiles {
         })
     }
 
+    /// Whether any file of `format` is one of the paths `named`.
+    pub fn has_any(&self, format: Format, named: &[String]) -> bool {
+        self.parsed()
+            .iter()
+            .any(|f| f.format == format && named.iter().any(|n| names_file(n, &f.name)))
+    }
+
     /// The scalars written at `path` in the files of `format`: of the files
     /// `named` (paths the code gives, matched as a suffix of the file's
     /// context path), or of every such file where `named` is `None`. Files

@@ -133,6 +133,13 @@ fn constant_at(prog: &Program, env: &Env<'_>, scope: Scope, e: &Expr, depth: u32
         if parser_without_attr(prog, t) && sources.terms.len() > 1 {
             continue;
         }
+        // `params = None` before the real binding (`with open(f) as y:
+        // params = yaml.load(y)`): `None` read with a key or attribute would
+        // raise, so that binding is not the one a read like `params["data"]`
+        // sees.
+        if !t.proj.is_empty() && matches!(t.expr.kind, ExprKind::None) && sources.terms.len() > 1 {
+            continue;
+        }
         let r = term_value(prog, env, t, depth)?;
         if via.is_none() {
             via = r.via;
@@ -504,6 +511,18 @@ fn run_file_value(
     let named = positional
         .first()
         .and_then(|a| loaded_path(prog, env, t.scope, a, omegaconf, depth));
+    // A path the project has no file for: written in the call
+    // (`open("settings/eval.json")`), a file made elsewhere, unknown; a
+    // default the command line replaces (`default='configs.yaml'` beside
+    // `configs/pretrain/*.yaml`) cannot be what a run loads, so the run
+    // names its own file, as with no default.
+    let written = positional.first().is_some_and(|a| path_written(prog, t.scope, a));
+    if let Some(n) = &named {
+        if !files.has_any(format, n) && written {
+            return None;
+        }
+    }
+    let named = named.filter(|n| files.has_any(format, n));
     let found = files.lookup(format, named.as_deref(), &keys);
     let mut values = Vec::new();
     for f in &found {
@@ -531,6 +550,19 @@ fn run_file_value(
             named: named.is_some(),
         }),
     })
+}
+
+/// Whether the loader's argument writes its path as a literal at the call:
+/// `OmegaConf.load("conf/a.yaml")`, `json.load(open("a.json"))`.
+fn path_written(prog: &Program, scope: Scope, e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Str(_) => true,
+        ExprKind::Call { func, args, .. } => {
+            prog.external(scope, func).as_deref() == Some("builtins.open")
+                && matches!(args.first(), Some(Arg::Pos(p)) if matches!(p.kind, ExprKind::Str(_)))
+        }
+        _ => false,
+    }
 }
 
 /// The paths a loader's argument opens, where they are constants:

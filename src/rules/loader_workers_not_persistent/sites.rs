@@ -86,12 +86,19 @@ pub(super) fn hits<'p>(
             },
             None => (workers.value, scope, None),
         };
-        let resolved = runtime::constant(prog, code.cfg, code.rt, w_scope, w_expr);
+        // As at the loader: a config object's default, or the values of
+        // the config files the code loads at run time, count.
+        let resolved = runtime::constant_or_default(prog, code.cfg, code.rt, w_scope, w_expr);
         let n = resolved
             .as_ref()
             .and_then(|r| r.ints())
             .and_then(|v| v.into_iter().max());
-        if n.is_none_or(|n| n < MANY) {
+        // Counts from config files: every file must start workers.
+        let some_file_without = resolved
+            .as_ref()
+            .filter(|r| r.from_files.is_some())
+            .is_some_and(|r| r.ints().is_none_or(|v| v.iter().any(|n| *n < MANY)));
+        if n.is_none_or(|n| n < MANY) || some_file_without {
             continue;
         }
         // Whether this site keeps the workers.

@@ -150,8 +150,26 @@ impl Program {
             func.name.as_str()
         };
         let mut out = Vec::new();
-        let chunks = self.chunks_with_word(needle);
-        for &(m, c) in chunks {
+        // The chunks naming the function, or a name a module imports it as
+        // (`from train import main as run`: `run(params)` calls it).
+        let mut words: Vec<&str> = vec![needle];
+        for table in &self.tables {
+            for (bound, bindings) in table.iter() {
+                let renamed = bindings
+                    .iter()
+                    .any(|b| matches!(b, ModBinding::From { name, .. } if name == needle));
+                if renamed && bound != needle && !words.contains(&bound.as_str()) {
+                    words.push(bound);
+                }
+            }
+        }
+        let mut chunks: Vec<(ModId, u32)> = words
+            .iter()
+            .flat_map(|w| self.chunks_with_word(w).iter().copied())
+            .collect();
+        chunks.sort_unstable();
+        chunks.dedup();
+        for (m, c) in chunks {
             for scope in self.scopes(m, c) {
                 self.walk_exprs(scope, &mut |_, e| {
                     if let ExprKind::Call { func: callee_expr, .. } = &e.kind {

@@ -281,12 +281,26 @@ impl Program {
             return;
         };
         let def_scope = self.def_scope(f.m, f.c, func.parent);
+        // A call that leaves the parameter out (a script's `main()` for a
+        // `def main(args)` its launcher calls as `main(params)`) raises
+        // before the body runs: it binds nothing, where other calls do.
+        let mut bound = 0;
         for (scope, call) in sites {
             match self.bind(f, call, index) {
-                Bound::Given(e) => self.go(scope, e, proj.to_vec(), out, budget, seen, depth),
-                Bound::Default(d) => self.go(def_scope, d, proj.to_vec(), out, budget, seen, depth),
-                Bound::Missing | Bound::Unknown => out.unknown = true,
+                Bound::Given(e) => {
+                    bound += 1;
+                    self.go(scope, e, proj.to_vec(), out, budget, seen, depth)
+                }
+                Bound::Default(d) => {
+                    bound += 1;
+                    self.go(def_scope, d, proj.to_vec(), out, budget, seen, depth)
+                }
+                Bound::Missing => {}
+                Bound::Unknown => out.unknown = true,
             }
+        }
+        if bound == 0 {
+            out.unknown = true;
         }
     }
 

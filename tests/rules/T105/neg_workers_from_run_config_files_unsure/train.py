@@ -6,7 +6,10 @@
 #   - `loader.workers`: the code overwrites the field (`cfg["loader"]["workers"] = …`);
 #   - `eval.prefetch`: no file sets it;
 #   - `data.workers` of a YAML file: the one file that has it does not parse;
-#   - `eval.workers` of the file the code names, which the project does not have.
+#   - `eval.workers` of the file the code names in the call, which the project does not have
+#     (made elsewhere: the files here, which set 4, are not it);
+#   - `small.workers` of the file `--small` names by default (settings/small.json, 0 workers;
+#     the other files set 4 but are not the one loaded).
 # ----
 import argparse
 import json
@@ -21,11 +24,13 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--config", required=True)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--small", default="settings/small.json")
     args = parser.parse_args()
     cfg = json.load(open(args.config))
     cfg["loader"]["workers"] = args.workers
     other = yaml.safe_load(open(args.config))
     named = json.load(open("settings/eval.json"))
+    small = json.load(open(args.small))
     dist.init_process_group("nccl")
     data = TensorDataset(torch.randn(4096, 16))
     sampler = DistributedSampler(data)
@@ -35,6 +40,7 @@ def main():
         DataLoader(data, sampler=sampler, num_workers=cfg["eval"]["prefetch"]),
         DataLoader(data, sampler=sampler, num_workers=other["data"]["workers"]),
         DataLoader(data, sampler=sampler, num_workers=named["eval"]["workers"]),
+        DataLoader(data, sampler=sampler, num_workers=small["small"]["workers"]),
     ]
     for epoch in range(10):
         sampler.set_epoch(epoch)
