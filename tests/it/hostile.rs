@@ -681,6 +681,65 @@ fn item07_fifos_never_block() {
     f.finish();
 }
 
+/// The JSON and YAML files a training file may load at run time are read
+/// from the context only as regular files, each bounded: a FIFO named like a
+/// config is never opened, an oversized one is skipped (had it been read,
+/// its `num_workers: 0` would keep T105 silent), and an alias bomb parses
+/// within its budget. The one usable file decides.
+#[test]
+fn item07_run_config_files_are_bounded() {
+    let mut f = Failures::new();
+    let s = project("item07-runfiles");
+    s.mkdir("configs");
+    s.fifo("configs/pipe.json");
+    s.write(
+        "configs/huge.json",
+        format!("{{\"num_workers\": 0, \"pad\": \"{}\"}}\n", "x".repeat(300_000)),
+    );
+    let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+    let mut prev = "a".to_string();
+    for i in 0..12 {
+        bomb.push_str(&format!("b{i}: &b{i} [{}]\n", vec![format!("*{prev}"); 10].join(", ")));
+        prev = format!("b{i}");
+    }
+    bomb.push_str("num_workers: 0\n");
+    s.write("configs/bomb.yaml", bomb);
+    s.write("configs/good.json", "{\"num_workers\": 4}\n");
+    s.write(
+        "train.py",
+        "import argparse\nimport json\n\nimport torch.distributed as dist\n\
+         from torch.utils.data import DataLoader, DistributedSampler\n\n\n\
+         def main():\n    parser = argparse.ArgumentParser()\n    parser.add_argument(\"--config\")\n\
+         \x20   args = parser.parse_args()\n    cfg = json.load(open(args.config))\n\
+         \x20   dist.init_process_group(\"nccl\")\n    data = list(range(100))\n\
+         \x20   sampler = DistributedSampler(data)\n\
+         \x20   loader = DataLoader(data, sampler=sampler, num_workers=cfg[\"num_workers\"])\n\
+         \x20   for epoch in range(3):\n        sampler.set_epoch(epoch)\n        for x in loader:\n            pass\n",
+    );
+    let out = stagec()
+        .args(["check", "train.py", "--select", "T105", "--format", "concise"])
+        .current_dir(&s.path)
+        .run();
+    f.check("FIFO, oversized and bomb config files beside the code", out.exit(&[0]));
+    f.check(
+        "the one usable file decides",
+        if out.stdout.contains("T105") && out.stdout.contains("configs/good.json:1") {
+            Ok(())
+        } else {
+            Err(out.describe())
+        },
+    );
+    f.check(
+        "memory stays near the budgets",
+        if out.max_rss_kib < 150 * 1024 {
+            Ok(())
+        } else {
+            Err(out.describe())
+        },
+    );
+    f.finish();
+}
+
 /// The inputs `stagec check` gained with folders and stdin: a folder walk
 /// meets FIFOs, a config too large to classify and a deep tree; stdin may be
 /// too large or not text, and `--stdin-filename` 100 KB long. Never a hang,
