@@ -153,15 +153,8 @@ impl Program {
         // The chunks naming the function, or a name a module imports it as
         // (`from train import main as run`: `run(params)` calls it).
         let mut words: Vec<&str> = vec![needle];
-        for table in &self.tables {
-            for (bound, bindings) in table.iter() {
-                let renamed = bindings
-                    .iter()
-                    .any(|b| matches!(b, ModBinding::From { name, .. } if name == needle));
-                if renamed && bound != needle && !words.contains(&bound.as_str()) {
-                    words.push(bound);
-                }
-            }
+        if let Some(aliases) = self.renamed().get(needle) {
+            words.extend(aliases.iter().map(String::as_str));
         }
         let mut chunks: Vec<(ModId, u32)> = words
             .iter()
@@ -190,6 +183,30 @@ impl Program {
             }
         }
         out
+    }
+
+    /// The names modules import objects under where they rename them:
+    /// each imported name's aliases, sorted.
+    fn renamed(&self) -> &HashMap<String, Vec<String>> {
+        self.renamed.get_or_init(|| {
+            let mut out: HashMap<String, Vec<String>> = HashMap::default();
+            for table in &self.tables {
+                for (bound, bindings) in table.iter() {
+                    for b in bindings {
+                        if let ModBinding::From { name, .. } = b {
+                            if name != bound && name != "*" {
+                                out.entry(name.clone()).or_default().push(bound.clone());
+                            }
+                        }
+                    }
+                }
+            }
+            for v in out.values_mut() {
+                v.sort();
+                v.dedup();
+            }
+            out
+        })
     }
 
     /// The chunks of module `m` whose text has one of `words` as a whole

@@ -316,6 +316,9 @@ pub struct Program {
     /// with its canonical path, sorted by name (found on first use: several
     /// rules ask which names a module binds to their targets).
     externals: Vec<OnceLock<Vec<(String, String)>>>,
+    /// The names modules import an object under where they rename it
+    /// (`from train import main as run`: `main` → `run`), found once.
+    renamed: OnceLock<HashMap<String, Vec<String>>>,
 }
 
 impl std::fmt::Debug for Program {
@@ -374,6 +377,7 @@ impl Program {
             sites: Mutex::new(HashMap::default()),
             bound: Mutex::new(HashMap::default()),
             externals: Vec::new(),
+            renamed: OnceLock::new(),
         };
         program.externals = program.files.iter().map(|_| OnceLock::new()).collect();
         program.tables = (0..program.files.len() as ModId)
