@@ -778,6 +778,24 @@ fn training_package(c: &mut Criterion) {
         env: &env,
         ..Options::default()
     };
+    // `STAGEC_BENCH_DUMP=DIR`: the packages written out as projects
+    // (`DIR/typical/const.yaml`, …), to measure a whole `stagec check` of
+    // them, under callgrind for instance, against another tree's binary.
+    if let Some(dir) = std::env::var_os("STAGEC_BENCH_DUMP") {
+        for (label, shape) in [("typical", Shape::Typical), ("dense", Shape::Dense)] {
+            let root = Path::new(&dir).join(label);
+            for (name, text) in package(shape)
+                .iter()
+                .chain([("const.yaml".to_string(), CONFIG.to_string())].iter())
+            {
+                let path = root.join(name);
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent).expect("the dump folder can be made");
+                }
+                std::fs::write(&path, text).expect("the dump can be written");
+            }
+        }
+    }
     let mut group = c.benchmark_group("training_package");
     group.sample_size(30);
     let mut added = Vec::new();

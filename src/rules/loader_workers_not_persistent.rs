@@ -145,9 +145,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             // Built on one rank only (`if rank == 0:`): one process's
             // workers, not the node's ranks times workers; the other ranks
             // wait for its restarts at their next collective.
-            let host = if matches!(host, Host::Ranks(_))
-                && (one_rank(&code, scope, anc, e) || iterated_on_one_rank(&code, scope, anc, e))
-            {
+            let host = if matches!(host, Host::Ranks(_)) && one_rank(&code, scope, anc, e) {
                 Host::OneRank
             } else {
                 host
@@ -207,6 +205,21 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             if !reiterated(&code, scope, anc, e) {
                 return;
             }
+            // Built on every rank but passed over on one only (a test
+            // loader iterated under `if rank == 0:`): its workers start
+            // there alone. Asked last: it follows the loader again.
+            let host = if matches!(host, Host::Ranks(_)) && iterated_on_one_rank(&code, scope, anc, e) {
+                let too_few = match workers.resolved.as_ref() {
+                    Some(r) if r.from_files.is_some() => r.ints().is_none_or(|v| v.iter().any(|n| *n < ONE_RANK_MANY)),
+                    _ => most.is_none_or(|n| n < ONE_RANK_MANY),
+                };
+                if too_few {
+                    return;
+                }
+                Host::OneRank
+            } else {
+                host
+            };
             hits.push((workers, persistent, host));
         });
         for (workers, persistent, host) in hits {

@@ -365,15 +365,7 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
             let [arg] = positional.as_slice() else { return None };
             // Attribute access on these is key access, also into the
             // nested dicts (`ConfigDict({...}).data.num_workers`).
-            let keyed: Vec<Proj> = t
-                .proj
-                .iter()
-                .map(|p| match p {
-                    Proj::Attr(a) => Proj::Key(Key::Str(a.clone())),
-                    p => p.clone(),
-                })
-                .collect();
-            let r = prog.sources_with(t.scope, arg, keyed);
+            let r = prog.sources_with(t.scope, arg, keyed(&t.proj));
             let v = resolve_terms(prog, env, &r, depth)?;
             // A literal read by attribute: not when some code stores to a
             // field of that name (`c.loaders.num_workers = 2` on a copy).
@@ -392,15 +384,7 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
     if let Callee::Class(k) = &callee {
         if !t.proj.is_empty() && mapping_class(prog, *k) {
             let [arg] = positional.as_slice() else { return None };
-            let keyed: Vec<Proj> = t
-                .proj
-                .iter()
-                .map(|p| match p {
-                    Proj::Attr(a) => Proj::Key(Key::Str(a.clone())),
-                    p => p.clone(),
-                })
-                .collect();
-            let r = prog.sources_with(t.scope, arg, keyed);
+            let r = prog.sources_with(t.scope, arg, keyed(&t.proj));
             let v = resolve_terms(prog, env, &r, depth)?;
             // Only a file's values: a literal read by attribute may be
             // changed by stores to the wrapper (see above).
@@ -458,6 +442,17 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
         }
         _ => None,
     }
+}
+
+/// Projections of a mapping whose attributes are its keys: each attribute
+/// read as the key of that name.
+fn keyed(proj: &[Proj]) -> Vec<Proj> {
+    proj.iter()
+        .map(|p| match p {
+            Proj::Attr(a) => Proj::Key(Key::Str(a.clone())),
+            p => p.clone(),
+        })
+        .collect()
 }
 
 /// A project class deriving from `dict` whose attributes are its keys (an
