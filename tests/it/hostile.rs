@@ -737,6 +737,30 @@ fn item07_run_config_files_are_bounded() {
             Err(out.describe())
         },
     );
+
+    // 1,000 config files, every one 20 KB: listed up to a count, read up
+    // to a total, the check as quick as with a few.
+    s.mkdir("many");
+    let pad = "x".repeat(20 * 1024 - 40);
+    for i in 0..1000 {
+        s.write(
+            &format!("many/c{i:04}.json"),
+            format!("{{\"num_workers\": 4, \"pad\": \"{pad}\"}}\n"),
+        );
+    }
+    let out = stagec()
+        .args(["check", "train.py", "--select", "T105", "--format", "concise"])
+        .current_dir(&s.path)
+        .run();
+    f.check("1,000 config files of 20 KB beside the code", out.exit(&[0]));
+    f.check(
+        "the files read are bounded in number and bytes",
+        if out.max_rss_kib < 150 * 1024 && out.stdout.contains("T105") {
+            Ok(())
+        } else {
+            Err(out.describe())
+        },
+    );
     f.finish();
 }
 
