@@ -664,6 +664,45 @@ mod tests {
     const MODEL: &str = "@stage_decorator(stage_id=0)\nclass A: pass\n";
 
     #[test]
+    fn run_config_files_are_read_bounded_and_only_where_code_loads_them() {
+        let dir = temp("runfiles");
+        let loads = "import json\ncfg = json.load(open('c.json'))\n";
+        write(&dir.join("train.py"), loads);
+        write(&dir.join("other.py"), "print(1)\n");
+        // More files than are listed, more bytes than are read, and files
+        // that are no configs to read: oversized, a folder named like one.
+        for i in 0..(MAX_RUN_FILES + 50) {
+            write(&dir.join(format!("cfg/c{i:04}.yaml")), "num_workers: 4\n");
+        }
+        let big = format!("{{\"pad\": \"{}\"}}", "x".repeat(MAX_RUN_FILE / 2));
+        // 80 × 64 KB: more than the total read.
+        for i in 0..80 {
+            write(&dir.join(format!("big/b{i:02}.json")), &big);
+        }
+        write(&dir.join("a/huge.json"), &"x".repeat(MAX_RUN_FILE + 1));
+        std::fs::create_dir_all(dir.join("folder.json")).unwrap_or_else(|e| panic!("{e}"));
+        let scan = ContextScan::new(&dir);
+        assert_eq!(scan.run_files.len(), MAX_RUN_FILES, "listed up to the count");
+        assert!(!scan.run_files.iter().any(|p| p.ends_with("folder.json")));
+        let (sources, _) = scan.training_sources(None, &[dir.join("train.py")], &Disk, &[]);
+        let total: usize = sources.run_files.iter().map(|i| i.bytes.len()).sum();
+        assert!(!sources.run_files.is_empty());
+        assert!(
+            total <= MAX_RUN_FILE_BYTES + MAX_RUN_FILE,
+            "read up to the total: {total}"
+        );
+        assert!(sources.run_files.iter().all(|i| i.bytes.len() <= MAX_RUN_FILE));
+        assert!(sources
+            .run_files
+            .iter()
+            .all(|i| !i.name.starts_with('/') && !i.name.contains('\\')));
+        // Code that loads no JSON or YAML reads none.
+        let (quiet, _) = scan.training_sources(None, &[dir.join("other.py")], &Disk, &[]);
+        assert!(quiet.run_files.is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn detignore_patterns_as_determined_reads_them() {
         let dir = temp("detignore");
         for p in [
