@@ -665,25 +665,31 @@ mod tests {
 
     #[test]
     fn run_config_files_are_read_bounded_and_only_where_code_loads_them() {
-        let dir = temp("runfiles");
         let loads = "import json\ncfg = json.load(open('c.json'))\n";
+        // More files than are listed (and a folder named like one).
+        let dir = temp("runfiles-count");
         write(&dir.join("train.py"), loads);
-        write(&dir.join("other.py"), "print(1)\n");
-        // More files than are listed, more bytes than are read, and files
-        // that are no configs to read: oversized, a folder named like one.
         for i in 0..(MAX_RUN_FILES + 50) {
             write(&dir.join(format!("cfg/c{i:04}.yaml")), "num_workers: 4\n");
         }
+        std::fs::create_dir_all(dir.join("folder.json")).unwrap_or_else(|e| panic!("{e}"));
+        let scan = ContextScan::new(&dir);
+        assert_eq!(scan.run_files.len(), MAX_RUN_FILES, "listed up to the count");
+        assert!(!scan.run_files.iter().any(|p| p.ends_with("folder.json")));
+        let _ = std::fs::remove_dir_all(&dir);
+
+        // More bytes than are read, an oversized file, code that loads none.
+        let dir = temp("runfiles-bytes");
+        write(&dir.join("train.py"), loads);
+        write(&dir.join("other.py"), "print(1)\n");
         let big = format!("{{\"pad\": \"{}\"}}", "x".repeat(MAX_RUN_FILE / 2));
         // 80 × 64 KB: more than the total read.
         for i in 0..80 {
             write(&dir.join(format!("big/b{i:02}.json")), &big);
         }
         write(&dir.join("a/huge.json"), &"x".repeat(MAX_RUN_FILE + 1));
-        std::fs::create_dir_all(dir.join("folder.json")).unwrap_or_else(|e| panic!("{e}"));
         let scan = ContextScan::new(&dir);
-        assert_eq!(scan.run_files.len(), MAX_RUN_FILES, "listed up to the count");
-        assert!(!scan.run_files.iter().any(|p| p.ends_with("folder.json")));
+        assert_eq!(scan.run_files.len(), 81);
         let (sources, _) = scan.training_sources(None, &[dir.join("train.py")], &Disk, &[]);
         let total: usize = sources.run_files.iter().map(|i| i.bytes.len()).sum();
         assert!(!sources.run_files.is_empty());
@@ -692,13 +698,13 @@ mod tests {
             "read up to the total: {total}"
         );
         assert!(sources.run_files.iter().all(|i| i.bytes.len() <= MAX_RUN_FILE));
+        assert!(!sources.run_files.iter().any(|i| i.name.ends_with("huge.json")));
         assert!(sources
             .run_files
             .iter()
             .all(|i| !i.name.starts_with('/') && !i.name.contains('\\')));
-        // Code that loads no JSON or YAML reads none.
         let (quiet, _) = scan.training_sources(None, &[dir.join("other.py")], &Disk, &[]);
-        assert!(quiet.run_files.is_empty());
+        assert!(quiet.run_files.is_empty(), "code that loads no JSON or YAML reads none");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
