@@ -561,10 +561,10 @@ impl ContextScan {
         // Config files the code may load at run time: read only where some
         // training file loads JSON or YAML at all, each bounded, all of them
         // bounded together.
-        let loads = sources.files.iter().any(|f| {
-            let text = crate::source::lossy(&f.input.bytes);
-            RUN_FILE_LOADERS.iter().any(|l| text.contains(l))
-        });
+        let loads = sources
+            .files
+            .iter()
+            .any(|f| RUN_FILE_LOADERS.iter().any(|l| mentions(&f.input.bytes, l)));
         if loads {
             let mut total = 0usize;
             for path in &self.run_files {
@@ -596,8 +596,14 @@ impl ContextScan {
 /// Whether a Python source mentions the decorator at all (a cheap filter
 /// before parsing).
 pub fn mentions_stage_decorator(bytes: &[u8]) -> bool {
-    let needle = STAGE_DECORATOR.as_bytes();
-    bytes.windows(needle.len()).any(|w| w == needle)
+    mentions(bytes, STAGE_DECORATOR)
+}
+
+/// Whether `bytes` hold `needle` anywhere (a cheap filter before reading
+/// further).
+fn mentions(bytes: &[u8], needle: &str) -> bool {
+    let needle = needle.as_bytes();
+    !needle.is_empty() && bytes.windows(needle.len()).any(|w| w == needle)
 }
 
 /// Whether the link at `path` resolves to a regular file inside `root`.

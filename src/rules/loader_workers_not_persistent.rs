@@ -561,13 +561,7 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
 fn innermost_loop<'p>(anc: &[Anc<'p>], e: &Expr) -> Option<&'p crate::training::ast::Stmt> {
     for a in anc.iter().rev() {
         match a {
-            Anc::Stmt(s) => match &s.kind {
-                StmtKind::For { iter, .. } if !(iter.span.start <= e.span.start && e.span.end <= iter.span.end) => {
-                    return Some(s)
-                }
-                StmtKind::While { .. } => return Some(s),
-                _ => {}
-            },
+            Anc::Stmt(s) if runtime::reruns(s, e) => return Some(s),
             Anc::Comp(_) => return None,
             _ => {}
         }

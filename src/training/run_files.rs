@@ -43,6 +43,7 @@ struct Parsed {
     name: String,
     format: Format,
     text: String,
+    lines: LineIndex,
     tree: Tree,
 }
 
@@ -113,6 +114,7 @@ impl RunFiles {
                     issues.is_empty().then(|| Parsed {
                         name: i.name.clone(),
                         format,
+                        lines: LineIndex::new(&text),
                         text,
                         tree,
                     })
@@ -151,7 +153,7 @@ impl RunFiles {
                 continue;
             }
             let start = at.key.map_or(f.tree.span(node).start, |k| f.tree.span(k).start);
-            let index = LineIndex::new(&f.text);
+            let index = &f.lines;
             let line = index.line_of(start);
             // `key: value` as written where it fits on its line, else the
             // line.

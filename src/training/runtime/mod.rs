@@ -837,14 +837,20 @@ pub fn called_in_loop_via(prog: &Program, f: FuncId, depth: u32, via: &dyn Fn(Fu
 /// iterable of a `for`, which is evaluated once.
 pub fn repeats(anc: &[Anc<'_>], e: &Expr) -> bool {
     anc.iter().any(|a| match a {
-        Anc::Stmt(s) => match &s.kind {
-            StmtKind::For { iter, .. } => !(iter.span.start <= e.span.start && e.span.end <= iter.span.end),
-            StmtKind::While { .. } => true,
-            _ => false,
-        },
+        Anc::Stmt(s) => reruns(s, e),
         Anc::Comp(_) => true,
         _ => false,
     })
+}
+
+/// Whether the statement `s` (an ancestor of `e`) runs `e` again at each
+/// pass: a `while`, or a `for` whose iterable `e` is not part of.
+pub fn reruns(s: &crate::training::ast::Stmt, e: &Expr) -> bool {
+    match &s.kind {
+        StmtKind::For { iter, .. } => !(iter.span.start <= e.span.start && e.span.end <= iter.span.end),
+        StmtKind::While { .. } => true,
+        _ => false,
+    }
 }
 
 /// The module holding a trial's files' main code, when the file is not a
