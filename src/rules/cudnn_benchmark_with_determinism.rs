@@ -37,7 +37,10 @@ declare_rule! {
     /// other than the literal `True` (`= cfg.cudnn_benchmark`): a trade-off the
     /// user chose; a flag-guarded assignment beside a determinism request that
     /// sits under a condition of its own (`if deterministic:`) is left alone too:
-    /// both are options the user picks. Where the code also asks for
+    /// both are options the user picks. So is a request whose own function turns
+    /// benchmarking off again (`cudnn.deterministic = True; cudnn.benchmark =
+    /// False` in a seeding helper) and is called only after the assignment, in
+    /// its function: wherever the request runs, it replaces the assignment. Where the code also asks for
     /// determinism, that message wins.
     ///
     /// ## Why
@@ -210,7 +213,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         };
         let Some(request) = requests
             .iter()
-            .find(|r| same(r) && !exclusive(&code, b, r) && !both_chosen(r))
+            .find(|r| same(r) && !exclusive(&code, b, r) && !both_chosen(r) && !overridden(&code, b, r))
         else {
             if literal.is_some() && !speed_flag(&code, b) {
                 if let Some(chain) = nearest(&code, &chains, b) {
@@ -232,6 +235,36 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             );
         }
     }
+}
+
+/// Whether the request's own function turns benchmarking off after it
+/// (`cudnn.deterministic = True; cudnn.benchmark = False` in an
+/// `init_seeds(seed)`) and is called only from the function of the
+/// benchmark assignment `b`, after it: wherever the request runs, it
+/// replaces `b`'s value.
+fn overridden(code: &Code<'_>, b: &Site<'_>, r: &Site<'_>) -> bool {
+    let Some(f) = r.scope.func() else { return false };
+    let mut off = false;
+    code.prog.walk_stmts(r.scope, &mut |_, s| {
+        let StmtKind::Assign { targets, value } = &s.kind else {
+            return;
+        };
+        if s.span.start <= r.span.start || !matches!(value.kind, ExprKind::Bool(false)) {
+            return;
+        }
+        off |= targets.iter().any(|t| {
+            matches!(&t.kind, ExprKind::Attribute { value: base, attr }
+                if attr == "benchmark" && code.prog.external(r.scope, base).as_deref() == Some("torch.backends.cudnn"))
+        });
+    });
+    if !off {
+        return false;
+    }
+    let sites = code.prog.call_sites(f);
+    !sites.is_empty()
+        && sites
+            .iter()
+            .all(|(s, call)| *s == b.scope && call.span.start >= b.span.end)
 }
 
 /// Whether two statements of one scope sit in the two arms of one `if`.
