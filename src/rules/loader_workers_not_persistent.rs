@@ -46,8 +46,13 @@ declare_rule! {
     /// else every file of that format in the context that sets the path — reported
     /// only where each of them sets 1 or more, with the first named in the message
     /// and a fix that holds whatever the run's file sets.
+    /// A count of one worker per CPU (`os.cpu_count()`,
+    /// `multiprocessing.cpu_count()`, `len(os.sched_getaffinity(0))`, also
+    /// through a local name) is not known but is 1 or more on any machine, and
+    /// is reported as such; a count computed from it (`os.cpu_count() // 8`,
+    /// `min(4, cpus - 1)`) may be 0 and is not.
     /// Values stagec cannot resolve
-    /// (`os.cpu_count()`, argparse flags without a default or overwritten by the
+    /// (argparse flags without a default or overwritten by the
     /// code, config paths a function overwrites, a config field the code stores
     /// to, files outside the context) are left alone.
     ///
@@ -78,7 +83,7 @@ declare_rule! {
     };
 }
 
-use super::training_support::{code, Code, DET_LOADER};
+use super::training_support::{code, excerpt, Code, DET_LOADER};
 use super::{Cx, Sink};
 use crate::diagnostic::Edit;
 use crate::source::Span;
@@ -380,6 +385,9 @@ struct Written<'p> {
     span: Span,
     value: &'p Expr,
     resolved: Option<Resolved>,
+    /// The count is the machine's CPU count (`os.cpu_count()`): not known,
+    /// but 1 or more wherever the loader runs.
+    per_cpu: bool,
 }
 
 /// The value of option `name`: for the worker count, a config object's
@@ -405,6 +413,7 @@ fn find_option<'p>(code: &Code<'p>, scope: Scope, args: &'p [Arg], name: &str, a
                     span: *span,
                     value,
                     resolved: option_value(code, scope, name, value),
+                    per_cpu: name == "num_workers" && cpu_count(code, scope, value),
                 });
             }
         }
@@ -415,6 +424,7 @@ fn find_option<'p>(code: &Code<'p>, scope: Scope, args: &'p [Arg], name: &str, a
             span: v.span,
             value: v,
             resolved: option_value(code, scope, name, v),
+            per_cpu: name == "num_workers" && cpu_count(code, scope, v),
         });
     }
     // `**loader_kwargs` of a dict literal, or of `dict(k=v, …)`.
@@ -440,6 +450,7 @@ fn find_option<'p>(code: &Code<'p>, scope: Scope, args: &'p [Arg], name: &str, a
                             span: *span,
                             value,
                             resolved: option_value(code, t.scope, name, value),
+                            per_cpu: name == "num_workers" && cpu_count(code, t.scope, value),
                         });
                     }
                 }
@@ -468,12 +479,47 @@ fn dict_call_option<'p>(code: &Code<'p>, scope: Scope, e: &'p Expr, name: &str) 
             span: *span,
             value,
             resolved: option_value(code, scope, name, value),
+            per_cpu: name == "num_workers" && cpu_count(code, scope, value),
         }),
         _ => None,
     })
 }
 
+/// Whether `e` is the machine's CPU count, as every value it may take:
+/// `os.cpu_count()`, `multiprocessing.cpu_count()`,
+/// `len(os.sched_getaffinity(0))`, also through a local name.
+fn cpu_count(code: &Code<'_>, scope: Scope, e: &Expr) -> bool {
+    let prog = code.prog;
+    let is_count = |s: Scope, e: &Expr| {
+        let ExprKind::Call { func, args, .. } = &e.kind else {
+            return false;
+        };
+        match prog.external(s, func).as_deref() {
+            Some("os.cpu_count" | "multiprocessing.cpu_count") => args.is_empty(),
+            Some("builtins.len") => matches!(runtime::pos(args, 0).map(|a| &a.kind), Some(ExprKind::Call { func, .. })
+                if prog.external(s, func).as_deref() == Some("os.sched_getaffinity")),
+            _ => false,
+        }
+    };
+    if is_count(scope, e) {
+        return true;
+    }
+    if !matches!(e.kind, ExprKind::Name(_)) {
+        return false;
+    }
+    let sources = prog.sources(scope, e);
+    !sources.unknown
+        && !sources.terms.is_empty()
+        && sources
+            .terms
+            .iter()
+            .all(|t| t.proj.is_empty() && is_count(t.scope, t.expr))
+}
+
 fn resolved_max(_code: &Code<'_>, w: &Written<'_>) -> Option<i64> {
+    if w.per_cpu {
+        return Some(MANY);
+    }
     let ints = w.resolved.as_ref()?.ints()?;
     ints.into_iter().max()
 }
@@ -626,7 +672,17 @@ fn local_ranks(code: &Code<'_>) -> Option<i64> {
 }
 
 fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edit: Option<Edit>, host: Host) {
-    let Some(r) = &w.resolved else { return };
+    let unresolved = Resolved {
+        values: Vec::new(),
+        via: None,
+        default_at: None,
+        from_files: None,
+    };
+    let r = match (&w.resolved, w.per_cpu) {
+        (Some(r), _) => r,
+        (None, true) => &unresolved,
+        (None, false) => return,
+    };
     let ints = r.ints().unwrap_or_default();
     let n = ints.iter().copied().max().unwrap_or(0);
     let via = r
@@ -639,6 +695,8 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
     } else if ints.len() > 1 {
         let list: Vec<String> = ints.iter().take(6).map(|i| i.to_string()).collect();
         format!("num_workers up to {n} (candidates {})", list.join(", "))
+    } else if w.per_cpu {
+        format!("num_workers={}", excerpt(code.text(w.scope.m, w.value.span)))
     } else {
         format!("num_workers={n}")
     };
@@ -666,6 +724,11 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
         };
     }
     let processes = if n == 1 { "process" } else { "processes" };
+    let started = if w.per_cpu {
+        "one worker process per CPU".to_string()
+    } else {
+        format!("{n} worker {processes}")
+    };
     let advice = if may_be_zero(r) {
         "set persistent_workers whenever the count is above 0"
     } else {
@@ -681,7 +744,7 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
             let d = out.at_loc(
                 code.loc(w.scope.m, w.span),
                 format!(
-                    "{value}{via} starts {n} worker {processes} per rank and stops them after every pass over this loader; {advice}"
+                    "{value}{via} starts {started} per rank and stops them after every pass over this loader; {advice}"
                 ),
             );
             d.help(format!("on a pipeline stage's host the workers compete with the stage processes for memory; keep them alive with {keep}, and consider fewer"));
@@ -689,23 +752,27 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
         }
         Host::Ranks(local) => {
             let node = match local {
+                _ if w.per_cpu => {
+                    "the node's CPU count × its local ranks: each rank starts as many workers as the node has CPUs"
+                        .to_string()
+                }
                 Some(l) => format!("{l} local ranks × {n} = {} worker processes on each node", l * n),
                 None => format!("{n} × the local ranks on each node: {} with 8 GPUs per node", 8 * n),
             };
             let d = out.at_loc(
                 code.loc(w.scope.m, w.span),
                 format!(
-                    "{value}{via} starts {n} worker {processes} on every rank ({node}) and stops them after every pass over this loader, so each pass starts them all again; {advice}"
+                    "{value}{via} starts {started} on every rank ({node}) and stops them after every pass over this loader, so each pass starts them all again; {advice}"
                 ),
             );
-            d.help(format!("every rank of a node forks its own workers, each with a copy of the dataset's touched memory and its prefetch buffers; restarting them at each pass stalls every rank at the start of the pass and raises the node's memory peak. Keep them alive with {keep}{}", if n >= 8 { ", and consider fewer" } else { "" }));
+            d.help(format!("every rank of a node forks its own workers, each with a copy of the dataset's touched memory and its prefetch buffers; restarting them at each pass stalls every rank at the start of the pass and raises the node's memory peak. Keep them alive with {keep}{}", if n >= 8 || w.per_cpu { ", and consider fewer" } else { "" }));
             d
         }
         Host::OneRank => {
             let d = out.at_loc(
                 code.loc(w.scope.m, w.span),
                 format!(
-                    "{value}{via} starts {n} worker {processes} on the one rank that runs this loader and stops them after every pass over it, so each pass forks them again while the other ranks wait for this one at their next collective; {advice}"
+                    "{value}{via} starts {started} on the one rank that runs this loader and stops them after every pass over it, so each pass forks them again while the other ranks wait for this one at their next collective; {advice}"
                 ),
             );
             d.help(format!("the loader is built or iterated only where one rank runs (`if rank == 0:` or the like); its workers restart at every pass (each validation, each epoch), and the whole job waits for them. Keep them alive with {keep}"));

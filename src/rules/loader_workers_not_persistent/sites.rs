@@ -154,6 +154,7 @@ pub(super) fn hits<'p>(
                 span: at_span,
                 value: at_value,
                 resolved,
+                per_cpu: false,
             },
             edit,
         });
