@@ -162,6 +162,7 @@ fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr
                 }
             }
             Callee::External(p) if benign(p) => {}
+            _ if prog.followed_into_init(&callee, call, &pos) => {}
             _ => escapes = true,
         },
         Flow::Stored { scope: s, target } => names.push((s, target)),
@@ -194,6 +195,7 @@ fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr
                 callee: Callee::External(p),
                 ..
             } if benign(&p) => {}
+            Flow::Arg { callee, call, pos, .. } if prog.followed_into_init(&callee, call, &pos) => {}
             Flow::Arg { .. } | Flow::Escapes { .. } | Flow::Returned { .. } => escapes = true,
             _ => {}
         });

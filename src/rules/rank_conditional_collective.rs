@@ -2,7 +2,8 @@ declare_rule! {
     /// ## What it checks
     /// A collective operation inside a branch whose condition depends on the rank
     /// (`if rank == 0:`, `if core.distributed.rank == 0:`, `if
-    /// accelerator.is_main_process:`) when, counting per function the collectives
+    /// accelerator.is_main_process:`, also behind a property of a training-code
+    /// class that returns such a test, `if trainer.is_main:`) when, counting per function the collectives
     /// each rank runs — rank 0, rank 1 and another rank, for every combination of the
     /// condition's other parts — the ranks do not run the same number of them.
     /// Collectives include `torch.distributed` operations and, in Determined's Core
@@ -16,7 +17,11 @@ declare_rule! {
     /// there) is one too, where the wrapper broadcasts buffers (the default)
     /// and the wrapped module may have some (a model from outside, or a class
     /// whose file uses batch norm or registers buffers): the fix calls
-    /// `model.module(…)`.
+    /// `model.module(…)`. Where the forward sits in a helper every rank's
+    /// training step runs too (a model class's `net_forward()`), the call that
+    /// reaches it on one rank only (`model.test()` under `if rank == 0:`, up to
+    /// three calls up) is reported instead, without a fix: the helper's
+    /// training use needs the wrapper.
     ///
     /// ## Why
     /// Every rank must enter a collective the same number of times and in the same

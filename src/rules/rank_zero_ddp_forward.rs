@@ -17,7 +17,7 @@
 use super::training_support::{excerpt, Code};
 use super::Sink;
 use crate::training::ast::{Expr, ExprKind};
-use crate::training::program::{Anc, Flow, Scope};
+use crate::training::program::{Anc, Flow, ModId, Scope};
 use crate::training::runtime::{self, kw};
 
 /// Methods of a module that return the module itself.
@@ -35,6 +35,7 @@ const SAME_MODULE: &[&str] = &[
 
 pub(super) fn one_rank_forwards(code: &Code<'_>, out: &mut Sink<'_>) {
     let prog = code.prog;
+    let mut reported: std::collections::HashSet<(ModId, usize)> = Default::default();
     for (scope, anc, wrap, _) in runtime::calls(prog, &["torch.nn.parallel.DistributedDataParallel"]) {
         if !code.rt.world_at(prog, scope.m).distributed() {
             continue;
@@ -57,12 +58,37 @@ pub(super) fn one_rank_forwards(code: &Code<'_>, out: &mut Sink<'_>) {
             continue;
         }
         for (s, call, a) in forward_calls(code, scope, anc, wrap) {
-            if !runtime::runs_on_one_rank(prog, s, &a, call as *const Expr as *const ()) {
-                continue;
-            }
             let ExprKind::Call { func, .. } = &call.kind else {
                 continue;
             };
+            if !runtime::runs_on_one_rank(prog, s, &a, call as *const Expr as *const ()) {
+                // A helper that runs the forward on every rank (a model
+                // class's `net_forward()`, used by its training step), called
+                // through a path only one rank takes (`if rank == 0:
+                // model.test()`): reported at that call.
+                for (site_scope, site) in one_rank_callers(code, s) {
+                    if !reported.insert((site_scope.m, site.span.start)) {
+                        continue;
+                    }
+                    let ExprKind::Call { func: site_func, .. } = &site.kind else {
+                        continue;
+                    };
+                    let called = excerpt(code.text(site_scope.m, site_func.span));
+                    let name = excerpt(code.text(s.m, func.span));
+                    let d = out.at_loc(
+                        code.loc(site_scope.m, site.span),
+                        format!(
+                            "`{called}(…)` runs on one rank only and reaches a DistributedDataParallel forward (`{name}(…)`): DDP broadcasts the module's buffers (BatchNorm statistics) from rank 0 at the start of a forward, so this rank waits in that broadcast for ranks that never run it, and the job hangs until the collective times out"
+                        ),
+                    );
+                    d.help(format!(
+                        "on the one rank, call the wrapped module (`{name}.module(…)`), which runs the same forward without DDP's collectives, or run this call on every rank"
+                    ));
+                    d.label(code.file(s.m), call.span, "the DDP forward this call reaches");
+                    d.label(code.file(scope.m), wrap.span, "wrapped here, broadcasting buffers");
+                }
+                continue;
+            }
             let name = excerpt(code.text(s.m, func.span));
             let d = out.at_loc(
                 code.loc(s.m, call.span),
@@ -84,6 +110,42 @@ pub(super) fn one_rank_forwards(code: &Code<'_>, out: &mut Sink<'_>) {
             );
         }
     }
+}
+
+/// The calls of the function holding `scope` that run on one rank only (on
+/// a one-rank path of their own function), found up to three callers up:
+/// `model.test()` under `if rank == 0:`, where `test()` calls the helper
+/// that runs the forward. Functions called from more than a few places are
+/// not followed.
+fn one_rank_callers<'p>(code: &Code<'p>, scope: Scope) -> Vec<(Scope, &'p Expr)> {
+    let prog = code.prog;
+    let mut out = Vec::new();
+    let mut work: Vec<(Scope, u32)> = vec![(scope, 0)];
+    let mut seen: std::collections::HashSet<Scope> = Default::default();
+    while let Some((s, depth)) = work.pop() {
+        let Some(f) = s.func() else { continue };
+        if !seen.insert(s) || seen.len() > 16 {
+            continue;
+        }
+        let sites = prog.call_sites(f);
+        if sites.len() > 8 {
+            continue;
+        }
+        for (cs, call) in sites {
+            if !code.rt.world_at(prog, cs.m).distributed() {
+                continue;
+            }
+            let Some(anc) = prog.ancestors_of(cs, call) else {
+                continue;
+            };
+            if runtime::one_rank_path(prog, cs, &anc, call as *const Expr as *const ()) {
+                out.push((cs, call));
+            } else if depth < 2 {
+                work.push((cs, depth + 1));
+            }
+        }
+    }
+    out
 }
 
 /// The calls of the wrapper `wrap` (and of what its `.to(device)`,
@@ -119,11 +181,18 @@ fn forward_calls<'p>(
 /// whose file uses batch norm or registers buffers. Unknown modules count as
 /// having none.
 fn may_have_buffers(code: &Code<'_>, scope: Scope, module: &Expr) -> bool {
+    buffers_of(code, scope, module, &mut Vec::new()) == Some(true)
+}
+
+/// [`may_have_buffers`], `None` where a source is not known: a name bound
+/// from another (`network = network.to(device)` of a parameter) is
+/// followed a few steps.
+fn buffers_of(code: &Code<'_>, scope: Scope, module: &Expr, seen: &mut Vec<*const Expr>) -> Option<bool> {
     use crate::training::program::Callee;
     let prog = code.prog;
     let sources = prog.sources(scope, module);
-    if sources.unknown {
-        return false;
+    if sources.unknown || sources.terms.is_empty() {
+        return None;
     }
     let own_buffers = |m: crate::training::program::ModId| {
         let words = [
@@ -149,7 +218,16 @@ fn may_have_buffers(code: &Code<'_>, scope: Scope, module: &Expr) -> bool {
             }
         }
         let ExprKind::Call { func, .. } = &e.kind else {
-            return false;
+            // `network.to(device)` of a name bound elsewhere.
+            if seen.contains(&(e as *const Expr)) {
+                continue;
+            }
+            if seen.len() < 4 && t.proj.is_empty() && matches!(e.kind, ExprKind::Name(_) | ExprKind::Attribute { .. }) {
+                seen.push(e);
+                any |= buffers_of(code, t.scope, e, seen)?;
+                continue;
+            }
+            return None;
         };
         any |= match prog.callee(t.scope, func) {
             // The name's other binding, the wrapper itself
@@ -161,5 +239,5 @@ fn may_have_buffers(code: &Code<'_>, scope: Scope, module: &Expr) -> bool {
             _ => false,
         };
     }
-    any
+    Some(any)
 }

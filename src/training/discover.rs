@@ -601,10 +601,18 @@ fn resolve_import(
     let mut out = Vec::new();
     // An absolute import of the importer's own package finds it where it
     // is, after the search roots.
+    // Where that package is a regular one (`pkg/__init__.py`), it comes
+    // first: code inside `pkg` importing `pkg` runs as part of it, where
+    // a module `pkg/pkg.py` beside the importer is `pkg.pkg`, not `pkg`.
     let with_own = |dotted: &str, roots: &[String]| -> Vec<String> {
         let mut all = roots.to_vec();
         if let Some(own) = own_package_root(importer, dotted) {
-            if !all.contains(&own) {
+            let first = dotted.split('.').next().unwrap_or_default();
+            let regular = ctx.has(&format!("{}/__init__.py", join(&own, first)));
+            all.retain(|r| *r != own);
+            if regular {
+                all.insert(0, own);
+            } else {
                 all.push(own);
             }
         }
@@ -772,6 +780,45 @@ from detsd.utils import f
                 "{got:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_package_importing_itself_is_not_the_module_named_like_it() {
+        // imagen-pytorch's layout: `pkg/pkg.py` beside `pkg/__init__.py`; the
+        // package's own modules import `pkg` (the package), whose
+        // `__init__.py` re-exports the trainer.
+        let files = [
+            (
+                "pkg/__init__.py",
+                "from pkg.pkg import Net\nfrom pkg.trainer import Trainer\n",
+            ),
+            ("pkg/pkg.py", ""),
+            ("pkg/trainer.py", ""),
+            ("pkg/cli.py", "from pkg import Trainer\n"),
+            // A namespace package (no `__init__.py`): the folder beside the
+            // script comes first, as Python puts it first on the path.
+            ("tools/tools.py", ""),
+            ("tools/run.py", "from tools import helper\n"),
+        ];
+        let want = |rel: &str, module: &str, role| (rel.to_string(), module.to_string(), role);
+        let got = named_alone(&files, &["pkg/cli.py"]);
+        assert!(
+            got.contains(&want("pkg/__init__.py", "pkg", FileRole::Imported)),
+            "{got:?}"
+        );
+        assert!(
+            got.contains(&want("pkg/trainer.py", "pkg.trainer", FileRole::Imported)),
+            "{got:?}"
+        );
+        assert!(
+            got.contains(&want("pkg/pkg.py", "pkg.pkg", FileRole::Imported)),
+            "{got:?}"
+        );
+        let got = named_alone(&files, &["tools/run.py"]);
+        assert!(
+            got.contains(&want("tools/tools.py", "tools", FileRole::Imported)),
+            "{got:?}"
+        );
     }
 
     #[test]

@@ -53,6 +53,9 @@ impl Program {
             return None;
         }
         let mut class = None;
+        // `trainer = trainer.cuda()`: a module's `.cuda()`, `.to(…)`, … give
+        // the module itself (checked against the class below).
+        let mut moved = false;
         for d in defs {
             let LocalDef::Assign { value, proj } = d else {
                 return None;
@@ -63,6 +66,17 @@ impl Program {
             let ExprKind::Call { func, .. } = &value.kind else {
                 return None;
             };
+            if let ExprKind::Attribute { value: recv, attr } = &func.kind {
+                if matches!(&recv.kind, ExprKind::Name(r) if r == n)
+                    && matches!(
+                        attr.as_str(),
+                        "cuda" | "to" | "cpu" | "train" | "eval" | "float" | "half" | "bfloat16"
+                    )
+                {
+                    moved = true;
+                    continue;
+                }
+            }
             let Some(Sym::Class(k)) = self.expr_sym(f.scope(), func) else {
                 return None;
             };
@@ -71,6 +85,10 @@ impl Program {
                 Some(c) if c == k => {}
                 Some(_) => return None,
             }
+        }
+        if moved && !class.is_some_and(|k| self.derives_from(k, &["torch.nn.Module", "torch.nn.modules.module.Module"]))
+        {
+            return None;
         }
         class
     }
@@ -152,9 +170,20 @@ impl Program {
         let mut out = Vec::new();
         // The chunks naming the function, or a name a module imports it as
         // (`from train import main as run`: `run(params)` calls it).
+        // Aliases of aliases too (`from .runner import run_net as
+        // pretrain_run_net` in a package's `__init__.py`, then `from tools
+        // import pretrain_run_net as pretrain`), a few steps.
         let mut words: Vec<&str> = vec![needle];
-        if let Some(aliases) = self.renamed().get(needle) {
-            words.extend(aliases.iter().map(String::as_str));
+        let mut i = 0;
+        while i < words.len() && words.len() < 16 {
+            if let Some(aliases) = self.renamed().get(words[i]) {
+                for a in aliases {
+                    if !words.contains(&a.as_str()) {
+                        words.push(a);
+                    }
+                }
+            }
+            i += 1;
         }
         let mut chunks: Vec<(ModId, u32)> = words
             .iter()

@@ -289,20 +289,12 @@ impl Program {
                 self.returned_element(s2, call, i, n, places, visit, depth + 1);
                 continue;
             }
-            let target = anc.and_then(|a| match a.last() {
-                Some(Anc::Stmt(st)) => match &st.kind {
-                    StmtKind::Assign { targets, value } if std::ptr::eq(value, call) && targets.len() == 1 => {
-                        match &targets[0].kind {
-                            ExprKind::Tuple(ts) | ExprKind::List(ts)
-                                if ts.len() == n && !ts.iter().any(|t| matches!(t.kind, ExprKind::Starred(_))) =>
-                            {
-                                ts.get(i)
-                            }
-                            _ => None,
-                        }
-                    }
-                    _ => None,
-                },
+            let target = anc.and_then(|a| bound_target(&a, call)).and_then(|t| match &t.kind {
+                ExprKind::Tuple(ts) | ExprKind::List(ts)
+                    if ts.len() == n && !ts.iter().any(|t| matches!(t.kind, ExprKind::Starred(_))) =>
+                {
+                    ts.get(i)
+                }
                 _ => None,
             });
             match target {
@@ -458,6 +450,21 @@ impl Program {
             },
             _ => visit(Flow::Escapes { scope, at: t }),
         }
+    }
+
+    /// Whether [`Program::flows`] followed an argument of the constructor
+    /// call `call` (at `pos`) into the parameter of the class's own
+    /// `__init__`: the value's uses there are reported too, so the
+    /// [`Flow::Arg`] it also reports is no escape.
+    pub fn followed_into_init(&self, callee: &Callee, call: &Expr, pos: &ArgPos<'_>) -> bool {
+        let (Callee::Class(k), ExprKind::Call { func, .. }) = (callee, &call.kind) else {
+            return false;
+        };
+        if !matches!(pos, ArgPos::Pos(_) | ArgPos::Kw(_)) {
+            return false;
+        }
+        self.method(*k, "__init__")
+            .is_some_and(|init| self.param_for(init, func, pos).is_some())
     }
 
     /// The parameter of `f` an argument at `pos` binds.
@@ -772,5 +779,38 @@ pub(super) fn bind_self_target(t: &Expr, me: &str, attr: &str, path: &mut Vec<Pr
             }
         }
         _ => {}
+    }
+}
+
+/// The one target the value `e` (its ancestors `anc`) is assigned to:
+/// `t = e`, or the matching element of a tuple target where `e` is an
+/// element of a tuple value (`(a, b), (c, d) = f(x), f(y)`).
+fn bound_target<'p>(anc: &[Anc<'p>], e: &Expr) -> Option<&'p Expr> {
+    let plain = |items: &[Expr]| !items.iter().any(|t| matches!(t.kind, ExprKind::Starred(_)));
+    match anc.split_last()? {
+        (Anc::Stmt(st), _) => match &st.kind {
+            StmtKind::Assign { targets, value } if std::ptr::eq(value, e) && targets.len() == 1 => targets.first(),
+            _ => None,
+        },
+        // `t = f(x) if c else (None, None)`: the arm's value is `t`'s.
+        (Anc::Expr(p), up) if matches!(&p.kind, ExprKind::IfExp { body, orelse, .. } if std::ptr::eq(&**body, e) || std::ptr::eq(&**orelse, e)) => {
+            bound_target(up, p)
+        }
+        (Anc::Expr(p), up) => {
+            let ExprKind::Tuple(items) = &p.kind else { return None };
+            let j = items.iter().position(|x| std::ptr::eq(x, e))?;
+            let Some(Anc::Stmt(st)) = up.last() else { return None };
+            let StmtKind::Assign { targets, value } = &st.kind else {
+                return None;
+            };
+            if !std::ptr::eq(value, *p) || targets.len() != 1 || !plain(items) {
+                return None;
+            }
+            match &targets[0].kind {
+                ExprKind::Tuple(ts) | ExprKind::List(ts) if ts.len() == items.len() && plain(ts) => ts.get(j),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }

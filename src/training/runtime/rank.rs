@@ -110,6 +110,19 @@ pub(super) fn rank_kind_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) -
                 }
                 return Some(RankKind::Rank);
             }
+            // A property of a training-code class that returns a rank test
+            // (`def is_main(self): return self.accelerator.is_main_process`
+            // under `@property`): `trainer.is_main` is that test.
+            if let Callee::Func(f) = prog.callee(scope, e) {
+                let property = prog.func(f).is_some_and(|x| {
+                    x.decorators
+                        .iter()
+                        .any(|d| matches!(&d.kind, ExprKind::Name(n) if n == "property"))
+                });
+                if property {
+                    return helper_rank(prog, f, depth);
+                }
+            }
             follow(prog, scope, e, depth)
         }
         // The first parameter of a function `mp.spawn` starts: the process

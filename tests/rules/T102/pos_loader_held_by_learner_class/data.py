@@ -1,0 +1,28 @@
+# named: on the command line
+# expect:
+#   T102 at 26:17 the DistributedSampler of the loader the learner holds is never told the epoch
+# ----
+import torch
+from torch.utils.data.distributed import DistributedSampler
+
+
+class Clips(torch.utils.data.Dataset):
+    def __init__(self, root):
+        self.files = [f"{root}/{i:05d}.wav" for i in range(1000)]
+
+    def __len__(self):
+        return len(self.files)
+
+    def __getitem__(self, i):
+        return torch.zeros(1, 16000)
+
+
+def from_folder(root, is_distributed=False):
+    clips = Clips(root)
+    return torch.utils.data.DataLoader(
+        clips,
+        batch_size=16,
+        shuffle=not is_distributed,
+        sampler=DistributedSampler(clips) if is_distributed else None,
+        drop_last=True,
+    )

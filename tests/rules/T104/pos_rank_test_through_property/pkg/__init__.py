@@ -1,0 +1,2 @@
+from pkg.pkg import Denoiser
+from pkg.trainer import Trainer

@@ -1,0 +1,1 @@
+from .runner import run_net as pretrain_run_net
