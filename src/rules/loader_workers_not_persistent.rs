@@ -4,7 +4,8 @@ declare_rule! {
     /// subclass of torch's that leaves the workers to it) whose `num_workers`
     /// resolves to 1 or more — written out, through module constants and
     /// `**kwargs` dicts (literals or `dict(k=v, …)`), argparse defaults (also
-    /// `parser.set_defaults(…)`, and into the workers `mp.spawn(fn, (args,))` starts), config
+    /// `parser.set_defaults(…)`, with a config file's values where it splats one the
+    /// code loads, `set_defaults(**cfg)`, and into the workers `mp.spawn(fn, (args,))` starts), config
     /// objects filled in at module level (a yacs `_C.DATA.NUM_WORKERS = 8`, also
     /// through `_C.clone()`; where the code merges a file or the command line into
     /// it, `merge_from_file`/`merge_from_list`, the default is reported as one, named,

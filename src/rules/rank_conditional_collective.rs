@@ -14,7 +14,10 @@ declare_rule! {
     /// ends in a barrier of all ranks. A forward pass of a
     /// `DistributedDataParallel` model that runs on one rank only (a validation
     /// or NaN-logging pass under `if rank == 0:`, or in a helper called only
-    /// there) is one too, where the wrapper broadcasts buffers (the default)
+    /// there) is one too, where the wrapper broadcasts buffers (the default, or
+    /// a flag known to be true: its argparse default together with what each of
+    /// the project's config files sets where the code merges one into the
+    /// parser, `parser.set_defaults(**yaml.safe_load(f))`)
     /// and the wrapped module may have some (a model from outside, or a class
     /// whose file uses batch norm or registers buffers): the fix calls
     /// `model.module(…)`. Where the forward sits in a helper every rank's

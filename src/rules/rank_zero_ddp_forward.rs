@@ -43,10 +43,16 @@ pub(super) fn one_rank_forwards(code: &Code<'_>, out: &mut Sink<'_>) {
         let ExprKind::Call { args, .. } = &wrap.kind else {
             continue;
         };
-        // `broadcast_buffers=False`, or a value not known to be true.
-        if kw(args, "broadcast_buffers")
-            .is_some_and(|v| runtime::is_true(prog, code.cfg, code.rt, scope, v) != Some(true))
-        {
+        // `broadcast_buffers=False`, or a value not known to be true (a
+        // flag the run's config file may set counts as the project's files
+        // and the flag's default say: timm's `not args.no_ddp_bb`).
+        let known_true = |v: &Expr| {
+            runtime::constant_or_default(prog, code.cfg, code.rt, scope, v)
+                .filter(|r| r.default_at.is_none())
+                .and_then(|r| r.as_bool())
+                == Some(true)
+        };
+        if kw(args, "broadcast_buffers").is_some_and(|v| !known_true(v)) {
             continue;
         }
         // Nothing to broadcast: a module of the training code's own classes

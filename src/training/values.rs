@@ -1010,7 +1010,7 @@ pub fn parsed_flag(prog: &Program, env: &Env<'_>, dest: &str, depth: u32, at: Mo
     // `parser.set_defaults(dest=…)` overrides the argument's own default
     // (not a value given on the command line).
     if !given {
-        if let Some(d) = set_defaults_value(prog, env, dest, depth, at) {
+        if let Some(d) = set_defaults_value(prog, env, dest, depth, at, found.as_ref()) {
             return d;
         }
     }
@@ -1019,7 +1019,19 @@ pub fn parsed_flag(prog: &Program, env: &Env<'_>, dest: &str, depth: u32, at: Mo
 
 /// The value `parser.set_defaults(<dest>=…)` gives: `None` when no call
 /// names `dest`, `Some(None)` when the calls disagree or do not resolve.
-fn set_defaults_value(prog: &Program, env: &Env<'_>, dest: &str, depth: u32, at: ModId) -> Option<Option<Resolved>> {
+/// `parser.set_defaults(**cfg)` of a config file the code loads at run time
+/// (timm's `cfg = yaml.safe_load(f)`) gives, with [`Env::run_files`], the
+/// values the project's files set for `dest` together with the flag's own
+/// default `own` (a run given no file, or one that does not set it), where
+/// some file of the project sets it.
+fn set_defaults_value(
+    prog: &Program,
+    env: &Env<'_>,
+    dest: &str,
+    depth: u32,
+    at: ModId,
+    own: Option<&Resolved>,
+) -> Option<Option<Resolved>> {
     let mut out: Option<Option<Resolved>> = None;
     for m in prog.code_modules().filter(|m| together(prog, at, *m)) {
         let chunks: Vec<u32> = prog.chunks_mentioning(m, &["set_defaults"]).collect();
@@ -1039,7 +1051,7 @@ fn set_defaults_value(prog: &Program, env: &Env<'_>, dest: &str, depth: u32, at:
                     });
                     let v = match (value, splat) {
                         (Some(v), _) => constant_at(prog, env, scope, v, depth + 1),
-                        (None, true) => None,
+                        (None, true) => splat_from_files(prog, env, scope, args, dest, depth, own),
                         (None, false) => return,
                     };
                     out = Some(match (out.take(), v) {
@@ -1052,6 +1064,57 @@ fn set_defaults_value(prog: &Program, env: &Env<'_>, dest: &str, depth: u32, at:
         }
     }
     out
+}
+
+/// `parser.set_defaults(**cfg)` where every value of `cfg` is a JSON or
+/// YAML file the code loads at run time: the values the project's files of
+/// that kind set for `dest`, with `own` (the flag's default, which a file
+/// without the key, or no file, leaves). `None` where anything is unknown
+/// or no file sets it.
+fn splat_from_files(
+    prog: &Program,
+    env: &Env<'_>,
+    scope: Scope,
+    args: &[Arg],
+    dest: &str,
+    depth: u32,
+    own: Option<&Resolved>,
+) -> Option<Resolved> {
+    env.run_files?;
+    let own = own?;
+    let [Arg::StarStar(cfg)] = args else { return None };
+    let loads = prog.sources(scope, cfg);
+    let loaders = [
+        "json.load",
+        "json.loads",
+        "yaml.safe_load",
+        "yaml.load",
+        "yaml.full_load",
+        "omegaconf.OmegaConf.load",
+    ];
+    let all_loads = !loads.unknown
+        && !loads.terms.is_empty()
+        && loads.terms.iter().all(|t| {
+            t.proj.is_empty()
+                && matches!(&t.expr.kind, ExprKind::Call { func, .. }
+                    if prog.external(t.scope, func).is_some_and(|p| loaders.contains(&p.as_str())))
+        });
+    if !all_loads {
+        return None;
+    }
+    let keyed = prog.sources_with(scope, cfg, vec![Proj::Key(Key::Str(dest.to_string()))]);
+    // Where no file sets it, or the files are not known, nothing is said:
+    // a file outside the project may set it.
+    let files = resolve_terms(prog, env, &keyed, depth + 1)?;
+    files.from_files.as_ref()?;
+    let mut out = own.clone();
+    for v in files.values {
+        if !out.values.contains(&v) {
+            out.values.push(v);
+        }
+    }
+    out.from_files = files.from_files;
+    Some(out)
 }
 
 /// Whether the code stores to `<name>.<dest>` somewhere (`args.workers =
