@@ -47,9 +47,13 @@ declare_rule! {
     /// constant (not from the worker id or `torch.initial_seed()`) of a loader
     /// with workers is reported too: every worker of every rank draws alike. So is
     /// one that adds the worker id to a constant (`1234 + worker_id`) or to the
-    /// parent's RNG state (`np.random.get_state()[1][0] + worker_id`) where the
+    /// parent's RNG state (`random.getstate()[1][0] + worker_id`) where the
     /// ranks seed alike: the workers of a rank differ, but worker k of every rank
-    /// draws the same numbers (a seed that mixes in the rank or starts from
+    /// draws the same numbers. Numpy's first state word
+    /// (`np.random.seed(np.random.get_state()[1][0] + worker_id)`) is reported
+    /// however the ranks seed: PyTorch (1.9 and later) seeds numpy in each
+    /// worker from an array before the init function runs, which makes that
+    /// word 2147483648 in every worker of every rank, at every epoch (a seed that mixes in the rank or starts from
     /// `torch.initial_seed()` is left alone), and one that adds the rank and the
     /// worker id as they are (`seed + local_rank + worker_id`, also through a
     /// loader factory's parameter, a local alias of the factory (also one

@@ -3,9 +3,11 @@
 //!
 //! - a `worker_init_fn` that seeds numpy, `random` or torch with the worker
 //!   id plus a constant (`1234 + worker_id`), or plus the parent process's
-//!   RNG state (`np.random.get_state()[1][0] + worker_id`) where every rank
+//!   RNG state (`random.getstate()[1][0] + worker_id`) where every rank
 //!   seeds alike: the workers of one rank differ, but worker k of every rank
-//!   draws the same numbers;
+//!   draws the same numbers; numpy's first state word
+//!   (`np.random.get_state()[1][0]`) however the ranks seed, as PyTorch has
+//!   set it to 0x80000000 in every worker by then;
 //! - an `IterableDataset` whose `__iter__` splits its records by
 //!   `get_worker_info()` and never by rank, read through a plain
 //!   `DataLoader` in multi-rank code: every rank yields the same records.
@@ -35,6 +37,18 @@ enum Part {
     Const,
     /// Drawn from the process's own RNG state (`np.random.get_state()`).
     Parent,
+    /// `np.random.get_state()[1][0]`: in a worker, after PyTorch (1.9 or
+    /// later) has seeded numpy there from an array, the first word of the
+    /// key is always 0x80000000, in every worker of every rank.
+    NumpyWord,
+}
+
+/// What a worker seed adds the worker id to.
+#[derive(Clone, Copy, PartialEq)]
+enum From {
+    Const,
+    Parent,
+    NumpyWord,
 }
 
 /// The program of module `m` whose ranks all seed alike, with its world.
@@ -109,7 +123,7 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
         let Some(func) = prog.func(f) else { continue };
         let params: Vec<&str> = func.params.iter().map(|p| p.name.as_str()).collect();
         let fs = f.scope();
-        let mut hits: Vec<(Span, &'static str, Span, bool)> = Vec::new();
+        let mut hits: Vec<(Span, &'static str, Span, From)> = Vec::new();
         prog.walk_exprs(fs, &mut |_, e| {
             let ExprKind::Call {
                 func: callee, args: a, ..
@@ -129,7 +143,14 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
                 return;
             };
             if parts.contains(&Part::Worker) {
-                hits.push((e.span, name, v.span, parts.contains(&Part::Parent)));
+                let from = if parts.contains(&Part::NumpyWord) {
+                    From::NumpyWord
+                } else if parts.contains(&Part::Parent) {
+                    From::Parent
+                } else {
+                    From::Const
+                };
+                hits.push((e.span, name, v.span, from));
             }
         });
         let workers = match workers {
@@ -142,7 +163,12 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
             }
             let shared = alike(code, seedings, scope.m);
             let seed_text = excerpt(code.text(fs.m, seed));
-            let message = if parent {
+            let message = if parent == From::NumpyWord {
+                format!(
+                    "worker_init_fn `{}` calls {name}({seed_text}): in a loader worker PyTorch (1.9 or later) has already seeded numpy from an array, which makes `np.random.get_state()[1][0]` 2147483648 in every worker, so the seed is that constant plus the worker id: worker k of every rank, at every epoch, draws the same random numbers and their augmentations repeat",
+                    func.name
+                )
+            } else if parent == From::Parent {
                 let Some((world, seeding)) = shared else { continue };
                 let by = match seeding {
                     Seeding::Trial => "Determined's trial seed".to_string(),
@@ -164,7 +190,11 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
             reported.push(at);
             let d = out.at_loc(code.loc(fs.m, at), message);
             d.label(code.file(scope.m), init.span, "every worker of this loader runs it");
-            d.help("mix the rank into the seed: read it in the parent and pass it in (`worker_init_fn=functools.partial(init, rank=dist.get_rank())`, then `seed + 1000 * rank + worker_id`), as a worker started with spawn has no process group");
+            if parent == From::NumpyWord {
+                d.help("drop the re-seeding (PyTorch seeds numpy in each worker from the loader's base seed and the worker id), or seed from that: `np.random.seed(torch.initial_seed() % 2**32)`");
+            } else {
+                d.help("mix the rank into the seed: read it in the parent and pass it in (`worker_init_fn=functools.partial(init, rank=dist.get_rank())`, then `seed + 1000 * rank + worker_id`), as a worker started with spawn has no process group");
+            }
         }
     }
 }
@@ -275,8 +305,18 @@ fn part(code: &Code<'_>, scope: Scope, params: &[&str], e: &Expr) -> Option<Part
     }
     // `np.random.get_state()[1][0]`: a subscript chain on the state.
     let mut root = e;
-    while let ExprKind::Subscript { value, .. } = &root.kind {
+    let mut keys = Vec::new();
+    while let ExprKind::Subscript { value, index } = &root.kind {
+        keys.push(match index.kind {
+            ExprKind::Int(i) => Some(i),
+            _ => None,
+        });
         root = value;
+    }
+    if let ExprKind::Call { func, .. } = &root.kind {
+        if prog.external(scope, func).as_deref() == Some("numpy.random.get_state") && keys == [Some(0), Some(1)] {
+            return Some(Part::NumpyWord);
+        }
     }
     if let ExprKind::Call { func, .. } = &root.kind {
         if matches!(

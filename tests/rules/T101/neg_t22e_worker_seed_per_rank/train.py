@@ -1,7 +1,8 @@
 # stagec fixture: t22e neg_worker_seed_per_rank (issue 22, class 3 traps; mark M7's look-alikes)
 # named: on the command line (a torchrun script)
 # context: each rank seeds torch and numpy with --seed plus its rank; four loaders whose workers
-#          reseed from the worker id plus: the parent's numpy state (different per rank here),
+#          reseed from the worker id plus: the parent's `random` state (different per rank here;
+#          numpy's first state word is not: `pos_worker_init_numpy_state_word`),
 #          a base that includes the rank, the worker's own torch seed, and a value stagec
 #          cannot resolve (the dataset's own seed attribute).
 # expect: none.
@@ -21,7 +22,7 @@ ARGS = parser.parse_args()
 
 
 def reseed_numpy(worker_id):
-    np.random.seed(np.random.get_state()[1][0] + worker_id)
+    random.seed(random.getstate()[1][0] + worker_id)
 
 
 def reseed_by_rank(worker_id):
