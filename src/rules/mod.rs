@@ -135,6 +135,7 @@ pub mod virtual_stages_without_interleaved;
 mod cudnn_benchmark_seeds;
 pub mod cudnn_benchmark_with_determinism;
 pub mod deterministic_without_cublas_workspace;
+pub mod distributed_sampler_seed_per_rank;
 pub mod distributed_sampler_without_set_epoch;
 mod fp8_cast;
 pub mod fp8_output_reaches_loss;

@@ -101,6 +101,7 @@ pub static RULES: &[Registered] = &[
     register!(implicit_align_corners::IMPLICIT_ALIGN_CORNERS),
     register!(fp8_output_reaches_loss::FP8_OUTPUT_REACHES_LOSS),
     register!(trial_class_never_run::TRIAL_CLASS_NEVER_RUN),
+    register!(distributed_sampler_seed_per_rank::DISTRIBUTED_SAMPLER_SEED_PER_RANK),
     register!(variable_syntax::VARIABLE_SYNTAX),
     register!(unset_variable::UNSET_VARIABLE),
     register!(yaml_syntax::YAML_SYNTAX),

@@ -104,23 +104,41 @@ pub(super) fn shuffled_apart(code: &Code<'_>, out: &mut Sink<'_>) {
 /// any call whose name mentions a seed or determinism (a project's own
 /// `set_random_seed`, MONAI's `set_determinism`) other than torch's.
 pub(super) fn seeded(code: &Code<'_>, m: ModId, seed: &str) -> bool {
+    trial(code) || !seeding_calls(code, m, seed, false).is_empty()
+}
+
+/// Whether the RNG may be seeded before `draw` (in `scope`): [`seeded`],
+/// leaving out seeding calls in the draw's own scope after it (`seed =
+/// random.randint(1, 10000)`, then `random.seed(seed)`).
+pub(super) fn seeded_before(code: &Code<'_>, scope: Scope, draw: &Expr, seed: &str) -> bool {
+    trial(code)
+        || seeding_calls(code, scope.m, seed, true)
+            .iter()
+            .any(|(s, span)| !(*s == scope && span.start >= draw.span.end))
+}
+
+fn trial(code: &Code<'_>) -> bool {
+    !code.rt.trials.is_empty() || code.rt.unlaunched_trial.is_some()
+}
+
+/// The calls of the program of module `m` that seed the RNG (`seed`), or
+/// may (see [`seeded`]), with their scopes and spans; `own_only`: of the
+/// calls named for a seed, only the training code's own helpers (not
+/// another library's seeding, `np.random.seed` for `random`).
+fn seeding_calls(code: &Code<'_>, m: ModId, seed: &str, own_only: bool) -> Vec<(Scope, crate::source::Span)> {
     let prog = code.prog;
-    if !code.rt.trials.is_empty() || code.rt.unlaunched_trial.is_some() {
-        return true;
-    }
+    let mut out = Vec::new();
     let mut targets = vec![seed];
     targets.extend_from_slice(SEED_ALL);
-    if runtime::calls(prog, &targets)
-        .iter()
-        .any(|(s, ..)| prog.same_program(s.m, m))
-    {
-        return true;
+    for (s, _, call, _) in runtime::calls(prog, &targets) {
+        if prog.same_program(s.m, m) {
+            out.push((s, call.span));
+        }
     }
     for mm in prog.code_modules().filter(|x| prog.same_program(*x, m)) {
         let chunks: Vec<u32> = prog.chunks_mentioning(mm, &["seed"]).collect();
         for c in chunks {
             for scope in prog.scopes(mm, c) {
-                let mut found = false;
                 prog.walk_exprs(scope, &mut |_, e| {
                     let ExprKind::Call { func, .. } = &e.kind else { return };
                     let name = match &func.kind {
@@ -130,17 +148,15 @@ pub(super) fn seeded(code: &Code<'_>, m: ModId, seed: &str) -> bool {
                     };
                     let torch = matches!(name, "manual_seed" | "manual_seed_all" | "initial_seed" | "seed_all");
                     let lower = name.to_ascii_lowercase();
-                    if (lower.contains("seed") || lower.contains("determinis")) && !torch {
-                        found = true;
+                    let library = own_only && prog.external(scope, func).is_some();
+                    if (lower.contains("seed") || lower.contains("determinis")) && !torch && !library {
+                        out.push((scope, e.span));
                     }
                 });
-                if found {
-                    return true;
-                }
             }
         }
     }
-    false
+    out
 }
 
 /// How the order of `list` (shuffled in place) decides the samples: a
