@@ -20,6 +20,9 @@ use crate::training::ast::{Expr, ExprKind};
 use crate::training::program::{Anc, Flow, ModId, Scope};
 use crate::training::runtime::{self, kw};
 
+/// What a DDP forward on one rank does to the job.
+const BROADCAST_WAIT: &str = "DDP broadcasts the module's buffers (BatchNorm statistics) from rank 0 at the start of a forward, so this rank waits in that broadcast for ranks that never run it, and the job hangs until the collective times out";
+
 /// Methods of a module that return the module itself.
 const SAME_MODULE: &[&str] = &[
     "to",
@@ -84,7 +87,7 @@ pub(super) fn one_rank_forwards(code: &Code<'_>, out: &mut Sink<'_>) {
                     let d = out.at_loc(
                         code.loc(site_scope.m, site.span),
                         format!(
-                            "`{called}(…)` runs on one rank only and reaches a DistributedDataParallel forward (`{name}(…)`): DDP broadcasts the module's buffers (BatchNorm statistics) from rank 0 at the start of a forward, so this rank waits in that broadcast for ranks that never run it, and the job hangs until the collective times out"
+                            "`{called}(…)` runs on one rank only and reaches a DistributedDataParallel forward (`{name}(…)`): {BROADCAST_WAIT}"
                         ),
                     );
                     d.help(format!(
@@ -95,12 +98,13 @@ pub(super) fn one_rank_forwards(code: &Code<'_>, out: &mut Sink<'_>) {
                 }
                 continue;
             }
+            if !reported.insert((s.m, call.span.start)) {
+                continue;
+            }
             let name = excerpt(code.text(s.m, func.span));
             let d = out.at_loc(
                 code.loc(s.m, call.span),
-                format!(
-                    "`{name}(…)` is a DistributedDataParallel forward run on one rank only: DDP broadcasts the module's buffers (BatchNorm statistics) from rank 0 at the start of a forward, so this rank waits in that broadcast for ranks that never run it, and the job hangs until the collective times out"
-                ),
+                format!("`{name}(…)` is a DistributedDataParallel forward run on one rank only: {BROADCAST_WAIT}"),
             );
             d.help(format!(
                 "call the wrapped module on the one rank (`{name}.module(…)`), which runs the same forward without DDP's collectives"
