@@ -54,7 +54,13 @@ declare_rule! {
     /// however the ranks seed: PyTorch (1.9 and later) seeds numpy in each
     /// worker from an array before the init function runs, which makes that
     /// word 2147483648 in every worker of every rank, at every epoch (a seed that mixes in the rank or starts from
-    /// `torch.initial_seed()` is left alone), and one that adds the rank and the
+    /// `torch.initial_seed()` is left alone); an instance of a training-code
+    /// class passed as the init function (`worker_init_fn=SeedWorkers(seed)`) is
+    /// read through its `__call__`, and a base it keeps from a draw of torch's
+    /// global RNG (`torch.randint(…).item()`) counts as that RNG's state. lhotse's
+    /// `fix_random_seed` seeds like `torch.manual_seed` (and `random`, numpy); a
+    /// seeding call in a function with a worker-id parameter runs in the workers and
+    /// says nothing of how the ranks seed. One that adds the rank and the
     /// worker id as they are (`seed + local_rank + worker_id`, also through a
     /// loader factory's parameter, a local alias of the factory (also one
     /// star-imported, `from loaders import *`), or a function

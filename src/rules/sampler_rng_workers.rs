@@ -121,7 +121,14 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
             continue;
         };
         let Some(func) = prog.func(f) else { continue };
-        let params: Vec<&str> = func.params.iter().map(|p| p.name.as_str()).collect();
+        // A callable instance's `__call__(self, worker_id)`: not `self`,
+        // and named by its class.
+        let skip = usize::from(prog.class_of(f).is_some());
+        let shown = match prog.class_of(f).and_then(|k| prog.class(k)) {
+            Some(class) => class.name.clone(),
+            None => func.name.clone(),
+        };
+        let params: Vec<&str> = func.params.iter().skip(skip).map(|p| p.name.as_str()).collect();
         let fs = f.scope();
         let mut hits: Vec<(Span, &'static str, Span, From)> = Vec::new();
         prog.walk_exprs(fs, &mut |_, e| {
@@ -136,6 +143,8 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
                 "numpy.random.seed" => "np.random.seed",
                 "random.seed" => "random.seed",
                 "torch.manual_seed" => "torch.manual_seed",
+                // lhotse's, which seeds `random`, numpy and torch.
+                "lhotse.utils.fix_random_seed" => "fix_random_seed",
                 _ => return,
             };
             let Some(v) = pos(a, 0) else { return };
@@ -166,7 +175,7 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
             let message = if parent == From::NumpyWord {
                 format!(
                     "worker_init_fn `{}` calls {name}({seed_text}): in a loader worker PyTorch (1.9 or later) has already seeded numpy from an array, which makes `np.random.get_state()[1][0]` 2147483648 in every worker, so the seed is that constant plus the worker id: worker k of every rank, at every epoch, draws the same random numbers and their augmentations repeat",
-                    func.name
+                    shown
                 )
             } else if parent == From::Parent {
                 let Some((world, seeding)) = shared else { continue };
@@ -177,13 +186,13 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
                 };
                 format!(
                     "worker_init_fn `{}` calls {name}({seed_text}): the worker id separates the {workers} of one rank, but the RNG state it adds to is the same on {} ({by} seeds every rank alike), so worker k of every rank draws the same random numbers and their augmentations repeat across ranks",
-                    func.name,
+                    shown,
                     ranks(Some(world))
                 )
             } else {
                 format!(
                     "worker_init_fn `{}` calls {name}({seed_text}): the worker id separates the {workers} of one rank, but the rest of the seed is a constant, the same on {}, so worker k of every rank draws the same random numbers and their augmentations repeat across ranks",
-                    func.name,
+                    shown,
                     ranks(shared.map(|(w, _)| w))
                 )
             };
@@ -207,6 +216,13 @@ fn init_function(code: &Code<'_>, scope: Scope, init: &Expr) -> Option<FuncId> {
     if let Some(Sym::Func(f)) = prog.expr_sym(scope, init) {
         return Some(f);
     }
+    // `worker_init_fn=SeedWorkers(seed)`: the instance's `__call__`.
+    if let ExprKind::Call { func, .. } = &init.kind {
+        return match prog.callee(scope, func) {
+            Callee::Class(k) => prog.method(k, "__call__"),
+            _ => None,
+        };
+    }
     if !matches!(init.kind, ExprKind::Name(_)) {
         return None;
     }
@@ -221,6 +237,15 @@ fn init_function(code: &Code<'_>, scope: Scope, init: &Expr) -> Option<FuncId> {
         }
         match &t.expr.kind {
             ExprKind::None => {}
+            // An instance of a training-code class the loader calls
+            // (`_SeedWorkers(seed)`): its `__call__`.
+            ExprKind::Call { func, .. } => match prog.callee(t.scope, func) {
+                Callee::Class(k) => match prog.method(k, "__call__") {
+                    Some(f) if found.is_none_or(|g| g == f) => found = Some(f),
+                    _ => return None,
+                },
+                _ => return None,
+            },
             _ => match prog.expr_sym(t.scope, t.expr) {
                 Some(Sym::Func(f)) if found.is_none_or(|g| g == f) => found = Some(f),
                 _ => return None,
@@ -327,7 +352,42 @@ fn part(code: &Code<'_>, scope: Scope, params: &[&str], e: &Expr) -> Option<Part
             return Some(Part::Parent);
         }
     }
+    if drawn_from_torch(code, scope, e) {
+        return Some(Part::Parent);
+    }
     is_int(code, scope, e).then_some(Part::Const)
+}
+
+/// Whether every value `e` can hold (an attribute an instance keeps from
+/// its constructor, `self.seed`) is drawn from torch's global RNG in the
+/// parent process: `torch.randint(…).item()`, `int(torch.randint(…))`.
+fn drawn_from_torch(code: &Code<'_>, scope: Scope, e: &Expr) -> bool {
+    let prog = code.prog;
+    if !matches!(e.kind, ExprKind::Attribute { .. } | ExprKind::Name(_)) {
+        return false;
+    }
+    let s = prog.sources(scope, e);
+    let draw = |ts: Scope, x: &Expr| {
+        let mut x = x;
+        if let ExprKind::Call { func, args, .. } = &x.kind {
+            match &func.kind {
+                ExprKind::Attribute { value, attr } if attr == "item" && args.is_empty() => x = value,
+                _ if prog.external(ts, func).as_deref() == Some("builtins.int") => match pos(args, 0) {
+                    Some(a) => x = a,
+                    None => return false,
+                },
+                _ => {}
+            }
+        }
+        let ExprKind::Call { func, args, .. } = &x.kind else {
+            return false;
+        };
+        matches!(
+            prog.external(ts, func).as_deref(),
+            Some("torch.randint" | "torch.rand" | "torch.randn")
+        ) && kw(args, "generator").is_none()
+    };
+    !s.unknown && !s.terms.is_empty() && s.terms.iter().all(|t| t.proj.is_empty() && draw(t.scope, t.expr))
 }
 
 /// `get_worker_info().id`, directly or through names.

@@ -42,11 +42,13 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
             "transformers.set_seed",
             "accelerate.utils.set_seed",
             "transformers.trainer_utils.set_seed",
+            // lhotse's: `random`, numpy and torch with one seed.
+            "lhotse.utils.fix_random_seed",
         ],
     );
     let mut first = None;
     for (scope, _, call, path) in &seed_calls {
-        if !within(scope.m) {
+        if !within(scope.m) || in_worker_init(prog, *scope) {
             continue;
         }
         let ExprKind::Call { args, .. } = &call.kind else {
@@ -77,4 +79,16 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
         None if trial => Seeding::Trial,
         None => Seeding::NotIdentical,
     }
+}
+
+/// Whether `scope` is a loader worker's init function by its parameters
+/// (`def worker_init_fn(worker_id)`, a callable's `__call__(self,
+/// worker_id)`): seeding there runs in the workers, not on the rank.
+fn in_worker_init(prog: &Program, scope: Scope) -> bool {
+    let Some(f) = scope.func().and_then(|f| prog.func(f)) else {
+        return false;
+    };
+    f.params
+        .iter()
+        .any(|p| matches!(p.name.as_str(), "worker_id" | "worker_idx" | "worker_index" | "wid"))
 }
