@@ -17,24 +17,11 @@
 use super::training_support::{excerpt, Code};
 use super::Sink;
 use crate::training::ast::{Expr, ExprKind};
-use crate::training::program::{Anc, Flow, ModId, Scope};
+use crate::training::program::{Anc, Flow, ModId, Scope, SAME_MODULE};
 use crate::training::runtime::{self, kw};
 
 /// What a DDP forward on one rank does to the job.
 const BROADCAST_WAIT: &str = "DDP broadcasts the module's buffers (BatchNorm statistics) from rank 0 at the start of a forward, so this rank waits in that broadcast for ranks that never run it, and the job hangs until the collective times out";
-
-/// Methods of a module that return the module itself.
-const SAME_MODULE: &[&str] = &[
-    "to",
-    "cuda",
-    "cpu",
-    "train",
-    "eval",
-    "float",
-    "half",
-    "bfloat16",
-    "requires_grad_",
-];
 
 pub(super) fn one_rank_forwards(code: &Code<'_>, out: &mut Sink<'_>) {
     let prog = code.prog;

@@ -106,6 +106,18 @@ pub struct Env<'a> {
     pub run_files: Option<&'a RunFiles>,
 }
 
+/// The calls that load a config file's values at run time (read from the
+/// project's files with [`Env::run_files`]).
+const RUN_FILE_LOADERS: &[&str] = &[
+    "json.load",
+    "json.loads",
+    "yaml.safe_load",
+    "yaml.load",
+    "yaml.full_load",
+    "yaml.unsafe_load",
+    "omegaconf.OmegaConf.load",
+];
+
 /// Most candidates a searched integer range is expanded to.
 const MAX_CANDIDATES: i64 = 4096;
 
@@ -342,15 +354,7 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
             }
             "argparse.ArgumentParser.parse_args" => {}
             // A config file the code loads at run time.
-            "json.load"
-            | "json.loads"
-            | "yaml.safe_load"
-            | "yaml.load"
-            | "yaml.full_load"
-            | "yaml.unsafe_load"
-            | "omegaconf.OmegaConf.load"
-                if !t.proj.is_empty() =>
-            {
+            p if RUN_FILE_LOADERS.contains(&p) && !t.proj.is_empty() => {
                 return run_file_value(prog, env, t, path, &positional, depth);
             }
             _ => {}
@@ -1084,20 +1088,12 @@ fn splat_from_files(
     let own = own?;
     let [Arg::StarStar(cfg)] = args else { return None };
     let loads = prog.sources(scope, cfg);
-    let loaders = [
-        "json.load",
-        "json.loads",
-        "yaml.safe_load",
-        "yaml.load",
-        "yaml.full_load",
-        "omegaconf.OmegaConf.load",
-    ];
     let all_loads = !loads.unknown
         && !loads.terms.is_empty()
         && loads.terms.iter().all(|t| {
             t.proj.is_empty()
                 && matches!(&t.expr.kind, ExprKind::Call { func, .. }
-                    if prog.external(t.scope, func).is_some_and(|p| loaders.contains(&p.as_str())))
+                    if prog.external(t.scope, func).is_some_and(|p| RUN_FILE_LOADERS.contains(&p.as_str())))
         });
     if !all_loads {
         return None;

@@ -67,12 +67,7 @@ impl Program {
                 return None;
             };
             if let ExprKind::Attribute { value: recv, attr } = &func.kind {
-                if matches!(&recv.kind, ExprKind::Name(r) if r == n)
-                    && matches!(
-                        attr.as_str(),
-                        "cuda" | "to" | "cpu" | "train" | "eval" | "float" | "half" | "bfloat16"
-                    )
-                {
+                if matches!(&recv.kind, ExprKind::Name(r) if r == n) && SAME_MODULE.contains(&attr.as_str()) {
                     moved = true;
                     continue;
                 }

@@ -293,6 +293,20 @@ struct FileEntry {
     programs: u64,
 }
 
+/// Methods of a `torch.nn.Module` that return the module itself
+/// (`model = model.cuda()`).
+pub const SAME_MODULE: &[&str] = &[
+    "to",
+    "cuda",
+    "cpu",
+    "train",
+    "eval",
+    "float",
+    "half",
+    "bfloat16",
+    "requires_grad_",
+];
+
 /// The program: every training file, its top-level names, and the
 /// questions rules ask.
 pub struct Program {
