@@ -7,7 +7,13 @@ declare_rule! {
     /// `nn.ModuleList`, `ParameterDict`, `ParameterList`, `nn.Sequential`,
     /// `add_module`, `register_parameter`/`register_buffer`, `setattr(self, …)`) or
     /// assigns ids (`{w: i for i, w in enumerate(words)}`); (b) `hash(x) % n` of a
-    /// string where `n` is the world size or the result is compared with the rank.
+    /// string where `n` is the world size or the result is compared with the rank;
+    /// (c) `list(S)` of a set of strings (also an intersection with one, `set(d) &
+    /// names`, or a set of names made from a listing) that becomes a sample order:
+    /// kept by a dataset whose `__getitem__` indexes it where a sharding sampler
+    /// splits the dataset, or sliced by rank — as unsorted directory listings are
+    /// (T110). A seeded shuffle after it does not help: it starts from each
+    /// rank's own order.
     ///
     /// ## Why
     /// String hashes are randomized per process unless `PYTHONHASHSEED` is set when
@@ -124,6 +130,44 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             }
             _ => {}
         });
+        // (c) `list(S)` of a set of strings kept as a dataset's samples that
+        // a sharding sampler splits, or sliced by rank.
+        let mut samples: Vec<(&Expr, &Expr, String)> = Vec::new();
+        code.prog.walk_exprs(scope, &mut |anc, e| {
+            let ExprKind::Call { func, args, .. } = &e.kind else {
+                return;
+            };
+            if !matches!(
+                code.prog.external(scope, func).as_deref(),
+                Some("builtins.list" | "builtins.tuple")
+            ) || args.len() != 1
+            {
+                return;
+            }
+            let Some(set) = pos(args, 0) else { return };
+            if !string_set(&code, scope, set, 0) {
+                return;
+            }
+            if let Some(u) = super::unsorted_directory_listing::order_use(&code, scope, anc, e, 0) {
+                samples.push((e, set, sample_use(&code, &u)));
+            }
+        });
+        for (call, set, what) in samples {
+            let d = out.at_loc(
+                code.loc(scope.m, call.span),
+                format!("this list takes the order of a set of strings, which follows each process's string-hash seed, and {what}: each rank builds its sample list in its own order, so the ranks' shards overlap and miss samples"),
+            );
+            d.help("sort it (`sorted(…)` instead of `list(…)`), or set PYTHONHASHSEED in the experiment's environment; shuffling afterwards with a shared seed does not help, as each rank shuffles its own order");
+            let text = code.text(scope.m, set.span);
+            d.unsafe_fix(
+                "sort the set's items",
+                vec![crate::edit::replace(
+                    code.file(scope.m),
+                    call.span,
+                    format!("sorted({text})"),
+                )],
+            );
+        }
         for (at, what, is_set) in hits {
             let message = if is_set {
                 format!("iterating a set of strings decides the order of {what}; set order follows each process's string-hash seed, so ranks build it differently")
@@ -195,7 +239,8 @@ fn candidate_scopes(code: &Code<'_>) -> Vec<Scope> {
                 .get(c as usize)
                 .and_then(|i| parsed.text().get(i.range.clone()))
                 .unwrap_or("");
-            if text.contains("hash(") || (registering.contains(&c) && iterates_set(text, &set_names)) {
+            if text.contains("hash(") || (registering.contains(&c) && iterates_set(text, &set_names)) || lists_set(text)
+            {
                 out.extend(prog.scopes(m, c));
             }
         }
@@ -241,6 +286,41 @@ fn iterates_set(text: &str, module_sets: &[String]) -> bool {
             Some(name) => local.contains(&name) || module_sets.iter().any(|s| s == name),
             None => false,
         })
+}
+
+/// Whether a chunk's text may make a list of a set: `list(set(`,
+/// `list(frozenset(`, `list({`, or `list(` of a set operation (`&`, `|`).
+/// What is not a set of strings is sorted out once parsed.
+fn lists_set(text: &str) -> bool {
+    text.match_indices("list(").any(|(i, _)| {
+        let rest = text.get(i + 5..).unwrap_or("");
+        let line = rest.split('\n').next().unwrap_or("");
+        let rest = rest.trim_start();
+        rest.starts_with("set(") || rest.starts_with("frozenset(") || rest.starts_with('{') || line.contains(" & ")
+    })
+}
+
+/// How a sample list is used, for the message.
+fn sample_use(code: &Code<'_>, u: &super::unsorted_directory_listing::Use) -> String {
+    use super::unsorted_directory_listing::Use;
+    let name = |k| code.prog.class(k).map_or(String::new(), |c| c.name.clone());
+    match u {
+        Use::SlicedByRank => "the list is sliced by rank".to_string(),
+        Use::DataFiles => "`load_dataset(data_files=…)` reads the files in that order".to_string(),
+        Use::Concatenated => "the datasets made from its items are joined in that order".to_string(),
+        Use::Dataset(k, attr, via, _) => {
+            let indexed = match via {
+                None => "indexed in __getitem__".to_string(),
+                Some((helper, d)) => format!("indexed in `{helper}`, which `{}.__getitem__` calls", name(*d)),
+            };
+            let consumer = via.as_ref().map_or(*k, |(_, d)| *d);
+            format!(
+                "`{}` keeps it as `self.{attr}`, {indexed}, and {}",
+                name(*k),
+                super::unsorted_directory_listing::sharding(code, consumer)
+            )
+        }
+    }
 }
 
 fn names(target: &Expr) -> Vec<String> {
@@ -388,6 +468,48 @@ fn string_set(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bool {
                     t.proj.is_empty() && !std::ptr::eq(t.expr, e) && string_set(code, t.scope, t.expr, depth + 1)
                 })
         }
+        // `a & b`: what both hold, strings when either holds only strings;
+        // `a - b`: what `a` holds; `a | b`, `a ^ b`: what either holds.
+        ExprKind::BinOp { left, op, right } => match op.as_str() {
+            "&" => {
+                (string_set(code, scope, left, depth + 1) && is_set(code, scope, right, depth + 1))
+                    || (string_set(code, scope, right, depth + 1) && is_set(code, scope, left, depth + 1))
+            }
+            "-" => string_set(code, scope, left, depth + 1),
+            "|" | "^" => string_set(code, scope, left, depth + 1) && string_set(code, scope, right, depth + 1),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Whether `e` is a set of anything: a set display or comprehension,
+/// `set(…)`/`frozenset(…)`, a set operation, or a name bound to one of
+/// those (an intersection with it is a set whatever the other side holds).
+fn is_set(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bool {
+    if depth > 6 {
+        return false;
+    }
+    match &e.kind {
+        ExprKind::Set(_) => true,
+        ExprKind::Comp {
+            kind: CompKind::Set, ..
+        } => true,
+        ExprKind::Call { func, .. } => matches!(
+            code.prog.external(scope, func).as_deref(),
+            Some("builtins.set" | "builtins.frozenset")
+        ),
+        ExprKind::BinOp { left, op, right } if matches!(op.as_str(), "&" | "|" | "-" | "^") => {
+            is_set(code, scope, left, depth + 1) && is_set(code, scope, right, depth + 1)
+        }
+        ExprKind::Name(_) => {
+            let s = code.prog.sources(scope, e);
+            !s.unknown
+                && !s.terms.is_empty()
+                && s.terms
+                    .iter()
+                    .all(|t| t.proj.is_empty() && !std::ptr::eq(t.expr, e) && is_set(code, t.scope, t.expr, depth + 1))
+        }
         _ => false,
     }
 }
@@ -405,13 +527,19 @@ fn strings(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bool {
                     .all(|i| matches!(i.kind, ExprKind::Str(_) | ExprKind::FString))
         }
         ExprKind::Comp { elt, gens, .. } => comp_strings(code, scope, elt, gens, depth),
-        ExprKind::Call { func, .. } => {
+        ExprKind::Call { func, args, .. } => {
             if let ExprKind::Attribute { attr, .. } = &func.kind {
                 if matches!(attr.as_str(), "split" | "splitlines" | "readlines") {
                     return true;
                 }
             }
-            matches!(code.prog.external(scope, func).as_deref(), Some("os.listdir"))
+            match code.prog.external(scope, func).as_deref() {
+                Some("os.listdir") => true,
+                Some("builtins.list" | "builtins.sorted" | "builtins.tuple") => {
+                    pos(args, 0).is_some_and(|a| strings(code, scope, a, depth + 1))
+                }
+                _ => false,
+            }
         }
         ExprKind::Name(_) => {
             let s = code.prog.sources(scope, e);
@@ -435,6 +563,22 @@ fn comp_strings(code: &Code<'_>, scope: Scope, elt: &Expr, gens: &[crate::traini
             .rev()
             .find(|g| names(&g.target).contains(n))
             .is_some_and(|g| matches!(g.target.kind, ExprKind::Name(_)) && strings(code, scope, &g.iter, depth + 1)),
+        // A slice of a string (`name[:-3]`), or a string method's result
+        // (`name.strip()`): a string.
+        ExprKind::Subscript { value, index } if matches!(index.kind, ExprKind::Slice { .. }) => {
+            comp_strings(code, scope, value, gens, depth)
+        }
+        ExprKind::Call { func, .. } => match &func.kind {
+            ExprKind::Attribute { value, attr }
+                if matches!(
+                    attr.as_str(),
+                    "strip" | "rstrip" | "lstrip" | "lower" | "upper" | "replace" | "removesuffix" | "removeprefix"
+                ) =>
+            {
+                comp_strings(code, scope, value, gens, depth)
+            }
+            _ => false,
+        },
         _ => false,
     }
 }

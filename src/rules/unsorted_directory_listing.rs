@@ -11,7 +11,14 @@ declare_rule! {
     /// `Subset` or `ConcatDataset` (the dataset constructed directly, or through a
     /// module's registry of classes: `_DATASETS[name](path, split)`), or indexed
     /// in a helper method that such a
-    /// `__getitem__` calls (of the same class, or of a wrapped object it holds). The
+    /// `__getitem__` calls (of the same class, or of a wrapped object it holds).
+    /// A dataset whose consumers are out of sight — no construction in the
+    /// code (a registry filled by a decorator, a class named in a config, a
+    /// library's users), or a loader over it returned from a function nothing
+    /// calls — counts where its program shards samples somewhere (a
+    /// `DistributedSampler` or subclass, Determined's loader, Accelerate,
+    /// Fabric, a Lightning `Trainer` on several devices); constructions that
+    /// all end in loaders nothing splits keep it silent. The
     /// listing is followed through comprehensions, through `for` loops that append
     /// its entries to a list (`for n in os.listdir(d): self.items.append(...)`), and
     /// into lists it extends (`items.extend(listing)`, `items += listing`). A
@@ -108,9 +115,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                     } else {
                         format!("keeps it as `self.{attr}`")
                     };
-                    format!(
-                        "`{class}` {keeps}, {indexed}, and a sharding sampler or loader hands ranks positions in it"
-                    )
+                    let consumer = via.as_ref().map_or(*k, |(_, d)| *d);
+                    format!("`{class}` {keeps}, {indexed}, and {}", sharding(&code, consumer))
                 }
             };
             let d = out.at_loc(
@@ -537,15 +543,74 @@ fn indexes(code: &Code<'_>, f: FuncId, attr: &str) -> bool {
     found
 }
 
-/// Whether instances of a dataset class reach a sharding consumer.
+/// Whether instances of a dataset class reach a sharding consumer: one of
+/// its constructions does, or the code never shows where they go (no
+/// construction it can see: a registry filled by a decorator, a config's
+/// class name, a library's user; or a construction whose dataset or loader
+/// leaves through a function nothing in the code calls) while the program
+/// shards samples somewhere. Constructions that all end where the flow sees
+/// no sharding (a loader on one rank, a plain `DataLoader` iterated in
+/// place) keep it silent.
 fn sharded_dataset(code: &Code<'_>, k: ClassId) -> bool {
+    let (sharded, unseen) = consumers(code, k);
+    sharded || (unseen && shards_samples(code, k.m))
+}
+
+/// How a dataset class meets its sharding, for messages: a sampler or
+/// loader the code shows, or (where its constructions are out of sight) the
+/// program's sharding of the samples it loads.
+pub(super) fn sharding(code: &Code<'_>, k: ClassId) -> &'static str {
+    if consumers(code, k).0 {
+        "a sharding sampler or loader hands ranks positions in it"
+    } else {
+        "the code that takes this dataset is not in sight, but this program shards the samples it loads (a distributed sampler, Accelerate or Lightning), which hands ranks positions in it"
+    }
+}
+
+/// Whether a program module `m` runs in hands ranks samples by position
+/// somewhere: a `DistributedSampler` (or a project subclass), Determined's
+/// loader, an Accelerate `Accelerator`, Lightning Fabric, or a Lightning
+/// `Trainer` on several devices.
+fn shards_samples(code: &Code<'_>, m: crate::training::program::ModId) -> bool {
+    let prog = code.prog;
+    const SHARDERS: &[&str] = &[
+        "torch.utils.data.DistributedSampler",
+        DET_LOADER,
+        "accelerate.Accelerator",
+        "lightning.Fabric",
+        "lightning.fabric.Fabric",
+    ];
+    crate::training::runtime::calls(prog, SHARDERS)
+        .iter()
+        .any(|(s, ..)| prog.same_program(s.m, m))
+        || prog
+            .classes_mentioning(&["DistributedSampler"])
+            .into_iter()
+            .any(|c| prog.same_program(c.m, m) && prog.derives_from(c, &["torch.utils.data.DistributedSampler"]))
+        || crate::training::runtime::lightning_ranks(prog, m)
+}
+
+/// What the constructions of dataset class `k` show: whether one reaches a
+/// sharding consumer, and whether some end out of the code's sight (or
+/// there is none to see).
+fn consumers(code: &Code<'_>, k: ClassId) -> (bool, bool) {
     let prog = code.prog;
     let Some(init) = prog.method(k, "__init__") else {
-        return false;
+        return (false, false);
     };
     let mut sharded = false;
+    let mut unseen = false;
     let mut calls = prog.call_sites(init);
     calls.extend(registry_calls(code, k));
+    // `super().__init__(…)` in a subclass's constructor is not a dataset of
+    // its own: the subclass's constructions are.
+    calls.retain(|(_, call)| {
+        !matches!(&call.kind, ExprKind::Call { func, .. }
+            if matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "__init__"))
+    });
+    if calls.is_empty() {
+        return (false, true);
+    }
     for (scope, call) in calls {
         let Some(anc) = prog.ancestors_of(scope, call) else {
             continue;
@@ -561,15 +626,14 @@ fn sharded_dataset(code: &Code<'_>, k: ClassId) -> bool {
             _ => false,
         };
         let mut loaders: Vec<(Scope, Vec<Anc<'_>>, &Expr)> = Vec::new();
-        prog.flows(scope, &anc, call, &through, &mut |flow| {
-            if let Flow::Arg {
+        prog.flows(scope, &anc, call, &through, &mut |flow| match flow {
+            Flow::Arg {
                 scope: s,
                 call: c,
                 callee: Callee::External(p),
                 pos,
                 anc,
-            } = flow
-            {
+            } => {
                 let first = matches!(pos, ArgPos::Pos(0) | ArgPos::Kw("dataset"));
                 match p.as_str() {
                     "torch.utils.data.DistributedSampler" if first => sharded = true,
@@ -578,14 +642,57 @@ fn sharded_dataset(code: &Code<'_>, k: ClassId) -> bool {
                     _ => {}
                 }
             }
+            // A project subclass of `DistributedSampler` (a bucketing
+            // sampler) shards as its base does.
+            Flow::Arg {
+                callee: Callee::Class(c),
+                pos: ArgPos::Pos(0) | ArgPos::Kw("dataset"),
+                ..
+            } if prog.derives_from(c, &["torch.utils.data.DistributedSampler"]) => sharded = true,
+            Flow::Returned { func: None, .. } => unseen = true,
+            Flow::Returned { func: Some(f), .. } if prog.call_sites(f).is_empty() => unseen = true,
+            _ => {}
         });
         for (s, a, c) in loaders {
             if managed(code, s, &a, c) {
                 sharded = true;
+            } else if returned_unused(code, s, &a, c) {
+                unseen = true;
             }
         }
     }
-    sharded
+    (sharded, unseen)
+}
+
+/// Whether a loader leaves through a function nothing in the code calls
+/// (a library's `get_dataloader(…)`): where its batches go is not seen.
+fn returned_unused(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> bool {
+    let prog = code.prog;
+    let mut out = false;
+    prog.flows(
+        scope,
+        anc,
+        loader,
+        &super::training_support::iteration_wrapper,
+        &mut |flow| {
+            if let Flow::Returned { func, .. } = flow {
+                out |= func.is_none_or(|f| prog.call_sites(f).is_empty() && !framework_hook(code, f));
+            }
+        },
+    );
+    out
+}
+
+/// Whether `f` is a method a framework calls: one of a class deriving from
+/// a Lightning class (its `*_dataloader` hooks), whose loaders
+/// [`managed`] judges.
+fn framework_hook(code: &Code<'_>, f: FuncId) -> bool {
+    code.prog.class_of(f).is_some_and(|k| {
+        code.prog
+            .external_bases(k)
+            .iter()
+            .any(|b| b.starts_with("lightning.") || b.starts_with("pytorch_lightning."))
+    })
 }
 
 /// Calls that construct class `k` through a module's registry of classes:

@@ -450,6 +450,12 @@ fn distributed_markers(prog: &Program, which: &dyn Fn(ModId) -> bool) -> bool {
     )
 }
 
+/// Whether a program module `m` runs in builds a Lightning `Trainer` that
+/// runs several ranks (which shards each loader it is handed).
+pub fn lightning_ranks(prog: &Program, m: ModId) -> bool {
+    lightning::trainer_ranks_in(prog, &|x| prog.same_program(x, m))
+}
+
 /// The external calls [`distributed_markers`] takes as proof of ranks.
 fn is_distributed_marker(path: &str) -> bool {
     const MARKERS: &[&str] = &[
