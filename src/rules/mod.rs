@@ -151,6 +151,7 @@ pub mod sampler_rng_shared_across_ranks;
 mod sampler_rng_shuffled_list;
 mod sampler_rng_worker_sums;
 mod sampler_rng_workers;
+mod skipped_local_batch;
 mod skipped_nonfinite;
 mod skipped_yield;
 pub mod swallowed_error_skips_collective;

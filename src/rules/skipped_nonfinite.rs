@@ -20,7 +20,7 @@ use crate::training::program::{walk_expr, Anc, LocalDef, Node, Scope};
 use crate::training::runtime::{self, first_collective};
 
 /// Calls whose result every rank shares.
-const AGREED: &[&str] = &[
+pub(super) const AGREED: &[&str] = &[
     "all_reduce",
     "reduce",
     "all_gather",
@@ -95,7 +95,7 @@ pub(super) fn nonfinite_skips(code: &Code<'_>, ddp: bool, out: &mut Sink<'_>) {
 /// The value a non-finite test checks: `not math.isfinite(v)`,
 /// `not torch.isfinite(v).all()`, `math.isnan(v)`, `torch.isnan(v)`,
 /// `torch.isnan(v).any()`, `torch.isinf(v)`, `v != v`, or an `or` of them.
-fn nonfinite_test<'p>(code: &Code<'p>, scope: Scope, test: &'p Expr) -> Option<&'p Expr> {
+pub(super) fn nonfinite_test<'p>(code: &Code<'p>, scope: Scope, test: &'p Expr) -> Option<&'p Expr> {
     let prog = code.prog;
     let check = |e: &'p Expr, want: &[&str]| -> Option<&'p Expr> {
         // `f(v)`, `f(v).any()`, `f(v).all()`, `v.isnan()`.
@@ -140,7 +140,7 @@ fn nonfinite_test<'p>(code: &Code<'p>, scope: Scope, test: &'p Expr) -> Option<&
 
 /// Whether a path through `body` ends in `continue` (directly, or in an
 /// `if` inside it).
-fn ends_in_continue(body: &[Stmt]) -> bool {
+pub(super) fn ends_in_continue(body: &[Stmt]) -> bool {
     body.iter().any(|s| match &s.kind {
         StmtKind::Continue => true,
         StmtKind::If { body, orelse, .. } => ends_in_continue(body) || ends_in_continue(orelse),
@@ -151,7 +151,7 @@ fn ends_in_continue(body: &[Stmt]) -> bool {
 /// Whether the checked value is the same on every rank: it mentions, or a
 /// local name in it is assigned from, a reducing call, or a reducing call
 /// takes it (in place) before the test.
-fn agreed(code: &Code<'_>, scope: Scope, value: &Expr, test_stmt: &Stmt) -> bool {
+pub(super) fn agreed(code: &Code<'_>, scope: Scope, value: &Expr, test_stmt: &Stmt) -> bool {
     let prog = code.prog;
     let reduces = |e: &Expr| {
         let mut hit = false;
@@ -193,7 +193,7 @@ fn agreed(code: &Code<'_>, scope: Scope, value: &Expr, test_stmt: &Stmt) -> bool
 }
 
 /// The names an expression reads.
-fn names_in(e: &Expr) -> Vec<String> {
+pub(super) fn names_in(e: &Expr) -> Vec<String> {
     let mut names = Vec::new();
     let mut stack = Vec::new();
     walk_expr(e, &mut stack, &mut |_, n| {
@@ -230,7 +230,7 @@ fn names_reduced_before(code: &Code<'_>, scope: Scope, names: &[String], stmt: &
 }
 
 /// Whether an enclosing `with` enters a DDP model's `join()` context.
-fn under_join(anc: &[Anc<'_>]) -> bool {
+pub(super) fn under_join(anc: &[Anc<'_>]) -> bool {
     anc.iter().any(|a| match a {
         Anc::Stmt(s) => match &s.kind {
             StmtKind::With { items, .. } => items.iter().any(|i| {

@@ -42,7 +42,14 @@ declare_rule! {
     /// non-finite loss (`if not math.isfinite(loss_value): continue`,
     /// `if torch.isnan(loss).any(): continue`) before such a collective: the loss
     /// is the rank's own, unless it was reduced across ranks first; a loop under
-    /// the DDP model's `join()` context is left alone. So is a fallback after
+    /// the DDP model's `join()` context is left alone. The same holds for a
+    /// step skipped on what the rank's own batch holds (`if any(len(t) < 1
+    /// for t in targets): continue`, `if batch["lengths"].size(0) == 0:
+    /// continue`, a clip made from the batch that is too short) in a loop
+    /// over a loader, in a program that shards samples (each rank draws
+    /// its own batches): a test that reads only the loop's counter, or
+    /// what went through a gather or reduction first, is the same on every
+    /// rank and left alone. So is a fallback after
     /// an earlier `try` whose read failure was only logged (its name unbound,
     /// the next `try` fails and falls back).
     ///
@@ -140,6 +147,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     }
     let ddp = runtime::data_parallel_model(code.prog, code.rt);
     super::skipped_nonfinite::nonfinite_skips(&code, ddp, out);
+    super::skipped_local_batch::batch_skips(&code, ddp, out);
     for scope in code.scopes(&["except"]) {
         if !code.rt.world_at(code.prog, scope.m).distributed() {
             continue;

@@ -568,10 +568,11 @@ pub(super) fn sharding(code: &Code<'_>, k: ClassId) -> &'static str {
 }
 
 /// Whether a program module `m` runs in hands ranks samples by position
-/// somewhere: a `DistributedSampler` (or a project subclass), Determined's
+/// somewhere: a `DistributedSampler` (or a project subclass, or a project
+/// sampler of its own named so, as detection codebases copy it), Determined's
 /// loader, an Accelerate `Accelerator`, Lightning Fabric, or a Lightning
 /// `Trainer` on several devices.
-fn shards_samples(code: &Code<'_>, m: crate::training::program::ModId) -> bool {
+pub(super) fn shards_samples(code: &Code<'_>, m: crate::training::program::ModId) -> bool {
     let prog = code.prog;
     const SHARDERS: &[&str] = &[
         "torch.utils.data.DistributedSampler",
@@ -583,10 +584,11 @@ fn shards_samples(code: &Code<'_>, m: crate::training::program::ModId) -> bool {
     crate::training::runtime::calls(prog, SHARDERS)
         .iter()
         .any(|(s, ..)| prog.same_program(s.m, m))
-        || prog
-            .classes_mentioning(&["DistributedSampler"])
-            .into_iter()
-            .any(|c| prog.same_program(c.m, m) && prog.derives_from(c, &["torch.utils.data.DistributedSampler"]))
+        || prog.classes_mentioning(&["DistributedSampler"]).into_iter().any(|c| {
+            prog.same_program(c.m, m)
+                && (prog.derives_from(c, &["torch.utils.data.DistributedSampler"])
+                    || prog.class(c).is_some_and(|x| x.name.contains("DistributedSampler")))
+        })
         || crate::training::runtime::lightning_ranks(prog, m)
 }
 
