@@ -305,7 +305,9 @@ fn sample_use(code: &Code<'_>, u: &super::unsorted_directory_listing::Use) -> St
     use super::unsorted_directory_listing::Use;
     let name = |k| code.prog.class(k).map_or(String::new(), |c| c.name.clone());
     match u {
-        Use::SlicedByRank => "the list is sliced by rank".to_string(),
+        Use::SlicedByRank => {
+            "each rank takes its items by their position in the list (sliced or indexed by the rank)".to_string()
+        }
         Use::DataFiles => "`load_dataset(data_files=…)` reads the files in that order".to_string(),
         Use::Concatenated => "the datasets made from its items are joined in that order".to_string(),
         Use::Dataset(k, attr, via, _) => {

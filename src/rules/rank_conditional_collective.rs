@@ -3,7 +3,8 @@ declare_rule! {
     /// A collective operation inside a branch whose condition depends on the rank
     /// (`if rank == 0:`, `if core.distributed.rank == 0:`, `if
     /// accelerator.is_main_process:`, also behind a property of a training-code
-    /// class that returns such a test, `if trainer.is_main:`) when, counting per function the collectives
+    /// class that returns such a test, `if trainer.is_main:`, or a name that reads
+    /// it once, `is_main = accelerator.is_main_process`) when, counting per function the collectives
     /// each rank runs — rank 0, rank 1 and another rank, for every combination of the
     /// condition's other parts — the ranks do not run the same number of them.
     /// Collectives include `torch.distributed` operations and, in Determined's Core

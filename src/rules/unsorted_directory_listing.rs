@@ -1,10 +1,11 @@
 declare_rule! {
     /// ## What it checks
-    /// `os.listdir`, `os.scandir`, `glob.glob`/`glob.iglob` and `Path.iterdir`,
-    /// `Path.glob`, `Path.rglob` results that become the order ranks split samples
+    /// `os.listdir`, `os.scandir`, `glob.glob`/`glob.iglob`, `Path.iterdir`,
+    /// `Path.glob`, `Path.rglob` and mmcv's `scandir` results that become the order ranks split samples
     /// by, in code that runs once per rank, without passing through `sorted(…)` or an
     /// in-place `.sort()`: a list sliced by rank (`files[rank::world]`, or a start
-    /// computed from the rank, `files[rank * workers + wid :: world * workers]`), or a
+    /// computed from the rank, `files[rank * workers + wid :: world * workers]`) or
+    /// indexed by it (`chunks[rank]`, also a list filled from the listing in a loop), or a
     /// dataset attribute indexed in `__getitem__` of a dataset that a sharding sampler
     /// or loader consumes (`DistributedSampler`, `determined.pytorch.DataLoader`, a
     /// loader prepared by Accelerate or Lightning), possibly through `random_split`,
@@ -100,7 +101,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         });
         for (call, name, u, fixable) in hits {
             let why = match &u {
-                Use::SlicedByRank => "the list is sliced by rank".to_string(),
+                Use::SlicedByRank => "each rank takes its entries by their position in the list (sliced or indexed by the rank)".to_string(),
                 Use::DataFiles => "`load_dataset(data_files=…)` reads the files in that order: the dataset's rows, which a distributed trainer hands ranks by position, come in a different order on each rank".to_string(),
                 Use::Concatenated => "the datasets made from its entries are joined in that order by `concatenate_datasets`: the rows, which a distributed trainer hands ranks by position, come in a different order on each rank".to_string(),
                 Use::Dataset(k, attr, via, appended) => {
@@ -151,6 +152,11 @@ fn listing(code: &Code<'_>, scope: Scope, e: &Expr) -> Option<(String, bool)> {
             "os.listdir" => Some(("os.listdir()".into(), true)),
             "glob.glob" | "glob.iglob" => Some((format!("{}()", p), true)),
             "os.scandir" => Some(("os.scandir()".into(), false)),
+            // mmcv's (and mmengine's) recursive `scandir` yields names in
+            // `os.scandir` order.
+            "mmcv.scandir" | "mmcv.utils.scandir" | "mmengine.scandir" | "mmengine.utils.scandir" => {
+                Some((format!("{p}()"), true))
+            }
             _ => None,
         };
     }
@@ -211,9 +217,9 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
             pos: ArgPos::Pos(0) | ArgPos::Kw("dsets"),
             ..
         } if p.ends_with("concatenate_datasets") => concatenated = true,
-        Flow::Index { scope, index, .. }
-            if matches!(index.kind, ExprKind::Slice { .. }) && depends_on_rank(prog, scope, index) =>
-        {
+        // `files[rank::world]`, or `params[rank]`: each rank takes its
+        // entries by position.
+        Flow::Index { scope, index, .. } if depends_on_rank(prog, scope, index) => {
             by_rank = true;
         }
         Flow::Iterated { scope, stmt: None, anc } => {

@@ -344,10 +344,16 @@ pub(super) fn follow(prog: &Program, scope: Scope, e: &Expr, depth: u32) -> Opti
     }
     let mut kind = None;
     for t in &s.terms {
-        if !t.proj.is_empty() || std::ptr::eq(t.expr, e) {
+        if std::ptr::eq(t.expr, e) {
             return None;
         }
-        let k = rank_kind_at(prog, t.scope, t.expr, depth + 1)?;
+        // `is_main = accelerator.is_main_process`: the object's rank test,
+        // read once into a name (its source is the object, projected).
+        let k = match t.proj.as_slice() {
+            [] => rank_kind_at(prog, t.scope, t.expr, depth + 1)?,
+            [crate::training::program::Proj::Attr(a)] if ZERO_ATTRS.contains(&a.as_str()) => RankKind::IsZero,
+            _ => return None,
+        };
         if kind.is_some_and(|x| x != k) {
             return None;
         }
