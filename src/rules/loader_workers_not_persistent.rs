@@ -50,7 +50,9 @@ declare_rule! {
     /// A count of one worker per CPU (`os.cpu_count()`,
     /// `multiprocessing.cpu_count()`, `len(os.sched_getaffinity(0))`, also
     /// through a local name) is not known but is 1 or more on any machine, and
-    /// is reported as such; a count computed from it (`os.cpu_count() // 8`,
+    /// is reported as such, and so is the smaller of it and a count of 1 or
+    /// more (`min(args.max_workers, os.cpu_count())`, with its cap in the
+    /// message); a count computed from it otherwise (`os.cpu_count() // 8`,
     /// `min(4, cpus - 1)`) may be 0 and is not.
     /// Values stagec cannot resolve
     /// (argparse flags without a default or overwritten by the
@@ -490,6 +492,15 @@ fn dict_call_option<'p>(code: &Code<'p>, scope: Scope, e: &'p Expr, name: &str) 
 /// `os.cpu_count()`, `multiprocessing.cpu_count()`,
 /// `len(os.sched_getaffinity(0))`, also through a local name.
 fn cpu_count(code: &Code<'_>, scope: Scope, e: &Expr) -> bool {
+    cpu_share(code, scope, e).is_some()
+}
+
+/// Whether `e` is the machine's CPU count, as every value it may take, and
+/// the cap a `min(…)` puts on it: `Some(None)` for the count itself,
+/// `Some(Some(8))` for `min(8, os.cpu_count())` or `min(args.workers,
+/// os.cpu_count())` with a flag whose every value is 1 or more (each side
+/// 1 or more, so the smaller is too).
+fn cpu_share(code: &Code<'_>, scope: Scope, e: &Expr) -> Option<Option<i64>> {
     let prog = code.prog;
     let is_count = |s: Scope, e: &Expr| {
         let ExprKind::Call { func, args, .. } = &e.kind else {
@@ -502,19 +513,51 @@ fn cpu_count(code: &Code<'_>, scope: Scope, e: &Expr) -> bool {
             _ => false,
         }
     };
-    if is_count(scope, e) {
-        return true;
+    let share = |s: Scope, e: &Expr| -> Option<Option<i64>> {
+        if is_count(s, e) {
+            return Some(None);
+        }
+        let ExprKind::Call { func, args, .. } = &e.kind else {
+            return None;
+        };
+        if prog.external(s, func).as_deref() != Some("builtins.min") || args.len() != 2 || runtime::has_splat(args) {
+            return None;
+        }
+        let (a, b) = (runtime::pos(args, 0)?, runtime::pos(args, 1)?);
+        let other = if is_count(s, a) {
+            b
+        } else if is_count(s, b) {
+            a
+        } else {
+            return None;
+        };
+        let ints = runtime::constant(prog, code.cfg, code.rt, s, other)?.ints()?;
+        let least = ints.iter().copied().min()?;
+        (least >= 1).then(|| ints.iter().copied().max())
+    };
+    if let Some(c) = share(scope, e) {
+        return Some(c);
     }
     if !matches!(e.kind, ExprKind::Name(_)) {
-        return false;
+        return None;
     }
     let sources = prog.sources(scope, e);
-    !sources.unknown
-        && !sources.terms.is_empty()
-        && sources
-            .terms
-            .iter()
-            .all(|t| t.proj.is_empty() && is_count(t.scope, t.expr))
+    if sources.unknown || sources.terms.is_empty() {
+        return None;
+    }
+    let mut cap: Option<i64> = None;
+    for t in &sources.terms {
+        if !t.proj.is_empty() {
+            return None;
+        }
+        if let Some(c) = share(t.scope, t.expr)? {
+            cap = Some(cap.map_or(c, |x| x.max(c)));
+        } else {
+            // One of the bindings is the uncapped count.
+            return Some(None);
+        }
+    }
+    Some(cap)
 }
 
 fn resolved_max(_code: &Code<'_>, w: &Written<'_>) -> Option<i64> {
@@ -726,7 +769,10 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
     }
     let processes = if n == 1 { "process" } else { "processes" };
     let started = if w.per_cpu {
-        "one worker process per CPU".to_string()
+        match cpu_share(code, w.scope, w.value).flatten() {
+            Some(cap) => format!("one worker process per CPU (up to {cap})"),
+            None => "one worker process per CPU".to_string(),
+        }
     } else {
         format!("{n} worker {processes}")
     };
@@ -752,11 +798,22 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
             d
         }
         Host::Ranks(local) => {
+            let cap = if w.per_cpu {
+                cpu_share(code, w.scope, w.value).flatten()
+            } else {
+                None
+            };
             let node = match local {
-                _ if w.per_cpu => {
-                    "the node's CPU count × its local ranks: each rank starts as many workers as the node has CPUs"
-                        .to_string()
-                }
+                _ if w.per_cpu => match cap {
+                    Some(c) => format!(
+                        "the smaller of {c} and the node's CPU count, × the local ranks on each node: {} with 8 GPUs and {c} CPUs or more per node",
+                        8 * c
+                    ),
+                    None => {
+                        "the node's CPU count × its local ranks: each rank starts as many workers as the node has CPUs"
+                            .to_string()
+                    }
+                },
                 Some(l) => format!("{l} local ranks × {n} = {} worker processes on each node", l * n),
                 None => format!("{n} × the local ranks on each node: {} with 8 GPUs per node", 8 * n),
             };
