@@ -54,7 +54,9 @@ declare_rule! {
     /// more (`min(args.max_workers, os.cpu_count())`, with its cap in the
     /// message); a count computed from it otherwise (`os.cpu_count() // 8`,
     /// `min(4, cpus - 1)`) may be 0 and is not.
-    /// Values stagec cannot resolve
+    /// A name rebound only on a branch the run with the defaults does not take
+    /// (`if args.ckpt is not None: args = ckpt["args"]`) keeps the value it
+    /// has on that run. Values stagec cannot resolve
     /// (argparse flags without a default or overwritten by the
     /// code, config paths a function overwrites, a config field the code stores
     /// to, files outside the context) are left alone.

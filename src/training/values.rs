@@ -9,7 +9,7 @@
 use serde_json::Value as Json;
 
 use super::ast::{Arg, Expr, ExprKind, StmtKind};
-use super::program::{Callee, Key, Program, Proj, Scope, Sym, Term};
+use super::program::{Anc, Callee, Key, Program, Proj, Scope, Sym, Term};
 use crate::source::Span;
 use crate::training::program::ModId;
 use crate::training::run_files::{Format, Found, RunFiles};
@@ -127,10 +127,28 @@ pub fn constant(prog: &Program, env: &Env<'_>, scope: Scope, e: &Expr) -> Option
 }
 
 fn constant_at(prog: &Program, env: &Env<'_>, scope: Scope, e: &Expr, depth: u32) -> Option<Resolved> {
+    constant_before(prog, env, scope, e, depth, None)
+}
+
+/// [`constant_at`], leaving out the bindings inside `after` (the body of an
+/// `if` whose test is read: its bindings come after the test).
+fn constant_before(
+    prog: &Program,
+    env: &Env<'_>,
+    scope: Scope,
+    e: &Expr,
+    depth: u32,
+    after: Option<Span>,
+) -> Option<Resolved> {
     if depth > 8 {
         return None;
     }
-    let sources = prog.sources(scope, e);
+    let mut sources = prog.sources(scope, e);
+    if let Some(a) = after {
+        sources
+            .terms
+            .retain(|t| !(t.scope.m == scope.m && a.start <= t.expr.span.start && t.expr.span.end <= a.end));
+    }
     if sources.unknown || sources.terms.is_empty() {
         return None;
     }
@@ -152,6 +170,13 @@ fn constant_at(prog: &Program, env: &Env<'_>, scope: Scope, e: &Expr, depth: u32
         if !t.proj.is_empty() && matches!(t.expr.kind, ExprKind::None) && sources.terms.len() > 1 {
             continue;
         }
+        // `if args.ckpt is not None: args = ckpt["args"]`: a binding on a
+        // branch the run with the flags' defaults does not take, beside the
+        // one it keeps — the value read is the default run's, as a flag's
+        // default is.
+        if sources.terms.len() > 1 && untaken_by_default(prog, env, t, depth) {
+            continue;
+        }
         let r = term_value(prog, env, t, depth)?;
         if via.is_none() {
             via = r.via;
@@ -170,6 +195,67 @@ fn constant_at(prog: &Program, env: &Env<'_>, scope: Scope, e: &Expr, depth: u32
         default_at,
         from_files,
     })
+}
+
+/// Whether the binding of term `t` sits in the body of an `if` whose test
+/// is false on the run with the flags' and configs' defaults: `x is not
+/// None`, `x` (also `not x`, `x is None` in an `else`) with `x` resolved to
+/// one value. The test is read only where it is that simple.
+fn untaken_by_default(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -> bool {
+    let Some(anc) = prog.ancestors_of(t.scope, t.expr) else {
+        return false;
+    };
+    anc.iter().any(|a| {
+        let Anc::Stmt(st) = a else { return false };
+        let StmtKind::If { test, body, orelse } = &st.kind else {
+            return false;
+        };
+        let inside = |stmts: &[crate::training::ast::Stmt]| {
+            stmts
+                .iter()
+                .any(|b| b.span.start <= t.expr.span.start && t.expr.span.end <= b.span.end)
+        };
+        let taken = if inside(body) {
+            true
+        } else if inside(orelse) {
+            false
+        } else {
+            return false;
+        };
+        let branches = Span::new(test.span.end, st.span.end);
+        default_truth(prog, env, t.scope, test, depth, branches).is_some_and(|v| v != taken)
+    })
+}
+
+/// The truth of a simple test on the default run: `x`, `not x`, `x is
+/// None`, `x is not None`, with `x` resolved to exactly one value.
+fn default_truth(prog: &Program, env: &Env<'_>, scope: Scope, test: &Expr, depth: u32, after: Span) -> Option<bool> {
+    let single = |e: &Expr| {
+        let r = constant_before(prog, env, scope, e, depth + 1, Some(after))?;
+        match r.values.as_slice() {
+            [v] => Some(v.clone()),
+            _ => None,
+        }
+    };
+    let truthy = |v: &Const| match v {
+        Const::None => Some(false),
+        Const::Bool(b) => Some(*b),
+        Const::Int(i) => Some(*i != 0),
+        Const::Str(s) => Some(!s.is_empty()),
+        _ => None,
+    };
+    match &test.kind {
+        ExprKind::Not(inner) => default_truth(prog, env, scope, inner, depth + 1, after).map(|b| !b),
+        ExprKind::Compare { left, rest } => match rest.as_slice() {
+            [(op, right)] if matches!(right.kind, ExprKind::None) && (op == "is" || op == "is not") => {
+                let is_none = matches!(single(left)?, Const::None);
+                Some(if op == "is" { is_none } else { !is_none })
+            }
+            _ => None,
+        },
+        ExprKind::Name(_) | ExprKind::Attribute { .. } => truthy(&single(test)?),
+        _ => None,
+    }
 }
 
 /// An `argparse.ArgumentParser(…)` read through an attribute that is not
