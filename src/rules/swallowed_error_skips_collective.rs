@@ -17,7 +17,10 @@ declare_rule! {
     ///   the loop of the rank's steps (`for epoch in range(start_epoch,
     ///   epochs)` around a collective), in the same function or in a caller it
     ///   is returned to, with nothing rebinding it on the way (a broadcast from
-    ///   rank 0 is agreement);
+    ///   rank 0 is agreement; a rebinding under a flag that is a constant false,
+    ///   `if skip_optimizer:` after `skip_optimizer = False`, runs on no rank). A
+    ///   helper of the project's own (`utils.load_checkpoint(…)`, also through
+    ///   its module) is taken to read a file;
     /// - the handler `continue`s past the `yield` of a generator — an
     ///   `IterableDataset`'s `__iter__` or a generator function that skips a
     ///   shard or record it cannot read (`OSError`, `ValueError`, `KeyError`,
@@ -565,6 +568,11 @@ fn io_call(code: &Code<'_>, scope: Scope, e: &Expr) -> bool {
             || p.starts_with("pandas.read_")
             || p.starts_with("urllib.")
             || p.starts_with("requests.");
+    }
+    // A function of the training code may do I/O (`utils.load_checkpoint(…)`
+    // through its module, too).
+    if matches!(code.prog.callee(scope, func), crate::training::program::Callee::Func(_)) {
+        return true;
     }
     match &func.kind {
         ExprKind::Attribute { attr, .. } => matches!(

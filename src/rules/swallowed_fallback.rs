@@ -13,8 +13,8 @@
 
 use super::training_support::Code;
 use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
-use crate::training::program::{walk_expr, walk_stmt, FuncId, LocalDef, Node, Scope};
-use crate::training::runtime::{first_collective, Collective};
+use crate::training::program::{walk_expr, walk_stmt, Anc, FuncId, LocalDef, Node, Scope};
+use crate::training::runtime::{self, first_collective, Collective};
 
 /// An expression and its scope.
 type Site<'p> = (Scope, &'p Expr);
@@ -52,7 +52,7 @@ pub(super) fn fallback<'p>(
         // The loop in the same function (the name bound in the `try`, its
         // handler, or before them).
         let within = |d: &LocalDef<'_>| match d {
-            LocalDef::Assign { value, .. } => value.span.end <= try_stmt.span.end,
+            LocalDef::Assign { value, .. } => value.span.end <= try_stmt.span.end || never_runs(code, scope, value),
             _ => false,
         };
         if code.prog.local_defs(f, name).iter().all(within) {
@@ -74,6 +74,35 @@ pub(super) fn fallback<'p>(
         }
     }
     None
+}
+
+/// Whether the statement binding `value` sits on a branch no run takes:
+/// the body of `if flag:` with `flag` a constant false (`skip_optimizer =
+/// False` a few lines up), or its `else` when the constant is true.
+fn never_runs(code: &Code<'_>, scope: Scope, value: &Expr) -> bool {
+    let Some(anc) = code.prog.ancestors_of(scope, value) else {
+        return false;
+    };
+    anc.iter().any(|a| {
+        let Anc::Stmt(st) = a else { return false };
+        let StmtKind::If { test, body, orelse } = &st.kind else {
+            return false;
+        };
+        let inside = |stmts: &[Stmt]| {
+            stmts
+                .iter()
+                .any(|b| b.span.start <= value.span.start && value.span.end <= b.span.end)
+        };
+        let taken_when = if inside(body) {
+            true
+        } else if inside(orelse) {
+            false
+        } else {
+            return false;
+        };
+        let r = runtime::constant(code.prog, code.cfg, code.rt, scope, test);
+        r.and_then(|r| r.as_bool()).is_some_and(|b| b != taken_when)
+    })
 }
 
 /// Whether `body` assigns `name` (on the normal path).
