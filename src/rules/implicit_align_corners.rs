@@ -14,8 +14,9 @@ declare_rule! {
     /// from elsewhere, or a model that passes `align_corners=True` in other places,
     /// then resamples feature maps on two different grids and misaligns multi-scale
     /// features by a fraction of a pixel. Writing the value keeps every call site
-    /// deliberate. It is a warning when another call of the training code passes
-    /// `align_corners=True`.
+    /// deliberate. It is a warning when another call in the same file passes
+    /// `align_corners=True` (a call in another package, a vocoder's resampling
+    /// beside a feature pyramid, says nothing of this one's grid).
     ///
     /// ## Example
     /// ```python
@@ -53,7 +54,7 @@ fn kind(path: &str) -> Option<(usize, usize)> {
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
     let mut implicit: Vec<(ModId, &Expr, String)> = Vec::new();
-    let mut explicit_true: Option<(ModId, Span)> = None;
+    let mut explicit_true: Vec<(ModId, Span)> = Vec::new();
     for scope in code.scopes_for(
         &[
             "torch.nn.functional.interpolate",
@@ -71,8 +72,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             };
             let Some((mode_at, align_at)) = kind(&path) else { return };
             if let Some(a) = arg(args, "align_corners", align_at) {
-                if matches!(a.kind, ExprKind::Bool(true)) && explicit_true.is_none() {
-                    explicit_true = Some((scope.m, e.span));
+                if matches!(a.kind, ExprKind::Bool(true)) && !explicit_true.iter().any(|(m, _)| *m == scope.m) {
+                    explicit_true.push((scope.m, e.span));
                 }
                 return;
             }
@@ -89,11 +90,13 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             code.loc(m, call.span),
             format!("mode=\"{mode}\" without align_corners uses align_corners=False implicitly"),
         );
-        if let Some((tm, span)) = explicit_true {
+        // Only a call of the same file makes it a warning: a vocoder
+        // package's resampling elsewhere says nothing of this call's grid.
+        if let Some((tm, span)) = explicit_true.iter().find(|(tm, _)| *tm == m) {
             d.severity(Severity::Warning);
             d.message
-                .push_str(", while another call of this code passes align_corners=True");
-            d.label(code.file(tm), span, "align_corners=True here");
+                .push_str(", while another call in this file passes align_corners=True");
+            d.label(code.file(*tm), *span, "align_corners=True here");
         }
         d.help("write the value: align_corners=False keeps today's behaviour; True aligns the corner pixels");
         if let Some(edit) = add_argument(code.file(m), call, code.prog.text(m), "align_corners=False") {
