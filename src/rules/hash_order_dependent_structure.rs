@@ -158,14 +158,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 format!("this list takes the order of a set of strings, which follows each process's string-hash seed, and {what}: each rank builds its sample list in its own order, so the ranks' shards overlap and miss samples"),
             );
             d.help("sort it (`sorted(…)` instead of `list(…)`), or set PYTHONHASHSEED in the experiment's environment; shuffling afterwards with a shared seed does not help, as each rank shuffles its own order");
-            let text = code.text(scope.m, set.span);
             d.unsafe_fix(
                 "sort the set's items",
-                vec![crate::edit::replace(
-                    code.file(scope.m),
-                    call.span,
-                    format!("sorted({text})"),
-                )],
+                vec![code.sorted_edit(scope.m, call.span, set.span)],
             );
         }
         for (at, what, is_set) in hits {
@@ -177,14 +172,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             let d = out.at_loc(code.loc(scope.m, at.span), message);
             if is_set {
                 d.help("iterate sorted(...) of the set, or set PYTHONHASHSEED in the experiment's environment");
-                let text = code.text(scope.m, at.span);
                 d.unsafe_fix(
                     "iterate the set in sorted order",
-                    vec![crate::edit::replace(
-                        code.file(scope.m),
-                        at.span,
-                        format!("sorted({text})"),
-                    )],
+                    vec![code.sorted_edit(scope.m, at.span, at.span)],
                 );
             } else {
                 d.help("shard with a stable hash such as zlib.crc32(name.encode()), or set PYTHONHASHSEED in the experiment's environment");

@@ -15,7 +15,7 @@
 //! [`super::skipped_nonfinite`]), on one rank's path, and where the loop
 //! iterates a `range`, a literal or a name bound to one.
 
-use super::skipped_nonfinite::{agreed, ends_in_continue, names_in, nonfinite_test, under_join};
+use super::skipped_nonfinite::{agreed, ends_in_continue, names_in, nonfinite_test, report_skip, under_join};
 use super::swallowed_error_skips_collective::rest_of_loop;
 use super::training_support::{excerpt, Code};
 use super::Sink;
@@ -55,30 +55,16 @@ pub(super) fn batch_skips(code: &Code<'_>, ddp: bool, out: &mut Sink<'_>) {
             }
         });
         for (s, test, cs, call, c) in hits {
-            let what = match c.kind.as_str() {
-                "backward" => format!("`{}` (the gradient all-reduce)", excerpt(&c.label)),
-                _ => format!("`{}`", excerpt(&c.label)),
-            };
-            let others = match code.rt.world_at(prog, scope.m) {
-                runtime::World::Ranks(Some(n)) if n > 1 => format!("the other {} ranks", n - 1),
-                _ => "the other ranks".to_string(),
-            };
-            let head = code
-                .text(scope.m, s.span)
-                .lines()
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_string();
-            let d = out.at_loc(
-                code.loc(scope.m, crate::source::Span::new(s.span.start, s.span.start + head.len())),
-                format!(
-                    "`{}` tests this rank's own batch: a rank whose batch meets it `continue`s past {what} while {others} wait in it, and the job hangs until the collective times out (or the ranks' later collectives pair up wrongly)",
-                    excerpt(code.text(scope.m, test.span)),
-                ),
+            let test = excerpt(code.text(scope.m, test.span));
+            report_skip(
+                code,
+                out,
+                scope,
+                s,
+                (cs, call, &c),
+                |what, others| format!("`{test}` tests this rank's own batch: a rank whose batch meets it `continue`s past {what} while {others} wait in it, and the job hangs until the collective times out (or the ranks' later collectives pair up wrongly)"),
+                "agree before skipping: all_reduce a skip flag and let every rank skip the step together, keep the step on every rank with a zero loss, or filter such samples out of the dataset so no batch needs skipping",
             );
-            d.help("agree before skipping: all_reduce a skip flag and let every rank skip the step together, keep the step on every rank with a zero loss, or filter such samples out of the dataset so no batch needs skipping");
-            d.label(code.file(cs.m), call.span, "the collective this rank skips");
         }
     }
 }

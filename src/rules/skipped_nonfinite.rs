@@ -64,32 +64,57 @@ pub(super) fn nonfinite_skips(code: &Code<'_>, ddp: bool, out: &mut Sink<'_>) {
             }
         });
         for (s, value, cs, call, c) in hits {
-            let what = match c.kind.as_str() {
-                "backward" => format!("`{}` (the gradient all-reduce)", excerpt(&c.label)),
-                _ => format!("`{}`", excerpt(&c.label)),
-            };
-            let others = match code.rt.world_at(prog, scope.m) {
-                runtime::World::Ranks(Some(n)) if n > 1 => format!("the other {} ranks", n - 1),
-                _ => "the other ranks".to_string(),
-            };
-            let head = code
-                .text(scope.m, s.span)
-                .lines()
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_string();
-            let d = out.at_loc(
-                code.loc(scope.m, crate::source::Span::new(s.span.start, s.span.start + head.len())),
-                format!(
-                    "`{}` is this rank's own loss: the rank whose batch overflows `continue`s past {what} while {others} wait in it, and the job hangs until the collective times out",
-                    excerpt(code.text(scope.m, value.span)),
-                ),
+            let value = excerpt(code.text(scope.m, value.span));
+            report_skip(
+                code,
+                out,
+                scope,
+                s,
+                (cs, call, &c),
+                |what, others| format!("`{value}` is this rank's own loss: the rank whose batch overflows `continue`s past {what} while {others} wait in it, and the job hangs until the collective times out"),
+                "agree before skipping: all_reduce a non-finite flag and let every rank skip the step together, or keep the step on every rank (zero the loss, or let the gradient scaler skip the update, which it does on every rank alike)",
             );
-            d.help("agree before skipping: all_reduce a non-finite flag and let every rank skip the step together, or keep the step on every rank (zero the loss, or let the gradient scaler skip the update, which it does on every rank alike)");
-            d.label(code.file(cs.m), call.span, "the collective this rank skips");
         }
     }
+}
+
+/// Reports a skip `s` (an `if … : continue`) past collective `skipped`:
+/// at the `if` line, with the message `lead` makes of what is skipped and
+/// who waits, and a label at the collective.
+pub(super) fn report_skip(
+    code: &Code<'_>,
+    out: &mut Sink<'_>,
+    scope: Scope,
+    s: &Stmt,
+    skipped: (Scope, &Expr, &runtime::Collective),
+    lead: impl FnOnce(&str, &str) -> String,
+    help: &str,
+) {
+    let (cs, call, c) = skipped;
+    let what = match c.kind.as_str() {
+        "backward" => format!("`{}` (the gradient all-reduce)", excerpt(&c.label)),
+        _ => format!("`{}`", excerpt(&c.label)),
+    };
+    let others = match code.rt.world_at(code.prog, scope.m) {
+        runtime::World::Ranks(Some(n)) if n > 1 => format!("the other {} ranks", n - 1),
+        _ => "the other ranks".to_string(),
+    };
+    let head = code
+        .text(scope.m, s.span)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    let d = out.at_loc(
+        code.loc(
+            scope.m,
+            crate::source::Span::new(s.span.start, s.span.start + head.len()),
+        ),
+        lead(&what, &others),
+    );
+    d.help(help);
+    d.label(code.file(cs.m), call.span, "the collective this rank skips");
 }
 
 /// The value a non-finite test checks: `not math.isfinite(v)`,

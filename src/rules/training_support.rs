@@ -101,6 +101,12 @@ impl<'a> Code<'a> {
         out
     }
 
+    /// The edit that puts `sorted(<the text at inner>)` in place of `at`
+    /// (the listing itself, or `list(…)` of a set).
+    pub fn sorted_edit(&self, m: ModId, at: Span, inner: Span) -> Edit {
+        crate::edit::replace(self.file(m), at, format!("sorted({})", self.text(m, inner)))
+    }
+
     /// The name the file binds to the `torch` module (for fixes that call
     /// it), when it binds one.
     pub fn torch(&self, m: ModId) -> Option<String> {

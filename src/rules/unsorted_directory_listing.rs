@@ -126,14 +126,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             );
             d.help("sort the listing; shuffling afterwards does not help, as each rank shuffles its own order");
             if fixable {
-                let text = code.text(scope.m, call.span);
                 d.unsafe_fix(
                     "sort the listing",
-                    vec![crate::edit::replace(
-                        code.file(scope.m),
-                        call.span,
-                        format!("sorted({text})"),
-                    )],
+                    vec![code.sorted_edit(scope.m, call.span, call.span)],
                 );
             }
         }
