@@ -15,13 +15,14 @@
 //! [`super::skipped_nonfinite`]), on one rank's path, and where the loop
 //! iterates a `range`, a literal or a name bound to one.
 
-use super::skipped_nonfinite::{agreed, ends_in_continue, names_in, nonfinite_test, report_skip, under_join};
-use super::swallowed_error_skips_collective::rest_of_loop;
+use super::skipped_nonfinite::{
+    agreed, ends_in_continue, names_in, nonfinite_test, report_skip, skipped_collective, under_join,
+};
 use super::training_support::{excerpt, Code};
 use super::Sink;
 use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
 use crate::training::program::{walk_stmt, Anc, LocalDef, Node, Scope};
-use crate::training::runtime::{self, first_collective};
+use crate::training::runtime;
 
 pub(super) fn batch_skips(code: &Code<'_>, ddp: bool, out: &mut Sink<'_>) {
     let prog = code.prog;
@@ -43,15 +44,8 @@ pub(super) fn batch_skips(code: &Code<'_>, ddp: bool, out: &mut Sink<'_>) {
             if agreed(code, scope, test, s) || under_join(anc) || joined(code, scope, anc) {
                 return;
             }
-            if runtime::runs_on_one_rank(prog, scope, anc, s as *const Stmt as *const ()) {
-                return;
-            }
-            let Some(region) = rest_of_loop(anc, s) else { return };
-            for stmts in region {
-                if let Some((cs, call, c)) = first_collective(prog, scope, stmts, ddp, 2) {
-                    hits.push((s, test, cs, call, c));
-                    return;
-                }
+            if let Some((cs, call, c)) = skipped_collective(code, scope, anc, s, ddp) {
+                hits.push((s, test, cs, call, c));
             }
         });
         for (s, test, cs, call, c) in hits {

@@ -52,15 +52,8 @@ pub(super) fn nonfinite_skips(code: &Code<'_>, ddp: bool, out: &mut Sink<'_>) {
             if !ends_in_continue(body) || agreed(code, scope, value, s) || under_join(anc) {
                 return;
             }
-            if runtime::runs_on_one_rank(prog, scope, anc, s as *const Stmt as *const ()) {
-                return;
-            }
-            let Some(region) = rest_of_loop(anc, s) else { return };
-            for stmts in region {
-                if let Some((cs, call, c)) = first_collective(prog, scope, stmts, ddp, 2) {
-                    hits.push((s, value, cs, call, c));
-                    return;
-                }
+            if let Some((cs, call, c)) = skipped_collective(code, scope, anc, s, ddp) {
+                hits.push((s, value, cs, call, c));
             }
         });
         for (s, value, cs, call, c) in hits {
@@ -76,6 +69,24 @@ pub(super) fn nonfinite_skips(code: &Code<'_>, ddp: bool, out: &mut Sink<'_>) {
             );
         }
     }
+}
+
+/// The collective a `continue` at `s` jumps past: the first the rest of
+/// the loop runs (through calls, two deep), unless `s` runs on one rank
+/// only (then the others skip nothing it does).
+pub(super) fn skipped_collective<'p>(
+    code: &Code<'p>,
+    scope: Scope,
+    anc: &[Anc<'p>],
+    s: &'p Stmt,
+    ddp: bool,
+) -> Option<(Scope, &'p Expr, runtime::Collective)> {
+    if runtime::runs_on_one_rank(code.prog, scope, anc, s as *const Stmt as *const ()) {
+        return None;
+    }
+    rest_of_loop(anc, s)?
+        .into_iter()
+        .find_map(|stmts| first_collective(code.prog, scope, stmts, ddp, 2))
 }
 
 /// Reports a skip `s` (an `if … : continue`) past collective `skipped`:
