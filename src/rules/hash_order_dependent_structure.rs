@@ -452,14 +452,7 @@ fn string_set(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bool {
             }
             pos(args, 0).is_some_and(|a| strings(code, scope, a, depth + 1))
         }
-        ExprKind::Name(_) => {
-            let s = code.prog.sources(scope, e);
-            !s.unknown
-                && !s.terms.is_empty()
-                && s.terms.iter().all(|t| {
-                    t.proj.is_empty() && !std::ptr::eq(t.expr, e) && string_set(code, t.scope, t.expr, depth + 1)
-                })
-        }
+        ExprKind::Name(_) => bound_only_to(code, scope, e, &|s, x| string_set(code, s, x, depth + 1)),
         // `a & b`: what both hold, strings when either holds only strings;
         // `a - b`: what `a` holds; `a | b`, `a ^ b`: what either holds.
         ExprKind::BinOp { left, op, right } => match op.as_str() {
@@ -494,16 +487,20 @@ fn is_set(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bool {
         ExprKind::BinOp { left, op, right } if matches!(op.as_str(), "&" | "|" | "-" | "^") => {
             is_set(code, scope, left, depth + 1) && is_set(code, scope, right, depth + 1)
         }
-        ExprKind::Name(_) => {
-            let s = code.prog.sources(scope, e);
-            !s.unknown
-                && !s.terms.is_empty()
-                && s.terms
-                    .iter()
-                    .all(|t| t.proj.is_empty() && !std::ptr::eq(t.expr, e) && is_set(code, t.scope, t.expr, depth + 1))
-        }
+        ExprKind::Name(_) => bound_only_to(code, scope, e, &|s, x| is_set(code, s, x, depth + 1)),
         _ => false,
     }
+}
+
+/// Whether name `e` is bound, wherever it is read here, only to values
+/// `holds` accepts (read whole, not through an attribute or key).
+fn bound_only_to(code: &Code<'_>, scope: Scope, e: &Expr, holds: &dyn Fn(Scope, &Expr) -> bool) -> bool {
+    let s = code.prog.sources(scope, e);
+    !s.unknown
+        && !s.terms.is_empty()
+        && s.terms
+            .iter()
+            .all(|t| t.proj.is_empty() && !std::ptr::eq(t.expr, e) && holds(t.scope, t.expr))
 }
 
 /// Whether a collection holds only strings.
@@ -533,14 +530,7 @@ fn strings(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bool {
                 _ => false,
             }
         }
-        ExprKind::Name(_) => {
-            let s = code.prog.sources(scope, e);
-            !s.unknown
-                && !s.terms.is_empty()
-                && s.terms
-                    .iter()
-                    .all(|t| t.proj.is_empty() && !std::ptr::eq(t.expr, e) && strings(code, t.scope, t.expr, depth + 1))
-        }
+        ExprKind::Name(_) => bound_only_to(code, scope, e, &|s, x| strings(code, s, x, depth + 1)),
         _ => false,
     }
 }
@@ -631,14 +621,7 @@ fn listing(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bool {
             Some("glob.glob" | "os.listdir") => true,
             _ => false,
         },
-        ExprKind::Name(_) => {
-            let s = code.prog.sources(scope, e);
-            !s.unknown
-                && !s.terms.is_empty()
-                && s.terms
-                    .iter()
-                    .all(|t| t.proj.is_empty() && !std::ptr::eq(t.expr, e) && listing(code, t.scope, t.expr, depth + 1))
-        }
+        ExprKind::Name(_) => bound_only_to(code, scope, e, &|s, x| listing(code, s, x, depth + 1)),
         _ => false,
     }
 }

@@ -13,7 +13,7 @@
 
 use super::training_support::Code;
 use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
-use crate::training::program::{walk_expr, walk_stmt, Anc, FuncId, LocalDef, Node, Scope};
+use crate::training::program::{if_arm, walk_expr, walk_stmt, Anc, FuncId, LocalDef, Node, Scope};
 use crate::training::runtime::{self, first_collective, Collective};
 
 /// An expression and its scope.
@@ -85,19 +85,7 @@ fn never_runs(code: &Code<'_>, scope: Scope, value: &Expr) -> bool {
     };
     anc.iter().any(|a| {
         let Anc::Stmt(st) = a else { return false };
-        let StmtKind::If { test, body, orelse } = &st.kind else {
-            return false;
-        };
-        let inside = |stmts: &[Stmt]| {
-            stmts
-                .iter()
-                .any(|b| b.span.start <= value.span.start && value.span.end <= b.span.end)
-        };
-        let taken_when = if inside(body) {
-            true
-        } else if inside(orelse) {
-            false
-        } else {
+        let Some((test, taken_when)) = if_arm(st, value.span) else {
             return false;
         };
         let r = runtime::constant(code.prog, code.cfg, code.rt, scope, test);

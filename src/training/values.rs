@@ -207,19 +207,7 @@ fn untaken_by_default(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -
     };
     anc.iter().any(|a| {
         let Anc::Stmt(st) = a else { return false };
-        let StmtKind::If { test, body, orelse } = &st.kind else {
-            return false;
-        };
-        let inside = |stmts: &[crate::training::ast::Stmt]| {
-            stmts
-                .iter()
-                .any(|b| b.span.start <= t.expr.span.start && t.expr.span.end <= b.span.end)
-        };
-        let taken = if inside(body) {
-            true
-        } else if inside(orelse) {
-            false
-        } else {
+        let Some((test, taken)) = super::program::if_arm(st, t.expr.span) else {
             return false;
         };
         let branches = Span::new(test.span.end, st.span.end);

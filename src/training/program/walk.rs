@@ -210,3 +210,23 @@ pub fn walk_expr<'p>(e: &'p Expr, stack: &mut Vec<Anc<'p>>, visit: &mut dyn FnMu
     }
     stack.pop();
 }
+
+/// The test of `st` when it is an `if` and one of its arms holds `inner`,
+/// with whether that arm is the body (`true`) or the `else` (`false`).
+pub fn if_arm(st: &Stmt, inner: crate::source::Span) -> Option<(&Expr, bool)> {
+    let StmtKind::If { test, body, orelse } = &st.kind else {
+        return None;
+    };
+    let holds = |stmts: &[Stmt]| {
+        stmts
+            .iter()
+            .any(|b| b.span.start <= inner.start && inner.end <= b.span.end)
+    };
+    if holds(body) {
+        Some((test, true))
+    } else if holds(orelse) {
+        Some((test, false))
+    } else {
+        None
+    }
+}
