@@ -26,6 +26,20 @@ declare_rule! {
     /// reaches it on one rank only (`model.test()` under `if rank == 0:`, up to
     /// three calls up) is reported instead, without a fix: the helper's
     /// training use needs the wrapper.
+    /// A rank that leaves alone is one too: an exit (`sys.exit`, `os._exit`,
+    /// `exit()`, here or in a function called from here, two calls deep), a
+    /// `break` out of the training loop, a `continue` past the rest of a
+    /// step or a `return` under a rank test (early stopping decided on rank
+    /// 0, `if epoch >= total and rank == 0: os._exit(0)` inside the epoch
+    /// function), where the other ranks go on to collectives the leaving
+    /// ranks never join: loops count as running more than once, the other
+    /// parts of the tests and the tests of every rank's own exits are tried
+    /// both ways, and a leave is reported where it alone makes the ranks'
+    /// counts differ while taking all of them out makes them agree. A
+    /// process index started by `multiprocessing.Process(target=run,
+    /// args=(i, …))` in a loop over `range(…)` is a rank, as is a parameter
+    /// every caller passes one (`train(rank, …)`). Error paths (`raise`) are
+    /// not followed.
     ///
     /// ## Why
     /// Every rank must enter a collective the same number of times and in the same
@@ -56,7 +70,7 @@ use super::training_support::{code, excerpt, Code};
 use super::{Cx, Sink};
 use crate::source::Span;
 use crate::training::ast::{Arg, Expr, ExprKind, Stmt, StmtKind};
-use crate::training::program::{walk_stmt, Callee, FuncId, Node, Scope};
+use crate::training::program::{walk_stmt, Anc, Callee, FuncId, ModId, Node, Scope};
 use crate::training::runtime::{self, collective, mentions_rank, rank_kind, RankKind};
 
 /// The help for Lightning's `trainer.save_checkpoint` under a rank test.
@@ -82,6 +96,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     // around `MPI.COMM_WORLD.bcast`.
     words.extend(collective_helpers(&code, &words, ddp));
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    // The leaves reported (from the function that has them, or a caller).
+    let mut left: std::collections::HashSet<(ModId, usize)> = Default::default();
     for scope in code.scopes_with_words(&words) {
         if !code.rt.world_at(code.prog, scope.m).distributed() {
             continue;
@@ -90,6 +106,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             code: &code,
             ddp,
             atoms: Vec::new(),
+            leaving: false,
+            neutral: Vec::new(),
         };
         // Rank-dependent branches holding a collective.
         let mut branches: Vec<(&Stmt, &Expr)> = Vec::new();
@@ -105,9 +123,10 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             }
         });
         if branches.is_empty() {
+            leaving_ranks(&code, scope, ddp, out, &mut left);
             continue;
         }
-        let mut atoms: Vec<Span> = Vec::new();
+        let mut atoms: Vec<(ModId, Span)> = Vec::new();
         for (_, test) in &branches {
             collect_atoms(&code, scope, test, &mut atoms);
         }
@@ -117,30 +136,16 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         let counter = Counter {
             code: &code,
             ddp,
-            atoms: atoms.clone(),
+            atoms,
+            leaving: false,
+            neutral: Vec::new(),
         };
-        let mut differ: Vec<String> = Vec::new();
-        let mut resolved = true;
-        'assignments: for bits in 0u32..(1 << atoms.len()) {
-            let mut per_rank: Vec<BTreeMap<String, u32>> = Vec::new();
-            for r in RANKS {
-                match counter.count(scope, code.prog.body(scope), r, bits, 0) {
-                    Some((c, _)) => per_rank.push(c),
-                    None => {
-                        resolved = false;
-                        break 'assignments;
-                    }
-                }
-            }
-            let kinds: std::collections::BTreeSet<&String> = per_rank.iter().flat_map(|m| m.keys()).collect();
-            for k in kinds {
-                let n: Vec<u32> = per_rank.iter().map(|m| m.get(k).copied().unwrap_or(0)).collect();
-                if n.iter().any(|x| *x != n[0]) && !differ.contains(k) {
-                    differ.push(k.clone());
-                }
-            }
-        }
-        if !resolved || differ.is_empty() {
+        let Some(differ) = counter.differ(scope) else {
+            leaving_ranks(&code, scope, ddp, out, &mut left);
+            continue;
+        };
+        if differ.is_empty() {
+            leaving_ranks(&code, scope, ddp, out, &mut left);
             continue;
         }
         // Report the collectives inside the rank-dependent branches.
@@ -211,9 +216,16 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
 struct Counter<'c, 'p> {
     code: &'c Code<'p>,
     ddp: bool,
-    /// The non-rank parts of rank conditions, each taken true or false by
-    /// the bits of an assignment.
-    atoms: Vec<Span>,
+    /// The non-rank parts of rank conditions (and, when `leaving`, the
+    /// tests of branches that leave), each taken true or false by the bits
+    /// of an assignment.
+    atoms: Vec<(ModId, Span)>,
+    /// Leaving is modelled: a process exit (`sys.exit`, `os._exit`) ends
+    /// the count, a loop runs its body more than once unless the rank
+    /// leaves it, and a `raise` (an error path) is not followed.
+    leaving: bool,
+    /// Statements taken as absent (which leave explains a difference).
+    neutral: Vec<*const Stmt>,
 }
 
 /// How a block ended for a rank.
@@ -222,8 +234,21 @@ enum End {
     Normal,
     /// `return`/`raise`: nothing after it in the function runs.
     Function,
-    /// `continue`/`break`: nothing after it in the loop body runs.
+    /// `continue` (and, unless leaving is modelled, `break`): nothing after
+    /// it in the loop body runs.
     Loop,
+    /// `break`, when leaving is modelled: the loop ends.
+    Break,
+    /// The process exits.
+    Process,
+}
+
+type Counts = BTreeMap<String, u32>;
+
+fn add(out: &mut Counts, more: Counts, times: u32) {
+    for (k, v) in more {
+        *out.entry(k).or_default() += v * times;
+    }
 }
 
 impl Counter<'_, '_> {
@@ -231,96 +256,187 @@ impl Counter<'_, '_> {
         runtime::first_collective(self.code.prog, scope, stmts, self.ddp, 2).is_some()
     }
 
+    /// The kinds of collective the ranks (0, 1 and 2) run a different
+    /// number of times in `scope`, over every assignment of the atoms;
+    /// `None` when a rank condition cannot be decided.
+    fn differ(&self, scope: Scope) -> Option<Vec<String>> {
+        let mut differ: Vec<String> = Vec::new();
+        for bits in 0u32..(1 << self.atoms.len()) {
+            let mut per_rank: Vec<Counts> = Vec::new();
+            for r in RANKS {
+                per_rank.push(self.count(scope, self.code.prog.body(scope), r, bits, 0)?.0);
+            }
+            let kinds: std::collections::BTreeSet<&String> = per_rank.iter().flat_map(|m| m.keys()).collect();
+            for k in kinds {
+                let n: Vec<u32> = per_rank.iter().map(|m| m.get(k).copied().unwrap_or(0)).collect();
+                if n.iter().any(|x| *x != n[0]) && !differ.contains(k) {
+                    differ.push(k.clone());
+                }
+            }
+        }
+        Some(differ)
+    }
+
+    fn is_atom(&self, scope: Scope, e: &Expr) -> bool {
+        self.atoms.contains(&(scope.m, e.span))
+    }
+
     /// The collectives `stmts` run for rank `r`; `None` when a rank
     /// condition cannot be decided.
-    fn count(
-        &self,
-        scope: Scope,
-        stmts: &[Stmt],
-        r: i64,
-        bits: u32,
-        depth: u32,
-    ) -> Option<(BTreeMap<String, u32>, End)> {
-        let mut out: BTreeMap<String, u32> = BTreeMap::new();
-        let add = |out: &mut BTreeMap<String, u32>, more: BTreeMap<String, u32>| {
-            for (k, v) in more {
-                *out.entry(k).or_default() += v;
-            }
-        };
+    fn count(&self, scope: Scope, stmts: &[Stmt], r: i64, bits: u32, depth: u32) -> Option<(Counts, End)> {
+        let mut out = Counts::new();
+        let prog = self.code.prog;
+        // An expression's collectives; the process may exit in a call.
+        macro_rules! expr {
+            ($e:expr) => {{
+                let (c, exited) = self.in_expr(scope, $e, r, bits, depth)?;
+                add(&mut out, c, 1);
+                if exited {
+                    return Some((out, End::Process));
+                }
+            }};
+        }
         for s in stmts {
+            if self.leaving && self.neutral.contains(&(s as *const Stmt)) {
+                continue;
+            }
             match &s.kind {
                 StmtKind::If { test, body, orelse } => {
-                    add(&mut out, self.in_expr(scope, test, r, bits, depth)?);
+                    expr!(test);
                     // A rank branch that neither runs a collective nor
                     // leaves the block (`if rank == 0 and step % 10 == 0:
                     // print(...)`) counts nothing either way: its condition
                     // need not be decided.
+                    let leave = |b: &[Stmt]| leaves(b) || (self.leaving && exits(prog, scope, b));
                     let inert = !self.has_collective(scope, body)
                         && !self.has_collective(scope, orelse)
-                        && !leaves(body)
-                        && !leaves(orelse);
-                    if !inert && mentions_rank(self.code.prog, scope, test) {
+                        && !leave(body)
+                        && !leave(orelse);
+                    if !inert && (mentions_rank(prog, scope, test) || self.is_atom(scope, test)) {
                         let taken = self.eval(scope, test, r, bits)?;
                         let (c, end) = self.count(scope, if taken { body } else { orelse }, r, bits, depth)?;
-                        add(&mut out, c);
+                        add(&mut out, c, 1);
+                        if end != End::Normal {
+                            return Some((out, end));
+                        }
+                    } else if self.leaving && (leave(body) || leave(orelse)) {
+                        // The same branch on every rank, whichever it is:
+                        // the one that does not leave (`if not batch:
+                        // continue` in a step every rank runs).
+                        let arm = if leave(body) { orelse } else { body };
+                        let (c, end) = self.count(scope, arm, r, bits, depth)?;
+                        add(&mut out, c, 1);
                         if end != End::Normal {
                             return Some((out, end));
                         }
                     } else {
                         // The same branch on every rank: both count alike.
-                        add(&mut out, self.count(scope, body, r, bits, depth)?.0);
-                        add(&mut out, self.count(scope, orelse, r, bits, depth)?.0);
+                        add(&mut out, self.count(scope, body, r, bits, depth)?.0, 1);
+                        add(&mut out, self.count(scope, orelse, r, bits, depth)?.0, 1);
                     }
                 }
                 StmtKind::For { iter, body, orelse, .. } => {
-                    add(&mut out, self.in_expr(scope, iter, r, bits, depth)?);
-                    add(&mut out, self.count(scope, body, r, bits, depth)?.0);
-                    add(&mut out, self.count(scope, orelse, r, bits, depth)?.0);
+                    expr!(iter);
+                    if let Some(end) = self.count_loop(scope, body, orelse, r, bits, depth, &mut out)? {
+                        return Some((out, end));
+                    }
                 }
                 StmtKind::While { test, body, orelse } => {
-                    if mentions_rank(self.code.prog, scope, test) {
+                    if mentions_rank(prog, scope, test) {
                         return None;
                     }
-                    add(&mut out, self.in_expr(scope, test, r, bits, depth)?);
-                    add(&mut out, self.count(scope, body, r, bits, depth)?.0);
-                    add(&mut out, self.count(scope, orelse, r, bits, depth)?.0);
+                    expr!(test);
+                    if let Some(end) = self.count_loop(scope, body, orelse, r, bits, depth, &mut out)? {
+                        return Some((out, end));
+                    }
                 }
                 StmtKind::With { items, body } => {
                     for i in items {
-                        add(&mut out, self.in_expr(scope, &i.ctx, r, bits, depth)?);
+                        expr!(&i.ctx);
                     }
                     let (c, end) = self.count(scope, body, r, bits, depth)?;
-                    add(&mut out, c);
+                    add(&mut out, c, 1);
                     if end != End::Normal {
                         return Some((out, end));
                     }
                 }
                 StmtKind::Try { body, finalbody, .. } => {
-                    add(&mut out, self.count(scope, body, r, bits, depth)?.0);
-                    add(&mut out, self.count(scope, finalbody, r, bits, depth)?.0);
+                    let (c, end) = self.count(scope, body, r, bits, depth)?;
+                    add(&mut out, c, 1);
+                    add(&mut out, self.count(scope, finalbody, r, bits, depth)?.0, 1);
+                    if self.leaving && end == End::Process {
+                        return Some((out, end));
+                    }
                 }
+                StmtKind::Raise(_) if self.leaving => {}
                 StmtKind::Return(v) | StmtKind::Raise(v) => {
                     if let Some(v) = v {
-                        add(&mut out, self.in_expr(scope, v, r, bits, depth)?);
+                        expr!(v);
                     }
                     return Some((out, End::Function));
                 }
+                StmtKind::Break if self.leaving => return Some((out, End::Break)),
                 StmtKind::Continue | StmtKind::Break => return Some((out, End::Loop)),
-                StmtKind::Expr(e) => add(&mut out, self.in_expr(scope, e, r, bits, depth)?),
+                StmtKind::Expr(e) => {
+                    expr!(e);
+                    if self.leaving && exit_call(prog, scope, e) {
+                        return Some((out, End::Process));
+                    }
+                }
                 StmtKind::Assign { value: e, .. }
                 | StmtKind::AugAssign { value: e, .. }
-                | StmtKind::AnnAssign { value: Some(e), .. } => add(&mut out, self.in_expr(scope, e, r, bits, depth)?),
+                | StmtKind::AnnAssign { value: Some(e), .. } => expr!(e),
                 _ => {}
             }
         }
         Some((out, End::Normal))
     }
 
+    /// A loop's body and `else`, added to `out`: once, or (when leaving is
+    /// modelled) twice for a rank that does not leave it, so a rank that
+    /// leaves early runs fewer of its collectives. `Some(end)` when the
+    /// rank leaves the function or the process in it.
+    #[allow(clippy::too_many_arguments)]
+    fn count_loop(
+        &self,
+        scope: Scope,
+        body: &[Stmt],
+        orelse: &[Stmt],
+        r: i64,
+        bits: u32,
+        depth: u32,
+        out: &mut Counts,
+    ) -> Option<Option<End>> {
+        let (c, end) = self.count(scope, body, r, bits, depth)?;
+        if !self.leaving {
+            add(out, c, 1);
+            add(out, self.count(scope, orelse, r, bits, depth)?.0, 1);
+            return Some(None);
+        }
+        match end {
+            End::Function | End::Process => {
+                add(out, c, 1);
+                return Some(Some(end));
+            }
+            End::Break => add(out, c, 1),
+            End::Normal | End::Loop => {
+                add(out, c, 2);
+                let (c, end) = self.count(scope, orelse, r, bits, depth)?;
+                add(out, c, 1);
+                if end != End::Normal {
+                    return Some(Some(end));
+                }
+            }
+        }
+        Some(None)
+    }
+
     /// The collectives an expression runs: its own calls, and the bodies
-    /// of training-code functions it calls (two levels deep).
-    fn in_expr(&self, scope: Scope, e: &Expr, r: i64, _bits: u32, depth: u32) -> Option<BTreeMap<String, u32>> {
+    /// of training-code functions it calls (two levels deep); and whether
+    /// one of those functions exits the process (when leaving is modelled).
+    fn in_expr(&self, scope: Scope, e: &Expr, r: i64, bits: u32, depth: u32) -> Option<(Counts, bool)> {
         let prog = self.code.prog;
-        let mut out: BTreeMap<String, u32> = BTreeMap::new();
+        let mut out = Counts::new();
         let mut calls = Vec::new();
         let mut stack = Vec::new();
         crate::training::program::walk_expr(e, &mut stack, &mut |_, n| {
@@ -348,19 +464,24 @@ impl Counter<'_, '_> {
                 if rank_param_overridden(self.code, scope, call, f) {
                     return None;
                 }
-                // Conditions inside the callee: its own rank tests only.
+                // Conditions inside the callee: its own rank tests only
+                // (and, when leaving is modelled, the atoms of its exits).
                 let inner = Counter {
                     code: self.code,
                     ddp: self.ddp,
-                    atoms: Vec::new(),
+                    atoms: if self.leaving { self.atoms.clone() } else { Vec::new() },
+                    leaving: self.leaving,
+                    neutral: self.neutral.clone(),
                 };
-                let (c, _) = inner.count(f.scope(), prog.body(f.scope()), r, 0, depth + 1)?;
-                for (k, v) in c {
-                    *out.entry(k).or_default() += v;
+                let bits = if self.leaving { bits } else { 0 };
+                let (c, end) = inner.count(f.scope(), prog.body(f.scope()), r, bits, depth + 1)?;
+                add(&mut out, c, 1);
+                if end == End::Process {
+                    return Some((out, true));
                 }
             }
         }
-        Some(out)
+        Some((out, false))
     }
 
     /// Whether a rank condition holds for rank `r` (atoms from `bits`).
@@ -375,7 +496,7 @@ impl Counter<'_, '_> {
     }
 
     fn value(&self, scope: Scope, e: &Expr, r: i64, bits: u32) -> Option<Val> {
-        if let Some(i) = self.atoms.iter().position(|a| *a == e.span) {
+        if let Some(i) = self.atoms.iter().position(|a| *a == (scope.m, e.span)) {
             return Some(Val::Bool(bits & (1 << i) != 0));
         }
         let prog = self.code.prog;
@@ -478,7 +599,7 @@ fn compare(op: &str, a: &Val, b: &Val) -> Option<bool> {
 
 /// The parts of a rank condition that do not depend on the rank, where a
 /// boolean is expected.
-fn collect_atoms(code: &Code<'_>, scope: Scope, e: &Expr, out: &mut Vec<Span>) {
+fn collect_atoms(code: &Code<'_>, scope: Scope, e: &Expr, out: &mut Vec<(ModId, Span)>) {
     match &e.kind {
         ExprKind::BoolOp { left, right, .. } => {
             collect_atoms(code, scope, left, out);
@@ -486,8 +607,11 @@ fn collect_atoms(code: &Code<'_>, scope: Scope, e: &Expr, out: &mut Vec<Span>) {
         }
         ExprKind::Not(x) => collect_atoms(code, scope, x, out),
         _ => {
-            if backend_test(code, scope, e).is_none() && !mentions_rank(code.prog, scope, e) && !out.contains(&e.span) {
-                out.push(e.span);
+            if backend_test(code, scope, e).is_none()
+                && !mentions_rank(code.prog, scope, e)
+                && !out.contains(&(scope.m, e.span))
+            {
+                out.push((scope.m, e.span));
             }
         }
     }
@@ -626,4 +750,279 @@ fn rank_param_overridden(code: &Code<'_>, scope: Scope, call: &Expr, f: FuncId) 
         }
     }
     false
+}
+
+/// Whether `e` ends the process: `sys.exit(…)`, `os._exit(…)`, `exit()`,
+/// `quit()`.
+fn exit_call(prog: &crate::training::program::Program, scope: Scope, e: &Expr) -> bool {
+    let ExprKind::Call { func, .. } = &e.kind else {
+        return false;
+    };
+    prog.external(scope, func).is_some_and(|p| {
+        matches!(
+            p.as_str(),
+            "sys.exit" | "os._exit" | "os.abort" | "builtins.exit" | "builtins.quit"
+        )
+    })
+}
+
+/// Whether a block exits the process in one of its statements (at any
+/// depth outside nested functions).
+fn exits(prog: &crate::training::program::Program, scope: Scope, stmts: &[Stmt]) -> bool {
+    let mut found = false;
+    let mut stack = Vec::new();
+    for st in stmts {
+        walk_stmt(st, &mut stack, &mut |_, n| {
+            if let Node::Stmt(x) = n {
+                if let StmtKind::Expr(e) = &x.kind {
+                    found |= exit_call(prog, scope, e);
+                }
+            }
+        });
+    }
+    found
+}
+
+/// Most atoms tried both ways when leaving is modelled: the rank tests'
+/// other parts and the tests of the branches that leave.
+const MAX_LEAVE_ATOMS: usize = 8;
+
+/// Most functions searched for a one-rank exit below a scope.
+const MAX_EXIT_FUNCS: usize = 16;
+
+/// How a rank leaves.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Leave {
+    Exit,
+    Break,
+    Continue,
+    Return,
+}
+
+/// A statement by which only some ranks leave: under a rank test of its own
+/// function, in the scope analysed (`break`, `continue`, `return`, an
+/// exit) or in a function it calls (an exit).
+struct Candidate<'p> {
+    scope: Scope,
+    stmt: &'p Stmt,
+    test: &'p Expr,
+    negated: bool,
+    how: Leave,
+}
+
+/// The innermost `if` around `node` whose test mentions the rank, and
+/// whether `node` is in its `else`; `None` where a loop (for `break` and
+/// `continue`, `within_loop`) closes first.
+fn rank_branch<'p>(
+    prog: &crate::training::program::Program,
+    scope: Scope,
+    anc: &[Anc<'p>],
+    node: &'p Stmt,
+    within_loop: bool,
+) -> Option<(&'p Expr, bool)> {
+    let mut child: *const Stmt = node;
+    for a in anc.iter().rev() {
+        let Anc::Stmt(s) = a else { return None };
+        match &s.kind {
+            StmtKind::If { test, body, orelse } => {
+                let in_body = body.iter().any(|b| std::ptr::eq(b, child));
+                let in_else = orelse.iter().any(|b| std::ptr::eq(b, child));
+                if (in_body || in_else) && mentions_rank(prog, scope, test) {
+                    return Some((test, in_else));
+                }
+            }
+            StmtKind::For { .. } | StmtKind::While { .. } if within_loop => return None,
+            _ => {}
+        }
+        child = *s;
+    }
+    None
+}
+
+/// Whether `node`'s ancestors hold a loop (for `break`/`continue`).
+fn in_loop(anc: &[Anc<'_>]) -> bool {
+    anc.iter()
+        .any(|a| matches!(a, Anc::Stmt(s) if matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. })))
+}
+
+fn candidates<'p>(code: &Code<'p>, scope: Scope) -> Vec<Candidate<'p>> {
+    let prog = code.prog;
+    let mut out = Vec::new();
+    prog.walk_stmts(scope, &mut |anc, st| {
+        let how = match &st.kind {
+            StmtKind::Break if in_loop(anc) => Leave::Break,
+            StmtKind::Continue if in_loop(anc) => Leave::Continue,
+            StmtKind::Return(_) => Leave::Return,
+            StmtKind::Expr(e) if exit_call(prog, scope, e) => Leave::Exit,
+            _ => return,
+        };
+        let within_loop = matches!(how, Leave::Break | Leave::Continue);
+        if let Some((test, negated)) = rank_branch(prog, scope, anc, st, within_loop) {
+            out.push(Candidate {
+                scope,
+                stmt: st,
+                test,
+                negated,
+                how,
+            });
+        }
+    });
+    // Exits in the functions it calls, two calls deep.
+    let mut seen: Vec<FuncId> = Vec::new();
+    let mut work: Vec<(Scope, u32)> = vec![(scope, 0)];
+    while let Some((s, depth)) = work.pop() {
+        if depth >= 2 {
+            continue;
+        }
+        let mut callees: Vec<FuncId> = Vec::new();
+        prog.walk_exprs(s, &mut |_, e| {
+            if let ExprKind::Call { func, .. } = &e.kind {
+                if let Callee::Func(f) = prog.callee(s, func) {
+                    if !callees.contains(&f) {
+                        callees.push(f);
+                    }
+                }
+            }
+        });
+        for f in callees {
+            if seen.contains(&f) || seen.len() >= MAX_EXIT_FUNCS || f.scope() == scope {
+                continue;
+            }
+            seen.push(f);
+            let fs = f.scope();
+            prog.walk_stmts(fs, &mut |anc, st| {
+                let StmtKind::Expr(e) = &st.kind else { return };
+                if !exit_call(prog, fs, e) {
+                    return;
+                }
+                if let Some((test, negated)) = rank_branch(prog, fs, anc, st, false) {
+                    out.push(Candidate {
+                        scope: fs,
+                        stmt: st,
+                        test,
+                        negated,
+                        how: Leave::Exit,
+                    });
+                }
+            });
+            work.push((fs, depth + 1));
+        }
+    }
+    out
+}
+
+/// T104 for a rank that leaves alone: an exit, a `break` out of the
+/// training loop, a `return` or a `continue` that only the ranks of a rank
+/// test take, where the other ranks go on to collectives the leaving ranks
+/// never join (`if rank == 0 and epoch >= total: os._exit(0)` inside the
+/// epoch, early stopping decided on rank 0). Reported where taking that
+/// statement out makes every rank's count agree.
+fn leaving_ranks(
+    code: &Code<'_>,
+    scope: Scope,
+    ddp: bool,
+    out: &mut Sink<'_>,
+    reported: &mut std::collections::HashSet<(ModId, usize)>,
+) {
+    let prog = code.prog;
+    let cands = candidates(code, scope);
+    if cands.is_empty() {
+        return;
+    }
+    let mut atoms: Vec<(ModId, Span)> = Vec::new();
+    for c in &cands {
+        collect_atoms(code, c.scope, c.test, &mut atoms);
+    }
+    // The tests of branches that leave, in the scope and where its
+    // candidates are: every rank takes them alike, either way.
+    let mut scopes: Vec<Scope> = vec![scope];
+    for c in &cands {
+        if !scopes.contains(&c.scope) {
+            scopes.push(c.scope);
+        }
+    }
+    for s in &scopes {
+        prog.walk_stmts(*s, &mut |_, st| {
+            if let StmtKind::If { test, body, orelse } = &st.kind {
+                let leave = |b: &[Stmt]| leaves(b) || exits(prog, *s, b);
+                if !mentions_rank(prog, *s, test)
+                    && (leave(body) || leave(orelse))
+                    && !atoms.contains(&(s.m, test.span))
+                {
+                    atoms.push((s.m, test.span));
+                }
+            }
+        });
+    }
+    if atoms.len() > MAX_LEAVE_ATOMS {
+        return;
+    }
+    let counter = Counter {
+        code,
+        ddp,
+        atoms,
+        leaving: true,
+        neutral: Vec::new(),
+    };
+    if counter.differ(scope).is_none_or(|d| d.is_empty()) {
+        return;
+    }
+    // Each leave alone, the others taken out: reported where it alone
+    // makes the ranks differ, and only when taking them all out makes
+    // every rank's count agree (the difference is the leaving's).
+    let all: Vec<*const Stmt> = cands.iter().map(|c| c.stmt as *const Stmt).collect();
+    let with_only = |keep: Option<*const Stmt>| Counter {
+        neutral: all.iter().copied().filter(|p| Some(*p) != keep).collect(),
+        atoms: counter.atoms.clone(),
+        ..counter
+    };
+    if with_only(None).differ(scope).is_none_or(|d| !d.is_empty()) {
+        return;
+    }
+    for c in &cands {
+        if !reported.insert((c.scope.m, c.stmt.span.start)) {
+            continue;
+        }
+        match with_only(Some(c.stmt as *const Stmt)).differ(scope) {
+            Some(d) if !d.is_empty() => report_leave(code, out, scope, ddp, &d, c),
+            _ => {
+                reported.remove(&(c.scope.m, c.stmt.span.start));
+            }
+        }
+    }
+}
+
+fn report_leave(code: &Code<'_>, out: &mut Sink<'_>, scope: Scope, ddp: bool, differ: &[String], c: &Candidate<'_>) {
+    let prog = code.prog;
+    let pred = |k: &runtime::Collective| differ.contains(&k.kind);
+    let Some((cs, site, coll)) = runtime::collective_site(prog, scope, prog.body(scope), ddp, 2, &pred) else {
+        return;
+    };
+    let cond = excerpt(code.text(c.scope.m, c.test.span));
+    let cond = if c.negated { format!("not ({cond})") } else { cond };
+    let what = excerpt(code.text(c.scope.m, c.stmt.span));
+    let label = excerpt(&coll.label);
+    let backend = if coll.kind.starts_with("accelerate.") {
+        " (under DeepSpeed or FSDP, as `accelerate launch` may run this script)"
+    } else {
+        ""
+    };
+    let message = match c.how {
+        Leave::Exit => format!(
+            "`{what}` ends the process only on ranks where `{cond}`: the other ranks go on to `{label}`, a collective{backend}, and wait there for it, so the job hangs until the collective times out"
+        ),
+        Leave::Break => format!(
+            "`break` leaves the loop only on ranks where `{cond}`: the other ranks go on to the next iteration's `{label}`, a collective{backend}, and wait there for ranks that have left, so the job hangs"
+        ),
+        Leave::Continue => format!(
+            "`continue` skips the rest of the iteration only on ranks where `{cond}`, `{label}` with it: the other ranks run that collective{backend}, so from here the ranks' collectives pair with the wrong calls or hang"
+        ),
+        Leave::Return => format!(
+            "`{what}` leaves the function only on ranks where `{cond}`: the other ranks go on to `{label}`, a collective{backend}, and wait there for ranks that never come, so the job hangs"
+        ),
+    };
+    let d = out.at_loc(code.loc(c.scope.m, c.stmt.span), message);
+    d.help("decide on every rank alike: compute the decision on one rank and broadcast it (`dist.broadcast_object_list([stop], src=0)`), then let every rank leave together");
+    d.label(code.file(c.scope.m), c.test.span, "the rank condition");
+    d.label(code.file(cs.m), site.span, "the collective the other ranks wait in");
 }

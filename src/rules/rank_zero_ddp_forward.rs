@@ -17,7 +17,7 @@
 use super::training_support::{excerpt, Code};
 use super::Sink;
 use crate::training::ast::{Expr, ExprKind};
-use crate::training::program::{Anc, Flow, ModId, Scope, SAME_MODULE};
+use crate::training::program::{Anc, Flow, FuncId, ModId, Scope, SAME_MODULE};
 use crate::training::runtime::{self, kw};
 
 /// What a DDP forward on one rank does to the job.
@@ -97,6 +97,15 @@ pub(super) fn one_rank_forwards(code: &Code<'_>, out: &mut Sink<'_>) {
                 "call the wrapped module on the one rank (`{name}.module(…)`), which runs the same forward without DDP's collectives"
             ));
             d.label(code.file(scope.m), wrap.span, "wrapped here, broadcasting buffers");
+            // In a helper only one rank calls (`validate(model)` under `if
+            // rank == 0:`): where it is called.
+            if !runtime::one_rank_path(prog, s, &a, call as *const Expr as *const ()) {
+                if let Some(f) = s.func() {
+                    for (cs, site) in prog.call_sites(f).into_iter().take(3) {
+                        d.label(code.file(cs.m), site.span, "called on one rank only, here");
+                    }
+                }
+            }
             d.unsafe_fix(
                 "call the wrapped module",
                 vec![crate::edit::replace(
@@ -136,7 +145,11 @@ fn one_rank_callers<'p>(code: &Code<'p>, scope: Scope) -> Vec<(Scope, &'p Expr)>
                 continue;
             };
             if runtime::one_rank_path(prog, cs, &anc, call as *const Expr as *const ()) {
-                out.push((cs, call));
+                // `if rank == 0: train(…, log=True) else: train(…)`: every
+                // rank calls it.
+                if !other_arm_calls(code, cs, &anc, call, f) {
+                    out.push((cs, call));
+                }
             } else if depth < 2 {
                 work.push((cs, depth + 1));
             }
@@ -237,4 +250,46 @@ fn buffers_of(code: &Code<'_>, scope: Scope, module: &Expr, seen: &mut Vec<*cons
         };
     }
     Some(any)
+}
+
+/// Whether an `if` around `call` (ancestors `anc`) calls `f` in its other
+/// arm too.
+fn other_arm_calls(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], call: &Expr, f: FuncId) -> bool {
+    use crate::training::ast::{Stmt, StmtKind};
+    use crate::training::program::{walk_stmt, Callee, Node};
+    let prog = code.prog;
+    let calls_f = |stmts: &[Stmt]| {
+        let mut found = false;
+        let mut stack = Vec::new();
+        for st in stmts {
+            walk_stmt(st, &mut stack, &mut |_, n| {
+                if let Node::Expr(e) = n {
+                    if let ExprKind::Call { func, .. } = &e.kind {
+                        found |= prog.callee(scope, func) == Callee::Func(f);
+                    }
+                }
+            });
+        }
+        found
+    };
+    let mut child: *const () = call as *const Expr as *const ();
+    for a in anc.iter().rev() {
+        match a {
+            Anc::Stmt(s) => {
+                if let StmtKind::If { body, orelse, .. } = &s.kind {
+                    let in_body = body.iter().any(|b| std::ptr::eq(b as *const Stmt as *const (), child));
+                    let in_else = orelse
+                        .iter()
+                        .any(|b| std::ptr::eq(b as *const Stmt as *const (), child));
+                    if (in_body && calls_f(orelse)) || (in_else && calls_f(body)) {
+                        return true;
+                    }
+                }
+                child = *s as *const Stmt as *const ();
+            }
+            Anc::Expr(e) => child = *e as *const Expr as *const (),
+            _ => {}
+        }
+    }
+    false
 }

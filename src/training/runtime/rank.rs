@@ -12,13 +12,21 @@ pub enum RankKind {
     IsZero,
 }
 
-pub(super) const RANK_NAMES: &[&str] = &["rank", "local_rank", "global_rank", "world_rank", "node_rank"];
+pub(super) const RANK_NAMES: &[&str] = &[
+    "rank",
+    "local_rank",
+    "global_rank",
+    "world_rank",
+    "node_rank",
+    "gpu_rank",
+];
 /// The parameter names a function takes a rank by.
 pub const RANK_PARAMS: &[&str] = RANK_NAMES;
 pub(super) const RANK_ATTRS: &[&str] = &[
     "rank",
     "local_rank",
     "global_rank",
+    "gpu_rank",
     "process_index",
     "local_process_index",
     "cross_rank",
@@ -129,6 +137,10 @@ pub(super) fn rank_kind_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) -
         // index, which the spawning code makes the rank (a direct call of the
         // same function for one process passes 0, rank 0).
         ExprKind::Name(_) if spawned_rank_param(prog, scope, e) => Some(RankKind::Rank),
+        // A parameter every caller passes its own rank (`train(rank, …)`
+        // from a spawned `run(rank, …)` that a single-process path calls
+        // with `0`): the rank, whatever reaches those callers.
+        ExprKind::Name(_) if rank_param_of_callers(prog, scope, e, depth) => Some(RankKind::Rank),
         ExprKind::Name(n) => match follow(prog, scope, e, depth) {
             Some(k) => Some(k),
             None if RANK_NAMES.contains(&n.as_str()) => (!assigned_elsewise(prog, scope, e)).then_some(RankKind::Rank),
@@ -154,7 +166,88 @@ fn spawned_rank_param(prog: &Program, scope: Scope, e: &Expr) -> bool {
     if prog.class_of(f).is_some() {
         return false;
     }
-    prog.call_sites(f).into_iter().any(|(s, call)| prog.spawns(s, call))
+    prog.call_sites(f).into_iter().any(|(s, call)| prog.spawns(s, call)) || process_target(prog, f)
+}
+
+/// Whether `e` (a name) reads a parameter of its function, unchanged, that
+/// each of its (at most 8) call sites binds to a rank expression.
+fn rank_param_of_callers(prog: &Program, scope: Scope, e: &Expr, depth: u32) -> bool {
+    let (Some(f), ExprKind::Name(n)) = (scope.func(), &e.kind) else {
+        return false;
+    };
+    let defs = prog.local_defs(f, n);
+    let [crate::training::program::LocalDef::Param(k)] = defs.as_slice() else {
+        return false;
+    };
+    let k = *k;
+    let sites = prog.call_sites(f);
+    if sites.is_empty() || sites.len() > 8 {
+        return false;
+    }
+    sites.into_iter().all(|(s, call)| match prog.bind(f, call, k) {
+        crate::training::program::Bound::Given(arg) => {
+            matches!(arg.kind, ExprKind::Name(_)) && rank_kind_at(prog, s, arg, depth + 1) == Some(RankKind::Rank)
+        }
+        _ => false,
+    })
+}
+
+/// Whether `f` is started as `multiprocessing.Process(target=f, args=(i,
+/// …))` with `i` the variable of a loop over `range(…)` around it: one
+/// process per index, the index its first argument.
+fn process_target(prog: &Program, f: FuncId) -> bool {
+    let Some(name) = prog.func(f).map(|x| x.name.clone()) else {
+        return false;
+    };
+    for m in prog.code_modules() {
+        let named = prog.chunks_with_words(m, &[name.as_str()]);
+        for c in prog.chunks_with_words(m, &["Process"]) {
+            if !named.contains(&c) {
+                continue;
+            }
+            for scope in prog.scopes(m, c) {
+                let mut hit = false;
+                prog.walk_exprs(scope, &mut |anc, e| {
+                    let ExprKind::Call { func, args, .. } = &e.kind else {
+                        return;
+                    };
+                    if hit
+                        || !matches!(
+                            prog.external(scope, func).as_deref(),
+                            Some("multiprocessing.Process" | "torch.multiprocessing.Process")
+                        )
+                    {
+                        return;
+                    }
+                    let Some(target) = super::kw(args, "target") else {
+                        return;
+                    };
+                    if prog.callee(scope, target) != Callee::Func(f) {
+                        return;
+                    }
+                    let Some(ExprKind::Tuple(items)) = super::kw(args, "args").map(|a| &a.kind) else {
+                        return;
+                    };
+                    let Some(ExprKind::Name(i)) = items.first().map(|x| &x.kind) else {
+                        return;
+                    };
+                    hit = anc.iter().any(|a| {
+                        let Anc::Stmt(st) = a else { return false };
+                        let StmtKind::For { target, iter, .. } = &st.kind else {
+                            return false;
+                        };
+                        matches!(&target.kind, ExprKind::Name(t) if t == i)
+                            && matches!(&iter.kind, ExprKind::Call { func, .. }
+                                if prog.external(scope, func).as_deref() == Some("builtins.range"))
+                    });
+                });
+                if hit {
+                    return true;
+                }
+            }
+        }
+    }
+    false
 }
 
 /// What a helper function of the training code returns: the rank (every

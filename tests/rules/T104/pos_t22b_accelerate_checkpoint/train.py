@@ -2,10 +2,12 @@
 # context: const.yaml entrypoint "accelerate launch --num_processes 8 train.py"
 # runtime: Accelerate, 8 processes; the backend (DDP, DeepSpeed, FSDP) comes from the launch config
 # expect:
-#   T104 at 37:21 accelerator.save_state() only on the main process: under DeepSpeed or FSDP
+#   T104 at 39:21 accelerator.save_state() only on the main process: under DeepSpeed or FSDP
 #        every rank saves its shards together, so the main process waits for the 7 others.
-#   T104 at 40:21 self.export() (a method) calls accelerator.get_state_dict(), which gathers
+#   T104 at 42:21 self.export() (a method) calls accelerator.get_state_dict(), which gathers
 #        the shards under DeepSpeed ZeRO-3 or FSDP, only where `accelerator.is_main_process`.
+#   T104 at 26:13 and export() itself returns early on all but each node's main process, so even
+#        called on every rank only those reach the gather.
 # ----
 import torch
 from accelerate import Accelerator
