@@ -18,9 +18,13 @@ declare_rule! {
     ///   epochs)` around a collective), in the same function or in a caller it
     ///   is returned to, with nothing rebinding it on the way (a broadcast from
     ///   rank 0 is agreement; a rebinding under a flag that is a constant false,
-    ///   `if skip_optimizer:` after `skip_optimizer = False`, runs on no rank). A
+    ///   `if skip_optimizer:` after `skip_optimizer = False`, runs on no rank;
+    ///   `epoch += 1` inside the `try` moves the value read on). The fallback
+    ///   may be a default set before the `try` (`epoch_str = 1`) that the read
+    ///   replaces and the handler keeps. A
     ///   helper of the project's own (`utils.load_checkpoint(…)`, also through
-    ///   its module) is taken to read a file;
+    ///   its module) is taken to read a file; apex's DDP all-reduces in
+    ///   backward like torch's;
     /// - the handler `continue`s past the `yield` of a generator — an
     ///   `IterableDataset`'s `__iter__` or a generator function that skips a
     ///   shard or record it cannot read (`OSError`, `ValueError`, `KeyError`,
@@ -267,10 +271,11 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 _ => format!("`{}`", excerpt(&c.label)),
             };
             let (rs, range) = fb.range;
+            let how = if fb.kept { "keeps the default" } else { "falls back to" };
             let d = out.at_loc(
                 code.loc(scope.m, at),
                 format!(
-                    "this handler swallows {exc} and falls back to `{}`, which sets the loop `{}`: a rank whose read fails runs a different number of steps than {others}, so the ranks stop pairing {what} and the job hangs at the end",
+                    "this handler swallows {exc} and {how} `{}`, which sets the loop `{}`: a rank whose read fails runs a different number of steps than {others}, so the ranks stop pairing {what} and the job hangs at the end",
                     excerpt(code.text(scope.m, fb.assign.span)),
                     excerpt(code.text(rs.m, range.span)),
                 ),

@@ -21,8 +21,11 @@ type Site<'p> = (Scope, &'p Expr);
 
 /// A fallback that sets a loop's step count.
 pub(super) struct Fallback<'p> {
-    /// The assignment in the handler (`epoch = 0`).
+    /// The assignment in the handler (`epoch = 0`), or the default before
+    /// the `try` that the handler keeps.
     pub assign: &'p Stmt,
+    /// Whether `assign` is that default.
+    pub kept: bool,
     /// The loop's `range(...)` and its scope.
     pub range: Site<'p>,
     /// The collective the loop's body runs.
@@ -40,6 +43,20 @@ pub(super) fn fallback<'p>(
     ddp: bool,
 ) -> Option<Fallback<'p>> {
     let f = scope.func()?;
+    // `epoch += 1` after the read, inside the `try`: the value read, moved
+    // on, not a binding of its own.
+    let in_try = |p: usize| try_stmt.span.start <= p && p < try_stmt.span.end;
+    let bound_within = |name: &str, ok: &dyn Fn(&Expr) -> bool| {
+        let defs = code.prog.local_defs(f, name);
+        let others = defs.iter().filter(|d| matches!(d, LocalDef::Other)).count();
+        let augs = aug_assigns(code, scope, name);
+        defs.iter().all(|d| match d {
+            LocalDef::Assign { value, .. } => ok(value),
+            LocalDef::Other => true,
+            _ => false,
+        }) && others == augs.len()
+            && augs.iter().all(|p| in_try(*p))
+    };
     for s in path {
         let StmtKind::Assign { targets, .. } = &s.kind else {
             continue;
@@ -51,14 +68,12 @@ pub(super) fn fallback<'p>(
         }
         // The loop in the same function (the name bound in the `try`, its
         // handler, or before them).
-        let within = |d: &LocalDef<'_>| match d {
-            LocalDef::Assign { value, .. } => value.span.end <= try_stmt.span.end || never_runs(code, scope, value),
-            _ => false,
-        };
-        if code.prog.local_defs(f, name).iter().all(within) {
+        let within = |value: &Expr| value.span.end <= try_stmt.span.end || never_runs(code, scope, value);
+        if bound_within(name, &within) {
             if let Some((range, collective)) = bounded_loop(code, scope, name, try_stmt.span.end, ddp) {
                 return Some(Fallback {
                     assign: s,
+                    kept: false,
                     range: (scope, range),
                     collective,
                 });
@@ -68,12 +83,83 @@ pub(super) fn fallback<'p>(
         if let Some((range, collective)) = returned_to_loop(code, f, name, ddp) {
             return Some(Fallback {
                 assign: s,
+                kept: false,
                 range,
                 collective,
             });
         }
     }
+    // A default set before the `try` that the read replaces and the
+    // handler keeps (`epoch_str = 1`, then `try: …, epoch_str =
+    // load_checkpoint(…)` and `except: pass`).
+    let mut names: Vec<&str> = Vec::new();
+    for st in body {
+        if let StmtKind::Assign { targets, .. } = &st.kind {
+            for t in targets {
+                bound_names(t, &mut names);
+            }
+        }
+    }
+    for name in names {
+        if assigns(path, name) {
+            continue;
+        }
+        let mut default: Option<&'p Stmt> = None;
+        code.prog.walk_stmts(scope, &mut |_, st| {
+            if st.span.end > try_stmt.span.start {
+                return;
+            }
+            if let StmtKind::Assign { targets, value } = &st.kind {
+                if matches!(targets.as_slice(), [t] if binds(t, name)) && matches!(value.kind, ExprKind::Int(_)) {
+                    default = Some(st);
+                }
+            }
+        });
+        let Some(default) = default else { continue };
+        let within = |value: &Expr| value.span.end <= default.span.end || in_try(value.span.start);
+        if !bound_within(name, &within) {
+            continue;
+        }
+        if let Some((range, collective)) = bounded_loop(code, scope, name, try_stmt.span.end, ddp) {
+            return Some(Fallback {
+                assign: default,
+                kept: true,
+                range: (scope, range),
+                collective,
+            });
+        }
+    }
     None
+}
+
+/// The names a target binds (`_, _, _, epoch = …`).
+fn bound_names<'e>(t: &'e Expr, out: &mut Vec<&'e str>) {
+    match &t.kind {
+        ExprKind::Name(n) => {
+            if !out.contains(&n.as_str()) {
+                out.push(n);
+            }
+        }
+        ExprKind::Tuple(items) | ExprKind::List(items) => {
+            for i in items {
+                bound_names(i, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Where `scope` rebinds `name` with an augmented assignment (`name += 1`).
+fn aug_assigns(code: &Code<'_>, scope: Scope, name: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    code.prog.walk_stmts(scope, &mut |_, st| {
+        if let StmtKind::AugAssign { target, .. } = &st.kind {
+            if matches!(&target.kind, ExprKind::Name(n) if n == name) {
+                out.push(st.span.start);
+            }
+        }
+    });
+    out
 }
 
 /// Whether the statement binding `value` sits on a branch no run takes:

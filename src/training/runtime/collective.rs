@@ -23,6 +23,8 @@ pub fn data_parallel_model(prog: &Program, runtime: &Runtime) -> bool {
         matches!(
             p,
             "torch.nn.parallel.DistributedDataParallel"
+                // apex's all-reduces the gradients in backward too.
+                | "apex.parallel.DistributedDataParallel"
                 | "torch.distributed.fsdp.FullyShardedDataParallel"
                 | "torch.distributed.fsdp.fully_shard"
                 | "torch.distributed._composable.fsdp.fully_shard"
