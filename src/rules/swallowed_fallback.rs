@@ -135,11 +135,7 @@ pub(super) fn fallback<'p>(
 /// The names a target binds (`_, _, _, epoch = …`).
 fn bound_names<'e>(t: &'e Expr, out: &mut Vec<&'e str>) {
     match &t.kind {
-        ExprKind::Name(n) => {
-            if !out.contains(&n.as_str()) {
-                out.push(n);
-            }
-        }
+        ExprKind::Name(n) if !out.contains(&n.as_str()) => out.push(n),
         ExprKind::Tuple(items) | ExprKind::List(items) => {
             for i in items {
                 bound_names(i, out);
