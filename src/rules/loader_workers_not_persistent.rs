@@ -22,7 +22,9 @@ declare_rule! {
     /// function called from one, on the calls that carry this loader: a logging
     /// helper the epoch loop calls for the training loader does not make a test
     /// loader iterated once re-iterated), as a Determined trial's validation loader, as a
-    /// Lightning data hook's loader (`train_dataloader()`, `val_dataloader()`), or
+    /// Lightning data hook's loader (`train_dataloader()`, `val_dataloader()`) or a
+    /// loader handed to a Lightning Trainer's `fit` (`trainer.fit(model, loader)`,
+    /// `val_dataloaders=`), or
     /// handed to a pipeline framework's `wrap_data_loader(loader, …)` (HPP plugins
     /// have one), which passes over it every epoch. A loader a helper builds from
     /// its parameters is judged at each call site with that caller's values, and
@@ -632,6 +634,24 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
             if let ExprKind::Call { func, .. } = &call.kind {
                 if matches!(&func.kind, ExprKind::Attribute { attr, .. } if is_loader_wrapper(attr)) {
                     again = true;
+                }
+            }
+        }
+        // Handed to a Lightning Trainer's `fit` (`trainer.fit(model,
+        // train_loader)`, `val_dataloaders=`): the Trainer passes over the
+        // training loader every epoch, the validation loader at every
+        // validation run.
+        Flow::Arg {
+            scope: s,
+            call,
+            pos: ArgPos::Pos(1 | 2) | ArgPos::Kw("train_dataloaders" | "val_dataloaders"),
+            ..
+        } => {
+            if let ExprKind::Call { func, .. } = &call.kind {
+                if let ExprKind::Attribute { value, attr } = &func.kind {
+                    if attr == "fit" && runtime::lightning_trainer(prog, s, value) {
+                        again = true;
+                    }
                 }
             }
         }

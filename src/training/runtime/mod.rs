@@ -19,6 +19,12 @@ mod seeding;
 
 pub use collective::*;
 pub use lightning::{trainer_devices, trainer_world, TRAINER};
+
+/// Whether `recv` is a Lightning `Trainer` (built here, or a parameter
+/// annotated as one).
+pub fn lightning_trainer(prog: &Program, scope: Scope, recv: &Expr) -> bool {
+    lightning::trainer(prog, scope, recv)
+}
 pub use rank::*;
 pub use seeding::*;
 
