@@ -173,7 +173,8 @@ pub(crate) fn runs_stagec_exec(cx: &Cx<'_>) -> bool {
 pub(crate) const DET_LOADER: &str = "determined.pytorch.DataLoader";
 
 /// Whether a torch DataLoader is handed to something that shards it:
-/// `accelerator.prepare`, or returned by a Lightning data hook.
+/// `accelerator.prepare`, a Lightning Trainer's `fit`, or returned by a
+/// Lightning data hook.
 pub(crate) fn managed(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> bool {
     let prog = code.prog;
     let mut managed = false;
@@ -183,6 +184,14 @@ pub(crate) fn managed(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &E
         Flow::Arg { scope, call, .. } => {
             if let ExprKind::Call { func, .. } = &call.kind {
                 if let ExprKind::Attribute { value, attr } = &func.kind {
+                    // Handed to a Lightning Trainer (`trainer.fit(model,
+                    // loader)`), which puts a distributed sampler in it.
+                    if matches!(attr.as_str(), "fit" | "validate" | "test" | "predict")
+                        && runtime::lightning_trainer(prog, scope, value)
+                        && !lightning_sampler_off(code)
+                    {
+                        managed = true;
+                    }
                     if attr == "prepare" || attr == "prepare_data_loader" {
                         let s = prog.sources(scope, value);
                         if s.terms.iter().any(|t| matches!(&t.expr.kind, ExprKind::Call { func, .. } if prog.external(t.scope, func).as_deref() == Some("accelerate.Accelerator"))) {

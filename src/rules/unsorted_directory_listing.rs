@@ -8,7 +8,7 @@ declare_rule! {
     /// indexed by it (`chunks[rank]`, also a list filled from the listing in a loop), or a
     /// dataset attribute indexed in `__getitem__` of a dataset that a sharding sampler
     /// or loader consumes (`DistributedSampler`, `determined.pytorch.DataLoader`, a
-    /// loader prepared by Accelerate or Lightning), possibly through `random_split`,
+    /// loader prepared by Accelerate or Lightning, or handed to a Lightning Trainer's `fit`), possibly through `random_split`,
     /// `Subset` or `ConcatDataset` (the dataset constructed directly, or through a
     /// module's registry of classes: `_DATASETS[name](path, split)`), or indexed
     /// in a helper method that such a
