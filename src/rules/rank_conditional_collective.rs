@@ -26,6 +26,9 @@ declare_rule! {
     /// reaches it on one rank only (`model.test()` under `if rank == 0:`, up to
     /// three calls up) is reported instead, without a fix: the helper's
     /// training use needs the wrapper.
+    /// Code after a guard that sends all ranks but one away (`if not
+    /// is_master(args): return`, or `continue` in a loop) runs on that one
+    /// rank, as a branch's body does.
     /// A rank that leaves alone is one too: an exit (`sys.exit`, `os._exit`,
     /// `exit()`, here or in a function called from here, two calls deep), a
     /// `break` out of the training loop, a `continue` past the rest of a

@@ -584,6 +584,75 @@ pub(super) fn is_world_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) ->
 /// one of them), or the `else` of `if rank != 0:`.
 pub fn one_rank_path(prog: &Program, scope: Scope, anc: &[Anc<'_>], node: *const ()) -> bool {
     on_branch(anc, node, |test, in_body| one_rank_test(prog, scope, test, in_body))
+        || after_one_rank_guard(prog, scope, anc, node)
+}
+
+/// Whether a statement before `node` in one of the blocks around it sends
+/// all ranks but one away: `if not is_main_process(): return` (or `raise`,
+/// or `continue` in a loop): what follows runs where the test is false.
+fn after_one_rank_guard<'a>(prog: &'a Program, scope: Scope, anc: &[Anc<'a>], node: *const ()) -> bool {
+    let guard_before = |block: &[Stmt], child: *const ()| {
+        for st in block {
+            if std::ptr::eq(st as *const Stmt as *const (), child) {
+                return false;
+            }
+            if let StmtKind::If { test, body, .. } = &st.kind {
+                let leaves = matches!(
+                    body.last().map(|b| &b.kind),
+                    Some(StmtKind::Return(_) | StmtKind::Raise(_) | StmtKind::Continue)
+                );
+                if leaves && one_rank_test(prog, scope, test, false) {
+                    return true;
+                }
+            }
+        }
+        false
+    };
+    let mut block: Option<&'a [Stmt]> = Some(prog.body(scope));
+    for (i, a) in anc.iter().enumerate() {
+        let next: *const () = match anc.get(i + 1) {
+            Some(Anc::Stmt(n)) => *n as *const Stmt as *const (),
+            Some(Anc::Handler(h)) => *h as *const crate::training::ast::Handler as *const (),
+            Some(_) => std::ptr::null(),
+            None => node,
+        };
+        match a {
+            Anc::Stmt(s) => {
+                if block.is_some_and(|b| guard_before(b, *s as *const Stmt as *const ())) {
+                    return true;
+                }
+                block = sub_block(s, next);
+            }
+            Anc::Handler(h) => {
+                let holds = h.body.iter().any(|x| std::ptr::eq(x as *const Stmt as *const (), next));
+                block = holds.then_some(h.body.as_slice());
+            }
+            _ => block = None,
+        }
+    }
+    block.is_some_and(|b| guard_before(b, node))
+}
+
+/// The block of `s` (a body, an `else`, a `finally`) that holds `child`.
+fn sub_block(s: &Stmt, child: *const ()) -> Option<&[Stmt]> {
+    let blocks: Vec<&[Stmt]> = match &s.kind {
+        StmtKind::If { body, orelse, .. }
+        | StmtKind::For { body, orelse, .. }
+        | StmtKind::While { body, orelse, .. } => {
+            vec![body, orelse]
+        }
+        StmtKind::With { body, .. } => vec![body],
+        StmtKind::Try {
+            body,
+            orelse,
+            finalbody,
+            ..
+        } => vec![body, orelse, finalbody],
+        _ => vec![],
+    };
+    blocks
+        .into_iter()
+        .find(|b| b.iter().any(|x| std::ptr::eq(x as *const Stmt as *const (), child)))
 }
 
 /// Whether `node` (its ancestors `anc`) sits in an arm of an `if` statement
