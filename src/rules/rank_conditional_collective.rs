@@ -101,6 +101,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
     // The leaves reported (from the function that has them, or a caller).
     let mut left: std::collections::HashSet<(ModId, usize)> = Default::default();
+    let exiting = code.scopes_with_words(&EXIT_WORDS);
+    let exits = one_rank_exits(&code, &exiting);
     for scope in code.scopes_with_words(&words) {
         if !code.rt.world_at(code.prog, scope.m).distributed() {
             continue;
@@ -111,6 +113,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             atoms: Vec::new(),
             leaving: false,
             neutral: Vec::new(),
+            exiting: &exiting,
         };
         // Rank-dependent branches holding a collective.
         let mut branches: Vec<(&Stmt, &Expr)> = Vec::new();
@@ -126,7 +129,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             }
         });
         if branches.is_empty() {
-            leaving_ranks(&code, scope, ddp, out, &mut left);
+            leaving_ranks(&code, scope, ddp, out, &mut left, &exits, &exiting);
             continue;
         }
         let mut atoms: Vec<(ModId, Span)> = Vec::new();
@@ -142,13 +145,14 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             atoms,
             leaving: false,
             neutral: Vec::new(),
+            exiting: &exiting,
         };
         let Some(differ) = counter.differ(scope) else {
-            leaving_ranks(&code, scope, ddp, out, &mut left);
+            leaving_ranks(&code, scope, ddp, out, &mut left, &exits, &exiting);
             continue;
         };
         if differ.is_empty() {
-            leaving_ranks(&code, scope, ddp, out, &mut left);
+            leaving_ranks(&code, scope, ddp, out, &mut left, &exits, &exiting);
             continue;
         }
         // Report the collectives inside the rank-dependent branches.
@@ -229,6 +233,9 @@ struct Counter<'c, 'p> {
     leaving: bool,
     /// Statements taken as absent (which leave explains a difference).
     neutral: Vec<*const Stmt>,
+    /// The scopes whose text names an exit (`exit`, `_exit`, `quit`,
+    /// `abort`): only their branches are searched for one.
+    exiting: &'c [Scope],
 }
 
 /// How a block ended for a rank.
@@ -310,7 +317,9 @@ impl Counter<'_, '_> {
                     // leaves the block (`if rank == 0 and step % 10 == 0:
                     // print(...)`) counts nothing either way: its condition
                     // need not be decided.
-                    let leave = |b: &[Stmt]| leaves(b) || (self.leaving && exits(prog, scope, b));
+                    let leave = |b: &[Stmt]| {
+                        leaves(b) || (self.leaving && self.exiting.contains(&scope) && exits_in(prog, scope, b))
+                    };
                     let inert = !self.has_collective(scope, body)
                         && !self.has_collective(scope, orelse)
                         && !leave(body)
@@ -475,6 +484,7 @@ impl Counter<'_, '_> {
                     atoms: if self.leaving { self.atoms.clone() } else { Vec::new() },
                     leaving: self.leaving,
                     neutral: self.neutral.clone(),
+                    exiting: self.exiting,
                 };
                 let bits = if self.leaving { bits } else { 0 };
                 let (c, end) = inner.count(f.scope(), prog.body(f.scope()), r, bits, depth + 1)?;
@@ -771,7 +781,7 @@ fn exit_call(prog: &crate::training::program::Program, scope: Scope, e: &Expr) -
 
 /// Whether a block exits the process in one of its statements (at any
 /// depth outside nested functions).
-fn exits(prog: &crate::training::program::Program, scope: Scope, stmts: &[Stmt]) -> bool {
+fn exits_in(prog: &crate::training::program::Program, scope: Scope, stmts: &[Stmt]) -> bool {
     let mut found = false;
     let mut stack = Vec::new();
     for st in stmts {
@@ -786,12 +796,15 @@ fn exits(prog: &crate::training::program::Program, scope: Scope, stmts: &[Stmt])
     found
 }
 
+/// The words an exit is called by.
+const EXIT_WORDS: [&str; 4] = ["exit", "_exit", "quit", "abort"];
+
 /// Most atoms tried both ways when leaving is modelled: the rank tests'
 /// other parts and the tests of the branches that leave.
-const MAX_LEAVE_ATOMS: usize = 8;
+const MAX_LEAVE_ATOMS: usize = 6;
 
-/// Most functions searched for a one-rank exit below a scope.
-const MAX_EXIT_FUNCS: usize = 16;
+/// Most leaves tried in one scope (each is counted on its own).
+const MAX_LEAVES: usize = 8;
 
 /// How a rank leaves.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -805,6 +818,7 @@ enum Leave {
 /// A statement by which only some ranks leave: under a rank test of its own
 /// function, in the scope analysed (`break`, `continue`, `return`, an
 /// exit) or in a function it calls (an exit).
+#[derive(Clone, Copy)]
 struct Candidate<'p> {
     scope: Scope,
     stmt: &'p Stmt,
@@ -842,24 +856,53 @@ fn rank_branch<'p>(
     None
 }
 
+/// Whether the innermost loop among `anc` runs a collective in its body.
+fn innermost_loop_collects(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], ddp: bool) -> bool {
+    anc.iter()
+        .rev()
+        .find_map(|a| match a {
+            Anc::Stmt(s) => match &s.kind {
+                StmtKind::For { body, .. } | StmtKind::While { body, .. } => Some(body),
+                _ => None,
+            },
+            _ => None,
+        })
+        .is_some_and(|body| runtime::first_collective(code.prog, scope, body, ddp, 2).is_some())
+}
+
 /// Whether `node`'s ancestors hold a loop (for `break`/`continue`).
 fn in_loop(anc: &[Anc<'_>]) -> bool {
     anc.iter()
         .any(|a| matches!(a, Anc::Stmt(s) if matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. })))
 }
 
-fn candidates<'p>(code: &Code<'p>, scope: Scope) -> Vec<Candidate<'p>> {
+/// The leaves of `scope` itself (`break`, `continue`, `return`, an exit
+/// under a rank test), and the one-rank exits of the functions it calls,
+/// two calls deep (`exits`: every one-rank exit of the code, with the
+/// scopes that reach it).
+fn candidates<'p>(
+    code: &Code<'p>,
+    scope: Scope,
+    ddp: bool,
+    exits: &[(Candidate<'p>, Vec<Scope>)],
+    exiting: &[Scope],
+) -> Vec<Candidate<'p>> {
     let prog = code.prog;
+    let may_exit = exiting.contains(&scope);
     let mut out = Vec::new();
     prog.walk_stmts(scope, &mut |anc, st| {
         let how = match &st.kind {
             StmtKind::Break if in_loop(anc) => Leave::Break,
             StmtKind::Continue if in_loop(anc) => Leave::Continue,
             StmtKind::Return(_) => Leave::Return,
-            StmtKind::Expr(e) if exit_call(prog, scope, e) => Leave::Exit,
+            StmtKind::Expr(e) if may_exit && exit_call(prog, scope, e) => Leave::Exit,
             _ => return,
         };
         let within_loop = matches!(how, Leave::Break | Leave::Continue);
+        // A `break` or `continue` matters where its loop runs a collective.
+        if within_loop && !innermost_loop_collects(code, scope, anc, ddp) {
+            return;
+        }
         if let Some((test, negated)) = rank_branch(prog, scope, anc, st, within_loop) {
             out.push(Candidate {
                 scope,
@@ -870,45 +913,55 @@ fn candidates<'p>(code: &Code<'p>, scope: Scope) -> Vec<Candidate<'p>> {
             });
         }
     });
-    // Exits in the functions it calls, two calls deep.
-    let mut seen: Vec<FuncId> = Vec::new();
-    let mut work: Vec<(Scope, u32)> = vec![(scope, 0)];
-    while let Some((s, depth)) = work.pop() {
-        if depth >= 2 {
+    for (c, reach) in exits {
+        if c.scope != scope && reach.contains(&scope) {
+            out.push(Candidate { ..*c });
+        }
+    }
+    out
+}
+
+/// Every exit of the code under a rank test of its own function, with the
+/// scopes that call that function, directly or through one more call.
+fn one_rank_exits<'p>(code: &Code<'p>, exiting: &[Scope]) -> Vec<(Candidate<'p>, Vec<Scope>)> {
+    let prog = code.prog;
+    let mut out = Vec::new();
+    for &fs in exiting {
+        let Some(f) = fs.func() else { continue };
+        let mut found = Vec::new();
+        prog.walk_stmts(fs, &mut |anc, st| {
+            let StmtKind::Expr(e) = &st.kind else { return };
+            if !exit_call(prog, fs, e) {
+                return;
+            }
+            if let Some((test, negated)) = rank_branch(prog, fs, anc, st, false) {
+                found.push(Candidate {
+                    scope: fs,
+                    stmt: st,
+                    test,
+                    negated,
+                    how: Leave::Exit,
+                });
+            }
+        });
+        if found.is_empty() {
             continue;
         }
-        let mut callees: Vec<FuncId> = Vec::new();
-        prog.walk_exprs(s, &mut |_, e| {
-            if let ExprKind::Call { func, .. } = &e.kind {
-                if let Callee::Func(f) = prog.callee(s, func) {
-                    if !callees.contains(&f) {
-                        callees.push(f);
+        let mut reach: Vec<Scope> = Vec::new();
+        for (s, _) in prog.call_sites(f) {
+            if !reach.contains(&s) {
+                reach.push(s);
+            }
+            if let Some(g) = s.func() {
+                for (s2, _) in prog.call_sites(g) {
+                    if !reach.contains(&s2) {
+                        reach.push(s2);
                     }
                 }
             }
-        });
-        for f in callees {
-            if seen.contains(&f) || seen.len() >= MAX_EXIT_FUNCS || f.scope() == scope {
-                continue;
-            }
-            seen.push(f);
-            let fs = f.scope();
-            prog.walk_stmts(fs, &mut |anc, st| {
-                let StmtKind::Expr(e) = &st.kind else { return };
-                if !exit_call(prog, fs, e) {
-                    return;
-                }
-                if let Some((test, negated)) = rank_branch(prog, fs, anc, st, false) {
-                    out.push(Candidate {
-                        scope: fs,
-                        stmt: st,
-                        test,
-                        negated,
-                        how: Leave::Exit,
-                    });
-                }
-            });
-            work.push((fs, depth + 1));
+        }
+        for c in found {
+            out.push((c, reach.clone()));
         }
     }
     out
@@ -926,10 +979,12 @@ fn leaving_ranks(
     ddp: bool,
     out: &mut Sink<'_>,
     reported: &mut std::collections::HashSet<(ModId, usize)>,
+    exits: &[(Candidate<'_>, Vec<Scope>)],
+    exiting: &[Scope],
 ) {
     let prog = code.prog;
-    let cands = candidates(code, scope);
-    if cands.is_empty() {
+    let cands = candidates(code, scope, ddp, exits, exiting);
+    if cands.is_empty() || cands.len() > MAX_LEAVES {
         return;
     }
     let mut atoms: Vec<(ModId, Span)> = Vec::new();
@@ -947,7 +1002,7 @@ fn leaving_ranks(
     for s in &scopes {
         prog.walk_stmts(*s, &mut |_, st| {
             if let StmtKind::If { test, body, orelse } = &st.kind {
-                let leave = |b: &[Stmt]| leaves(b) || exits(prog, *s, b);
+                let leave = |b: &[Stmt]| leaves(b) || (exiting.contains(s) && exits_in(prog, *s, b));
                 if !mentions_rank(prog, *s, test)
                     && (leave(body) || leave(orelse))
                     && !atoms.contains(&(s.m, test.span))
@@ -966,6 +1021,7 @@ fn leaving_ranks(
         atoms,
         leaving: true,
         neutral: Vec::new(),
+        exiting,
     };
     if counter.differ(scope).is_none_or(|d| d.is_empty()) {
         return;
