@@ -102,7 +102,7 @@ declare_rule! {
 use super::training_support::{code, excerpt, Code};
 use super::{Cx, Sink};
 use crate::training::ast::{Arg, Expr, ExprKind, Handler, Stmt, StmtKind};
-use crate::training::program::{walk_stmt, Anc, Node, Scope, Sym};
+use crate::training::program::{blocks_of, walk_stmt, Anc, Node, Scope, Sym};
 use crate::training::runtime::{self, first_collective};
 
 const OS_ERRORS: &[&str] = &[
@@ -727,26 +727,4 @@ fn rest_of_function<'p>(top: &'p [Stmt], anc: &[Anc<'p>], stmt: &'p Stmt) -> Vec
         out.push(&top[i + 1..]);
     }
     out
-}
-
-fn blocks_of(s: &Stmt) -> Vec<&[Stmt]> {
-    match &s.kind {
-        StmtKind::If { body, orelse, .. }
-        | StmtKind::For { body, orelse, .. }
-        | StmtKind::While { body, orelse, .. } => {
-            vec![body, orelse]
-        }
-        StmtKind::With { body, .. } => vec![body],
-        StmtKind::Try {
-            body,
-            handlers,
-            orelse,
-            finalbody,
-        } => {
-            let mut v: Vec<&[Stmt]> = vec![body, orelse, finalbody];
-            v.extend(handlers.iter().map(|h| h.body.as_slice()));
-            v
-        }
-        _ => Vec::new(),
-    }
 }

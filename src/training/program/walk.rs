@@ -230,3 +230,27 @@ pub fn if_arm(st: &Stmt, inner: crate::source::Span) -> Option<(&Expr, bool)> {
         None
     }
 }
+
+/// The statement blocks of `s`: the bodies, `else`s, `finally` and
+/// handlers of a compound statement (none for a simple one).
+pub fn blocks_of(s: &Stmt) -> Vec<&[Stmt]> {
+    match &s.kind {
+        StmtKind::If { body, orelse, .. }
+        | StmtKind::For { body, orelse, .. }
+        | StmtKind::While { body, orelse, .. } => {
+            vec![body, orelse]
+        }
+        StmtKind::With { body, .. } => vec![body],
+        StmtKind::Try {
+            body,
+            handlers,
+            orelse,
+            finalbody,
+        } => {
+            let mut v: Vec<&[Stmt]> = vec![body, orelse, finalbody];
+            v.extend(handlers.iter().map(|h| h.body.as_slice()));
+            v
+        }
+        _ => Vec::new(),
+    }
+}

@@ -635,22 +635,7 @@ fn after_one_rank_guard<'a>(prog: &'a Program, scope: Scope, anc: &[Anc<'a>], no
 
 /// The block of `s` (a body, an `else`, a `finally`) that holds `child`.
 fn sub_block(s: &Stmt, child: *const ()) -> Option<&[Stmt]> {
-    let blocks: Vec<&[Stmt]> = match &s.kind {
-        StmtKind::If { body, orelse, .. }
-        | StmtKind::For { body, orelse, .. }
-        | StmtKind::While { body, orelse, .. } => {
-            vec![body, orelse]
-        }
-        StmtKind::With { body, .. } => vec![body],
-        StmtKind::Try {
-            body,
-            orelse,
-            finalbody,
-            ..
-        } => vec![body, orelse, finalbody],
-        _ => vec![],
-    };
-    blocks
+    crate::training::program::blocks_of(s)
         .into_iter()
         .find(|b| b.iter().any(|x| std::ptr::eq(x as *const Stmt as *const (), child)))
 }
