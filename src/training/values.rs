@@ -143,7 +143,38 @@ fn constant_before(
     if depth > 8 {
         return None;
     }
-    let mut sources = prog.sources(scope, e);
+    // Bindings inside `after` come after the test that reads `e`.
+    let later =
+        |s: Scope, v: &Expr| after.is_some_and(|a| s.m == scope.m && a.start <= v.span.start && v.span.end <= a.end);
+    let sources = match after {
+        Some(_) => prog.sources_skipping(scope, e, &later),
+        None => prog.sources(scope, e),
+    };
+    let several = sources.unknown || sources.terms.len() > 1;
+    if let Some(r) = sources_value(prog, env, scope, sources, depth, after) {
+        return Some(r);
+    }
+    // A binding stagec cannot follow on a branch the default run does not
+    // take (`if args.ckpt is not None: args = ckpt["args"]`, the
+    // checkpoint's own arguments): the value read is the default run's.
+    if !several {
+        return None;
+    }
+    let skipping = prog.sources_skipping(scope, e, &|s, v| {
+        later(s, v) || untaken_by_default(prog, env, s, v, depth)
+    });
+    sources_value(prog, env, scope, skipping, depth, after)
+}
+
+/// The value of the origins `sources` of an expression in `scope`.
+fn sources_value(
+    prog: &Program,
+    env: &Env<'_>,
+    scope: Scope,
+    mut sources: super::program::Sources<'_>,
+    depth: u32,
+    after: Option<Span>,
+) -> Option<Resolved> {
     if let Some(a) = after {
         sources
             .terms
@@ -174,7 +205,7 @@ fn constant_before(
         // branch the run with the flags' defaults does not take, beside the
         // one it keeps — the value read is the default run's, as a flag's
         // default is.
-        if sources.terms.len() > 1 && untaken_by_default(prog, env, t, depth) {
+        if sources.terms.len() > 1 && untaken_by_default(prog, env, t.scope, t.expr, depth) {
             continue;
         }
         let r = term_value(prog, env, t, depth)?;
@@ -201,17 +232,17 @@ fn constant_before(
 /// is false on the run with the flags' and configs' defaults: `x is not
 /// None`, `x` (also `not x`, `x is None` in an `else`) with `x` resolved to
 /// one value. The test is read only where it is that simple.
-fn untaken_by_default(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -> bool {
-    let Some(anc) = prog.ancestors_of(t.scope, t.expr) else {
+fn untaken_by_default(prog: &Program, env: &Env<'_>, scope: Scope, e: &Expr, depth: u32) -> bool {
+    let Some(anc) = prog.ancestors_of(scope, e) else {
         return false;
     };
     anc.iter().any(|a| {
         let Anc::Stmt(st) = a else { return false };
-        let Some((test, taken)) = super::program::if_arm(st, t.expr.span) else {
+        let Some((test, taken)) = super::program::if_arm(st, e.span) else {
             return false;
         };
         let branches = Span::new(test.span.end, st.span.end);
-        default_truth(prog, env, t.scope, test, depth, branches).is_some_and(|v| v != taken)
+        default_truth(prog, env, scope, test, depth, branches).is_some_and(|v| v != taken)
     })
 }
 

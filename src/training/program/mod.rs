@@ -341,18 +341,23 @@ impl std::fmt::Debug for Program {
     }
 }
 
-/// A question's budget of steps.
-pub struct Budget {
+/// A question's budget of steps, and the bindings it leaves out.
+pub struct Budget<'s> {
     steps: u32,
+    /// Assignments not followed (their scope and assigned value).
+    skip: Option<&'s dyn Fn(Scope, &Expr) -> bool>,
 }
 
-impl Default for Budget {
+impl Default for Budget<'_> {
     fn default() -> Self {
-        Budget { steps: BUDGET }
+        Budget {
+            steps: BUDGET,
+            skip: None,
+        }
     }
 }
 
-impl Budget {
+impl Budget<'_> {
     fn take(&mut self) -> bool {
         if self.steps == 0 {
             return false;

@@ -18,6 +18,25 @@ impl Program {
         out
     }
 
+    /// [`Program::sources`], not following the local assignments `skip`
+    /// says to leave out (given their function's scope and the value
+    /// assigned): a binding on a branch the caller knows is not taken.
+    pub fn sources_skipping<'p>(
+        &'p self,
+        scope: Scope,
+        e: &'p Expr,
+        skip: &dyn Fn(Scope, &Expr) -> bool,
+    ) -> Sources<'p> {
+        let mut out = Sources::default();
+        let mut budget = Budget {
+            skip: Some(skip),
+            ..Budget::default()
+        };
+        let mut seen = HashSet::default();
+        self.go(scope, e, Vec::new(), &mut out, &mut budget, &mut seen, 0);
+        out
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub(super) fn go<'p>(
         &'p self,
@@ -25,7 +44,7 @@ impl Program {
         e: &'p Expr,
         proj: Vec<Proj>,
         out: &mut Sources<'p>,
-        budget: &mut Budget,
+        budget: &mut Budget<'_>,
         seen: &mut HashSet<(usize, usize)>,
         depth: u32,
     ) {
@@ -44,6 +63,9 @@ impl Program {
                     for d in self.local_defs(fid, n) {
                         match d {
                             LocalDef::Assign { value, proj: p } => {
+                                if budget.skip.is_some_and(|skip| skip(fscope, value)) {
+                                    continue;
+                                }
                                 self.go(fscope, value, concat(p, &proj), out, budget, seen, depth + 1)
                             }
                             LocalDef::Iter { iter, proj: p } => {
@@ -217,7 +239,7 @@ impl Program {
         x: &'p Expr,
         other: &'p Expr,
         out: &mut Sources<'p>,
-        budget: &mut Budget,
+        budget: &mut Budget<'_>,
         seen: &mut HashSet<(usize, usize)>,
         depth: u32,
     ) {
@@ -267,7 +289,7 @@ impl Program {
         index: usize,
         proj: &[Proj],
         out: &mut Sources<'p>,
-        budget: &mut Budget,
+        budget: &mut Budget<'_>,
         seen: &mut HashSet<(usize, usize)>,
         depth: u32,
     ) {
@@ -340,7 +362,7 @@ impl Program {
         attr: &str,
         proj: &[Proj],
         out: &mut Sources<'p>,
-        budget: &mut Budget,
+        budget: &mut Budget<'_>,
         seen: &mut HashSet<(usize, usize)>,
         depth: u32,
     ) -> bool {
