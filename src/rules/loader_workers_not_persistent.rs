@@ -173,7 +173,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             if dataset_refreshed(&code, scope, args) {
                 return;
             }
-            let persistent = find_option(&code, scope, args, "persistent_workers", 12);
+            // Keyword-only in torch's signature.
+            let persistent = find_option(&code, scope, args, "persistent_workers", usize::MAX);
             let keeps = persistent
                 .as_ref()
                 .map(|p| runtime::constant(code.prog, code.cfg, code.rt, p.scope, p.value).and_then(|r| r.as_bool()));

@@ -145,6 +145,7 @@ pub mod loader_workers_not_persistent;
 pub mod pythonhashseed_set_at_runtime;
 pub mod rank_conditional_collective;
 mod rank_zero_ddp_forward;
+mod sampler_rng_base_seeds;
 mod sampler_rng_constant_generator;
 mod sampler_rng_hf_shuffle;
 pub mod sampler_rng_shared_across_ranks;

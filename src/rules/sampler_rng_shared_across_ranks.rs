@@ -74,7 +74,22 @@ declare_rule! {
     /// every rank draws the same augmentations. Last, an `IterableDataset` whose
     /// `__iter__` splits its records by `get_worker_info()` but nowhere by rank,
     /// read through a plain `DataLoader` in multi-rank code: every rank yields the
-    /// same records.
+    /// same records. And the same without a generator at all: every rank
+    /// seeds torch's global RNG with the same value (`torch.manual_seed(0)`,
+    /// also through a seeding helper, reported at its call), and a loader with
+    /// workers (a count known to be above 0), no `generator=` and no
+    /// `worker_init_fn` draws each pass's base seed from it, where its dataset
+    /// is seen to draw in the workers (a training-code dataset's methods other
+    /// than `__init__`, or a random transform such as
+    /// `transforms.RandomResizedCrop` it is built with; any training-code
+    /// dataset that draws, where the loader's cannot be followed): worker k of
+    /// every rank then crops, flips and jitters alike. Loaders that read in a
+    /// fixed order (`shuffle=False` on the loader without a sampler, or on its
+    /// sampler: evaluation), loaders built on one rank, prepared by
+    /// Accelerate or Fabric, seeds that mix in the rank (also timm's
+    /// `random_seed(seed, rank)`) and Lightning's `seed_everything(…,
+    /// workers=True)` are left alone, and so is seeding in an `if __name__ ==
+    /// "__main__":` block of a module the program imports rather than runs.
     ///
     /// ## Example
     /// ```python
@@ -153,6 +168,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     super::sampler_rng_worker_sums::rank_plus_worker_seeds(&code, out);
     constant_worker_seeds(&code, out);
     super::sampler_rng_workers::worker_seeds_alike(&code, &seedings, out);
+    super::sampler_rng_base_seeds::base_seeds_alike(&code, &seedings, out);
     super::sampler_rng_workers::iterable_split_by_worker_only(&code, out);
     if seedings.iter().all(|(_, s)| *s == Seeding::NotIdentical) {
         return;
@@ -673,7 +689,7 @@ fn constant_worker_seeds(code: &Code<'_>, out: &mut Sink<'_>) {
         if !matches!(n.as_ref().and_then(|r| r.single()), Some(Const::Int(i)) if *i > 0) {
             continue;
         }
-        let Some(init) = kw(args, "worker_init_fn").or_else(|| pos(args, 9)) else {
+        let Some(init) = kw(args, "worker_init_fn").or_else(|| pos(args, 10)) else {
             continue;
         };
         let Some(Sym::Func(f)) = prog.expr_sym(scope, init) else {

@@ -37,7 +37,7 @@ pub(super) fn rank_plus_worker_seeds(code: &Code<'_>, out: &mut Sink<'_>) {
             Some(r) if matches!(r.single(), Some(Const::Int(i)) if *i >= 2) => {}
             Some(_) => continue,
         }
-        let Some(init) = kw(args, "worker_init_fn").or_else(|| pos(args, 9)) else {
+        let Some(init) = kw(args, "worker_init_fn").or_else(|| pos(args, 10)) else {
             continue;
         };
         for f in init_functions(code, scope, init) {

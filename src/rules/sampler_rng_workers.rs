@@ -52,7 +52,7 @@ enum From {
 }
 
 /// The program of module `m` whose ranks all seed alike, with its world.
-fn alike<'s>(code: &Code<'_>, seedings: &'s [(u64, Seeding)], m: ModId) -> Option<(World, &'s Seeding)> {
+pub(super) fn alike<'s>(code: &Code<'_>, seedings: &'s [(u64, Seeding)], m: ModId) -> Option<(World, &'s Seeding)> {
     code.rt.worlds_of(code.prog, m).into_iter().find_map(|(bit, w)| {
         let s = seedings.iter().find(|(b, _)| *b == bit).map(|(_, s)| s)?;
         (w.distributed() && *s != Seeding::NotIdentical).then_some((w, s))
@@ -114,7 +114,7 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
             None if n.is_some() => continue,
             None => None,
         };
-        let Some(init) = kw(args, "worker_init_fn").or_else(|| pos(args, 9)) else {
+        let Some(init) = kw(args, "worker_init_fn").or_else(|| pos(args, 10)) else {
             continue;
         };
         let Some(f) = init_function(code, scope, init) else {

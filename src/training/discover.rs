@@ -395,6 +395,7 @@ pub fn discover(
             parsed: None,
             scanned: Some(scanned),
             programs: 0,
+            scripts: 0,
         });
     }
     // The programs each file runs in: the experiment's (bit 0: what its
@@ -415,7 +416,12 @@ pub fn discover(
         reached
     };
     let mut programs: Vec<(u64, HashSet<String>)> = Vec::new();
+    // The files each program starts from.
+    let mut roots: Vec<(u64, String)> = Vec::new();
     if config_text.is_some() {
+        // An entrypoint not followed to its file: any of them may start it.
+        let from = if starts.is_empty() { &rels } else { &starts };
+        roots.extend(from.iter().map(|r| (1, r.clone())));
         if starts.is_empty() {
             programs.push((1, rels.iter().cloned().collect()));
         } else {
@@ -438,6 +444,7 @@ pub fn discover(
             .enumerate()
             .any(|(j, (other, theirs))| j != i && theirs.contains(*rel) && !reached.contains(*other));
         if !imported {
+            roots.push((1u64 << next_bit, (*rel).clone()));
             programs.push((1u64 << next_bit, reached.clone()));
             next_bit = (next_bit + 1).min(63);
         }
@@ -446,6 +453,10 @@ pub fn discover(
         f.programs = programs
             .iter()
             .filter(|(_, p)| p.contains(rel))
+            .fold(0, |acc, (bit, _)| acc | bit);
+        f.scripts = roots
+            .iter()
+            .filter(|(_, r)| r == rel)
             .fold(0, |acc, (bit, _)| acc | bit);
     }
     // The entry file first; the others keep their discovery order.

@@ -103,6 +103,10 @@ pub struct TrainingInput {
     /// experiment nor another named file imports it). A file outside the
     /// experiment's program is analysed as code on its own.
     pub programs: u64,
+    /// The programs the file starts (a subset of `programs`): the
+    /// experiment's entry, or the named file that is a script of its own.
+    /// Its `if __name__ == "__main__":` block runs there, and only there.
+    pub scripts: u64,
 }
 
 /// The training code of an experiment, as discovery found it.
@@ -139,6 +143,8 @@ pub struct TrainingFile {
     pub fresh: bool,
     /// See [`TrainingInput::programs`].
     pub programs: u64,
+    /// See [`TrainingInput::scripts`].
+    pub scripts: u64,
 }
 
 /// The training code of a compilation: plain facts for the `T…` rules.
@@ -280,6 +286,7 @@ pub fn attach(
             parsed,
             fresh,
             programs: t.programs,
+            scripts: t.scripts,
         });
     }
     if let EntrySpec::Found(launch, i) = &entry {
@@ -304,6 +311,7 @@ pub fn attach(
             parsed: Arc::clone(parsed),
             fresh: true,
             programs: 0,
+            scripts: 0,
         });
     }
     Training::new(entry, files, config)

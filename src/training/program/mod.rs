@@ -291,6 +291,7 @@ struct FileEntry {
     package: bool,
     role: FileRole,
     programs: u64,
+    scripts: u64,
 }
 
 /// Methods of a `torch.nn.Module` that return the module itself
@@ -341,11 +342,15 @@ impl std::fmt::Debug for Program {
     }
 }
 
+/// Which assignments a question does not follow (given their function's
+/// scope and the value assigned).
+pub type Skip<'s> = &'s dyn Fn(Scope, &Expr) -> bool;
+
 /// A question's budget of steps, and the bindings it leaves out.
 pub struct Budget<'s> {
     steps: u32,
-    /// Assignments not followed (their scope and assigned value).
-    skip: Option<&'s dyn Fn(Scope, &Expr) -> bool>,
+    /// Assignments not followed.
+    skip: Option<Skip<'s>>,
 }
 
 impl Default for Budget<'_> {
@@ -378,6 +383,7 @@ impl Program {
                 package: f.package,
                 role: f.role,
                 programs: f.programs,
+                scripts: f.scripts,
             })
             .collect();
         let mut by_module = HashMap::default();
@@ -431,6 +437,13 @@ impl Program {
     /// without an experiment.
     pub fn detached(&self, m: ModId) -> bool {
         self.role(m) != Some(FileRole::Model) && (!self.experiment || self.programs(m) & 1 == 0)
+    }
+
+    /// The programs module `m` starts (see
+    /// [`crate::training::TrainingInput::scripts`]): where its `if __name__
+    /// == "__main__":` block runs.
+    pub fn scripts(&self, m: ModId) -> u64 {
+        self.files.get(m as usize).map_or(0, |f| f.scripts)
     }
 
     /// Whether modules `a` and `b` run in a program together.

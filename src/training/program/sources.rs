@@ -25,7 +25,7 @@ impl Program {
         &'p self,
         scope: Scope,
         e: &'p Expr,
-        skip: &dyn Fn(Scope, &Expr) -> bool,
+        skip: Skip<'_>,
     ) -> Sources<'p> {
         let mut out = Sources::default();
         let mut budget = Budget {

@@ -18,6 +18,7 @@ fn program(files: &[(&str, &str)]) -> Program {
             parsed: Arc::new(ParsedFile::new(text)),
             fresh: true,
             programs: 1,
+            scripts: 1,
         })
         .collect();
     Program::new(&files)

@@ -44,11 +44,18 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
             "transformers.trainer_utils.set_seed",
             // lhotse's: `random`, numpy and torch with one seed.
             "lhotse.utils.fix_random_seed",
+            // timm's: torch, numpy and `random` with `seed + rank`.
+            "timm.utils.random_seed",
         ],
     );
     let mut first = None;
-    for (scope, _, call, path) in &seed_calls {
+    for (scope, anc, call, path) in &seed_calls {
         if !within(scope.m) || in_worker_init(prog, *scope) {
+            continue;
+        }
+        // A module's `if __name__ == "__main__":` block runs only in the
+        // program the module starts.
+        if in_main_guard(anc) && prog.scripts(scope.m) & bit == 0 {
             continue;
         }
         let ExprKind::Call { args, .. } = &call.kind else {
@@ -56,6 +63,14 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
         };
         let a = pos(args, 0).or_else(|| kw(args, "seed"));
         if a.is_some_and(|a| depends_on_rank(prog, *scope, a)) {
+            return Seeding::NotIdentical;
+        }
+        // `random_seed(args.seed, args.rank)`: timm adds the rank.
+        if path == "timm.utils.random_seed"
+            && pos(args, 1)
+                .or_else(|| kw(args, "rank"))
+                .is_some_and(|r| !matches!(r.kind, ExprKind::Int(0)))
+        {
             return Seeding::NotIdentical;
         }
         if path == "accelerate.utils.set_seed"
@@ -91,4 +106,22 @@ fn in_worker_init(prog: &Program, scope: Scope) -> bool {
     f.params
         .iter()
         .any(|p| matches!(p.name.as_str(), "worker_id" | "worker_idx" | "worker_index" | "wid"))
+}
+
+/// Whether a node with ancestors `anc` sits in an `if __name__ ==
+/// "__main__":` block.
+pub fn in_main_guard(anc: &[Anc<'_>]) -> bool {
+    anc.iter().any(|a| {
+        let Anc::Stmt(st) = a else { return false };
+        let StmtKind::If { test, .. } = &st.kind else {
+            return false;
+        };
+        let ExprKind::Compare { left, rest } = &test.kind else {
+            return false;
+        };
+        let [(op, right)] = rest.as_slice() else { return false };
+        let name = |e: &Expr| matches!(&e.kind, ExprKind::Name(n) if n == "__name__");
+        let main = |e: &Expr| matches!(&e.kind, ExprKind::Str(s) if s == "__main__");
+        op == "==" && ((name(left) && main(right)) || (main(left) && name(right)))
+    })
 }

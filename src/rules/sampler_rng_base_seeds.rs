@@ -1,0 +1,469 @@
+//! T101 (`sampler-rng-shared-across-ranks`) on the workers' base seed: every
+//! rank seeds torch's global RNG with the same value (`torch.manual_seed(0)`,
+//! `seed_everything(cfg.seed)`), and a `DataLoader` with workers, no
+//! `generator=` and no `worker_init_fn`, draws each pass's base seed from that
+//! RNG. Worker k of every rank then seeds torch, `random` and numpy with the
+//! same number (PyTorch seeds them from the base seed and the worker id), so
+//! the random augmentations the dataset draws in the workers repeat across
+//! ranks: rank 0's sample i and rank 1's sample j get the same crop, flip and
+//! jitter.
+//!
+//! Reported where the workers are known to draw: the loader's dataset (a
+//! training-code class, or a library dataset built with a transform) draws
+//! random numbers or builds a random transform (`transforms.RandomResizedCrop`)
+//! — or, where the dataset cannot be followed, a training-code dataset class
+//! does. Silent for a worker count not known to be above 0, a loader with its
+//! own generator or init function, one built on one rank, a loader that
+//! shuffles itself (the rule's main check reports that), one that shards for
+//! you (`accelerator.prepare`, Fabric, Determined: equal seeds are their
+//! design), Lightning's `seed_everything(…, workers=True)` (which gives each
+//! rank's workers their own seeds), and a seed that mixes in the rank.
+
+use super::sampler_rng_shared_across_ranks::live;
+use super::sampler_rng_workers::{alike, worker_loaders, LoaderCall};
+use super::training_support::{excerpt, Code, DET_LOADER};
+use super::Sink;
+use crate::source::Span;
+use crate::training::ast::{Expr, ExprKind, StmtKind};
+use crate::training::program::{walk_expr, Anc, ArgPos, Callee, ClassId, Flow, Node, Program, Scope};
+use crate::training::runtime::{self, kw, pos, Seeding};
+use crate::training::values::Const;
+
+/// Most steps one question about a dataset's randomness takes.
+const STEPS: u32 = 4096;
+
+/// Where a loader's workers draw random numbers: the call, and what it is.
+struct DrawSite {
+    scope: Scope,
+    span: Span,
+    what: String,
+}
+
+pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out: &mut Sink<'_>) {
+    let prog = code.prog;
+    let mut reported: Vec<(Scope, Span)> = Vec::new();
+    for LoaderCall { scope, args, workers } in worker_loaders(code) {
+        let Some((
+            world,
+            Seeding::Call {
+                scope: seed_scope,
+                call,
+                arg,
+            },
+        )) = alike(code, seedings, scope.m)
+        else {
+            continue;
+        };
+        if reported.contains(&(*seed_scope, *call)) || workers_seeded_apart(code, *seed_scope, *call) {
+            continue;
+        }
+        // Its own generator or init function: what the workers are seeded
+        // from is the code's choice, read by the other checks.
+        let given = |name: &str, at: usize| {
+            kw(args, name)
+                .or_else(|| pos(args, at))
+                .is_some_and(|e| !matches!(e.kind, ExprKind::None))
+        };
+        if given("generator", 12) || given("worker_init_fn", 10) {
+            continue;
+        }
+        // A loader that shuffles the whole dataset with the global RNG is the
+        // main check's (every rank draws the same order).
+        let own_sampler = given("sampler", 3) || given("batch_sampler", 4);
+        let shuffles = kw(args, "shuffle")
+            .or_else(|| pos(args, 2))
+            .and_then(|e| runtime::is_true(prog, code.cfg, code.rt, scope, e))
+            == Some(true);
+        if shuffles && !own_sampler {
+            continue;
+        }
+        // Read in a fixed order (`shuffle=False`, on the loader or its
+        // sampler): an evaluation loader, whose draws do not train.
+        if fixed_order(code, scope, args) {
+            continue;
+        }
+        let count = runtime::constant_or_default(prog, code.cfg, code.rt, scope, workers)
+            .and_then(|r| r.ints())
+            .filter(|v| !v.is_empty() && v.iter().all(|n| *n >= 1));
+        let Some(count) = count else { continue };
+        let Some(call_expr) = loader_call(prog, scope, args) else {
+            continue;
+        };
+        let Some(anc) = prog.ancestors_of(scope, call_expr) else {
+            continue;
+        };
+        if !live(code, scope, &anc, call_expr)
+            || runtime::runs_on_one_rank(prog, scope, &anc, call_expr as *const Expr as *const ())
+            || sharded_for_you(code, scope, &anc, call_expr)
+        {
+            continue;
+        }
+        let Some(dataset) = kw(args, "dataset").or_else(|| pos(args, 0)) else {
+            continue;
+        };
+        let Some(draw) = workers_draw(prog, scope, dataset) else {
+            continue;
+        };
+        reported.push((*seed_scope, *call));
+        report(
+            code,
+            out,
+            (*seed_scope, *call, *arg),
+            (scope, call_expr),
+            &count,
+            &draw,
+            world,
+        );
+    }
+}
+
+/// Whether the loader, or the sampler it is given, is told not to shuffle.
+fn fixed_order(code: &Code<'_>, scope: Scope, args: &[crate::training::ast::Arg]) -> bool {
+    let prog = code.prog;
+    let off = |s: Scope, a: &[crate::training::ast::Arg]| {
+        kw(a, "shuffle").and_then(|e| runtime::is_true(prog, code.cfg, code.rt, s, e)) == Some(false)
+    };
+    // With a sampler the loader's own `shuffle=False` is required, and
+    // says nothing: the sampler's order counts.
+    let Some(sampler) = kw(args, "sampler").or_else(|| kw(args, "batch_sampler")) else {
+        return off(scope, args);
+    };
+    let sources = prog.sources(scope, sampler);
+    !sources.unknown
+        && !sources.terms.is_empty()
+        && sources.terms.iter().all(|t| match &t.expr.kind {
+            ExprKind::Call { args, .. } if t.proj.is_empty() => off(t.scope, args),
+            _ => false,
+        })
+}
+
+/// The `DataLoader(…)` call whose arguments are `args`.
+fn loader_call<'p>(prog: &'p Program, scope: Scope, args: &'p [crate::training::ast::Arg]) -> Option<&'p Expr> {
+    let mut found = None;
+    prog.walk_exprs(scope, &mut |_, e| {
+        if let ExprKind::Call { args: a, .. } = &e.kind {
+            if std::ptr::eq(a.as_slice(), args) {
+                found = Some(e);
+            }
+        }
+    });
+    found
+}
+
+/// Lightning's `seed_everything(…, workers=True)` (or `PL_SEED_WORKERS` set
+/// in the code): each rank's workers get seeds of their own.
+fn workers_seeded_apart(code: &Code<'_>, scope: Scope, call: Span) -> bool {
+    let prog = code.prog;
+    let mut apart = false;
+    prog.walk_exprs(scope, &mut |_, e| {
+        if e.span != call {
+            return;
+        }
+        if let ExprKind::Call { args, .. } = &e.kind {
+            apart = kw(args, "workers")
+                .or_else(|| pos(args, 1))
+                .is_some_and(|w| runtime::is_true(prog, code.cfg, code.rt, scope, w) != Some(false));
+        }
+    });
+    apart
+        || prog
+            .code_modules()
+            .any(|m| prog.chunks_mentioning(m, &["PL_SEED_WORKERS"]).next().is_some())
+}
+
+/// Handed to something that shards and seeds for the ranks together:
+/// `accelerator.prepare`, Fabric's `setup_dataloaders`, Determined.
+fn sharded_for_you<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loader: &'p Expr) -> bool {
+    let prog = code.prog;
+    let mut yes = false;
+    let no = |_: &Callee, _: &ArgPos<'_>| false;
+    prog.flows(scope, anc, loader, &no, &mut |flow| {
+        if let Flow::Arg { scope, call, .. } = flow {
+            if let ExprKind::Call { func, .. } = &call.kind {
+                if let ExprKind::Attribute { attr, .. } = &func.kind {
+                    yes |= matches!(attr.as_str(), "prepare" | "prepare_data_loader" | "setup_dataloaders");
+                }
+                if let Some(p) = prog.external(scope, func) {
+                    yes |= p.starts_with("accelerate.") || p.starts_with("lightning.fabric") || p == DET_LOADER;
+                }
+            }
+        }
+    });
+    yes
+}
+
+/// Whether a call to the external `path` draws random numbers, or builds a
+/// transform that draws them each time it runs.
+fn draws(path: &str) -> bool {
+    if let Some(rest) = path.strip_prefix("random.") {
+        return !matches!(rest, "seed" | "getstate" | "setstate" | "Random" | "SystemRandom");
+    }
+    if let Some(rest) = path.strip_prefix("numpy.random.") {
+        return !matches!(
+            rest,
+            "seed" | "get_state" | "set_state" | "default_rng" | "RandomState" | "Generator" | "SeedSequence"
+        );
+    }
+    random_transform(path)
+        || matches!(
+            path,
+            "torch.rand"
+                | "torch.randint"
+                | "torch.randn"
+                | "torch.randperm"
+                | "torch.bernoulli"
+                | "torch.multinomial"
+                | "torch.normal"
+        )
+}
+
+/// Whether `path` builds a transform that draws random numbers each time it
+/// is applied (where a dataset applies it: in the workers).
+fn random_transform(path: &str) -> bool {
+    let last = path.rsplit('.').next().unwrap_or(path);
+    if path.starts_with("torchvision.transforms.") {
+        return last.starts_with("Random")
+            || matches!(
+                last,
+                "ColorJitter" | "RandAugment" | "AutoAugment" | "TrivialAugmentWide" | "AugMix" | "ElasticTransform"
+            );
+    }
+    if path.starts_with("albumentations.") {
+        return last.starts_with("Random")
+            || last.ends_with("Flip")
+            || last == "ShiftScaleRotate"
+            || last == "ColorJitter";
+    }
+    path == "timm.data.create_transform"
+}
+
+/// Where the workers of a loader over `dataset` draw random numbers: the
+/// dataset's construction (its class's methods, its transforms), or, where
+/// that cannot be followed, a training-code dataset class that draws.
+fn workers_draw(prog: &Program, scope: Scope, dataset: &Expr) -> Option<DrawSite> {
+    let mut steps = STEPS;
+    let sources = prog.sources(scope, dataset);
+    let built = sources
+        .terms
+        .iter()
+        .any(|t| matches!(t.expr.kind, ExprKind::Call { .. }));
+    if let Some(d) = expr_draws(prog, scope, dataset, 0, &mut steps) {
+        return Some(d);
+    }
+    if sources.unknown || !built {
+        return any_dataset_draws(prog, &mut steps);
+    }
+    None
+}
+
+/// A random draw in `e` or in what it is built from (followed `depth`
+/// levels through names, calls and classes).
+fn expr_draws(prog: &Program, scope: Scope, e: &Expr, depth: u32, steps: &mut u32) -> Option<DrawSite> {
+    if depth > 3 || *steps == 0 {
+        return None;
+    }
+    let mut found = None;
+    let mut names: Vec<&Expr> = Vec::new();
+    // Each call, and whether it sits in a lambda (run where the value is
+    // applied: in the workers, for a transform).
+    let mut calls: Vec<(&Expr, bool)> = Vec::new();
+    let mut stack = Vec::new();
+    walk_expr(e, &mut stack, &mut |anc, node| {
+        let Node::Expr(x) = node else { return };
+        match &x.kind {
+            ExprKind::Call { .. } => {
+                let lambda = anc
+                    .iter()
+                    .any(|a| matches!(a, Anc::Expr(p) if matches!(p.kind, ExprKind::Lambda(_))));
+                calls.push((x, lambda));
+            }
+            ExprKind::Name(_) => {
+                // Not the callee of a call: that is asked about as the call.
+                let callee = matches!(anc.last(), Some(Anc::Expr(p)) if matches!(&p.kind, ExprKind::Call { func, .. } if std::ptr::eq(&**func, x)));
+                if !callee {
+                    names.push(x);
+                }
+            }
+            _ => {}
+        }
+    });
+    for (c, lambda) in calls {
+        *steps = steps.saturating_sub(1);
+        if *steps == 0 {
+            return None;
+        }
+        let ExprKind::Call { func, .. } = &c.kind else { continue };
+        match prog.callee(scope, func) {
+            // A draw while the dataset is built runs in the rank's process;
+            // a random transform built then, or a draw in a lambda, runs in
+            // the workers.
+            Callee::External(p) if random_transform(&p) || (lambda && draws(&p)) => {
+                found = Some(DrawSite {
+                    scope,
+                    span: c.span,
+                    what: excerpt(prog.text(scope.m).get(func.span.start..func.span.end).unwrap_or("")),
+                });
+            }
+            Callee::Class(k) => found = class_draws(prog, k, 0, steps),
+            Callee::Func(f) => {
+                found = scope_draws(prog, f.scope(), true, steps).or_else(|| {
+                    prog.returns(f)
+                        .into_iter()
+                        .find_map(|r| expr_draws(prog, f.scope(), r, depth + 1, steps))
+                });
+            }
+            _ => {}
+        }
+        if found.is_some() {
+            return found;
+        }
+    }
+    for n in names {
+        let s = prog.sources(scope, n);
+        for t in &s.terms {
+            if std::ptr::eq(t.expr, n) {
+                continue;
+            }
+            if let Some(d) = expr_draws(prog, t.scope, t.expr, depth + 1, steps) {
+                return Some(d);
+            }
+        }
+    }
+    None
+}
+
+/// A random draw in a function's body (not in the functions it calls);
+/// with `built_only`, only a random transform built there (a constructor
+/// runs in the rank's process, the transforms it builds in the workers).
+fn scope_draws(prog: &Program, scope: Scope, built_only: bool, steps: &mut u32) -> Option<DrawSite> {
+    let mut found = None;
+    prog.walk_exprs(scope, &mut |_, e| {
+        if found.is_some() || *steps == 0 {
+            return;
+        }
+        *steps -= 1;
+        let ExprKind::Call { func, .. } = &e.kind else { return };
+        if let Some(p) = prog.external(scope, func) {
+            if if built_only { random_transform(&p) } else { draws(&p) } {
+                found = Some(DrawSite {
+                    scope,
+                    span: e.span,
+                    what: excerpt(prog.text(scope.m).get(func.span.start..func.span.end).unwrap_or("")),
+                });
+            }
+        }
+    });
+    found
+}
+
+/// A random draw in a training-code class's methods or its bases'.
+fn class_draws(prog: &Program, k: ClassId, depth: u32, steps: &mut u32) -> Option<DrawSite> {
+    if depth > 3 {
+        return None;
+    }
+    let class = prog.class(k)?;
+    for s in &class.body {
+        if let StmtKind::FunctionDef(f) = s.kind {
+            let id = crate::training::program::FuncId { m: k.m, c: k.c, f };
+            // Construction runs in the rank's own process, not in a
+            // worker: only the random transforms it builds count.
+            let built_only = prog
+                .func(id)
+                .is_some_and(|x| matches!(x.name.as_str(), "__init__" | "__len__" | "__repr__"));
+            if let Some(d) = scope_draws(prog, id.scope(), built_only, steps) {
+                return Some(d);
+            }
+        }
+    }
+    prog.bases(k)
+        .into_iter()
+        .find_map(|b| class_draws(prog, b, depth + 1, steps))
+}
+
+/// A training-code dataset class (deriving from torch's `Dataset` or
+/// `IterableDataset`) whose methods draw random numbers.
+fn any_dataset_draws(prog: &Program, steps: &mut u32) -> Option<DrawSite> {
+    for k in prog.classes_mentioning(&["Dataset"]) {
+        if !prog.derives_from(k, &["torch.utils.data.Dataset", "torch.utils.data.IterableDataset"]) {
+            continue;
+        }
+        if let Some(d) = class_draws(prog, k, 0, steps) {
+            return Some(d);
+        }
+    }
+    None
+}
+
+fn report(
+    code: &Code<'_>,
+    out: &mut Sink<'_>,
+    (seed_scope, call, arg): (Scope, Span, Option<Span>),
+    (loader_scope, loader): (Scope, &Expr),
+    count: &[i64],
+    draw: &DrawSite,
+    world: runtime::World,
+) {
+    let prog = code.prog;
+    // `fix_random_seeds(args.seed)` → `torch.manual_seed(seed)`: the call
+    // that passes the seed in, where the one helper has one caller.
+    let (at_scope, at) = outer_call(code, seed_scope, arg).unwrap_or((seed_scope, call));
+    let seeding = excerpt(code.text(at_scope.m, at));
+    let value = arg
+        .and_then(|a| {
+            let mut v = None;
+            prog.walk_exprs(seed_scope, &mut |_, e| {
+                if e.span == a && v.is_none() {
+                    v = runtime::constant(prog, code.cfg, code.rt, seed_scope, e).and_then(|r| r.single().cloned());
+                }
+            });
+            v
+        })
+        .and_then(|c| match c {
+            Const::Int(i) => Some(format!(" (= {i})")),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let workers = match count {
+        [n] => format!("{n} workers"),
+        _ => "workers".to_string(),
+    };
+    let ranks = match world {
+        runtime::World::Ranks(Some(n)) => format!("all {n} ranks"),
+        _ => "every rank".to_string(),
+    };
+    let message = format!(
+        "`{seeding}` seeds torch's global RNG with the same value{value} on {ranks}, and the DataLoader with {workers} (no generator=, no worker_init_fn) draws each pass's worker base seed from it: worker k of every rank seeds torch, random and numpy alike, so what its dataset draws at random (`{}`) repeats across ranks",
+        draw.what
+    );
+    let d = out.at_loc(code.loc(at_scope.m, at), message);
+    if at != call || at_scope != seed_scope {
+        d.label(code.file(seed_scope.m), call, "seeds the global RNG with it");
+    }
+    d.label(
+        code.file(loader_scope.m),
+        loader.span,
+        "its workers' base seed is drawn from that RNG",
+    );
+    d.label(code.file(draw.scope.m), draw.span, "the workers draw here");
+    d.help("give the loader a generator of its own seeded per rank (`generator=torch.Generator().manual_seed(seed + rank)`), which leaves the model's initialisation alike on every rank; or add the rank to this seed where nothing needs the ranks to draw alike");
+}
+
+/// The one call site of the seeding helper around `call`, when the seed is
+/// the helper's parameter.
+fn outer_call(code: &Code<'_>, scope: Scope, arg: Option<Span>) -> Option<(Scope, Span)> {
+    let prog = code.prog;
+    let text = code.text(scope.m, arg?);
+    let f = scope.func()?;
+    let func = prog.func(f)?;
+    let index = func.params.iter().position(|p| p.name == text)?;
+    let sites = prog.call_sites(f);
+    let [(site_scope, site)] = sites.as_slice() else {
+        return None;
+    };
+    // The seed written at the call (`fix_random_seeds(args.seed)`), not
+    // a default or a `**kwargs` splat.
+    match prog.bind(f, site, index) {
+        crate::training::program::Bound::Given(_) => Some((*site_scope, site.span)),
+        _ => None,
+    }
+}
