@@ -147,6 +147,7 @@ pub mod rank_conditional_collective;
 mod rank_zero_ddp_forward;
 mod sampler_rng_base_seeds;
 mod sampler_rng_constant_generator;
+mod sampler_rng_dropped_generator;
 mod sampler_rng_hf_shuffle;
 pub mod sampler_rng_shared_across_ranks;
 mod sampler_rng_shuffled_list;

@@ -90,6 +90,12 @@ declare_rule! {
     /// `random_seed(seed, rank)`) and Lightning's `seed_everything(…,
     /// workers=True)` are left alone, and so is seeding in an `if __name__ ==
     /// "__main__":` block of a module the program imports rather than runs.
+    /// Last, a dropped generator: a function handed a `generator` (in
+    /// multi-rank code, or one that takes a `world_size`) that calls a helper
+    /// drawing with its own (`torch.randperm(n, generator=generator)`) but
+    /// passes it `generator=None` — LLaVA's per-modality shuffles inside the
+    /// length-grouped sampler — so that draw comes from each rank's global
+    /// RNG, not the generator the ranks keep in step (unsafe fix: pass it on).
     ///
     /// ## Example
     /// ```python
@@ -143,6 +149,8 @@ struct Hit<'p> {
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
+    // A function that splits by world size shows its ranks itself.
+    super::sampler_rng_dropped_generator::dropped_generators(&code, out);
     if !code.rt.distributed_somewhere() {
         return;
     }

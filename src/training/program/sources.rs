@@ -21,12 +21,7 @@ impl Program {
     /// [`Program::sources`], not following the local assignments `skip`
     /// says to leave out (given their function's scope and the value
     /// assigned): a binding on a branch the caller knows is not taken.
-    pub fn sources_skipping<'p>(
-        &'p self,
-        scope: Scope,
-        e: &'p Expr,
-        skip: Skip<'_>,
-    ) -> Sources<'p> {
+    pub fn sources_skipping<'p>(&'p self, scope: Scope, e: &'p Expr, skip: Skip<'_>) -> Sources<'p> {
         let mut out = Sources::default();
         let mut budget = Budget {
             skip: Some(skip),
