@@ -302,7 +302,26 @@ impl Program {
         // `def main(args)` its launcher calls as `main(params)`) raises
         // before the body runs: it binds nothing, where other calls do.
         let mut bound = 0;
-        for (scope, call) in sites {
+        // A call made in a module-level function that nothing in the program
+        // calls (a runner the package imports but no script runs) adds what
+        // it passes where that can be followed, and leaves the value alone
+        // where it cannot (its own parameters, bound by no call) while a
+        // call the program makes binds the parameter.
+        let idle = |scope: &Scope| {
+            scope.func().is_some_and(|g| {
+                g != f
+                    && self.class_of(g).is_none()
+                    && self
+                        .func(g)
+                        .is_some_and(|x| x.parent == crate::training::ast::Parent::Module)
+                    && self.call_sites(g).is_empty()
+            })
+        };
+        let (idle, live): (Vec<_>, Vec<_>) = sites.into_iter().partition(|(scope, _)| idle(scope));
+        let any_live = live
+            .iter()
+            .any(|(_, call)| !matches!(self.bind(f, call, index), Bound::Missing));
+        for (scope, call) in live {
             match self.bind(f, call, index) {
                 Bound::Given(e) => {
                     bound += 1;
@@ -314,6 +333,30 @@ impl Program {
                 }
                 Bound::Missing => {}
                 Bound::Unknown => out.unknown = true,
+            }
+        }
+        for (scope, call) in idle {
+            let (at, e) = match self.bind(f, call, index) {
+                Bound::Given(e) => (scope, e),
+                Bound::Default(d) => (def_scope, d),
+                Bound::Missing => continue,
+                Bound::Unknown => {
+                    out.unknown |= !any_live;
+                    continue;
+                }
+            };
+            if !any_live {
+                bound += 1;
+                self.go(at, e, proj.to_vec(), out, budget, seen, depth);
+                continue;
+            }
+            let mut own = Sources::default();
+            let mut own_seen = seen.clone();
+            self.go(at, e, proj.to_vec(), &mut own, budget, &mut own_seen, depth);
+            if !own.unknown {
+                bound += 1;
+                out.terms.extend(own.terms);
+                *seen = own_seen;
             }
         }
         if bound == 0 {

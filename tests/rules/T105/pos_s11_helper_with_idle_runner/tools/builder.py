@@ -1,0 +1,24 @@
+# stagec fixture: s11 pos_helper_with_idle_runner (the loader helper)
+# named: on the command line with main.py and tools/runner.py
+# expect:
+#   T105 at 20:9 the count comes from the one call a run makes, `run_net`'s (main's `args`,
+#        default 8); `tools/runner.py`'s `test_net` is called by nothing, and its `args` (bound
+#        by no call) does not make the count unknown.
+# ----
+import torch
+from torch.utils.data import DataLoader
+from torch.utils.data.distributed import DistributedSampler
+
+
+def dataset_builder(args, config):
+    dataset = torch.load(config.path)
+    shuffle = config.subset == "train"
+    sampler = DistributedSampler(dataset, shuffle=shuffle)
+    loader = DataLoader(
+        dataset,
+        batch_size=config.bs,
+        num_workers=int(args.num_workers),
+        drop_last=config.subset == "train",
+        sampler=sampler,
+    )
+    return sampler, loader
