@@ -73,7 +73,7 @@ use super::training_support::{code, excerpt, Code};
 use super::{Cx, Sink};
 use crate::source::Span;
 use crate::training::ast::{Arg, Expr, ExprKind, Stmt, StmtKind};
-use crate::training::program::{walk_stmt, Anc, Callee, FuncId, ModId, Node, Scope};
+use crate::training::program::{walk_stmt, Anc, Callee, FuncId, LocalDef, ModId, Node, Scope};
 use crate::training::runtime::{self, collective, mentions_rank, rank_kind, RankKind};
 
 /// The help for Lightning's `trainer.save_checkpoint` under a rank test.
@@ -111,6 +111,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             code: &code,
             ddp,
             atoms: Vec::new(),
+            same: Vec::new(),
             leaving: false,
             neutral: Vec::new(),
             exiting: &exiting,
@@ -143,6 +144,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             code: &code,
             ddp,
             atoms,
+            same: Vec::new(),
             leaving: false,
             neutral: Vec::new(),
             exiting: &exiting,
@@ -227,6 +229,9 @@ struct Counter<'c, 'p> {
     /// tests of branches that leave), each taken true or false by the bits
     /// of an assignment.
     atoms: Vec<(ModId, Span)>,
+    /// Other reads of an atom that is a parameter its function never
+    /// rebinds, with the atom's index: the same value, so the same bit.
+    same: Vec<((ModId, Span), usize)>,
     /// Leaving is modelled: a process exit (`sys.exit`, `os._exit`) ends
     /// the count, a loop runs its body more than once unless the rank
     /// leaves it, and a `raise` (an error path) is not followed.
@@ -291,6 +296,15 @@ impl Counter<'_, '_> {
         self.atoms.contains(&(scope.m, e.span))
     }
 
+    /// Whether a boolean test reads an atom again (`not collect_by_master`).
+    fn reads_atom(&self, scope: Scope, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::BoolOp { left, right, .. } => self.reads_atom(scope, left) || self.reads_atom(scope, right),
+            ExprKind::Not(x) => self.reads_atom(scope, x),
+            _ => self.same.iter().any(|(a, _)| *a == (scope.m, e.span)),
+        }
+    }
+
     /// The collectives `stmts` run for rank `r`; `None` when a rank
     /// condition cannot be decided.
     fn count(&self, scope: Scope, stmts: &[Stmt], r: i64, bits: u32, depth: u32) -> Option<(Counts, End)> {
@@ -324,7 +338,11 @@ impl Counter<'_, '_> {
                         && !self.has_collective(scope, orelse)
                         && !leave(body)
                         && !leave(orelse);
-                    if !inert && (mentions_rank(prog, scope, test) || self.is_atom(scope, test)) {
+                    if !inert
+                        && (mentions_rank(prog, scope, test)
+                            || self.is_atom(scope, test)
+                            || self.reads_atom(scope, test))
+                    {
                         let taken = self.eval(scope, test, r, bits)?;
                         let (c, end) = self.count(scope, if taken { body } else { orelse }, r, bits, depth)?;
                         add(&mut out, c, 1);
@@ -482,6 +500,7 @@ impl Counter<'_, '_> {
                     code: self.code,
                     ddp: self.ddp,
                     atoms: if self.leaving { self.atoms.clone() } else { Vec::new() },
+                    same: if self.leaving { self.same.clone() } else { Vec::new() },
                     leaving: self.leaving,
                     neutral: self.neutral.clone(),
                     exiting: self.exiting,
@@ -510,6 +529,9 @@ impl Counter<'_, '_> {
 
     fn value(&self, scope: Scope, e: &Expr, r: i64, bits: u32) -> Option<Val> {
         if let Some(i) = self.atoms.iter().position(|a| *a == (scope.m, e.span)) {
+            return Some(Val::Bool(bits & (1 << i) != 0));
+        }
+        if let Some((_, i)) = self.same.iter().find(|(a, _)| *a == (scope.m, e.span)) {
             return Some(Val::Bool(bits & (1 << i) != 0));
         }
         let prog = self.code.prog;
@@ -628,6 +650,41 @@ fn collect_atoms(code: &Code<'_>, scope: Scope, e: &Expr, out: &mut Vec<(ModId, 
             }
         }
     }
+}
+
+/// The other reads, in `scopes`, of the atoms that are a parameter their
+/// function never rebinds (`collect_by_master` in `if collect_by_master and
+/// rank != 0: return` and again in `if not collect_by_master:
+/// synchronize()`), each with its atom's index.
+fn same_reads(code: &Code<'_>, scopes: &[Scope], atoms: &[(ModId, Span)]) -> Vec<((ModId, Span), usize)> {
+    let prog = code.prog;
+    let mut out = Vec::new();
+    for s in scopes {
+        let Some(f) = s.func() else { continue };
+        let mut names: Vec<(Span, &str)> = Vec::new();
+        prog.walk_exprs(*s, &mut |_, e| {
+            if let ExprKind::Name(n) = &e.kind {
+                names.push((e.span, n.as_str()));
+            }
+        });
+        for (i, atom) in atoms.iter().enumerate() {
+            if atom.0 != s.m {
+                continue;
+            }
+            let Some((_, n)) = names.iter().find(|(span, _)| *span == atom.1) else {
+                continue;
+            };
+            if !matches!(prog.local_defs(f, n).as_slice(), [LocalDef::Param(_)]) {
+                continue;
+            }
+            for (span, other) in &names {
+                if other == n && *span != atom.1 && !atoms.contains(&(s.m, *span)) {
+                    out.push(((s.m, *span), i));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The names of training-code functions that run a collective directly
@@ -1015,10 +1072,12 @@ fn leaving_ranks(
     if atoms.len() > MAX_LEAVE_ATOMS {
         return;
     }
+    let same = same_reads(code, &scopes, &atoms);
     let counter = Counter {
         code,
         ddp,
         atoms,
+        same,
         leaving: true,
         neutral: Vec::new(),
         exiting,
@@ -1033,6 +1092,7 @@ fn leaving_ranks(
     let with_only = |keep: Option<*const Stmt>| Counter {
         neutral: all.iter().copied().filter(|p| Some(*p) != keep).collect(),
         atoms: counter.atoms.clone(),
+        same: counter.same.clone(),
         ..counter
     };
     if with_only(None).differ(scope).is_none_or(|d| !d.is_empty()) {

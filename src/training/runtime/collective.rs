@@ -163,6 +163,46 @@ pub fn collective_words(prog: &Program) -> Vec<String> {
     out
 }
 
+/// Whether the ranks of the job are MPI's, so that an MPI collective waits
+/// for them: the program starts no torch process group, or starts it where
+/// it reads MPI (guided-diffusion's `setup_dist` sets `RANK` from
+/// `MPI.COMM_WORLD`). A group started from torchrun's environment alone
+/// (`init_process_group(init_method="env://")` with no MPI beside it)
+/// runs each rank as an MPI world of its own, where `bcast` returns at
+/// once.
+fn mpi_world_is_the_jobs(prog: &Program) -> bool {
+    let needles = ["init_process_group"];
+    let mut inits = 0;
+    for m in prog.code_modules() {
+        let chunks: Vec<u32> = prog.chunks_mentioning(m, &needles).collect();
+        for c in chunks {
+            for scope in prog.scopes(m, c) {
+                let (mut init, mut mpi) = (false, false);
+                prog.walk_exprs(scope, &mut |_, e| match &e.kind {
+                    ExprKind::Call { func, .. }
+                        if prog
+                            .external(scope, func)
+                            .is_some_and(|p| p == "torch.distributed.init_process_group") =>
+                    {
+                        init = true
+                    }
+                    ExprKind::Name(_) | ExprKind::Attribute { .. }
+                        if prog.external(scope, e).is_some_and(|p| p.starts_with("mpi4py")) =>
+                    {
+                        mpi = true
+                    }
+                    _ => {}
+                });
+                if init && mpi {
+                    return true;
+                }
+                inits += usize::from(init);
+            }
+        }
+    }
+    inits == 0
+}
+
 /// A collective operation: its kind (what must match across ranks) and
 /// how to name it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -213,7 +253,7 @@ pub fn collective(prog: &Program, scope: Scope, call: &Expr, ddp: bool) -> Optio
         if let Some(name) = path.strip_prefix("mpi4py.MPI.") {
             // `MPI.COMM_WORLD.bcast(x)`, `comm.bcast(x)` with `comm = MPI.COMM_WORLD`.
             if let Some((_, method)) = name.rsplit_once('.') {
-                if MPI_COLLECTIVES.contains(&method) {
+                if MPI_COLLECTIVES.contains(&method) && mpi_world_is_the_jobs(prog) {
                     return Some(Collective {
                         kind: format!("mpi.{}", method.to_ascii_lowercase()),
                         label: label(),

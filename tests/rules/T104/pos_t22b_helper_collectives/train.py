@@ -3,9 +3,9 @@
 #          resources.slots_per_trial: 4
 # runtime: torch.distributed with an MPI side channel; the collectives hide in helpers
 # expect:
-#   T104 at 38:30 comm_utils.fetch_blob() runs MPI.COMM_WORLD.bcast, but only the chief
-#        (comm_utils.is_chief(): `not dist.is_initialized() or dist.get_rank() == 0`) calls it:
-#        rank 0 waits in the broadcast for ranks that never join.
+#   (Not at 38:30: comm_utils.fetch_blob() runs MPI.COMM_WORLD.bcast and only the chief calls
+#   it, but the launcher is torchrun, with no MPI to start the ranks: each rank is an MPI world
+#   of its own and the broadcast returns at once. pos_s11_mpi_launched_load has the ranks MPI's.)
 #   T104 at 49:9 push_weights() runs dist.broadcast per parameter, only where
 #        `args.local_rank <= 0`: the other local ranks never join.
 #   T104 at 59:25 mean_loss() (same file) all-reduces, only where `comm_utils.world_rank() == 0`.
