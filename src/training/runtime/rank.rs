@@ -354,6 +354,12 @@ pub(super) fn depends_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) -> 
             }
             continue;
         }
+        // `seed += self.rank` before the seed is used.
+        if let ExprKind::Name(n) = &x.kind {
+            if scope.func().is_some() && aug_assigned_from_rank(prog, scope, n, depth) {
+                return true;
+            }
+        }
         let s = prog.sources(scope, x);
         for t in &s.terms {
             // `fabric.global_rank` passed as an argument: its origin is the
@@ -368,6 +374,20 @@ pub(super) fn depends_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) -> 
         }
     }
     false
+}
+
+/// Whether function scope `scope` adds something rank-dependent to local
+/// `name` in place (`seed += self.rank`).
+fn aug_assigned_from_rank(prog: &Program, scope: Scope, name: &str, depth: u32) -> bool {
+    let mut values: Vec<&Expr> = Vec::new();
+    prog.walk_stmts(scope, &mut |_, st| {
+        if let StmtKind::AugAssign { target, value, .. } = &st.kind {
+            if matches!(&target.kind, ExprKind::Name(t) if t == name) {
+                values.push(value);
+            }
+        }
+    });
+    values.into_iter().any(|v| depends_at(prog, scope, v, depth + 1))
 }
 
 /// Whether a statement or expression (its ancestors `anc`) sits on the

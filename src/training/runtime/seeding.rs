@@ -49,13 +49,40 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
         ],
     );
     let mut first = None;
+    let mut first_reached = false;
     for (scope, anc, call, path) in &seed_calls {
         if !within(scope.m) || in_worker_init(prog, *scope) {
             continue;
         }
+        // A seeding helper only other programs call (`npu_config.seed_everything`,
+        // called by another training script of the package).
+        if let Some(f) = scope.func() {
+            let sites = prog.call_sites(f);
+            if !sites.is_empty() && !sites.iter().any(|(s, _)| within(s.m)) {
+                continue;
+            }
+            // A method of an object another module holds (`npu_config =
+            // NPUConfig()`), whose calls are not resolved: called by name
+            // only in other programs (a method nothing names, such as a
+            // trial's, is called by its framework).
+            if sites.is_empty() && prog.class_of(f).is_some() {
+                let elsewhere = prog.func(f).is_some_and(|x| {
+                    !called_by_name(prog, &x.name, &within) && called_by_name(prog, &x.name, &|m| !within(m))
+                });
+                if elsewhere {
+                    continue;
+                }
+            }
+        }
         // A module's `if __name__ == "__main__":` block runs only in the
         // program the module starts.
         if in_main_guard(anc) && prog.scripts(scope.m) & bit == 0 {
+            continue;
+        }
+        // Seeded in the launcher before `mp.spawn(train, …)` starts the
+        // ranks: each rank is a fresh interpreter whose torch RNG starts
+        // from its own random seed, not this one.
+        if launches_fresh_ranks(prog, *scope) {
             continue;
         }
         let ExprKind::Call { args, .. } = &call.kind else {
@@ -78,7 +105,12 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
         {
             return Seeding::NotIdentical;
         }
-        if first.is_none() {
+        // A call the program is seen to reach (module level, or a function
+        // something in the program calls) wins over one in a function
+        // nothing calls (a package's unused `set_random_seed`).
+        let reached = scope.func().is_none_or(|f| !prog.call_sites(f).is_empty());
+        if first.is_none() || (reached && !first_reached) {
+            first_reached = reached;
             first = Some(Seeding::Call {
                 scope: *scope,
                 call: call.span,
@@ -94,6 +126,58 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
         None if trial => Seeding::Trial,
         None => Seeding::NotIdentical,
     }
+}
+
+/// Whether some module `within` the program calls a function or method
+/// named `name` (`obj.name(…)`, `name(…)`).
+fn called_by_name(prog: &Program, name: &str, within: &dyn Fn(ModId) -> bool) -> bool {
+    let needles = [name];
+    for m in prog.code_modules().filter(|m| within(*m)) {
+        let chunks: Vec<u32> = prog.chunks_mentioning(m, &needles).collect();
+        for c in chunks {
+            for scope in prog.scopes(m, c) {
+                let mut found = false;
+                prog.walk_exprs(scope, &mut |_, e| {
+                    if let ExprKind::Call { func, .. } = &e.kind {
+                        found |= match &func.kind {
+                            ExprKind::Attribute { attr, .. } => attr == name,
+                            ExprKind::Name(n) => n == name,
+                            _ => false,
+                        };
+                    }
+                });
+                if found {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Whether `scope` (or, for a seeding helper, each function calling it)
+/// starts the ranks as new interpreters: `torch.multiprocessing.spawn`, or
+/// `start_processes` with its default start method.
+fn launches_fresh_ranks(prog: &Program, scope: Scope) -> bool {
+    let spawns_here = |s: Scope| {
+        let mut found = false;
+        prog.walk_exprs(s, &mut |_, e| {
+            if !found && prog.spawns(s, e) {
+                let ExprKind::Call { args, .. } = &e.kind else { return };
+                found = kw(args, "start_method").is_none_or(|m| matches!(&m.kind, ExprKind::Str(x) if x == "spawn"));
+            }
+        });
+        found
+    };
+    if scope.func().is_none() {
+        return false;
+    }
+    if spawns_here(scope) {
+        return true;
+    }
+    let Some(f) = scope.func() else { return false };
+    let sites = prog.call_sites(f);
+    !sites.is_empty() && sites.len() <= 4 && sites.iter().all(|(s, _)| s.func().is_some() && spawns_here(*s))
 }
 
 /// Whether `scope` is a loader worker's init function by its parameters
