@@ -422,7 +422,10 @@ pub(super) fn distributed_test(prog: &Program, scope: Scope, e: &Expr) -> Option
                 ExprKind::Attribute { attr, .. } => attr.as_str(),
                 _ => return None,
             };
-            (name == "is_initialized" || name == "is_dist_avail_and_initialized" || name == "is_distributed")
+            (name == "is_initialized"
+                || name == "is_available"
+                || name == "is_dist_avail_and_initialized"
+                || name == "is_distributed")
                 .then_some(true)
         }
         ExprKind::Compare { left, rest } => {
