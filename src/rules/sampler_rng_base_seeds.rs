@@ -21,7 +21,7 @@
 
 use super::sampler_rng_shared_across_ranks::live;
 use super::sampler_rng_workers::{alike, worker_loaders, LoaderCall};
-use super::training_support::{excerpt, Code, DET_LOADER};
+use super::training_support::{draws_random, excerpt, Code, DET_LOADER};
 use super::Sink;
 use crate::source::Span;
 use crate::training::ast::{Expr, ExprKind, StmtKind};
@@ -195,26 +195,7 @@ fn sharded_for_you<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loader: &
 /// Whether a call to the external `path` draws random numbers, or builds a
 /// transform that draws them each time it runs.
 fn draws(path: &str) -> bool {
-    if let Some(rest) = path.strip_prefix("random.") {
-        return !matches!(rest, "seed" | "getstate" | "setstate" | "Random" | "SystemRandom");
-    }
-    if let Some(rest) = path.strip_prefix("numpy.random.") {
-        return !matches!(
-            rest,
-            "seed" | "get_state" | "set_state" | "default_rng" | "RandomState" | "Generator" | "SeedSequence"
-        );
-    }
-    random_transform(path)
-        || matches!(
-            path,
-            "torch.rand"
-                | "torch.randint"
-                | "torch.randn"
-                | "torch.randperm"
-                | "torch.bernoulli"
-                | "torch.multinomial"
-                | "torch.normal"
-        )
+    draws_random(path) || random_transform(path)
 }
 
 /// Whether `path` builds a transform that draws random numbers each time it

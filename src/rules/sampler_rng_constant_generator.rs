@@ -213,17 +213,7 @@ fn draws_random_elsewhere(code: &Code<'_>, scope: Scope) -> bool {
                     }
                     let ExprKind::Call { func, .. } = &e.kind else { return };
                     if let Some(p) = prog.external(s, func) {
-                        hit = (p.starts_with("random.") && p != "random.seed")
-                            || (p.starts_with("numpy.random.") && p != "numpy.random.seed")
-                            || matches!(
-                                p.as_str(),
-                                "torch.rand"
-                                    | "torch.randint"
-                                    | "torch.randn"
-                                    | "torch.randperm"
-                                    | "torch.bernoulli"
-                                    | "torch.multinomial"
-                            );
+                        hit = super::training_support::draws_random(&p);
                     }
                 });
                 if hit {

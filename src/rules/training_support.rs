@@ -558,3 +558,28 @@ pub(crate) fn feeds_training(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loa
     });
     training
 }
+
+/// Whether a call to the external `path` draws random numbers from a global
+/// or module-level RNG (`random.randint`, `np.random.rand`, `torch.randperm`),
+/// not seeds, saves or builds one.
+pub(crate) fn draws_random(path: &str) -> bool {
+    if let Some(rest) = path.strip_prefix("random.") {
+        return !matches!(rest, "seed" | "getstate" | "setstate" | "Random" | "SystemRandom");
+    }
+    if let Some(rest) = path.strip_prefix("numpy.random.") {
+        return !matches!(
+            rest,
+            "seed" | "get_state" | "set_state" | "default_rng" | "RandomState" | "Generator" | "SeedSequence"
+        );
+    }
+    matches!(
+        path,
+        "torch.rand"
+            | "torch.randint"
+            | "torch.randn"
+            | "torch.randperm"
+            | "torch.bernoulli"
+            | "torch.multinomial"
+            | "torch.normal"
+    )
+}
