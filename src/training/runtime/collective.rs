@@ -9,29 +9,46 @@ pub fn data_parallel_model(prog: &Program, runtime: &Runtime) -> bool {
     if !runtime.trials.is_empty() || runtime.unlaunched_trial.is_some() {
         return true;
     }
-    let needles = [
-        "DistributedDataParallel",
-        "DDP",
-        "FullyShardedDataParallel",
-        "FSDP",
-        "fully_shard",
-        "DistributedOptimizer",
-        "deepspeed",
-        "prepare",
-    ];
-    any_call(prog, &needles, |p| {
-        matches!(
-            p,
-            "torch.nn.parallel.DistributedDataParallel"
-                // apex's all-reduces the gradients in backward too.
-                | "apex.parallel.DistributedDataParallel"
-                | "torch.distributed.fsdp.FullyShardedDataParallel"
-                | "torch.distributed.fsdp.fully_shard"
-                | "torch.distributed._composable.fsdp.fully_shard"
-                | "horovod.DistributedOptimizer"
-                | "deepspeed.initialize"
-        )
-    })
+    any_call(prog, &WRAP_WORDS, wraps)
+}
+
+/// Whether a model is wrapped for data parallelism in a program module `m`
+/// runs in: a module of one of `m`'s programs (or of none) wraps one, or no
+/// module wraps any (the evidence is then a Determined trial's). A script
+/// checked in the same run as another that wraps in DDP (a repository of
+/// examples checked whole) is not wrapped by it.
+fn wrapped_where(prog: &Program, m: ModId) -> bool {
+    let bits = prog.programs(m);
+    bits == 0
+        || super::any_call_in(prog, &WRAP_WORDS, wraps, &|x| {
+            prog.programs(x) == 0 || prog.programs(x) & bits != 0
+        })
+        || !any_call(prog, &WRAP_WORDS, wraps)
+}
+
+const WRAP_WORDS: [&str; 8] = [
+    "DistributedDataParallel",
+    "DDP",
+    "FullyShardedDataParallel",
+    "FSDP",
+    "fully_shard",
+    "DistributedOptimizer",
+    "deepspeed",
+    "prepare",
+];
+
+fn wraps(p: &str) -> bool {
+    matches!(
+        p,
+        "torch.nn.parallel.DistributedDataParallel"
+            // apex's all-reduces the gradients in backward too.
+            | "apex.parallel.DistributedDataParallel"
+            | "torch.distributed.fsdp.FullyShardedDataParallel"
+            | "torch.distributed.fsdp.fully_shard"
+            | "torch.distributed._composable.fsdp.fully_shard"
+            | "horovod.DistributedOptimizer"
+            | "deepspeed.initialize"
+    )
 }
 
 pub(super) const DIST_COLLECTIVES: &[&str] = &[
@@ -294,10 +311,12 @@ pub fn collective(prog: &Program, scope: Scope, call: &Expr, ddp: bool) -> Optio
         _ => None,
     };
     match attr.as_str() {
-        "backward" if positional == 0 && ddp && training_step(prog, scope) => Some(Collective {
-            kind: "backward".into(),
-            label: label(),
-        }),
+        "backward" if positional == 0 && ddp && training_step(prog, scope) && wrapped_where(prog, scope.m) => {
+            Some(Collective {
+                kind: "backward".into(),
+                label: label(),
+            })
+        }
         "backward" if positional >= 1 && is_engine_like(prog, scope, recv) => Some(Collective {
             kind: "backward".into(),
             label: label(),

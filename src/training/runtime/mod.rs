@@ -602,7 +602,12 @@ pub fn any_call(prog: &Program, needles: &[&str], pred: impl Fn(&str) -> bool) -
 }
 
 /// [`any_call`] in the modules `which` accepts.
-fn any_call_in(prog: &Program, needles: &[&str], pred: impl Fn(&str) -> bool, which: &dyn Fn(ModId) -> bool) -> bool {
+pub(super) fn any_call_in(
+    prog: &Program,
+    needles: &[&str],
+    pred: impl Fn(&str) -> bool,
+    which: &dyn Fn(ModId) -> bool,
+) -> bool {
     for m in prog.code_modules().filter(|m| which(*m)) {
         let chunks: Vec<u32> = prog.chunks_mentioning(m, needles).collect();
         for c in chunks {
