@@ -334,6 +334,10 @@ pub struct Program {
     /// The names modules import an object under where they rename it
     /// (`from train import main as run`: `main` → `run`), found once.
     renamed: OnceLock<HashMap<String, Vec<String>>>,
+    /// Yes/no facts about the whole program that checks ask at each call
+    /// they look at (whether its MPI collectives are the job's, whether a
+    /// program wraps a model), keyed by the question and a program mask.
+    facts: Mutex<HashMap<(&'static str, u64), bool>>,
 }
 
 impl std::fmt::Debug for Program {
@@ -403,6 +407,7 @@ impl Program {
             bound: Mutex::new(HashMap::default()),
             externals: Vec::new(),
             renamed: OnceLock::new(),
+            facts: Mutex::new(HashMap::default()),
         };
         program.externals = program.files.iter().map(|_| OnceLock::new()).collect();
         program.tables = (0..program.files.len() as ModId)
@@ -477,6 +482,38 @@ impl Program {
     }
 
     /// The chunks of module `m` whose text mentions any of `needles`.
+    /// The answer to `question` (for the programs in `mask`), worked out by
+    /// `answer` the first time it is asked.
+    pub fn fact(&self, question: &'static str, mask: u64, answer: impl FnOnce() -> bool) -> bool {
+        if let Some(known) = self.facts.lock().ok().and_then(|m| m.get(&(question, mask)).copied()) {
+            return known;
+        }
+        let found = answer();
+        if let Ok(mut m) = self.facts.lock() {
+            m.insert((question, mask), found);
+        }
+        found
+    }
+
+    /// Whether `test` holds for some scope of a chunk that mentions one of
+    /// `needles`, in the code modules `which` accepts.
+    pub fn any_scope(
+        &self,
+        needles: &[&str],
+        which: &dyn Fn(ModId) -> bool,
+        test: &mut dyn FnMut(Scope) -> bool,
+    ) -> bool {
+        for m in self.code_modules().filter(|m| which(*m)) {
+            let chunks: Vec<u32> = self.chunks_mentioning(m, needles).collect();
+            for c in chunks {
+                if self.scopes(m, c).into_iter().any(&mut *test) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
     pub fn chunks_mentioning<'a>(&'a self, m: ModId, needles: &'a [&'a str]) -> impl Iterator<Item = u32> + 'a {
         (0..self.chunk_count(m)).filter(move |c| self.parsed(m).is_some_and(|p| p.chunk_mentions(*c as usize, needles)))
     }

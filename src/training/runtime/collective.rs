@@ -20,10 +20,12 @@ pub fn data_parallel_model(prog: &Program, runtime: &Runtime) -> bool {
 fn wrapped_where(prog: &Program, m: ModId) -> bool {
     let bits = prog.programs(m);
     bits == 0
-        || super::any_call_in(prog, &WRAP_WORDS, wraps, &|x| {
-            prog.programs(x) == 0 || prog.programs(x) & bits != 0
+        || prog.fact("wrapped in program", bits, || {
+            super::any_call_in(prog, &WRAP_WORDS, wraps, &|x| {
+                prog.programs(x) == 0 || prog.programs(x) & bits != 0
+            })
         })
-        || !any_call(prog, &WRAP_WORDS, wraps)
+        || !prog.fact("wrapped anywhere", 0, || any_call(prog, &WRAP_WORDS, wraps))
 }
 
 const WRAP_WORDS: [&str; 8] = [
@@ -188,36 +190,30 @@ pub fn collective_words(prog: &Program) -> Vec<String> {
 /// runs each rank as an MPI world of its own, where `bcast` returns at
 /// once.
 fn mpi_world_is_the_jobs(prog: &Program) -> bool {
-    let needles = ["init_process_group"];
-    let mut inits = 0;
-    for m in prog.code_modules() {
-        let chunks: Vec<u32> = prog.chunks_mentioning(m, &needles).collect();
-        for c in chunks {
-            for scope in prog.scopes(m, c) {
-                let (mut init, mut mpi) = (false, false);
-                prog.walk_exprs(scope, &mut |_, e| match &e.kind {
-                    ExprKind::Call { func, .. }
-                        if prog
-                            .external(scope, func)
-                            .is_some_and(|p| p == "torch.distributed.init_process_group") =>
-                    {
-                        init = true
-                    }
-                    ExprKind::Name(_) | ExprKind::Attribute { .. }
-                        if prog.external(scope, e).is_some_and(|p| p.starts_with("mpi4py")) =>
-                    {
-                        mpi = true
-                    }
-                    _ => {}
-                });
-                if init && mpi {
-                    return true;
+    prog.fact("MPI starts the ranks", 0, || {
+        let mut inits = 0;
+        let beside_mpi = prog.any_scope(&["init_process_group"], &|_| true, &mut |scope| {
+            let (mut init, mut mpi) = (false, false);
+            prog.walk_exprs(scope, &mut |_, e| match &e.kind {
+                ExprKind::Call { func, .. }
+                    if prog
+                        .external(scope, func)
+                        .is_some_and(|p| p == "torch.distributed.init_process_group") =>
+                {
+                    init = true
                 }
-                inits += usize::from(init);
-            }
-        }
-    }
-    inits == 0
+                ExprKind::Name(_) | ExprKind::Attribute { .. }
+                    if prog.external(scope, e).is_some_and(|p| p.starts_with("mpi4py")) =>
+                {
+                    mpi = true
+                }
+                _ => {}
+            });
+            inits += usize::from(init);
+            init && mpi
+        });
+        beside_mpi || inits == 0
+    })
 }
 
 /// A collective operation: its kind (what must match across ranks) and

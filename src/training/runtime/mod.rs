@@ -570,29 +570,21 @@ fn core_distributed(e: &Expr) -> bool {
 
 /// Whether some expression of the modules `which` accepts (in chunks
 /// mentioning one of `needles`) satisfies `pred`.
-fn any_expr_in(
+pub(super) fn any_expr_in(
     prog: &Program,
     needles: &[&str],
     pred: &dyn Fn(Scope, &Expr) -> bool,
     which: &dyn Fn(ModId) -> bool,
 ) -> bool {
-    for m in prog.code_modules().filter(|m| which(*m)) {
-        let chunks: Vec<u32> = prog.chunks_mentioning(m, needles).collect();
-        for c in chunks {
-            for scope in prog.scopes(m, c) {
-                let mut hit = false;
-                prog.walk_exprs(scope, &mut |_, e| {
-                    if !hit && pred(scope, e) {
-                        hit = true;
-                    }
-                });
-                if hit {
-                    return true;
-                }
+    prog.any_scope(needles, which, &mut |scope| {
+        let mut hit = false;
+        prog.walk_exprs(scope, &mut |_, e| {
+            if !hit && pred(scope, e) {
+                hit = true;
             }
-        }
-    }
-    false
+        });
+        hit
+    })
 }
 
 /// Whether some call of the training code resolves to an external path
@@ -608,28 +600,18 @@ pub(super) fn any_call_in(
     pred: impl Fn(&str) -> bool,
     which: &dyn Fn(ModId) -> bool,
 ) -> bool {
-    for m in prog.code_modules().filter(|m| which(*m)) {
-        let chunks: Vec<u32> = prog.chunks_mentioning(m, needles).collect();
-        for c in chunks {
-            for scope in prog.scopes(m, c) {
-                let mut hit = false;
-                prog.walk_exprs(scope, &mut |_, e| {
-                    if hit {
-                        return;
-                    }
-                    if let ExprKind::Call { func, args, .. } = &e.kind {
-                        if let Some(p) = prog.external(scope, func) {
-                            hit = pred(&p) && !one_device(&p, args);
-                        }
-                    }
-                });
-                if hit {
-                    return true;
-                }
-            }
-        }
-    }
-    false
+    any_expr_in(
+        prog,
+        needles,
+        &|scope, e| {
+            let ExprKind::Call { func, args, .. } = &e.kind else {
+                return false;
+            };
+            prog.external(scope, func)
+                .is_some_and(|p| pred(&p) && !one_device(&p, args))
+        },
+        which,
+    )
 }
 
 /// A Lightning `Fabric(devices=1)`: one process, whatever else it sets.

@@ -131,28 +131,17 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
 /// Whether some module `within` the program calls a function or method
 /// named `name` (`obj.name(…)`, `name(…)`).
 fn called_by_name(prog: &Program, name: &str, within: &dyn Fn(ModId) -> bool) -> bool {
-    let needles = [name];
-    for m in prog.code_modules().filter(|m| within(*m)) {
-        let chunks: Vec<u32> = prog.chunks_mentioning(m, &needles).collect();
-        for c in chunks {
-            for scope in prog.scopes(m, c) {
-                let mut found = false;
-                prog.walk_exprs(scope, &mut |_, e| {
-                    if let ExprKind::Call { func, .. } = &e.kind {
-                        found |= match &func.kind {
-                            ExprKind::Attribute { attr, .. } => attr == name,
-                            ExprKind::Name(n) => n == name,
-                            _ => false,
-                        };
-                    }
-                });
-                if found {
-                    return true;
-                }
-            }
+    let named = |_: Scope, e: &Expr| {
+        let ExprKind::Call { func, .. } = &e.kind else {
+            return false;
+        };
+        match &func.kind {
+            ExprKind::Attribute { attr, .. } => attr == name,
+            ExprKind::Name(n) => n == name,
+            _ => false,
         }
-    }
-    false
+    };
+    super::any_expr_in(prog, &[name], &named, within)
 }
 
 /// Whether `scope` (or, for a seeding helper, each function calling it)
