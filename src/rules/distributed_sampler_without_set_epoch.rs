@@ -295,8 +295,10 @@ fn caller_loop<'p>(code: &Code<'p>, f: FuncId, depth: u32) -> Option<(Scope, &'p
         let Some(anc) = code.prog.ancestors_of(s, call) else {
             continue;
         };
+        // A loop that calls it at each pass (not one that iterates what a
+        // single call returns, `for b in logger.log_every(loader, …)`).
         let hit = anc.iter().rev().find_map(|a| match a {
-            Anc::Stmt(st) if matches!(st.kind, StmtKind::For { .. } | StmtKind::While { .. }) => Some(*st),
+            Anc::Stmt(st) if st.repeats(call.span) => Some(*st),
             _ => None,
         });
         if let Some(st) = hit {

@@ -525,6 +525,14 @@ fn skipped<'p>(
                 if call.span.start > first_raising_call(code, scope, s, caught).unwrap_or(usize::MAX) {
                     return Some((exc, "jumps past the rest of the try block".into(), cs, call, c));
                 }
+                if raises_then_collective(code, scope, call, caught, ddp, 1) {
+                    let name = match &call.kind {
+                        ExprKind::Call { func, .. } => code.text(scope.m, func.span),
+                        _ => "",
+                    };
+                    let exit = format!("leaves `{}` part-way when it raises there", excerpt(name));
+                    return Some((exc, exit, cs, call, c));
+                }
             }
             continue;
         }
@@ -551,6 +559,84 @@ fn skipped<'p>(
         }
     }
     None
+}
+
+/// Whether `call`, a call into a function of the training code that leads
+/// to a collective, runs something that can raise `caught` before a
+/// collective of its own (`evaluate_loop(…)` whose loop evaluates between
+/// two barriers): an error there leaves this rank out of the rest. Calls
+/// that cannot fail in practice (`range`, `len`, `print`, …) do not count;
+/// helpers it calls are followed the same way, `depth` more calls deep.
+fn raises_then_collective(code: &Code<'_>, scope: Scope, call: &Expr, caught: Caught, ddp: bool, depth: u32) -> bool {
+    const SAFE: &[&str] = &[
+        "builtins.range",
+        "builtins.len",
+        "builtins.enumerate",
+        "builtins.zip",
+        "builtins.print",
+        "builtins.isinstance",
+        "builtins.hasattr",
+        "builtins.min",
+        "builtins.max",
+        "builtins.str",
+        "builtins.bool",
+    ];
+    let prog = code.prog;
+    let ExprKind::Call { func, .. } = &call.kind else {
+        return false;
+    };
+    if runtime::collective(prog, scope, call, ddp).is_some() {
+        return false;
+    }
+    let crate::training::program::Callee::Func(f) = prog.callee(scope, func) else {
+        return false;
+    };
+    let fs = f.scope();
+    // The calls of its body in source order: where each collective starts,
+    // where each call that can raise ends.
+    let mut calls: Vec<&Expr> = Vec::new();
+    let mut stack = Vec::new();
+    for st in prog.body(fs) {
+        walk_stmt(st, &mut stack, &mut |_, n| {
+            if let Node::Expr(e) = n {
+                if matches!(e.kind, ExprKind::Call { .. }) {
+                    calls.push(e);
+                }
+            }
+        });
+    }
+    let mut collectives: Vec<usize> = Vec::new();
+    let mut raising: Vec<usize> = Vec::new();
+    for e in calls {
+        let ExprKind::Call { func: g, .. } = &e.kind else {
+            continue;
+        };
+        if runtime::collective(prog, fs, e, ddp).is_some() {
+            collectives.push(e.span.start);
+            continue;
+        }
+        if let crate::training::program::Callee::Func(h) = prog.callee(fs, g) {
+            let hs = h.scope();
+            if first_collective(prog, hs, prog.body(hs), ddp, 1).is_some() {
+                if depth > 0 && raises_then_collective(code, fs, e, caught, ddp, depth - 1) {
+                    return true;
+                }
+                collectives.push(e.span.start);
+                continue;
+            }
+        }
+        if prog.external(fs, g).is_some_and(|p| SAFE.contains(&p.as_str())) {
+            continue;
+        }
+        let can = match caught {
+            Caught::Broad | Caught::Runtime | Caught::Data => true,
+            Caught::Io => io_call(code, fs, e),
+        };
+        if can {
+            raising.push(e.span.end);
+        }
+    }
+    raising.iter().any(|r| collectives.iter().any(|c| c > r))
 }
 
 /// I/O calls an `OSError` comes from.

@@ -427,9 +427,21 @@ pub(crate) fn trains(code: &Code<'_>, scope: Scope, st: &Stmt) -> bool {
         return true;
     }
     // A generator handing the batches on (`while True: for b in loader:
-    // yield b`): it trains where what it yields is consumed.
-    match (scope.func(), &target.kind) {
-        (Some(f), ExprKind::Name(name)) if yields_name(body, name) => generator_trains(code, f),
+    // yield b`, also `for i, b in enumerate(loader): yield b`): it trains
+    // where what it yields is consumed.
+    let names: Vec<&str> = match &target.kind {
+        ExprKind::Name(name) => vec![name.as_str()],
+        ExprKind::Tuple(items) => items
+            .iter()
+            .filter_map(|x| match &x.kind {
+                ExprKind::Name(n) => Some(n.as_str()),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    match scope.func() {
+        Some(f) if names.iter().any(|n| yields_name(body, n)) => generator_trains(code, f),
         _ => false,
     }
 }

@@ -180,6 +180,19 @@ pub struct Stmt {
     pub kind: StmtKind,
 }
 
+impl Stmt {
+    /// Whether this statement is a loop that runs the code at `at` (a span
+    /// inside it) more than once: a `while`'s test and body, a `for`'s body
+    /// — not the `for`'s iterable, evaluated once before the first pass.
+    pub fn repeats(&self, at: Span) -> bool {
+        match &self.kind {
+            StmtKind::While { .. } => true,
+            StmtKind::For { iter, .. } => !(iter.span.start <= at.start && at.end <= iter.span.end),
+            _ => false,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum StmtKind {
     Expr(Expr),
