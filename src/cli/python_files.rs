@@ -167,15 +167,26 @@ pub(crate) fn narrow(checked: Vec<(Compiled, &[String])>, reported: &[Compiled])
     }
     let mut results = Vec::new();
     for (c, names) in checked {
+        // What this compilation reports is checked against the earlier
+        // ones only: two findings of one rule at one place (two loaders
+        // sharing the `**kwargs` that sets their workers) both stand.
+        let mut mine: Vec<(String, usize, usize, &'static str)> = Vec::new();
         for name in names {
             let Some((id, _)) = c.sources.iter().find(|(_, s)| s.name == *name) else {
                 continue;
             };
             let mut one = c.clone();
-            one.diagnostics
-                .retain(|d| d.file == id && seen.insert((name.clone(), d.span.start, d.span.end, d.code)));
+            one.diagnostics.retain(|d| {
+                let key = (name.clone(), d.span.start, d.span.end, d.code);
+                let keep = d.file == id && !seen.contains(&key);
+                if keep {
+                    mine.push(key);
+                }
+                keep
+            });
             results.push(one);
         }
+        seen.extend(mine);
     }
     results
 }

@@ -233,11 +233,20 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             } else {
                 host
             };
-            hits.push((workers, persistent, host));
+            hits.push((workers, persistent, host, e.span));
         });
-        for (workers, persistent, host) in hits {
+        for (workers, persistent, host, loader) in hits {
             let edit = persistent_edit(&code, &workers, persistent.as_ref(), "persistent_workers");
-            report(&code, cx, out, &workers, edit, host);
+            let d = report(&code, cx, out, &workers, edit, host);
+            // A count written elsewhere (a `**kwargs` dict two loaders
+            // share): which loader this finding is about.
+            if let Some(d) = d {
+                if !(loader.start <= workers.span.start && workers.span.end <= loader.end) {
+                    let head = code.text(scope.m, loader).lines().next().unwrap_or("").trim_end();
+                    let at = crate::source::Span::new(loader.start, loader.start + head.len());
+                    d.label(code.file(scope.m), at, "the loader these workers serve");
+                }
+            }
         }
         for (workers, persistent, total) in shares {
             let edit = persistent_edit(&code, &workers, persistent.as_ref(), "persistent_workers");
@@ -247,7 +256,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             let ranks = matches!(host, Host::Ranks(_));
             for hit in sites::hits(&code, scope, loader, &anc, &workers, persistent.as_ref(), ranks) {
                 let edit = hit.edit.clone();
-                report(&code, cx, out, &hit.workers, edit, host);
+                let _ = report(&code, cx, out, &hit.workers, edit, host);
             }
         }
     }
@@ -738,7 +747,14 @@ fn local_ranks(code: &Code<'_>) -> Option<i64> {
     runtime::trainer_devices(code.prog)
 }
 
-fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edit: Option<Edit>, host: Host) {
+fn report<'o>(
+    code: &Code<'_>,
+    cx: &Cx<'_>,
+    out: &'o mut Sink<'_>,
+    w: &Written<'_>,
+    edit: Option<Edit>,
+    host: Host,
+) -> Option<&'o mut crate::Diagnostic> {
     let unresolved = Resolved {
         values: Vec::new(),
         via: None,
@@ -748,7 +764,7 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
     let r = match (&w.resolved, w.per_cpu) {
         (Some(r), _) => r,
         (None, true) => &unresolved,
-        (None, false) => return,
+        (None, false) => return None,
     };
     let ints = r.ints().unwrap_or_default();
     let n = ints.iter().copied().max().unwrap_or(0);
@@ -879,6 +895,7 @@ fn report(code: &Code<'_>, cx: &Cx<'_>, out: &mut Sink<'_>, w: &Written<'_>, edi
         };
         d.unsafe_fix(title, vec![edit]);
     }
+    Some(d)
 }
 
 /// Whether the run may end up with another count than the one resolved,

@@ -309,8 +309,49 @@ fn expr_draws(prog: &Program, scope: Scope, e: &Expr, depth: u32, steps: &mut u3
                 return Some(d);
             }
         }
+        // A list of transforms grown in place (`ts = []`, then `ts +=
+        // [RandomResizedCrop(…)]`, `ts.append(…)`): what it is grown with.
+        if let ExprKind::Name(name) = &n.kind {
+            for added in list_additions(prog, scope, name) {
+                if let Some(d) = expr_draws(prog, scope, added, depth + 1, steps) {
+                    return Some(d);
+                }
+            }
+        }
     }
     None
+}
+
+/// What a local list `name` of `scope` is grown with: the right side of
+/// `name += …`, the arguments of `name.append(…)`, `.extend(…)`,
+/// `.insert(…)`.
+fn list_additions<'p>(prog: &'p Program, scope: Scope, name: &str) -> Vec<&'p Expr> {
+    let mut out = Vec::new();
+    prog.walk_stmts(scope, &mut |_, st| match &st.kind {
+        StmtKind::AugAssign { target, op, value } if op == "+=" => {
+            if matches!(&target.kind, ExprKind::Name(t) if t == name) {
+                out.push(value);
+            }
+        }
+        StmtKind::Expr(e) => {
+            if let ExprKind::Call { func, args, .. } = &e.kind {
+                if let ExprKind::Attribute { value, attr } = &func.kind {
+                    if matches!(&value.kind, ExprKind::Name(t) if t == name)
+                        && matches!(attr.as_str(), "append" | "extend" | "insert")
+                    {
+                        out.extend(args.iter().map(|a| match a {
+                            crate::training::ast::Arg::Pos(e)
+                            | crate::training::ast::Arg::Star(e)
+                            | crate::training::ast::Arg::StarStar(e)
+                            | crate::training::ast::Arg::Kw { value: e, .. } => e,
+                        }));
+                    }
+                }
+            }
+        }
+        _ => {}
+    });
+    out
 }
 
 /// A random draw in a function's body (not in the functions it calls);

@@ -534,6 +534,26 @@ fn a_config_and_its_training_file_report_each_finding_once() {
     }
 }
 
+/// Two findings of one rule at one place (two loaders sharing the
+/// `**kwargs` dict that sets their workers: one on every rank, one on rank 0
+/// only) are two findings: the per-file narrowing that keeps a config's and
+/// its training file's findings once drops repeats across compilations, not
+/// within one.
+#[test]
+fn two_findings_at_one_place_both_stand() {
+    let case = "tests/rules/T105/pos_s12_two_loaders_share_kwargs/evaluate.py";
+    let out = stagec(&["check", "--select", "T105", "--format", "json", case]);
+    let found: Vec<(String, String)> = json(&out)["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|d| (format!("{}:{}", d["line"], d["column"]), d["message"].to_string()))
+        .collect();
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!(found[0].0, found[1].0, "{found:?}");
+    assert_ne!(found[0].1, found[1].1, "{found:?}");
+}
+
 /// Issue 23: a credential written out in `environment_variables` gets a
 /// warning (E106) whose unsafe fix references the variable instead; with
 /// the variables set where the check runs, `--fix --unsafe-fixes` writes
