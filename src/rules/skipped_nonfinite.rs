@@ -125,7 +125,23 @@ pub(super) fn report_skip(
         lead(&what, &others),
     );
     d.help(help);
+    if let StmtKind::If { body, .. } = &s.kind {
+        if let Some(skip) = first_continue(body) {
+            if skip.span.start >= s.span.start + head.len() {
+                d.label(code.file(scope.m), skip.span, "where this rank leaves the step");
+            }
+        }
+    }
     d.label(code.file(cs.m), call.span, "the collective this rank skips");
+}
+
+/// The first `continue` of `body`, directly or in an `if` inside it.
+fn first_continue(body: &[Stmt]) -> Option<&Stmt> {
+    body.iter().find_map(|s| match &s.kind {
+        StmtKind::Continue => Some(s),
+        StmtKind::If { body, orelse, .. } => first_continue(body).or_else(|| first_continue(orelse)),
+        _ => None,
+    })
 }
 
 /// The value a non-finite test checks: `not math.isfinite(v)`,

@@ -160,6 +160,14 @@ impl Program {
                         anc: up.to_vec(),
                     });
                 }
+                // `yield from loader`: the generator passes over it.
+                ExprKind::Yield(Some(v)) if std::ptr::eq(&**v, e) && self.yields_from(scope, p, v) => {
+                    visit(Flow::Iterated {
+                        scope,
+                        stmt: None,
+                        anc: anc.to_vec(),
+                    });
+                }
                 ExprKind::Comp { gens, .. } if gens.iter().any(|g| std::ptr::eq(&g.iter, e)) => {
                     visit(Flow::Iterated {
                         scope,
@@ -812,5 +820,15 @@ fn bound_target<'p>(anc: &[Anc<'p>], e: &Expr) -> Option<&'p Expr> {
             }
         }
         _ => None,
+    }
+}
+
+impl Program {
+    /// Whether the `yield` expression `y` (of `scope`'s module) with value
+    /// `v` is a `yield from v`: the parser keeps both as one kind.
+    fn yields_from(&self, scope: Scope, y: &Expr, v: &Expr) -> bool {
+        self.text(scope.m)
+            .get(y.span.start..v.span.start)
+            .is_some_and(|t| t.split_whitespace().nth(1) == Some("from"))
     }
 }

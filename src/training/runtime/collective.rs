@@ -313,10 +313,16 @@ pub fn collective(prog: &Program, scope: Scope, call: &Expr, ddp: bool) -> Optio
                 label: label(),
             })
         }
-        "backward" if positional >= 1 && is_engine_like(prog, scope, recv) => Some(Collective {
-            kind: "backward".into(),
-            label: label(),
-        }),
+        "backward"
+            if positional >= 1
+                && is_engine_like(prog, scope, recv)
+                && !(accelerator(prog, scope, recv) && accelerate_wraps_no_model(prog, scope.m)) =>
+        {
+            Some(Collective {
+                kind: "backward".into(),
+                label: label(),
+            })
+        }
         "step_optimizer" => Some(Collective {
             kind: "step_optimizer".into(),
             label: label(),
@@ -381,6 +387,93 @@ pub fn collective(prog: &Program, scope: Scope, call: &Expr, ddp: bool) -> Optio
         }),
         _ => None,
     }
+}
+
+/// Whether the programs `m` is in hand Accelerate only what is not a model:
+/// there are `accelerator.prepare(…)` calls, and every argument of each is
+/// known to be something else — a dict of modules (`Munch(…)`, `{…}`, which
+/// Accelerate passes back untouched), an optimizer, a scheduler, a data
+/// loader, an object of a plain class of the project. Accelerate then wraps
+/// no model in DDP, and `accelerator.backward(loss)` all-reduces nothing.
+fn accelerate_wraps_no_model(prog: &Program, m: ModId) -> bool {
+    let bits = prog.programs(m);
+    let which = move |x: ModId| bits == 0 || prog.programs(x) == 0 || prog.programs(x) & bits != 0;
+    let prepare = |scope: Scope, e: &Expr| -> Option<bool> {
+        let ExprKind::Call { func, args, .. } = &e.kind else {
+            return None;
+        };
+        let ExprKind::Attribute { value: recv, attr } = &func.kind else {
+            return None;
+        };
+        if !matches!(attr.as_str(), "prepare" | "prepare_model") || !accelerator(prog, scope, recv) {
+            return None;
+        }
+        Some(args.iter().any(|a| match a {
+            Arg::Pos(x) => !not_a_model(prog, scope, x),
+            _ => true,
+        }))
+    };
+    prog.fact("accelerate prepares", bits, || {
+        super::any_expr_in(
+            prog,
+            &["prepare", "prepare_model"],
+            &|s, e| prepare(s, e).is_some(),
+            &which,
+        )
+    }) && !prog.fact("accelerate may prepare a model", bits, || {
+        super::any_expr_in(
+            prog,
+            &["prepare", "prepare_model"],
+            &|s, e| prepare(s, e) == Some(true),
+            &which,
+        )
+    })
+}
+
+/// Whether `e` is known not to be a model (see [`accelerate_wraps_no_model`]).
+fn not_a_model(prog: &Program, scope: Scope, e: &Expr) -> bool {
+    let s = prog.sources(scope, e);
+    !s.unknown
+        && !s.terms.is_empty()
+        && s.terms.iter().all(|t| {
+            // What `prepare` hands back for it (`model, opt = accelerator.prepare(model, opt)`
+            // rebinds the name): the same kind of object.
+            if let ExprKind::Call { func, .. } = &t.expr.kind {
+                if let ExprKind::Attribute { value, attr } = &func.kind {
+                    if attr == "prepare" && accelerator(prog, t.scope, value) {
+                        return true;
+                    }
+                }
+            }
+            if !t.proj.is_empty() {
+                return false;
+            }
+            match &t.expr.kind {
+                ExprKind::Dict(_) | ExprKind::None => true,
+                ExprKind::Call { func, .. } => match prog.callee(t.scope, func) {
+                    Callee::External(p) => {
+                        matches!(
+                            p.as_str(),
+                            "builtins.dict"
+                                | "munch.Munch"
+                                | "munch.munchify"
+                                | "easydict.EasyDict"
+                                | "collections.OrderedDict"
+                                | "types.SimpleNamespace"
+                        ) || p.starts_with("torch.optim.")
+                            || p.starts_with("torch.utils.data.")
+                    }
+                    Callee::Class(k) => prog.class(k).is_some_and(|c| {
+                        c.bases.is_empty()
+                            || c.bases
+                                .iter()
+                                .all(|b| matches!(&b.kind, ExprKind::Name(n) if n == "object"))
+                    }),
+                    _ => false,
+                },
+                _ => false,
+            }
+        })
 }
 
 /// `self.context`, `context`, `accelerator`, `engine`, `model_engine`:
