@@ -18,7 +18,8 @@ declare_rule! {
     /// `DistributedSampler`, DDP/FSDP, Accelerate, Fabric, a Lightning `Trainer` on
     /// several devices or with a DDP/FSDP/DeepSpeed strategy, the launcher's `RANK`
     /// variables) or in an experiment with pipeline stages, when the loader is
-    /// iterated more than once: inside a loop (also through a logging method or a
+    /// iterated more than once: inside a loop (also `while True: yield from
+    /// loader` in a generator, and through a logging method or a
     /// function called from one, on the calls that carry this loader: a logging
     /// helper the epoch loop calls for the training loader does not make a test
     /// loader iterated once re-iterated), as a Determined trial's validation loader, as a

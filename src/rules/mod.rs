@@ -151,6 +151,7 @@ mod sampler_rng_dropped_generator;
 mod sampler_rng_hf_shuffle;
 pub mod sampler_rng_shared_across_ranks;
 mod sampler_rng_shuffled_list;
+mod sampler_rng_step_draws;
 mod sampler_rng_worker_sums;
 mod sampler_rng_workers;
 mod skipped_local_batch;

@@ -472,7 +472,7 @@ fn report(
 
 /// The one call site of the seeding helper around `call`, when the seed is
 /// the helper's parameter.
-fn outer_call(code: &Code<'_>, scope: Scope, arg: Option<Span>) -> Option<(Scope, Span)> {
+pub(super) fn outer_call(code: &Code<'_>, scope: Scope, arg: Option<Span>) -> Option<(Scope, Span)> {
     let prog = code.prog;
     let text = code.text(scope.m, arg?);
     let f = scope.func()?;

@@ -96,6 +96,16 @@ declare_rule! {
     /// passes it `generator=None` — LLaVA's per-modality shuffles inside the
     /// length-grouped sampler — so that draw comes from each rank's global
     /// RNG, not the generator the ranks keep in step (unsafe fix: pass it on).
+    /// And the training step's own draws: where every rank seeds alike, a
+    /// loop that trains (a backward pass or an optimizer step in its body)
+    /// drawing from torch's global RNG without `generator=` — a diffusion
+    /// model's `torch.randint(0, T, (b,))` timesteps and `torch.randn_like(x)`
+    /// noise, in its body or two calls down — draws the same numbers on every
+    /// rank at every step, so the ranks' different samples share one set of
+    /// noise and timesteps. Reported at the seeding call; left alone are draws
+    /// on one rank, `set_seed(…, device_specific=True)`, and code with a
+    /// model-parallel RNG of its own (Megatron's or fairscale's seeds, where
+    /// tensor-parallel ranks must draw alike).
     ///
     /// ## Example
     /// ```python
@@ -177,6 +187,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     constant_worker_seeds(&code, out);
     super::sampler_rng_workers::worker_seeds_alike(&code, &seedings, out);
     super::sampler_rng_base_seeds::base_seeds_alike(&code, &seedings, out);
+    super::sampler_rng_step_draws::step_draws_alike(&code, &seedings, out);
     super::sampler_rng_workers::iterable_split_by_worker_only(&code, out);
     if seedings.iter().all(|(_, s)| *s == Seeding::NotIdentical) {
         return;

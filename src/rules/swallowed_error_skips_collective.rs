@@ -10,7 +10,10 @@ declare_rule! {
     ///   loop), `Exception`, `BaseException` or everything, and either leaves
     ///   with `continue`, `break` or `return` past a collective the normal path
     ///   runs, or guards a `try` body in which a collective follows the
-    ///   statement that can fail;
+    ///   statement that can fail — also inside a function of the training
+    ///   code that the body calls, where a call that can fail comes before
+    ///   one of its collectives (`evaluate_loop(…)` evaluating between two
+    ///   barriers);
     /// - the handler falls through with a fallback for a value the `try` reads
     ///   from a file (`epoch = 0` when the checkpoint cannot be read; not an
     ///   environment variable, the same on every rank), and that value bounds
@@ -45,7 +48,9 @@ declare_rule! {
     /// `torch.distributed` operations, a backward pass of a
     /// `DistributedDataParallel`/FSDP model or a DeepSpeed engine, Determined's
     /// `context.backward`/`step_optimizer`, `core.distributed.*`, Horovod and
-    /// Accelerate synchronisation. The same holds for a step skipped on a
+    /// Accelerate synchronisation (`accelerator.backward` where Accelerate may
+    /// wrap a model: not where every `prepare` is handed only dicts of modules,
+    /// optimizers, loaders or objects of plain classes). The same holds for a step skipped on a
     /// non-finite loss (`if not math.isfinite(loss_value): continue`,
     /// `if torch.isnan(loss).any(): continue`) before such a collective: the loss
     /// is the rank's own, unless it was reduced across ranks first; a loop under

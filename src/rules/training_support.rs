@@ -506,7 +506,7 @@ fn generator_trains(code: &Code<'_>, f: FuncId) -> bool {
 
 /// Whether `body` runs a backward pass or an optimizer step, directly or
 /// in functions it calls.
-fn body_trains(code: &Code<'_>, scope: Scope, body: &[Stmt]) -> bool {
+pub(crate) fn body_trains(code: &Code<'_>, scope: Scope, body: &[Stmt]) -> bool {
     let prog = code.prog;
     let text = |s: Scope, span: Span| code.text(s.m, span);
     let mut found = false;

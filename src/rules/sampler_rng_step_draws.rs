@@ -1,0 +1,328 @@
+//! T101 (`sampler-rng-shared-across-ranks`) on the training step's own
+//! draws: every rank seeds torch's global RNG with the same value
+//! (`torch.manual_seed(args.seed)`, Accelerate's `set_seed(seed)`), and the
+//! loop that trains draws from that RNG at every step — a diffusion model's
+//! timesteps and noise (`torch.randint(0, T, (b,))`, `torch.randn_like(x)`),
+//! a masking ratio, a dropout of conditions. Each rank then draws exactly
+//! the numbers the others draw, step after step: the N ranks' different
+//! samples share one set of timesteps and noise, and the global batch holds
+//! the variety of one rank's.
+//!
+//! Reported at the seeding call, with the draw: a call of `torch.randn`,
+//! `randn_like`, `rand`, `rand_like`, `randint`, `randint_like`, `normal`,
+//! `bernoulli`, `multinomial` or `randperm` without `generator=`, in the
+//! body of a loop that trains (a backward pass or an optimizer step in the
+//! same body) or in a function of the training code such a body calls (two
+//! calls deep). Left alone: a draw on one rank only, a seed that mixes in
+//! the rank (or `set_seed(…, device_specific=True)`), Determined trials
+//! (their seeding is Determined's), and code with a tensor-parallel RNG of
+//! its own (Megatron's or fairscale's model-parallel seeds: equal draws are
+//! their design).
+
+use super::sampler_rng_base_seeds::outer_call;
+use super::sampler_rng_workers::alike;
+use super::training_support::{body_trains, excerpt, Code};
+use super::Sink;
+use crate::source::Span;
+use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
+use crate::training::program::{walk_stmt, Callee, FuncId, Node, Scope};
+use crate::training::runtime::{self, kw, Seeding};
+
+/// Torch's draws from the global RNG.
+const DRAWS: &[&str] = &[
+    "torch.randn",
+    "torch.randn_like",
+    "torch.rand",
+    "torch.rand_like",
+    "torch.randint",
+    "torch.randint_like",
+    "torch.normal",
+    "torch.bernoulli",
+    "torch.multinomial",
+    "torch.randperm",
+];
+
+/// Names of a model-parallel RNG: ranks of a tensor-parallel group must
+/// draw alike there.
+const MODEL_PARALLEL_RNG: &[&str] = &[
+    "model_parallel_cuda_manual_seed",
+    "get_cuda_rng_tracker",
+    "model_parallel_random_seed",
+];
+
+struct Draw {
+    scope: Scope,
+    span: Span,
+    what: String,
+}
+
+pub(super) fn step_draws_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out: &mut Sink<'_>) {
+    let prog = code.prog;
+    if prog
+        .code_modules()
+        .any(|m| prog.chunks_mentioning(m, MODEL_PARALLEL_RNG).next().is_some())
+    {
+        return;
+    }
+    let mut reported: Vec<(Scope, Span)> = Vec::new();
+    for scope in code.scopes(&["backward", "step"]) {
+        let Some((
+            world,
+            Seeding::Call {
+                scope: seed_scope,
+                call,
+                arg,
+            },
+        )) = alike(code, seedings, scope.m)
+        else {
+            continue;
+        };
+        if reported.contains(&(*seed_scope, *call))
+            || device_specific(code, *seed_scope, *call)
+            || in_loop(code, *seed_scope, *call)
+            || !reached_from(prog, *seed_scope, scope.m, 3)
+        {
+            continue;
+        }
+        let mut found: Option<Draw> = None;
+        prog.walk_stmts(scope, &mut |anc, s| {
+            if found.is_some() {
+                return;
+            }
+            let body = match &s.kind {
+                StmtKind::For { body, .. } | StmtKind::While { body, .. } => body,
+                _ => return,
+            };
+            if runtime::runs_on_one_rank(prog, scope, anc, s as *const Stmt as *const ())
+                || !body_trains(code, scope, body)
+                || !reads_data(code, scope, s)
+            {
+                return;
+            }
+            // The innermost loop that trains: a loop around it is searched
+            // through it.
+            let inner_trains = body.iter().any(|b| {
+                let mut hit = false;
+                let mut stack = Vec::new();
+                walk_stmt(b, &mut stack, &mut |_, n| {
+                    if let Node::Stmt(x) = n {
+                        if let StmtKind::For { body, .. } | StmtKind::While { body, .. } = &x.kind {
+                            hit |= body_trains(code, scope, body);
+                        }
+                    }
+                });
+                hit
+            });
+            if !inner_trains {
+                found = draw_in(code, scope, body, 2);
+            }
+        });
+        let Some(draw) = found else { continue };
+        reported.push((*seed_scope, *call));
+        // Through a seeding helper (`set_random_seed(cfg.seed)`): reported
+        // where the program calls it.
+        let helper = seed_scope
+            .func()
+            .and_then(|f| prog.func(f))
+            .is_some_and(|f| f.name.to_ascii_lowercase().contains("seed"));
+        let caller_here = seed_scope.func().and_then(|f| {
+            prog.call_sites(f)
+                .into_iter()
+                .find(|(s, _)| s.m == scope.m)
+                .map(|(s, e)| (s, e.span))
+        });
+        let (at_scope, at) = match helper {
+            true => outer_call(code, *seed_scope, *arg)
+                .or(caller_here)
+                .unwrap_or((*seed_scope, *call)),
+            false => (*seed_scope, *call),
+        };
+        let seeding = excerpt(code.text(at_scope.m, at));
+        let ranks = match world {
+            runtime::World::Ranks(Some(n)) => format!("all {n} ranks"),
+            _ => "every rank".to_string(),
+        };
+        let d = out.at_loc(
+            code.loc(at_scope.m, at),
+            format!(
+                "`{seeding}` seeds torch's global RNG with the same value on {ranks}, and every training step draws `{}` from it: each rank draws the same numbers at the same step, so the ranks' different samples share one set of noise, timesteps or masks instead of each drawing its own",
+                draw.what
+            ),
+        );
+        if at != *call || at_scope != *seed_scope {
+            d.label(code.file(seed_scope.m), *call, "seeds the global RNG with it");
+        }
+        d.label(code.file(draw.scope.m), draw.span, "drawn alike on every rank");
+        let accelerate = code.text(seed_scope.m, *call).trim_start().starts_with("set_seed");
+        d.help(if accelerate {
+            "seed each rank apart once the model is built: `set_seed(seed, device_specific=True)` adds the process index to the seed (Accelerate's DDP wrapping broadcasts rank 0's weights, so the model stays alike)"
+        } else {
+            "seed each rank apart once the model is built (`torch.manual_seed(seed + rank)` after wrapping it in DDP, which broadcasts rank 0's weights), or draw the step's noise from a generator seeded per rank"
+        });
+    }
+}
+
+/// Whether loop `s` passes over data (a `for` over something other than
+/// `range(…)`, or a body that draws batches with `next(…)`): a loop of
+/// synthetic inputs drawn in the step (`for i in range(n): x =
+/// torch.rand(…)`, a tensor-parallel demo) feeds every rank alike on purpose.
+fn reads_data(code: &Code<'_>, scope: Scope, s: &Stmt) -> bool {
+    let text = code.text(scope.m, s.span);
+    match &s.kind {
+        StmtKind::For { iter, body, .. } => {
+            let ranged = matches!(&iter.kind, ExprKind::Call { func, .. }
+                if matches!(code.prog.external(scope, func).as_deref(), Some("builtins.range" | "itertools.count")));
+            !ranged || body.iter().any(|b| code.text(scope.m, b.span).contains("next("))
+        }
+        _ => text.contains("next("),
+    }
+}
+
+/// Whether the seeding call at `call` sits in a loop (reseeding at each
+/// iteration, `torch.manual_seed(i)`: the ranks are kept in step on purpose).
+fn in_loop(code: &Code<'_>, scope: Scope, call: Span) -> bool {
+    let mut looped = false;
+    code.prog.walk_exprs(scope, &mut |anc, e| {
+        if e.span == call {
+            looped |= anc.iter().any(|a| {
+                matches!(a, crate::training::program::Anc::Stmt(st)
+                    if matches!(st.kind, StmtKind::For { .. } | StmtKind::While { .. }))
+            });
+        }
+    });
+    looped
+}
+
+/// Whether the seeding in `seed` runs on the way to module `m`'s code: in
+/// `m` itself, or in a function called from `m` (through up to `depth`
+/// callers). A seeding only another script's entry point calls does not.
+fn reached_from(
+    prog: &crate::training::program::Program,
+    seed: Scope,
+    m: crate::training::program::ModId,
+    depth: u32,
+) -> bool {
+    if seed.m == m {
+        return true;
+    }
+    let Some(f) = seed.func() else {
+        // Module level of an imported module: runs at import.
+        return true;
+    };
+    if depth == 0 {
+        return false;
+    }
+    prog.call_sites(f)
+        .into_iter()
+        .take(8)
+        .any(|(s, _)| reached_from(prog, s, m, depth - 1))
+}
+
+/// Accelerate's `set_seed(seed, device_specific=True)`: the process index is
+/// added to the seed.
+fn device_specific(code: &Code<'_>, scope: Scope, call: Span) -> bool {
+    let mut yes = false;
+    code.prog.walk_exprs(scope, &mut |_, e| {
+        if e.span == call {
+            if let ExprKind::Call { args, .. } = &e.kind {
+                yes |= kw(args, "device_specific")
+                    .is_some_and(|v| runtime::is_true(code.prog, code.cfg, code.rt, scope, v) != Some(false));
+            }
+        }
+    });
+    yes
+}
+
+/// The first draw from torch's global RNG in `body`, or in functions of the
+/// training code it calls (`depth` calls deep).
+fn draw_in(code: &Code<'_>, scope: Scope, body: &[Stmt], depth: u32) -> Option<Draw> {
+    let prog = code.prog;
+    let mut found: Option<Draw> = None;
+    let mut calls: Vec<&Expr> = Vec::new();
+    let mut stack = Vec::new();
+    for s in body {
+        walk_stmt(s, &mut stack, &mut |anc, n| {
+            if found.is_some() {
+                return;
+            }
+            let Node::Expr(e) = n else { return };
+            let ExprKind::Call { func, args, .. } = &e.kind else {
+                return;
+            };
+            match prog.callee(scope, func) {
+                Callee::External(p)
+                    if DRAWS.contains(&p.as_str())
+                        && kw(args, "generator").is_none()
+                        && !runtime::runs_on_one_rank(prog, scope, anc, e as *const Expr as *const ()) =>
+                {
+                    found = Some(Draw {
+                        scope,
+                        span: e.span,
+                        what: excerpt(code.text(scope.m, func.span)),
+                    });
+                }
+                Callee::Func(_) => calls.push(e),
+                _ => {}
+            }
+        });
+        if found.is_some() {
+            return found;
+        }
+    }
+    if depth == 0 {
+        return None;
+    }
+    for call in calls {
+        let ExprKind::Call { func, .. } = &call.kind else {
+            continue;
+        };
+        let Callee::Func(f) = prog.callee(scope, func) else {
+            continue;
+        };
+        // A method the training code's subclasses override (a trainer's
+        // abstract `compute_loss`, each model's trainer implementing it).
+        let mut targets = vec![f];
+        targets.extend(overrides(prog, f));
+        for g in targets {
+            let gs = g.scope();
+            if let Some(d) = draw_in(code, gs, prog.body(gs), depth - 1) {
+                return Some(d);
+            }
+        }
+    }
+    None
+}
+
+/// The methods of the training code's subclasses that override method `f`.
+fn overrides(prog: &crate::training::program::Program, f: FuncId) -> Vec<FuncId> {
+    let (Some(k), Some(func)) = (prog.class_of(f), prog.func(f)) else {
+        return Vec::new();
+    };
+    let name = func.name.as_str();
+    let mut out = Vec::new();
+    for sub in prog.classes_mentioning(&[name]) {
+        if sub == k {
+            continue;
+        }
+        let mut frontier = prog.bases(sub);
+        let mut derives = false;
+        for _ in 0..4 {
+            if frontier.contains(&k) {
+                derives = true;
+                break;
+            }
+            frontier = frontier.into_iter().flat_map(|b| prog.bases(b)).collect();
+        }
+        if derives {
+            if let Some(g) = prog.method(sub, name) {
+                if g != f && !out.contains(&g) {
+                    out.push(g);
+                }
+            }
+        }
+        if out.len() >= 8 {
+            break;
+        }
+    }
+    out
+}
