@@ -151,8 +151,17 @@ fn constant_before(
         None => prog.sources(scope, e),
     };
     let several = sources.unknown || sources.terms.len() > 1;
+    let unknown = sources.unknown;
     if let Some(r) = sources_value(prog, env, scope, sources, depth, after) {
         return Some(r);
+    }
+    // An object stagec cannot follow to its making, whose type the code
+    // states (`def __init__(self, args: Args)`): a field default of that
+    // config class (`num_workers: int = 8`).
+    if unknown {
+        if let Some(r) = annotated_field_default(prog, scope, e) {
+            return Some(r);
+        }
     }
     // A binding stagec cannot follow on a branch the default run does not
     // take (`if args.ckpt is not None: args = ckpt["args"]`, the
@@ -164,6 +173,67 @@ fn constant_before(
         later(s, v) || untaken_by_default(prog, env, s, v, depth)
     });
     sources_value(prog, env, scope, skipping, depth, after)
+}
+
+/// `obj.field` where `obj` is a parameter annotated with a config class
+/// of the training code (`args: Args`), or `self.x` stored from one in
+/// `__init__`: the class's own default for the field (`num_workers: int =
+/// 8`, a dataclass's or a pydantic model's), where the class sets it in its
+/// body, no method of it assigns the field, and no code stores to a field
+/// of that name anywhere.
+fn annotated_field_default(prog: &Program, scope: Scope, e: &Expr) -> Option<Resolved> {
+    let ExprKind::Attribute { value, attr } = &e.kind else {
+        return None;
+    };
+    let f = scope.func()?;
+    let func = prog.func(f)?;
+    let annotated = |func: &super::ast::Function, name: &str, fs: Scope| -> Option<super::program::ClassId> {
+        let p = func.params.iter().find(|p| p.name == name)?;
+        match prog.expr_sym(fs, p.annotation.as_ref()?) {
+            Some(Sym::Class(k)) => Some(k),
+            _ => None,
+        }
+    };
+    let k = match &value.kind {
+        ExprKind::Name(n) => annotated(func, n, scope)?,
+        // `self.args.num_workers`, with `self.args = args` in `__init__`.
+        ExprKind::Attribute { value: me, attr: held } => {
+            let owner = prog.self_class(scope, me)?;
+            let init = prog.method(owner, "__init__")?;
+            let init_fn = prog.func(init)?;
+            let is = init.scope();
+            let mut from = None;
+            prog.walk_stmts(is, &mut |_, st| {
+                if let StmtKind::Assign { targets, value } = &st.kind {
+                    let stores = targets
+                        .iter()
+                        .any(|t| matches!(&t.kind, ExprKind::Attribute { attr, .. } if attr == held));
+                    if let (true, ExprKind::Name(p), None) = (stores, &value.kind, &from) {
+                        from = Some(p.clone());
+                    }
+                }
+            });
+            annotated(init_fn, &from?, is)?
+        }
+        _ => return None,
+    };
+    let class = prog.class(k)?;
+    let default = class.body.iter().find_map(|st| match &st.kind {
+        StmtKind::AnnAssign { target, value: Some(v) } if matches!(&target.kind, ExprKind::Name(n) if n == attr) => {
+            Some(v)
+        }
+        StmtKind::Assign { targets, value }
+            if targets.len() == 1 && matches!(&targets[0].kind, ExprKind::Name(n) if n == attr) =>
+        {
+            Some(value)
+        }
+        _ => None,
+    })?;
+    let v = literal(default)?;
+    if field_stored(prog, attr) {
+        return None;
+    }
+    one(v)
 }
 
 /// The value of the origins `sources` of an expression in `scope`.
