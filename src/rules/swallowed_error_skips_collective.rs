@@ -19,7 +19,9 @@ declare_rule! {
     ///   environment variable, the same on every rank), and that value bounds
     ///   the loop of the rank's steps (`for epoch in range(start_epoch,
     ///   epochs)` around a collective), in the same function or in a caller it
-    ///   is returned to, with nothing rebinding it on the way (a broadcast from
+    ///   is returned to, with nothing rebinding it on the way (a later read in
+    ///   a `try` whose handler goes on without it leaves the fallback where that
+    ///   read fails too; a broadcast from
     ///   rank 0 is agreement; a rebinding under a flag that is a constant false,
     ///   `if skip_optimizer:` after `skip_optimizer = False`, runs on no rank;
     ///   `epoch += 1` inside the `try` moves the value read on). The fallback
@@ -334,7 +336,7 @@ fn caught(code: &Code<'_>, scope: Scope, h: &Handler) -> Option<(Caught, String)
 /// `if "out of memory" not in str(e): raise` then the recovery), with
 /// whether it is that branch. `None` when every path may re-raise or end
 /// the process.
-fn swallowing_path<'p>(code: &Code<'_>, scope: Scope, h: &'p Handler) -> Option<(&'p [Stmt], bool)> {
+pub(super) fn swallowing_path<'p>(code: &Code<'_>, scope: Scope, h: &'p Handler) -> Option<(&'p [Stmt], bool)> {
     if !reraises(code, scope, &h.body) {
         return Some((&h.body, false));
     }

@@ -68,7 +68,11 @@ pub(super) fn fallback<'p>(
         }
         // The loop in the same function (the name bound in the `try`, its
         // handler, or before them).
-        let within = |value: &Expr| value.span.end <= try_stmt.span.end || never_runs(code, scope, value);
+        let within = |value: &Expr| {
+            value.span.end <= try_stmt.span.end
+                || never_runs(code, scope, value)
+                || later_swallowed_read(code, scope, try_stmt, value, name)
+        };
         if bound_within(name, &within) {
             if let Some((range, collective)) = bounded_loop(code, scope, name, try_stmt.span.end, ddp) {
                 return Some(Fallback {
@@ -130,6 +134,37 @@ pub(super) fn fallback<'p>(
         }
     }
     None
+}
+
+/// Whether `value` (a later binding of `name`) is read in the body of a
+/// later `try` whose handlers all go on without binding `name` (a second
+/// resume `try` that reads `epoch_str` again, `except Exception: print(e)`):
+/// where that read fails too, the first handler's fallback is the value the
+/// loop gets.
+fn later_swallowed_read(code: &Code<'_>, scope: Scope, first: &Stmt, value: &Expr, name: &str) -> bool {
+    let mut hit = false;
+    code.prog.walk_stmts(scope, &mut |_, st| {
+        if hit
+            || st.span.start < first.span.end
+            || !(st.span.start <= value.span.start && value.span.end <= st.span.end)
+        {
+            return;
+        }
+        let StmtKind::Try { body, handlers, .. } = &st.kind else {
+            return;
+        };
+        let in_body = body
+            .iter()
+            .any(|b| b.span.start <= value.span.start && value.span.end <= b.span.end);
+        hit = in_body
+            && !handlers.is_empty()
+            && handlers.iter().all(|h| {
+                !assigns(&h.body, name)
+                    && super::swallowed_error_skips_collective::swallowing_path(code, scope, h)
+                        .is_some_and(|(path, _)| !path.iter().any(|p| matches!(p.kind, StmtKind::Return(_))))
+            });
+    });
+    hit
 }
 
 /// The names a target binds (`_, _, _, epoch = …`).
