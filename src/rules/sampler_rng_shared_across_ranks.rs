@@ -1,7 +1,9 @@
 declare_rule! {
     /// ## What it checks
     /// `RandomSampler`, `WeightedRandomSampler`, `SubsetRandomSampler`,
-    /// `DataLoader(shuffle=True)` and a `torch.randperm` used as the sample order,
+    /// `DataLoader(shuffle=True)` and a `torch.randperm` used as the sample order (not one sized by a
+    /// tensor, `x.shape[0]` or a mask's `.sum().item()`: a pick among the rank's
+    /// own rows or pixels),
     /// without `generator=`, feeding a plain `torch.utils.data.DataLoader` in code that
     /// runs once per rank, when every rank seeds the global torch RNG with the same
     /// value (`torch.manual_seed(42)` at start-up, or a Determined trial, which gives
@@ -416,9 +418,36 @@ fn shuffled_loader(code: &Code<'_>, scope: Scope, args: &[Arg]) -> Option<Span> 
 /// sliced by rank nor broadcast from one rank (`dist.broadcast(perm, 0)`:
 /// every rank then uses one rank's draw, on purpose).
 fn sample_order(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], perm: &Expr) -> bool {
+    if tensor_sized(code, scope, perm) {
+        return false;
+    }
     let mut uses = PermUses::default();
     perm_uses(code, scope, anc, perm, 0, &mut uses);
     uses.order && !uses.by_rank && !uses.broadcast
+}
+
+/// Whether the permutation's size comes from a tensor (`x.shape[0]`,
+/// `feats.size(0)`, `int(mask.sum().item())`, also through a local name):
+/// a pick among the rows, pixels or boxes of the rank's own batch, not an
+/// order of the dataset's samples.
+fn tensor_sized(code: &Code<'_>, scope: Scope, perm: &Expr) -> bool {
+    const TENSOR: [&str; 5] = [".shape", ".size(", ".numel(", ".item()", ".sum("];
+    let ExprKind::Call { args, .. } = &perm.kind else {
+        return false;
+    };
+    let Some(n) = pos(args, 0) else { return false };
+    let of_tensor = |s: Scope, e: &Expr| {
+        let text = code.text(s.m, e.span);
+        TENSOR.iter().any(|t| text.contains(t))
+    };
+    if of_tensor(scope, n) {
+        return true;
+    }
+    if !matches!(n.kind, ExprKind::Name(_)) {
+        return false;
+    }
+    let sources = code.prog.sources(scope, n);
+    !sources.terms.is_empty() && sources.terms.iter().all(|t| of_tensor(t.scope, t.expr))
 }
 
 #[derive(Default)]

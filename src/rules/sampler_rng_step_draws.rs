@@ -10,7 +10,8 @@
 //!
 //! Reported at the seeding call, with the draw: a call of `torch.randn`,
 //! `randn_like`, `rand`, `rand_like`, `randint`, `randint_like`, `normal`,
-//! `bernoulli`, `multinomial` or `randperm` without `generator=`, in the
+//! or `bernoulli` without `generator=` (not a `randperm` or `multinomial`
+//! pick among the rank's own rows: alike indices, different rows), in the
 //! body of a loop that trains (a backward pass or an optimizer step in the
 //! same body) or in a function of the training code such a body calls (two
 //! calls deep). Left alone: a draw on one rank only, a seed that mixes in
@@ -38,8 +39,6 @@ const DRAWS: &[&str] = &[
     "torch.randint_like",
     "torch.normal",
     "torch.bernoulli",
-    "torch.multinomial",
-    "torch.randperm",
 ];
 
 /// Names of a model-parallel RNG: ranks of a tensor-parallel group must
