@@ -26,7 +26,7 @@ use super::training_support::{body_trains, excerpt, Code};
 use super::Sink;
 use crate::source::Span;
 use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
-use crate::training::program::{walk_stmt, Callee, FuncId, Node, Scope};
+use crate::training::program::{walk_stmt, Callee, Node, Scope};
 use crate::training::runtime::{self, kw, Seeding};
 
 /// Torch's draws from the global RNG.
@@ -77,8 +77,7 @@ pub(super) fn step_draws_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
             continue;
         };
         if reported.contains(&(*seed_scope, *call))
-            || device_specific(code, *seed_scope, *call)
-            || in_loop(code, *seed_scope, *call)
+            || seeds_apart_or_in_step(code, *seed_scope, *call)
             || !reached_from(prog, *seed_scope, scope.m, 3)
         {
             continue;
@@ -177,21 +176,6 @@ fn reads_data(code: &Code<'_>, scope: Scope, s: &Stmt) -> bool {
     }
 }
 
-/// Whether the seeding call at `call` sits in a loop (reseeding at each
-/// iteration, `torch.manual_seed(i)`: the ranks are kept in step on purpose).
-fn in_loop(code: &Code<'_>, scope: Scope, call: Span) -> bool {
-    let mut looped = false;
-    code.prog.walk_exprs(scope, &mut |anc, e| {
-        if e.span == call {
-            looped |= anc.iter().any(|a| {
-                matches!(a, crate::training::program::Anc::Stmt(st)
-                    if matches!(st.kind, StmtKind::For { .. } | StmtKind::While { .. }))
-            });
-        }
-    });
-    looped
-}
-
 /// Whether the seeding in `seed` runs on the way to module `m`'s code: in
 /// `m` itself, or in a function called from `m` (through up to `depth`
 /// callers). A seeding only another script's entry point calls does not.
@@ -217,17 +201,24 @@ fn reached_from(
         .any(|(s, _)| reached_from(prog, s, m, depth - 1))
 }
 
-/// Accelerate's `set_seed(seed, device_specific=True)`: the process index is
-/// added to the seed.
-fn device_specific(code: &Code<'_>, scope: Scope, call: Span) -> bool {
+/// Whether the seeding call at `call` keeps the ranks apart or in step on
+/// purpose: Accelerate's `set_seed(seed, device_specific=True)` adds the
+/// process index; a seeding inside a loop (`torch.manual_seed(i)` at each
+/// iteration) keeps the ranks' draws equal by design.
+fn seeds_apart_or_in_step(code: &Code<'_>, scope: Scope, call: Span) -> bool {
     let mut yes = false;
-    code.prog.walk_exprs(scope, &mut |_, e| {
-        if e.span == call {
-            if let ExprKind::Call { args, .. } = &e.kind {
-                yes |= kw(args, "device_specific")
-                    .is_some_and(|v| runtime::is_true(code.prog, code.cfg, code.rt, scope, v) != Some(false));
-            }
+    code.prog.walk_exprs(scope, &mut |anc, e| {
+        if e.span != call {
+            return;
         }
+        let looped = anc.iter().any(|a| {
+            matches!(a, crate::training::program::Anc::Stmt(st)
+                if matches!(st.kind, StmtKind::For { .. } | StmtKind::While { .. }))
+        });
+        let specific = matches!(&e.kind, ExprKind::Call { args, .. }
+            if kw(args, "device_specific")
+                .is_some_and(|v| runtime::is_true(code.prog, code.cfg, code.rt, scope, v) != Some(false)));
+        yes |= looped || specific;
     });
     yes
 }
@@ -281,7 +272,7 @@ fn draw_in(code: &Code<'_>, scope: Scope, body: &[Stmt], depth: u32) -> Option<D
         // A method the training code's subclasses override (a trainer's
         // abstract `compute_loss`, each model's trainer implementing it).
         let mut targets = vec![f];
-        targets.extend(overrides(prog, f));
+        targets.extend(prog.overrides(f));
         for g in targets {
             let gs = g.scope();
             if let Some(d) = draw_in(code, gs, prog.body(gs), depth - 1) {
@@ -290,38 +281,4 @@ fn draw_in(code: &Code<'_>, scope: Scope, body: &[Stmt], depth: u32) -> Option<D
         }
     }
     None
-}
-
-/// The methods of the training code's subclasses that override method `f`.
-fn overrides(prog: &crate::training::program::Program, f: FuncId) -> Vec<FuncId> {
-    let (Some(k), Some(func)) = (prog.class_of(f), prog.func(f)) else {
-        return Vec::new();
-    };
-    let name = func.name.as_str();
-    let mut out = Vec::new();
-    for sub in prog.classes_mentioning(&[name]) {
-        if sub == k {
-            continue;
-        }
-        let mut frontier = prog.bases(sub);
-        let mut derives = false;
-        for _ in 0..4 {
-            if frontier.contains(&k) {
-                derives = true;
-                break;
-            }
-            frontier = frontier.into_iter().flat_map(|b| prog.bases(b)).collect();
-        }
-        if derives {
-            if let Some(g) = prog.method(sub, name) {
-                if g != f && !out.contains(&g) {
-                    out.push(g);
-                }
-            }
-        }
-        if out.len() >= 8 {
-            break;
-        }
-    }
-    out
 }

@@ -193,11 +193,7 @@ pub(super) fn nonfinite_test<'p>(code: &Code<'p>, scope: Scope, test: &'p Expr) 
 /// Whether a path through `body` ends in `continue` (directly, or in an
 /// `if` inside it).
 pub(super) fn ends_in_continue(body: &[Stmt]) -> bool {
-    body.iter().any(|s| match &s.kind {
-        StmtKind::Continue => true,
-        StmtKind::If { body, orelse, .. } => ends_in_continue(body) || ends_in_continue(orelse),
-        _ => false,
-    })
+    first_continue(body).is_some()
 }
 
 /// Whether the checked value is the same on every rank: it mentions, or a

@@ -84,6 +84,41 @@ impl Program {
         }
     }
 
+    /// The methods of the training code's subclasses (up to four classes
+    /// down) that override method `f`: a trainer's abstract `compute_loss`,
+    /// each model's trainer implementing it. At most 8.
+    pub fn overrides(&self, f: FuncId) -> Vec<FuncId> {
+        let (Some(k), Some(func)) = (self.class_of(f), self.func(f)) else {
+            return Vec::new();
+        };
+        let name = func.name.as_str();
+        let mut out = Vec::new();
+        for sub in self.classes_mentioning(&[name]) {
+            if sub == k {
+                continue;
+            }
+            let mut frontier = self.bases(sub);
+            let mut derives = false;
+            for _ in 0..4 {
+                if frontier.contains(&k) {
+                    derives = true;
+                    break;
+                }
+                frontier = frontier.into_iter().flat_map(|b| self.bases(b)).collect();
+            }
+            if let Some(g) = self
+                .method(sub, name)
+                .filter(|g| derives && *g != f && !out.contains(g))
+            {
+                out.push(g);
+            }
+            if out.len() >= 8 {
+                break;
+            }
+        }
+        out
+    }
+
     /// Every class of the training code (parses every class chunk).
     pub fn classes(&self) -> Vec<ClassId> {
         let mut out = Vec::new();

@@ -451,6 +451,13 @@ impl Program {
         self.files.get(m as usize).map_or(0, |f| f.scripts)
     }
 
+    /// Whether module `x` may run in one of the programs `bits` (a module
+    /// of no known program, or `bits` empty, may run in any).
+    pub fn in_programs(&self, bits: u64, x: ModId) -> bool {
+        let own = self.programs(x);
+        bits == 0 || own == 0 || own & bits != 0
+    }
+
     /// Whether modules `a` and `b` run in a program together.
     pub fn same_program(&self, a: ModId, b: ModId) -> bool {
         self.programs(a) & self.programs(b) != 0

@@ -21,9 +21,7 @@ fn wrapped_where(prog: &Program, m: ModId) -> bool {
     let bits = prog.programs(m);
     bits == 0
         || prog.fact("wrapped in program", bits, || {
-            super::any_call_in(prog, &WRAP_WORDS, wraps, &|x| {
-                prog.programs(x) == 0 || prog.programs(x) & bits != 0
-            })
+            super::any_call_in(prog, &WRAP_WORDS, wraps, &|x| prog.in_programs(bits, x))
         })
         || !prog.fact("wrapped anywhere", 0, || any_call(prog, &WRAP_WORDS, wraps))
 }
@@ -397,7 +395,7 @@ pub fn collective(prog: &Program, scope: Scope, call: &Expr, ddp: bool) -> Optio
 /// no model in DDP, and `accelerator.backward(loss)` all-reduces nothing.
 fn accelerate_wraps_no_model(prog: &Program, m: ModId) -> bool {
     let bits = prog.programs(m);
-    let which = move |x: ModId| bits == 0 || prog.programs(x) == 0 || prog.programs(x) & bits != 0;
+    let which = move |x: ModId| prog.in_programs(bits, x);
     let prepare = |scope: Scope, e: &Expr| -> Option<bool> {
         let ExprKind::Call { func, args, .. } = &e.kind else {
             return None;
