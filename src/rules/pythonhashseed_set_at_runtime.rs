@@ -39,6 +39,7 @@ declare_rule! {
 
 use super::training_support::{code, env_assignments, env_var_edits, plan_environment, Code};
 use super::{Cx, Sink};
+use crate::source::Span;
 use crate::training::ast::{Expr, ExprKind, StmtKind};
 use crate::training::program::{Anc, FuncId, ModId, Scope};
 use crate::training::runtime;
@@ -105,6 +106,11 @@ fn starts_interpreters(code: &Code<'_>, at: Scope) -> bool {
     // their modules. A process started elsewhere in the package (an export
     // script's compiler call) does not read this assignment.
     let mut funcs: Vec<FuncId> = Vec::new();
+    // For a caller, the calls in it that lead down to the assignment: a
+    // process it started before them (`mp.spawn` in the other arm of
+    // `if world_size > 1: … else: main_func(*cfg)`) ran before the
+    // assignment did.
+    let mut leads: Vec<(FuncId, Span)> = Vec::new();
     let mut modules: Vec<ModId> = vec![at.m];
     let mut frontier: Vec<FuncId> = at.func().into_iter().collect();
     for _ in 0..4 {
@@ -114,9 +120,18 @@ fn starts_interpreters(code: &Code<'_>, at: Scope) -> bool {
                 continue;
             }
             funcs.push(f);
-            for (s, _) in prog.call_sites(f) {
+            for (s, call) in prog.call_sites(f) {
+                // The process a spawner starts (`mp.spawn(worker, …)`, or
+                // a launcher's handing `main` on to it) runs the assignment
+                // after it started: that start reads nothing it sets.
+                if prog.spawns(s, call) {
+                    continue;
+                }
                 match s.func() {
-                    Some(g) => next.push(g),
+                    Some(g) => {
+                        leads.push((g, call.span));
+                        next.push(g);
+                    }
                     None if !modules.contains(&s.m) => modules.push(s.m),
                     None => {}
                 }
@@ -135,6 +150,21 @@ fn starts_interpreters(code: &Code<'_>, at: Scope) -> bool {
     let related = |scope: Scope| match scope.func() {
         Some(f) => funcs.contains(&f),
         None => modules.contains(&scope.m),
+    };
+    // A start in a caller that comes before every call leading down, and
+    // not in a loop around one of them.
+    let before_leads = |scope: Scope, anc: &[Anc<'_>], start: &Expr| {
+        let Some(g) = scope.func() else { return false };
+        if Some(g) == at.func() {
+            return false;
+        }
+        let calls: Vec<Span> = leads.iter().filter(|(h, _)| *h == g).map(|(_, s)| *s).collect();
+        !calls.is_empty()
+            && calls.iter().all(|c| start.span.end <= c.start)
+            && !anc.iter().any(|a| {
+                matches!(a, Anc::Stmt(st) if matches!(st.kind, StmtKind::For { .. } | StmtKind::While { .. })
+                    && calls.iter().any(|c| st.span.start <= c.start && c.end <= st.span.end))
+            })
     };
     let needles = [
         "spawn",
@@ -175,6 +205,9 @@ fn starts_interpreters(code: &Code<'_>, at: Scope) -> bool {
                 || p.starts_with("os.exec")
                 || p.starts_with("os.spawn")
                 || p.starts_with("os.posix_spawn");
+            if before_leads(scope, anc, e) {
+                return;
+            }
             if spawns {
                 hit = true;
             } else if command {

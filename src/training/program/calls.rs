@@ -19,6 +19,15 @@ impl Program {
                     return Callee::Func(f);
                 }
             }
+            // `args.set_initial_seed(…)` on a parameter annotated with a
+            // training-code class (`def build(args: arg_util.Args)`).
+            if let ExprKind::Name(n) = &value.kind {
+                if let Some(k) = self.annotated_class(scope, n) {
+                    if let Some(f) = self.method(k, attr) {
+                        return Callee::Func(f);
+                    }
+                }
+            }
             // `logger.log_every(…)` on a local name bound only to
             // instances of one training-code class (`logger =
             // utils.MetricLogger()`): that class's method.
@@ -40,6 +49,21 @@ impl Program {
             }
         }
         Callee::Unknown
+    }
+
+    /// The training-code class parameter `n` of the function of `scope` is
+    /// annotated with, where the function does not bind `n` again.
+    fn annotated_class(&self, scope: Scope, n: &str) -> Option<ClassId> {
+        let f = scope.func()?;
+        let p = self.func(f)?.params.iter().find(|p| p.name == n)?;
+        let annotation = p.annotation.as_ref()?;
+        let Some(Sym::Class(k)) = self.expr_sym(scope, annotation) else {
+            return None;
+        };
+        self.local_defs(f, n)
+            .iter()
+            .all(|d| !matches!(d, LocalDef::Assign { .. }))
+            .then_some(k)
     }
 
     /// The training-code class every value of the local name `e` is an
@@ -118,17 +142,8 @@ impl Program {
     /// Every call of function `f` in the training code: the calling scope
     /// and the call. Instantiations count as calls of `__init__`.
     pub fn call_sites(&self, f: FuncId) -> Vec<(Scope, &Expr)> {
-        let kept = self.sites.lock().ok().and_then(|m| m.get(&f).cloned());
-        let found = match kept {
-            Some(found) => found,
-            None => {
-                let found: CallSites = self.find_call_sites(f).into();
-                if let Ok(mut m) = self.sites.lock() {
-                    m.insert(f, Arc::clone(&found));
-                }
-                found
-            }
-        };
+        let found = self.found_sites(f);
+        let found = found.sites.as_slice();
         // The calls themselves, found again in their scopes by span.
         let mut out = Vec::with_capacity(found.len());
         let mut i = 0;
@@ -149,20 +164,46 @@ impl Program {
         out
     }
 
+    /// Whether `f` is also handed, as a value, somewhere its calls are not
+    /// followed (`Process(target=f, args=…)`, `partial(f, …)`, a registry
+    /// dict): [`Program::call_sites`] may then miss calls, and what they
+    /// pass.
+    pub fn escapes(&self, f: FuncId) -> bool {
+        self.found_sites(f).escapes
+    }
+
+    fn found_sites(&self, f: FuncId) -> Arc<CallSites> {
+        let kept = self.sites.lock().ok().and_then(|m| m.get(&f).cloned());
+        match kept {
+            Some(found) => found,
+            None => {
+                let found = Arc::new(self.find_call_sites(f));
+                if let Ok(mut m) = self.sites.lock() {
+                    m.insert(f, Arc::clone(&found));
+                }
+                found
+            }
+        }
+    }
+
     /// The calls of `f` (scope and span, grouped by scope in walk order),
     /// looked for in the chunks that mention its name.
-    pub(super) fn find_call_sites(&self, f: FuncId) -> Vec<(Scope, Span)> {
-        let Some(func) = self.func(f) else { return Vec::new() };
+    fn find_call_sites(&self, f: FuncId) -> CallSites {
+        let Some(func) = self.func(f) else {
+            return CallSites::default();
+        };
         let class = self.class_of(f);
         let needle: &str = if func.name == "__init__" {
             match class.and_then(|k| self.class(k)) {
                 Some(c) => c.name.as_str(),
-                None => return Vec::new(),
+                None => return CallSites::default(),
             }
         } else {
             func.name.as_str()
         };
         let mut out = Vec::new();
+        let mut handed = Vec::new();
+        let mut escapes = false;
         // The chunks naming the function, or a name a module imports it as
         // (`from train import main as run`: `run(params)` calls it).
         // Aliases of aliases too (`from .runner import run_net as
@@ -188,7 +229,17 @@ impl Program {
         chunks.dedup();
         for (m, c) in chunks {
             for scope in self.scopes(m, c) {
-                self.walk_exprs(scope, &mut |_, e| {
+                self.walk_exprs(scope, &mut |anc, e| {
+                    // The function named as a value, not called: handed to
+                    // a function whose calls of it are followed (below), or
+                    // somewhere they are not.
+                    let named = match &e.kind {
+                        ExprKind::Name(n) | ExprKind::Attribute { attr: n, .. } => words.contains(&n.as_str()),
+                        _ => false,
+                    };
+                    if named && !escapes && self.callee(scope, e) == Callee::Func(f) && !self.handed(scope, anc, e) {
+                        escapes = true;
+                    }
                     if let ExprKind::Call { func: callee_expr, .. } = &e.kind {
                         let hit = match self.callee(scope, callee_expr) {
                             Callee::Func(g) => g == f,
@@ -202,11 +253,123 @@ impl Program {
                         if hit {
                             out.push((scope, e.span));
                         }
+                        // `launch_job(cfg, func=train)`: `train` handed to a
+                        // function of the training code (or, through a
+                        // spawner's `args`, to the function it starts) is
+                        // called where that function calls the parameter.
+                        for (g, param) in self.value_params(scope, e, &|a| self.callee(scope, a) == Callee::Func(f)) {
+                            self.param_calls(g, &param, 0, &mut handed);
+                        }
                     }
                 });
             }
         }
+        handed.sort_unstable();
+        handed.dedup();
+        handed.retain(|s| !out.contains(s));
+        out.extend(handed);
+        CallSites { sites: out, escapes }
+    }
+
+    /// Whether the function value `e` is called right there, or handed to
+    /// a call whose use of it [`Program::find_call_sites`] follows (a
+    /// training-code function's parameter, a spawner's target or `args`).
+    fn handed(&self, scope: Scope, anc: &[Anc<'_>], e: &Expr) -> bool {
+        let mut up = anc.iter().rev();
+        let call = match up.next() {
+            Some(Anc::Expr(p)) => match &p.kind {
+                ExprKind::Call { func, .. } if std::ptr::eq(&**func, e) => return true,
+                ExprKind::Call { .. } => *p,
+                // An item of a spawner's `args` tuple.
+                ExprKind::Tuple(_) => match up.next() {
+                    Some(Anc::Expr(c)) if matches!(c.kind, ExprKind::Call { .. }) => *c,
+                    _ => return false,
+                },
+                _ => return false,
+            },
+            _ => return false,
+        };
+        if let Some((target, _)) = spawned(call).filter(|_| self.spawns(scope, call)) {
+            if std::ptr::eq(target, e) {
+                return true;
+            }
+        }
+        !self.value_params(scope, call, &|a| std::ptr::eq(a, e)).is_empty()
+    }
+
+    /// The parameters of training-code functions that call `call` binds to
+    /// an argument `is_value` accepts: `g(…, func=x)` binds `func` of `g`,
+    /// `mp.spawn(run, args=(n, x))` the third parameter of `run` (the rank
+    /// comes first). Starred arguments bind nothing known.
+    fn value_params(&self, scope: Scope, call: &Expr, is_value: &dyn Fn(&Expr) -> bool) -> Vec<(FuncId, String)> {
+        let ExprKind::Call { func, args, .. } = &call.kind else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        match self.callee(scope, func) {
+            Callee::Func(g) => {
+                for a in args {
+                    let (Arg::Pos(v) | Arg::Kw { value: v, .. }) = a else {
+                        continue;
+                    };
+                    if is_value(v) {
+                        if let Some(p) = self.param_for(g, func, &flows::arg_pos(args, v)) {
+                            out.push((g, p));
+                        }
+                    }
+                }
+            }
+            Callee::External(p) if SPAWNERS.contains(&p.as_str()) && spawn_call(func) => {
+                let Some((target, Some(spawn_args))) = spawned(call) else {
+                    return out;
+                };
+                let (Callee::Func(h), ExprKind::Tuple(items)) = (self.callee(scope, target), &spawn_args.kind) else {
+                    return out;
+                };
+                if items.iter().any(|i| matches!(i.kind, ExprKind::Starred(_))) {
+                    return out;
+                }
+                let Some(hf) = self.func(h) else { return out };
+                for (i, v) in items.iter().enumerate() {
+                    if is_value(v) {
+                        if let Some(p) = hf
+                            .params
+                            .get(i + 1)
+                            .filter(|p| p.kind == crate::python::ast::ParamKind::Normal)
+                        {
+                            out.push((h, p.name.clone()));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
         out
+    }
+
+    /// The calls of parameter `param` in `g`'s body (`func(cfg=cfg)`), and
+    /// of the parameters `g` hands it on to, a few functions deep.
+    fn param_calls(&self, g: FuncId, param: &str, depth: u32, out: &mut Vec<(Scope, Span)>) {
+        let Some(func) = self.func(g) else { return };
+        if depth > 3 || !func.params.iter().any(|p| p.name == param) {
+            return;
+        }
+        let scope = g.scope();
+        let is_param = |a: &Expr| matches!(&a.kind, ExprKind::Name(n) if n == param);
+        let mut onward = Vec::new();
+        self.walk_exprs(scope, &mut |_, e| {
+            if let ExprKind::Call { func: callee, .. } = &e.kind {
+                if is_param(callee) {
+                    out.push((scope, e.span));
+                }
+                onward.extend(self.value_params(scope, e, &is_param));
+            }
+        });
+        for (h, p) in onward {
+            if h != g {
+                self.param_calls(h, &p, depth + 1, out);
+            }
+        }
     }
 
     /// The names modules import objects under where they rename them:

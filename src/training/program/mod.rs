@@ -323,7 +323,7 @@ pub struct Program {
     /// The call sites found for each function so far (scope and call
     /// span): following values through parameters asks for the same
     /// functions again and again.
-    sites: Mutex<HashMap<FuncId, CallSites>>,
+    sites: Mutex<HashMap<FuncId, Arc<CallSites>>>,
     /// The names each function binds (a superset), found once: most names
     /// a function uses are not its own, and need no walk of its body.
     bound: Mutex<HashMap<FuncId, Arc<HashSet<String>>>>,
@@ -579,8 +579,14 @@ impl Program {
     }
 }
 
-/// The calls of one function: each call's scope and span.
-type CallSites = Arc<[(Scope, Span)]>;
+/// The calls of one function: each call's scope and span, and whether the
+/// function is also handed somewhere its calls cannot be followed
+/// (`Process(target=f)`, a registry dict, `partial(f, …)`).
+#[derive(Default)]
+struct CallSites {
+    sites: Vec<(Scope, Span)>,
+    escapes: bool,
+}
 
 /// Which chunks each identifier occurs in.
 type WordIndex = HashMap<Box<str>, Vec<(ModId, u32)>>;

@@ -289,7 +289,10 @@ impl Program {
         depth: u32,
     ) {
         let sites = self.call_sites(f);
-        if sites.is_empty() {
+        // Calls made where the function was handed cannot be read: what
+        // they pass is unknown (`Process(target=init, args=(rank, …))` beside
+        // a single-process `init(0, …)`).
+        if sites.is_empty() || self.escapes(f) {
             out.unknown = true;
             return;
         }

@@ -217,6 +217,47 @@ fn walks_visit_every_statement_of_a_scope_with_its_ancestors() {
 }
 
 #[test]
+fn a_function_handed_to_a_launcher_is_called_where_the_launcher_calls_it() {
+    const LAUNCH: &str = "import torch.multiprocessing as mp\n\
+def run(local_rank, func, cfg):\n    func(cfg=cfg)\n\
+def launch_job(cfg, func):\n    if cfg.gpus > 1:\n        mp.spawn(run, args=(func, cfg), nprocs=cfg.gpus)\n    else:\n        func(cfg=cfg)\n\
+def train(cfg):\n    return cfg\n\
+def main():\n    launch_job(cfg=load(), func=train)\n";
+    let p = program(&[("launch", LAUNCH)]);
+    let train = func(&p, 0, "train");
+    let sites = p.call_sites(train);
+    // `func(cfg=cfg)` in `launch_job` and in the spawned `run`.
+    assert_eq!(sites.len(), 2);
+    let callers: Vec<_> = sites
+        .iter()
+        .filter_map(|(s, _)| s.func())
+        .map(|f| p.func(f).map(|x| x.name.clone()))
+        .collect();
+    assert!(callers.contains(&Some("run".into())));
+    assert!(callers.contains(&Some("launch_job".into())));
+    assert!(matches!(p.bind(train, sites[0].1, 0), Bound::Given(e) if e.kind == ExprKind::Name("cfg".into())));
+    assert!(!p.escapes(train));
+}
+
+#[test]
+fn a_function_handed_where_its_calls_are_not_followed_escapes() {
+    const PROC: &str = "from torch.multiprocessing import Process\n\
+def init(rank, fn):\n    fn(rank)\n\
+def train(rank):\n    return rank\n\
+def main(n):\n    for r in range(n):\n        Process(target=init, args=(r, train)).start()\n    init(0, train)\n";
+    let p = program(&[("train", PROC)]);
+    let init = func(&p, 0, "init");
+    // The direct call is seen; the Process target's calls are not.
+    assert_eq!(p.call_sites(init).len(), 1);
+    assert!(p.escapes(init));
+    // `train` is handed to `init` at a call that is followed (`fn(rank)`
+    // there), and in the Process's `args`, which is not.
+    let train = func(&p, 0, "train");
+    assert_eq!(p.call_sites(train).len(), 1);
+    assert!(p.escapes(train));
+}
+
+#[test]
 fn a_spawn_call_is_a_call_of_its_function_with_the_rank_first() {
     const SPAWN: &str = "import torch.multiprocessing as mp\n\
 def worker(gpu, workers, args, extra=4):\n    return workers\n\
