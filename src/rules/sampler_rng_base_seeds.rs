@@ -20,12 +20,12 @@
 //! rank's workers their own seeds), and a seed that mixes in the rank.
 
 use super::sampler_rng_shared_across_ranks::live;
-use super::sampler_rng_workers::{alike, worker_loaders, LoaderCall};
+use super::sampler_rng_workers::{alike_all, worker_loaders, LoaderCall};
 use super::training_support::{draws_random, excerpt, Code, DET_LOADER};
 use super::Sink;
 use crate::source::Span;
 use crate::training::ast::{Expr, ExprKind, StmtKind};
-use crate::training::program::{walk_expr, Anc, ArgPos, Callee, ClassId, Flow, Node, Program, Scope};
+use crate::training::program::{walk_expr, Anc, ArgPos, Callee, ClassId, Flow, ModId, Node, Program, Scope};
 use crate::training::runtime::{self, kw, pos, Seeding};
 use crate::training::values::Const;
 
@@ -43,18 +43,16 @@ pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
     let prog = code.prog;
     let mut reported: Vec<(Scope, Span)> = Vec::new();
     for LoaderCall { scope, args, workers } in worker_loaders(code) {
-        let Some((
-            world,
-            Seeding::Call {
-                scope: seed_scope,
-                call,
-                arg,
-            },
-        )) = alike(code, seedings, scope.m)
-        else {
-            continue;
-        };
-        if reported.contains(&(*seed_scope, *call)) || workers_seeded_apart(code, *seed_scope, *call) {
+        // The seedings of each program the loader runs in (a shared data
+        // module's loader, built by scripts that each seed).
+        let seeded: Vec<(runtime::World, Scope, Span, Option<Span>)> = alike_all(code, seedings, scope.m)
+            .into_iter()
+            .filter_map(|(world, s)| match s {
+                Seeding::Call { scope, call, arg } => Some((world, *scope, *call, *arg)),
+                _ => None,
+            })
+            .collect();
+        if seeded.is_empty() {
             continue;
         }
         // Its own generator or init function: what the workers are seeded
@@ -104,16 +102,24 @@ pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
         let Some(draw) = workers_draw(prog, scope, dataset) else {
             continue;
         };
-        reported.push((*seed_scope, *call));
-        report(
-            code,
-            out,
-            (*seed_scope, *call, *arg),
-            (scope, call_expr),
-            &count,
-            &draw,
-            world,
-        );
+        for (world, seed_scope, call, arg) in seeded {
+            // Reported once where the seed is chosen: the seeding itself,
+            // or the call of the seeding helper in this loader's program.
+            let at = outer_call(code, seed_scope, arg, Some(scope.m)).unwrap_or((seed_scope, call));
+            if reported.contains(&at) || workers_seeded_apart(code, seed_scope, call) {
+                continue;
+            }
+            reported.push(at);
+            report(
+                code,
+                out,
+                (seed_scope, call, arg),
+                (scope, call_expr),
+                &count,
+                &draw,
+                world,
+            );
+        }
     }
 }
 
@@ -230,6 +236,26 @@ fn workers_draw(prog: &Program, scope: Scope, dataset: &Expr) -> Option<DrawSite
         .any(|t| matches!(t.expr.kind, ExprKind::Call { .. }));
     if let Some(d) = expr_draws(prog, scope, dataset, 0, &mut steps) {
         return Some(d);
+    }
+    // `train_dataset.transform = transforms.Compose([RandomResizedCrop(…), …])`
+    // after the dataset is made (swav's linear evaluation).
+    if let ExprKind::Name(n) = &dataset.kind {
+        let mut set: Vec<&Expr> = Vec::new();
+        prog.walk_stmts(scope, &mut |_, st| {
+            if let StmtKind::Assign { targets, value } = &st.kind {
+                let on_dataset = targets.iter().any(|t| {
+                    matches!(&t.kind, ExprKind::Attribute { value: v, attr }
+                        if matches!(attr.as_str(), "transform" | "transforms")
+                            && matches!(&v.kind, ExprKind::Name(x) if x == n))
+                });
+                if on_dataset {
+                    set.push(value);
+                }
+            }
+        });
+        if let Some(d) = set.into_iter().find_map(|v| expr_draws(prog, scope, v, 0, &mut steps)) {
+            return Some(d);
+        }
     }
     if sources.unknown || !built {
         return any_dataset_draws(prog, &mut steps);
@@ -428,7 +454,7 @@ fn report(
     let prog = code.prog;
     // `fix_random_seeds(args.seed)` → `torch.manual_seed(seed)`: the call
     // that passes the seed in, where the one helper has one caller.
-    let (at_scope, at) = outer_call(code, seed_scope, arg).unwrap_or((seed_scope, call));
+    let (at_scope, at) = outer_call(code, seed_scope, arg, Some(loader_scope.m)).unwrap_or((seed_scope, call));
     let seeding = excerpt(code.text(at_scope.m, at));
     let value = arg
         .and_then(|a| {
@@ -471,14 +497,29 @@ fn report(
 }
 
 /// The one call site of the seeding helper around `call`, when the seed is
-/// the helper's parameter.
-pub(super) fn outer_call(code: &Code<'_>, scope: Scope, arg: Option<Span>) -> Option<(Scope, Span)> {
+/// the helper's parameter; with `program`, the one site among those in that
+/// module's programs (four entry scripts each calling `fix_random_seeds(args.seed)`:
+/// the script whose loader is reported).
+pub(super) fn outer_call(
+    code: &Code<'_>,
+    scope: Scope,
+    arg: Option<Span>,
+    program: Option<ModId>,
+) -> Option<(Scope, Span)> {
     let prog = code.prog;
     let text = code.text(scope.m, arg?);
     let f = scope.func()?;
     let func = prog.func(f)?;
     let index = func.params.iter().position(|p| p.name == text)?;
-    let sites = prog.call_sites(f);
+    if prog.escapes(f) {
+        return None;
+    }
+    let mut sites = prog.call_sites(f);
+    if let Some(m) = program {
+        if sites.len() > 1 {
+            sites.retain(|(s, _)| prog.same_program(s.m, m));
+        }
+    }
     let [(site_scope, site)] = sites.as_slice() else {
         return None;
     };
