@@ -303,7 +303,7 @@ fn sample_use(code: &Code<'_>, u: &super::unsorted_directory_listing::Use) -> St
         Use::Dataset(k, attr, via, _) => {
             let indexed = match via {
                 None => "indexed in __getitem__".to_string(),
-                Some((helper, d)) => format!("indexed in `{helper}`, which `{}.__getitem__` calls", name(*d)),
+                Some((helper, d)) => format!("indexed in `{helper}`, which `{}.__getitem__` reaches", name(*d)),
             };
             let consumer = via.as_ref().map_or(*k, |(_, d)| *d);
             format!(

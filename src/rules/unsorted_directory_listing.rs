@@ -1,7 +1,7 @@
 declare_rule! {
     /// ## What it checks
     /// `os.listdir`, `os.scandir`, `glob.glob`/`glob.iglob`, `Path.iterdir`,
-    /// `Path.glob`, `Path.rglob` and mmcv's `scandir` results that become the order ranks split samples
+    /// `Path.glob`, `Path.rglob`, `os.walk` and mmcv's `scandir` results that become the order ranks split samples
     /// by, in code that runs once per rank, without passing through `sorted(…)` or an
     /// in-place `.sort()`: a list sliced by rank (`files[rank::world]`, or a start
     /// computed from the rank, `files[rank * workers + wid :: world * workers]`) or
@@ -12,7 +12,8 @@ declare_rule! {
     /// `Subset` or `ConcatDataset` (the dataset constructed directly, or through a
     /// module's registry of classes: `_DATASETS[name](path, split)`), or indexed
     /// in a helper method that such a
-    /// `__getitem__` calls (of the same class, or of a wrapped object it holds).
+    /// `__getitem__` calls (of the same class, directly or through a few of its
+    /// methods, or of a wrapped object it holds).
     /// A dataset whose consumers are out of sight — no construction in the
     /// code (a registry filled by a decorator, a class named in a config, a
     /// library's users), or a loader over it returned from a function nothing
@@ -26,7 +27,9 @@ declare_rule! {
     /// list of files handed to a Hugging Face `load_dataset(…, data_files=…)`
     /// counts too: the dataset's rows come in the files' order; so do datasets
     /// made one per entry (in a `for` over the listing, also through
-    /// `enumerate`) and joined by `concatenate_datasets`.
+    /// `enumerate`) and joined by `concatenate_datasets`. A walk (`for root, dirs,
+    /// files in os.walk(d)`) counts unless its body sorts `dirs` in place and reads
+    /// `files` sorted: the descent follows `dirs`.
     ///
     /// ## Why
     /// Directory order is whatever the file system returns: it differs between file
@@ -79,7 +82,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     if !code.rt.distributed_somewhere() {
         return;
     }
-    for scope in code.scopes(&["listdir", "scandir", "glob", "iterdir"]) {
+    for scope in code.scopes(&["listdir", "scandir", "glob", "iterdir", "walk"]) {
         if !code.rt.world_at(code.prog, scope.m).distributed() {
             continue;
         }
@@ -93,6 +96,11 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                     if code.prog.external(scope, func).as_deref() == Some("builtins.sorted") {
                         return;
                     }
+                }
+            }
+            if let Some(Anc::Stmt(st)) = anc.last() {
+                if walk_sorted(st, e) {
+                    return;
                 }
             }
             if let Some(u) = order_use(&code, scope, anc, e, 0) {
@@ -109,7 +117,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                     let class = name(*k);
                     let indexed = match via {
                         None => "indexed in __getitem__".to_string(),
-                        Some((helper, d)) => format!("indexed in `{helper}`, which `{}.__getitem__` calls", name(*d)),
+                        Some((helper, d)) => format!("indexed in `{helper}`, which `{}.__getitem__` reaches", name(*d)),
                     };
                     let keeps = if *appended {
                         format!("appends its entries, in that order, to `self.{attr}`")
@@ -124,7 +132,11 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 code.loc(scope.m, call.span),
                 format!("{name} returns directory order, which can differ between ranks, and {why}"),
             );
-            d.help("sort the listing; shuffling afterwards does not help, as each rank shuffles its own order");
+            d.help(if name == "os.walk()" {
+                "sort what the walk fills (`sorted(filelist)`), or sort `dirs` in place and read `sorted(files)` in the loop; shuffling afterwards does not help, as each rank shuffles its own order"
+            } else {
+                "sort the listing; shuffling afterwards does not help, as each rank shuffles its own order"
+            });
             if fixable {
                 d.unsafe_fix(
                     "sort the listing",
@@ -147,6 +159,10 @@ fn listing(code: &Code<'_>, scope: Scope, e: &Expr) -> Option<(String, bool)> {
             "os.listdir" => Some(("os.listdir()".into(), true)),
             "glob.glob" | "glob.iglob" => Some((format!("{}()", p), true)),
             "os.scandir" => Some(("os.scandir()".into(), false)),
+            // Each step's directories and files come in directory order,
+            // and the walk descends in the order of its `dirs`: sorting
+            // the walk's tuples fixes neither.
+            "os.walk" => Some(("os.walk()".into(), false)),
             // mmcv's (and mmengine's) recursive `scandir` yields names in
             // `os.scandir` order.
             "mmcv.scandir" | "mmcv.utils.scandir" | "mmengine.scandir" | "mmengine.utils.scandir" => {
@@ -343,6 +359,78 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
     None
 }
 
+/// Whether `for root, dirs, files in os.walk(…)` (the loop `st` over
+/// `walk`) visits in a fixed order: its body sorts `dirs` in place
+/// (`dirs.sort()`, `dirs[:] = sorted(dirs)`), which orders the descent, and
+/// reads `files` only through `sorted(files)` or after `files.sort()`.
+fn walk_sorted(st: &Stmt, walk: &Expr) -> bool {
+    let StmtKind::For { target, iter, body, .. } = &st.kind else {
+        return false;
+    };
+    if !std::ptr::eq(iter, walk) {
+        return false;
+    }
+    let ExprKind::Tuple(items) = &target.kind else {
+        return false;
+    };
+    let name = |i: usize| match items.get(i).map(|e| &e.kind) {
+        Some(ExprKind::Name(n)) => Some(n.as_str()),
+        _ => None,
+    };
+    let (Some(dirs), Some(files)) = (name(1), name(2)) else {
+        return false;
+    };
+    let is = |e: &Expr, n: &str| matches!(&e.kind, ExprKind::Name(x) if x == n);
+    let mut dirs_sorted = false;
+    let mut files_sorted_in_place = false;
+    let mut files_unsorted_read = false;
+    let mut stack = Vec::new();
+    for b in body {
+        walk_stmt(b, &mut stack, &mut |anc, n| match n {
+            Node::Expr(e) => {
+                if let ExprKind::Call { func, .. } = &e.kind {
+                    if let ExprKind::Attribute { value, attr } = &func.kind {
+                        if attr == "sort" && is(value, dirs) {
+                            dirs_sorted = true;
+                        }
+                        if attr == "sort" && is(value, files) {
+                            files_sorted_in_place = true;
+                        }
+                    }
+                }
+                // `files` read in its own order: iterated, or joined onto
+                // a list (`len(files)`, `if not files` read no order).
+                if is(e, files) {
+                    let read_in_order = match anc.last() {
+                        Some(Anc::Stmt(p)) => match &p.kind {
+                            StmtKind::For { iter, .. } => std::ptr::eq(iter, e),
+                            StmtKind::AugAssign { value, .. } => std::ptr::eq(value, e),
+                            _ => false,
+                        },
+                        Some(Anc::Comp(g)) => std::ptr::eq(&g.iter, e),
+                        Some(Anc::Expr(p)) => matches!(&p.kind, ExprKind::Call { func, .. }
+                            if matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "extend")
+                                || matches!(&func.kind, ExprKind::Name(f) if f == "list" || f == "enumerate")),
+                        _ => false,
+                    };
+                    files_unsorted_read |= read_in_order;
+                }
+            }
+            Node::Stmt(s) => {
+                // `dirs[:] = sorted(dirs)`
+                if let StmtKind::Assign { targets, value } = &s.kind {
+                    let slice_of_dirs = targets
+                        .iter()
+                        .any(|t| matches!(&t.kind, ExprKind::Subscript { value, .. } if is(value, dirs)));
+                    let sorted_value = matches!(&value.kind, ExprKind::Call { func, .. } if matches!(&func.kind, ExprKind::Name(f) if f == "sorted"));
+                    dirs_sorted |= slice_of_dirs && sorted_value;
+                }
+            }
+        });
+    }
+    dirs_sorted && (files_sorted_in_place || !files_unsorted_read)
+}
+
 /// Whether a class sorts `self.<attr>` in place somewhere.
 fn sorted_in_place(code: &Code<'_>, k: ClassId, attr: &str) -> bool {
     let Some(class) = code.prog.class(k) else { return false };
@@ -469,16 +557,28 @@ pub(super) fn indexing_dataset(code: &Code<'_>, k: ClassId, attr: &str) -> Optio
         if func.name.starts_with("__") || !indexes(code, f, attr) {
             continue;
         }
-        // Called as `self.helper(idx)` from a `__getitem__`.
-        for (s, _) in prog.call_sites(f) {
-            let Some(g) = s.func() else { continue };
-            if prog.func(g).is_some_and(|x| x.name == "__getitem__") {
-                if let Some(d) = prog.class_of(g) {
-                    if sharded_dataset(code, d) {
-                        return Some(Some((func.name.clone(), d)));
+        // Called as `self.helper(idx)` from a `__getitem__`, or from a
+        // method that `__getitem__` calls (`__getitem__` →
+        // `prepare_train_data` → `get_data`), a few methods up.
+        let mut frontier = vec![f];
+        let mut seen = vec![f];
+        for _ in 0..3 {
+            let mut next = Vec::new();
+            for h in frontier {
+                for (s, _) in prog.call_sites(h) {
+                    let Some(g) = s.func() else { continue };
+                    let Some(d) = prog.class_of(g) else { continue };
+                    if prog.func(g).is_some_and(|x| x.name == "__getitem__") {
+                        if sharded_dataset(code, d) {
+                            return Some(Some((func.name.clone(), d)));
+                        }
+                    } else if !seen.contains(&g) && seen.len() < 16 {
+                        seen.push(g);
+                        next.push(g);
                     }
                 }
             }
+            frontier = next;
         }
         // Called as `self.raw.helper(idx)` from the `__getitem__` of a
         // dataset whose `self.raw` is made by `k(...)`.
