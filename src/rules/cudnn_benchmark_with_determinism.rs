@@ -77,8 +77,8 @@ use super::cudnn_benchmark_seeds::{nearest, report_seeded, seed_chains, speed_fl
 use super::training_support::{code, Code};
 use super::{Cx, Sink};
 use crate::source::Span;
-use crate::training::ast::{ExprKind, Stmt, StmtKind};
-use crate::training::program::{Anc, Callee, Scope};
+use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
+use crate::training::program::{Anc, Bound, Callee, LocalDef, Scope};
 use crate::training::runtime::{self, dead_branch, kw, pos};
 
 /// A statement with its scope and ancestors.
@@ -89,9 +89,13 @@ pub(super) struct Site<'p> {
     pub(super) span: Span,
 }
 
+/// A benchmark switch: where, its literal `True` (the fix), what it is, and
+/// the call that passes `True` into it where it is a parameter.
+type Benchmark<'p> = (Site<'p>, Option<Span>, &'static str, Option<(Scope, Span)>);
+
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
-    let mut benchmarks: Vec<(Site<'_>, Option<Span>, &'static str)> = Vec::new();
+    let mut benchmarks: Vec<Benchmark<'_>> = Vec::new();
     let mut requests: Vec<Site<'_>> = Vec::new();
     for scope in code.scopes(&["benchmark", "deterministic"]) {
         // Lightning's `Trainer(benchmark=True)` sets cudnn.benchmark;
@@ -121,7 +125,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 match name.as_str() {
                     "benchmark" => {
                         let literal = matches!(value.kind, ExprKind::Bool(true)).then_some(value.span);
-                        benchmarks.push((site, literal, "Trainer(benchmark=True)"));
+                        benchmarks.push((site, literal, "Trainer(benchmark=True)", None));
                     }
                     "deterministic" => requests.push(site),
                     _ => {}
@@ -147,7 +151,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                     match attr.as_str() {
                         "benchmark" if on => {
                             let literal = matches!(value.kind, ExprKind::Bool(true)).then_some(value.span);
-                            benchmarks.push((site, literal, "cudnn.benchmark = True"));
+                            let passed = passed_true(&code, scope, value);
+                            benchmarks.push((site, literal, "cudnn.benchmark = True", passed));
                         }
                         "deterministic" if on => requests.push(site),
                         _ => {}
@@ -194,7 +199,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     } else {
         seed_chains(&code)
     };
-    for (b, literal, what) in &benchmarks {
+    for (b, literal, what, passed) in &benchmarks {
         if !live(b) || never_constructed(&code, b.scope) {
             continue;
         }
@@ -222,6 +227,24 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             }
             continue;
         };
+        // `set_initial_seed(benchmark=True)` → `cudnn.benchmark = benchmark`:
+        // reported where the one call passes `True`, the edit that fixes it.
+        if let Some((ps, arg)) = passed {
+            let d = out.at_loc(
+                code.loc(ps.m, *arg),
+                format!("`{}` turns cudnn.benchmark on, which lets cuDNN choose convolution algorithms by timing, so runs can differ, but this code asks for deterministic results", code.text(ps.m, *arg)),
+            );
+            d.help("pass False here where results must be reproducible");
+            d.label(code.file(b.scope.m), b.span, "sets cudnn.benchmark from it");
+            d.label(code.file(request.scope.m), request.span, "the determinism request");
+            if let Some(v) = keyword_value(&code, *ps, *arg) {
+                d.unsafe_fix(
+                    "turn benchmarking off",
+                    vec![crate::edit::replace(code.file(ps.m), v, "False")],
+                );
+            }
+            continue;
+        }
         let d = out.at_loc(
             code.loc(b.scope.m, b.span),
             format!("{what} lets cuDNN choose convolution algorithms by timing, so runs can differ, but this code asks for deterministic results"),
@@ -235,6 +258,56 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             );
         }
     }
+}
+
+/// Where `value`, a parameter of its function (`cudnn.benchmark =
+/// benchmark`), is given a literal `True` by the function's only call: the
+/// call's scope and the argument (`benchmark=True`, or the positional
+/// `True`).
+fn passed_true(code: &Code<'_>, scope: Scope, value: &Expr) -> Option<(Scope, Span)> {
+    let ExprKind::Name(n) = &value.kind else { return None };
+    let prog = code.prog;
+    let f = scope.func()?;
+    let index = prog.func(f)?.params.iter().position(|p| p.name == *n)?;
+    if prog.is_local(f, n) && !prog.local_defs(f, n).iter().all(|d| matches!(d, LocalDef::Param(_))) {
+        return None;
+    }
+    if prog.escapes(f) {
+        return None;
+    }
+    let sites = prog.call_sites(f);
+    let [(site_scope, call)] = sites.as_slice() else {
+        return None;
+    };
+    let Bound::Given(e) = prog.bind(f, call, index) else {
+        return None;
+    };
+    if !matches!(e.kind, ExprKind::Bool(true)) {
+        return None;
+    }
+    // The whole keyword argument where there is one (`benchmark=True`).
+    let ExprKind::Call { args, .. } = &call.kind else {
+        return None;
+    };
+    let span = args
+        .iter()
+        .find_map(|a| match a {
+            crate::training::ast::Arg::Kw { value: v, span, .. } if std::ptr::eq(v, e) => Some(*span),
+            _ => None,
+        })
+        .unwrap_or(e.span);
+    Some((*site_scope, span))
+}
+
+/// The literal value inside the argument at `arg` (the `True` of
+/// `benchmark=True`).
+fn keyword_value(code: &Code<'_>, scope: Scope, arg: Span) -> Option<Span> {
+    let text = code.text(scope.m, arg);
+    let at = text.rfind("True")?;
+    Some(Span {
+        start: arg.start + at,
+        end: arg.start + at + 4,
+    })
 }
 
 /// Whether the request's own function turns benchmarking off after it

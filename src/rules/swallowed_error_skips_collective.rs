@@ -552,8 +552,16 @@ fn skipped<'p>(
     if !armed {
         return None;
     }
-    // (a) the handler leaves the block.
-    let last = path.last()?;
+    // (a) the handler leaves the block: at its end, or in a branch of it
+    // (`if len(all_ckpt) < 2: return …` before a second try).
+    let exits = |st: &Stmt| matches!(st.kind, StmtKind::Continue | StmtKind::Break | StmtKind::Return(_));
+    let last = match path.last() {
+        Some(st) if exits(st) => st,
+        _ => path.iter().find_map(|st| match &st.kind {
+            StmtKind::If { body, .. } => body.last().filter(|b| exits(b)),
+            _ => None,
+        })?,
+    };
     let (exit, region) = match &last.kind {
         StmtKind::Continue => ("continues the loop", rest_of_loop(anc, try_stmt)?),
         StmtKind::Break => ("leaves the loop", loop_body(anc)?),
