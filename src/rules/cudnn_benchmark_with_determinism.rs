@@ -11,6 +11,9 @@ declare_rule! {
     /// with `torch.multiprocessing.spawn`, when the spawned code makes none itself.
     /// Lightning's spellings count alike: `Trainer(benchmark=True)` sets
     /// `cudnn.benchmark`, `Trainer(deterministic=True)` asks for determinism.
+    /// An assignment from a parameter (`cudnn.benchmark = benchmark` in a
+    /// `set_initial_seed(self, benchmark)`) that the function's only call sets
+    /// to a literal `True` is reported at that argument, where the fix goes.
     ///
     /// It also fires on a literal `cudnn.benchmark = True` in a program that seeds
     /// torch's global RNG with a reproducible value, under the same reach rules
