@@ -257,7 +257,13 @@ impl Program {
                         // function of the training code (or, through a
                         // spawner's `args`, to the function it starts) is
                         // called where that function calls the parameter.
-                        for (g, param) in self.value_params(scope, e, &|a| self.callee(scope, a) == Callee::Func(f)) {
+                        let is_f = |a: &Expr| match &a.kind {
+                            ExprKind::Name(n) | ExprKind::Attribute { attr: n, .. } => {
+                                words.contains(&n.as_str()) && self.callee(scope, a) == Callee::Func(f)
+                            }
+                            _ => false,
+                        };
+                        for (g, param) in self.value_params(scope, e, &is_f) {
                             self.param_calls(g, &param, 0, &mut handed);
                         }
                     }
@@ -305,6 +311,17 @@ impl Program {
         let ExprKind::Call { func, args, .. } = &call.kind else {
             return Vec::new();
         };
+        // Most calls hand no such value on: they need no resolving.
+        let direct = args
+            .iter()
+            .any(|a| matches!(a, Arg::Pos(v) | Arg::Kw { value: v, .. } if is_value(v)));
+        let in_tuple = spawn_call(func)
+            && spawned(call)
+                .and_then(|(_, a)| a)
+                .is_some_and(|t| matches!(&t.kind, ExprKind::Tuple(items) if items.iter().any(is_value)));
+        if !direct && !in_tuple {
+            return Vec::new();
+        }
         let mut out = Vec::new();
         match self.callee(scope, func) {
             Callee::Func(g) => {
