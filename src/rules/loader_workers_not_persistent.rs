@@ -243,9 +243,11 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             // share): which loader this finding is about.
             if let Some(d) = d {
                 if !(loader.start <= workers.span.start && workers.span.end <= loader.end) {
-                    let head = code.text(scope.m, loader).lines().next().unwrap_or("").trim_end();
-                    let at = crate::source::Span::new(loader.start, loader.start + head.len());
-                    d.label(code.file(scope.m), at, "the loader these workers serve");
+                    d.label(
+                        code.file(scope.m),
+                        code.first_line(scope.m, loader),
+                        "the loader these workers serve",
+                    );
                 }
             }
         }

@@ -110,24 +110,12 @@ pub(super) fn report_skip(
         runtime::World::Ranks(Some(n)) if n > 1 => format!("the other {} ranks", n - 1),
         _ => "the other ranks".to_string(),
     };
-    let head = code
-        .text(scope.m, s.span)
-        .lines()
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_string();
-    let d = out.at_loc(
-        code.loc(
-            scope.m,
-            crate::source::Span::new(s.span.start, s.span.start + head.len()),
-        ),
-        lead(&what, &others),
-    );
+    let head = code.first_line(scope.m, s.span);
+    let d = out.at_loc(code.loc(scope.m, head), lead(&what, &others));
     d.help(help);
     if let StmtKind::If { body, .. } = &s.kind {
         if let Some(skip) = first_continue(body) {
-            if skip.span.start >= s.span.start + head.len() {
+            if skip.span.start >= head.end {
                 d.label(code.file(scope.m), skip.span, "where this rank leaves the step");
             }
         }

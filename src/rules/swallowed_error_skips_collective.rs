@@ -252,7 +252,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 _ => format!("`{}`", excerpt(&c.label)),
             };
             let (ls, st) = u.consumer;
-            let head = code.text(ls.m, st.span).lines().next().unwrap_or("").trim().to_string();
+            let head_span = code.first_line(ls.m, st.span);
+            let head = code.text(ls.m, head_span);
             let d = out.at_loc(
                 code.loc(scope.m, at),
                 format!(
@@ -261,14 +262,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 ),
             );
             d.help("yield a replacement item instead of skipping (every rank keeps the same count), or run the loop under the DDP model's `join()` context, which handles uneven inputs");
-            d.label(
-                code.file(ls.m),
-                crate::source::Span {
-                    start: st.span.start,
-                    end: st.span.start + head.len(),
-                },
-                "the loop that ends early on that rank",
-            );
+            d.label(code.file(ls.m), head_span, "the loop that ends early on that rank");
             d.label(code.file(cs.m), call.span, "the collective the other ranks wait in");
         }
         for (at, exc, fb) in fallbacks {

@@ -58,6 +58,14 @@ impl<'a> Code<'a> {
         self.prog.text(m).get(span.start..span.end).unwrap_or("")
     }
 
+    /// The first line of `span` (a statement's header, `for x in loader:`,
+    /// or a call's first line), without trailing blanks: what a label on a
+    /// many-line statement underlines.
+    pub fn first_line(&self, m: ModId, span: Span) -> Span {
+        let head = self.text(m, span).lines().next().unwrap_or("").trim_end();
+        Span::new(span.start, span.start + head.len())
+    }
+
     /// The scopes of training-code chunks (not model-only sources) that
     /// mention one of `needles`.
     pub fn scopes(&self, needles: &[&str]) -> Vec<Scope> {
