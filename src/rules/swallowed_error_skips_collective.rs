@@ -258,7 +258,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 code.loc(scope.m, at),
                 format!(
                     "this handler swallows {exc} and `continue`s past the generator's `yield`: the rank where it happens yields fewer items, leaves `{}` early, and {others} wait in {what} of the steps it no longer runs until the collective times out",
-                    excerpt(&head),
+                    excerpt(head),
                 ),
             );
             d.help("yield a replacement item instead of skipping (every rank keeps the same count), or run the loop under the DDP model's `join()` context, which handles uneven inputs");
