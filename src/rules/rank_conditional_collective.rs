@@ -43,6 +43,13 @@ declare_rule! {
     /// args=(i, …))` in a loop over `range(…)` is a rank, as is a parameter
     /// every caller passes one (`train(rank, …)`). Error paths (`raise`) are
     /// not followed.
+    /// A flag a signal handler sets (`signal.signal(SIGUSR2, handler)`,
+    /// directly or through a helper that registers what it is handed; the
+    /// handler stores into a module-level object) is per process too: a test
+    /// of the raw flag whose branch runs a collective or leaves a loop whose
+    /// steps run one is reported (a preemption save that one rank starts a
+    /// step before the others). Testing a tensor the ranks all-reduced
+    /// first is left alone.
     ///
     /// ## Why
     /// Every rank must enter a collective the same number of times and in the same
@@ -90,6 +97,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     }
     let ddp = runtime::data_parallel_model(code.prog, code.rt);
     super::rank_zero_ddp_forward::one_rank_forwards(&code, out);
+    super::signal_flag_collective::signal_flags(&code, ddp, out);
     // Chunks that call a collective by name: `reduce` as a word, not
     // `reduce_dict`; `checkpoint` in `core.checkpoint`, not in
     // `save_checkpoint`.
