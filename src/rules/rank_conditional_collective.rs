@@ -776,7 +776,7 @@ fn backend_test(code: &Code<'_>, scope: Scope, e: &Expr) -> Option<bool> {
 
 /// Whether a block has a `return`, `raise`, `break` or `continue` (at any
 /// depth outside nested functions).
-fn leaves(stmts: &[Stmt]) -> bool {
+pub(super) fn leaves(stmts: &[Stmt]) -> bool {
     let mut found = false;
     let mut stack = Vec::new();
     for st in stmts {
@@ -846,7 +846,7 @@ fn exit_call(prog: &crate::training::program::Program, scope: Scope, e: &Expr) -
 
 /// Whether a block exits the process in one of its statements (at any
 /// depth outside nested functions).
-fn exits_in(prog: &crate::training::program::Program, scope: Scope, stmts: &[Stmt]) -> bool {
+pub(super) fn exits_in(prog: &crate::training::program::Program, scope: Scope, stmts: &[Stmt]) -> bool {
     let mut found = false;
     let mut stack = Vec::new();
     for st in stmts {
@@ -922,7 +922,7 @@ fn rank_branch<'p>(
 }
 
 /// Whether the innermost loop among `anc` runs a collective in its body.
-fn innermost_loop_collects(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], ddp: bool) -> bool {
+pub(super) fn innermost_loop_collects(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], ddp: bool) -> bool {
     anc.iter()
         .rev()
         .find_map(|a| match a {

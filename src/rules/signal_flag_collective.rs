@@ -13,10 +13,11 @@
 //! runs a collective nor leaves a loop that runs one, and in single-process
 //! code.
 
+use super::rank_conditional_collective::{exits_in, innermost_loop_collects, leaves};
 use super::training_support::{excerpt, Code};
 use super::Sink;
-use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
-use crate::training::program::{blocks_of, walk_stmt, Anc, Bound, Callee, FuncId, ModId, Node, Scope};
+use crate::training::ast::{Expr, ExprKind, StmtKind};
+use crate::training::program::{walk_stmt, Bound, Callee, FuncId, ModId, Node};
 use crate::training::runtime::{self, first_collective};
 
 /// Most handlers followed.
@@ -59,7 +60,9 @@ pub(super) fn signal_flags(code: &Code<'_>, ddp: bool, out: &mut Sink<'_>) {
                         return;
                     }
                     let collective = first_collective(prog, scope, body, ddp, 2);
-                    let leaves_collecting_loop = collective.is_none() && leaves(body) && loop_collects(code, scope, anc, ddp);
+                    let leaves_collecting_loop = collective.is_none()
+                        && (leaves(body) || exits_in(prog, scope, body))
+                        && innermost_loop_collects(code, scope, anc, ddp);
                     if collective.is_none() && !leaves_collecting_loop {
                         return;
                     }
@@ -191,42 +194,4 @@ fn reads_flag(test: &Expr, name: &str) -> bool {
         ExprKind::BoolOp { left, right, .. } => reads_flag(left, name) || reads_flag(right, name),
         _ => false,
     }
-}
-
-/// Whether a block leaves (`break`, `return`, an exit call) at any depth
-/// outside nested functions.
-fn leaves(body: &[Stmt]) -> bool {
-    let mut hit = false;
-    let mut stack = Vec::new();
-    for s in body {
-        walk_stmt(s, &mut stack, &mut |_, n| match n {
-            Node::Stmt(st) => hit |= matches!(st.kind, StmtKind::Break | StmtKind::Return(_)),
-            Node::Expr(e) => {
-                if let ExprKind::Call { func, .. } = &e.kind {
-                    let t = match &func.kind {
-                        ExprKind::Attribute { attr, .. } => attr.as_str(),
-                        ExprKind::Name(n) => n.as_str(),
-                        _ => "",
-                    };
-                    hit |= matches!(t, "exit" | "_exit");
-                }
-            }
-        });
-    }
-    hit
-}
-
-/// Whether the innermost loop around the test runs a collective in its body.
-fn loop_collects(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], ddp: bool) -> bool {
-    anc.iter()
-        .rev()
-        .find_map(|a| match a {
-            Anc::Stmt(st) if matches!(st.kind, StmtKind::For { .. } | StmtKind::While { .. }) => Some(*st),
-            _ => None,
-        })
-        .is_some_and(|lp| {
-            blocks_of(lp)
-                .first()
-                .is_some_and(|body| first_collective(code.prog, scope, body, ddp, 2).is_some())
-        })
 }
