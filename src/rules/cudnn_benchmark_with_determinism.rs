@@ -81,7 +81,7 @@ use super::training_support::{code, Code};
 use super::{Cx, Sink};
 use crate::source::Span;
 use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
-use crate::training::program::{Anc, Bound, Callee, LocalDef, Scope};
+use crate::training::program::{Anc, Callee, LocalDef, Scope};
 use crate::training::runtime::{self, dead_branch, kw, pos};
 
 /// A statement with its scope and ancestors.
@@ -94,7 +94,16 @@ pub(super) struct Site<'p> {
 
 /// A benchmark switch: where, its literal `True` (the fix), what it is, and
 /// the call that passes `True` into it where it is a parameter.
-type Benchmark<'p> = (Site<'p>, Option<Span>, &'static str, Option<(Scope, Span)>);
+type Benchmark<'p> = (Site<'p>, Option<Span>, &'static str, Option<Passed>);
+
+/// A literal `True` passed into a benchmark switch's parameter.
+struct Passed {
+    scope: Scope,
+    /// The argument (`benchmark=True`).
+    arg: Span,
+    /// The `True` in it.
+    value: Span,
+}
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
@@ -232,7 +241,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         };
         // `set_initial_seed(benchmark=True)` → `cudnn.benchmark = benchmark`:
         // reported where the one call passes `True`, the edit that fixes it.
-        if let Some((ps, arg)) = passed {
+        if let Some(Passed { scope: ps, arg, value }) = passed {
             let d = out.at_loc(
                 code.loc(ps.m, *arg),
                 format!("`{}` turns cudnn.benchmark on, which lets cuDNN choose convolution algorithms by timing, so runs can differ, but this code asks for deterministic results", code.text(ps.m, *arg)),
@@ -240,12 +249,10 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             d.help("pass False here where results must be reproducible");
             d.label(code.file(b.scope.m), b.span, "sets cudnn.benchmark from it");
             d.label(code.file(request.scope.m), request.span, "the determinism request");
-            if let Some(v) = keyword_value(&code, *ps, *arg) {
-                d.unsafe_fix(
-                    "turn benchmarking off",
-                    vec![crate::edit::replace(code.file(ps.m), v, "False")],
-                );
-            }
+            d.unsafe_fix(
+                "turn benchmarking off",
+                vec![crate::edit::replace(code.file(ps.m), *value, "False")],
+            );
             continue;
         }
         let d = out.at_loc(
@@ -265,9 +272,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
 
 /// Where `value`, a parameter of its function (`cudnn.benchmark =
 /// benchmark`), is given a literal `True` by the function's only call: the
-/// call's scope and the argument (`benchmark=True`, or the positional
-/// `True`).
-fn passed_true(code: &Code<'_>, scope: Scope, value: &Expr) -> Option<(Scope, Span)> {
+/// call's scope, the argument (`benchmark=True`, or the positional `True`)
+/// and the `True` in it.
+fn passed_true(code: &Code<'_>, scope: Scope, value: &Expr) -> Option<Passed> {
     let ExprKind::Name(n) = &value.kind else { return None };
     let prog = code.prog;
     let f = scope.func()?;
@@ -275,16 +282,7 @@ fn passed_true(code: &Code<'_>, scope: Scope, value: &Expr) -> Option<(Scope, Sp
     if prog.is_local(f, n) && !prog.local_defs(f, n).iter().all(|d| matches!(d, LocalDef::Param(_))) {
         return None;
     }
-    if prog.escapes(f) {
-        return None;
-    }
-    let sites = prog.call_sites(f);
-    let [(site_scope, call)] = sites.as_slice() else {
-        return None;
-    };
-    let Bound::Given(e) = prog.bind(f, call, index) else {
-        return None;
-    };
+    let (site_scope, call, e) = prog.sole_binding(f, index, None)?;
     if !matches!(e.kind, ExprKind::Bool(true)) {
         return None;
     }
@@ -292,24 +290,17 @@ fn passed_true(code: &Code<'_>, scope: Scope, value: &Expr) -> Option<(Scope, Sp
     let ExprKind::Call { args, .. } = &call.kind else {
         return None;
     };
-    let span = args
+    let arg = args
         .iter()
         .find_map(|a| match a {
             crate::training::ast::Arg::Kw { value: v, span, .. } if std::ptr::eq(v, e) => Some(*span),
             _ => None,
         })
         .unwrap_or(e.span);
-    Some((*site_scope, span))
-}
-
-/// The literal value inside the argument at `arg` (the `True` of
-/// `benchmark=True`).
-fn keyword_value(code: &Code<'_>, scope: Scope, arg: Span) -> Option<Span> {
-    let text = code.text(scope.m, arg);
-    let at = text.rfind("True")?;
-    Some(Span {
-        start: arg.start + at,
-        end: arg.start + at + 4,
+    Some(Passed {
+        scope: site_scope,
+        arg,
+        value: e.span,
     })
 }
 

@@ -511,22 +511,6 @@ pub(super) fn outer_call(
     let f = scope.func()?;
     let func = prog.func(f)?;
     let index = func.params.iter().position(|p| p.name == text)?;
-    if prog.escapes(f) {
-        return None;
-    }
-    let mut sites = prog.call_sites(f);
-    if let Some(m) = program {
-        if sites.len() > 1 {
-            sites.retain(|(s, _)| prog.same_program(s.m, m));
-        }
-    }
-    let [(site_scope, site)] = sites.as_slice() else {
-        return None;
-    };
-    // The seed written at the call (`fix_random_seeds(args.seed)`), not
-    // a default or a `**kwargs` splat.
-    match prog.bind(f, site, index) {
-        crate::training::program::Bound::Given(_) => Some((*site_scope, site.span)),
-        _ => None,
-    }
+    prog.sole_binding(f, index, program)
+        .map(|(site_scope, site, _)| (site_scope, site.span))
 }

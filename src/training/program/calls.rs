@@ -164,6 +164,30 @@ impl Program {
         out
     }
 
+    /// The one call of `f` (among those in module `program`'s programs,
+    /// where given and `f` has several) and the argument it writes for
+    /// parameter `index` (not a default, not a `**kwargs` splat), where `f`
+    /// is called nowhere else that could be read: the place a value passed
+    /// into a helper is chosen (`fix_random_seeds(args.seed)`).
+    pub fn sole_binding(&self, f: FuncId, index: usize, program: Option<ModId>) -> Option<(Scope, &Expr, &Expr)> {
+        if self.escapes(f) {
+            return None;
+        }
+        let mut sites = self.call_sites(f);
+        if let Some(m) = program {
+            if sites.len() > 1 {
+                sites.retain(|(s, _)| self.same_program(s.m, m));
+            }
+        }
+        let [(scope, call)] = sites.as_slice() else {
+            return None;
+        };
+        match self.bind(f, call, index) {
+            Bound::Given(e) => Some((*scope, *call, e)),
+            _ => None,
+        }
+    }
+
     /// Whether `f` is also handed, as a value, somewhere its calls are not
     /// followed (`Process(target=f, args=…)`, `partial(f, …)`, a registry
     /// dict): [`Program::call_sites`] may then miss calls, and what they
