@@ -157,14 +157,17 @@ pub(super) fn seed_chains<'p>(code: &Code<'p>) -> Vec<Chain<'p>> {
 }
 
 /// Whether the seed value `e` is drawn from something that differs between
-/// runs (the clock, `os.urandom`, `random`, `torch.seed()`…).
+/// runs (the clock, `os.urandom`, `random`, `torch.seed()`…) wherever it
+/// comes from. A seed the run's options may set, drawn only when they do
+/// not (`seed = opt.get('manual_seed')`, then `if seed is None: seed =
+/// random.randint(…)`), is meant to reproduce the run once it is set.
 fn drawn(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bool {
     if depth > 3 {
         return false;
     }
     let prog = code.prog;
     let sources = prog.sources(scope, e);
-    sources.terms.iter().any(|t| {
+    !sources.terms.is_empty() && sources.terms.iter().all(|t| {
         let mut found = false;
         let mut stack = Vec::new();
         walk_expr(t.expr, &mut stack, &mut |_, n| {

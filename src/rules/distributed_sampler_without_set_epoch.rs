@@ -4,7 +4,9 @@ declare_rule! {
     /// its epoch-seeded order) whose `DataLoader` is iterated in an epoch loop that
     /// trains — the batches reach a backward pass or an optimizer step, also
     /// through an endless generator (`while True: for b in loader: yield b`) that a
-    /// training loop draws from with `next(…)` — when no
+    /// training loop draws from with `next(…)`, or started over with `iter(loader)`
+    /// inside a loop that trains (a step loop's `except StopIteration:` restart, a
+    /// prefetcher's `reset()` at each epoch) — when no
     /// `set_epoch` call reaches the sampler: not on the sampler itself, not as
     /// `loader.sampler.set_epoch(…)`, not in a helper it is passed to.
     ///
@@ -32,7 +34,7 @@ declare_rule! {
     };
 }
 
-use super::training_support::{code, iteration_wrapper, managed, trains, Code};
+use super::training_support::{body_trains, code, iteration_wrapper, managed, trains, Code};
 use super::{Cx, Sink};
 use crate::source::Span;
 use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
@@ -135,6 +137,9 @@ struct Finding<'p> {
     /// How the loop's function reaches the sampler.
     handle: Option<String>,
     loader: Option<String>,
+    /// The loop passes over the loader with `iter(…)` (a step loop that
+    /// starts the loader over when it runs out), not `for batch in loader`.
+    anew: bool,
 }
 
 fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr) -> Option<Finding<'p>> {
@@ -173,6 +178,8 @@ fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr
         return None;
     }
     let mut training_loop: Option<(Scope, &'p Stmt)> = None;
+    // The loop passes over the loader with `iter(…)`, not a `for`.
+    let mut anew = false;
     let mut loader_names: Vec<(Scope, &'p Expr)> = Vec::new();
     for (s, a, loader) in loaders {
         if managed(code, s, &a, loader) {
@@ -189,6 +196,18 @@ fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr
                 anc,
             } if training_loop.is_none() && trains(code, scope, st) => {
                 training_loop = epoch_loop(code, scope, &anc);
+            }
+            // `iter(loader)` again in a loop that trains (`except
+            // StopIteration: it = iter(loader)` in a step loop, a
+            // prefetcher's `reset()` at each epoch): each pass starts over
+            // in the same order.
+            Flow::Iterated { scope, stmt: None, anc } if training_loop.is_none() => {
+                if let Some((ls, l)) = epoch_loop(code, scope, &anc) {
+                    if loop_trains(code, ls, l) {
+                        training_loop = Some((ls, l));
+                        anew = true;
+                    }
+                }
             }
             Flow::Stored { scope, target } => loader_names.push((scope, target)),
             Flow::Arg {
@@ -228,6 +247,7 @@ fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr
         epoch_loop: Some((loop_scope, loop_stmt)),
         handle,
         loader,
+        anew,
     })
 }
 
@@ -317,18 +337,24 @@ fn report(code: &Code<'_>, out: &mut Sink<'_>, scope: Scope, sampler: &Expr, fin
     let loader = finding
         .loader
         .map_or_else(|| "its DataLoader".to_string(), |l| format!("`{l}`"));
+    if finding.anew {
+        let d = out.at_loc(
+            code.loc(scope.m, sampler.span),
+            format!("DistributedSampler shuffles with seed + epoch, but set_epoch is never called on it: each time the training loop starts {loader} over with `iter(…)`, the pass repeats the first pass's order, on every rank"),
+        );
+        d.help("count the passes and call `sampler.set_epoch(passes)` before each `iter(loader)`, so that every pass shuffles anew");
+        if let Some((ls, st)) = finding.epoch_loop {
+            d.label(code.file(ls.m), loop_header(st), "the training loop that starts the loader over");
+        }
+        return;
+    }
     let d = out.at_loc(
         code.loc(scope.m, sampler.span),
         format!("DistributedSampler shuffles with seed + epoch, but set_epoch is never called on it: every epoch of {loader} repeats epoch 0's order"),
     );
     d.help("call `sampler.set_epoch(epoch)` at the start of every epoch, before iterating the loader");
     let Some((ls, st)) = finding.epoch_loop else { return };
-    let header_end = match &st.kind {
-        StmtKind::For { iter, .. } => iter.span.end,
-        StmtKind::While { test, .. } => test.span.end,
-        _ => st.span.end,
-    };
-    d.label(code.file(ls.m), Span::new(st.span.start, header_end), "the epoch loop");
+    d.label(code.file(ls.m), loop_header(st), "the epoch loop");
     let (StmtKind::For { target, body, .. }, Some(handle)) = (&st.kind, finding.handle) else {
         return;
     };
@@ -352,4 +378,23 @@ fn report(code: &Code<'_>, out: &mut Sink<'_>, scope: Scope, sampler: &Expr, fin
         format!("call {handle}.set_epoch({epoch}) at the start of each epoch"),
         vec![edit],
     );
+}
+
+/// A loop statement's header: `for … in …` or `while …`.
+fn loop_header(st: &Stmt) -> Span {
+    let end = match &st.kind {
+        StmtKind::For { iter, .. } => iter.span.end,
+        StmtKind::While { test, .. } => test.span.end,
+        _ => st.span.end,
+    };
+    Span::new(st.span.start, end)
+}
+
+/// Whether a loop's passes train: a `for` as [`trains`] says, a `while`
+/// whose body reaches a backward pass or an optimizer step.
+fn loop_trains(code: &Code<'_>, scope: Scope, st: &Stmt) -> bool {
+    match &st.kind {
+        StmtKind::While { body, .. } => body_trains(code, scope, body),
+        _ => trains(code, scope, st),
+    }
 }

@@ -1,0 +1,35 @@
+# stagec fixture: pos_s14_step_loop_restarts_iterator (VGen's shape)
+# named: on the command line (`torchrun --nproc_per_node=8 train.py`)
+# context: a step loop draws batches with next(); when the loader runs out it starts it over
+#          with iter(), without telling the sampler the pass: every pass repeats the first order.
+# expect:
+#   T102 at 19:15 the sampler whose epoch is never set
+# ----
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+
+
+def main(num_steps=1000):
+    dist.init_process_group("nccl")
+    model = nn.parallel.DistributedDataParallel(nn.Linear(8, 1).cuda())
+    opt = torch.optim.AdamW(model.parameters())
+    dataset = TensorDataset(torch.randn(4096, 8), torch.randn(4096, 1))
+    sampler = DistributedSampler(dataset, num_replicas=dist.get_world_size(), rank=dist.get_rank())
+    loader = DataLoader(dataset, sampler=sampler, batch_size=32, num_workers=4, persistent_workers=True)
+    it = iter(loader)
+    for step in range(num_steps):
+        try:
+            x, y = next(it)
+        except StopIteration:
+            it = iter(loader)
+            x, y = next(it)
+        loss = nn.functional.mse_loss(model(x.cuda()), y.cuda())
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
