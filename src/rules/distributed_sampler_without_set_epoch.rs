@@ -201,8 +201,12 @@ fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr
             // StopIteration: it = iter(loader)` in a step loop, a
             // prefetcher's `reset()` at each epoch): each pass starts over
             // in the same order.
+            // Only a loop of the function itself or of its direct caller:
+            // a helper that makes the iterator for another pass (a
+            // validation pass's prefetcher, built in `validate()` called
+            // from the epoch loop) does not restart the training loader.
             Flow::Iterated { scope, stmt: None, anc } if training_loop.is_none() => {
-                if let Some((ls, l)) = epoch_loop(code, scope, &anc) {
+                if let Some((ls, l)) = restart_loop(code, scope, &anc) {
                     if loop_trains(code, ls, l) {
                         training_loop = Some((ls, l));
                         anew = true;
@@ -305,6 +309,35 @@ fn epoch_loop<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>]) -> Option<(Sco
     }
     let f = scope.func()?;
     caller_loop(code, f, 3)
+}
+
+/// The loop that starts an iterator over again: the innermost loop around
+/// `iter(…)` in its own function, else a loop that calls that function
+/// directly (`prefetcher.reset()` at the top of each epoch).
+fn restart_loop<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>]) -> Option<(Scope, &'p Stmt)> {
+    // Not a `for` over the iterator itself (`for b in iter(loader):`),
+    // which starts it once per run of the loop.
+    let inner = anc.iter().enumerate().rev().find_map(|(i, a)| match a {
+        Anc::Stmt(s) => match &s.kind {
+            StmtKind::For { iter, .. } => {
+                // The call's own parent (the last ancestor) or an
+                // expression on the way down is the `for`'s iterable.
+                let in_iterable = match anc.get(i + 1) {
+                    None => true,
+                    Some(Anc::Expr(x)) => std::ptr::eq(*x, iter),
+                    Some(_) => false,
+                };
+                (!in_iterable).then_some(*s)
+            }
+            StmtKind::While { .. } => Some(*s),
+            _ => None,
+        },
+        _ => None,
+    });
+    match inner {
+        Some(s) => Some((scope, s)),
+        None => caller_loop(code, scope.func()?, 1),
+    }
 }
 
 fn caller_loop<'p>(code: &Code<'p>, f: FuncId, depth: u32) -> Option<(Scope, &'p Stmt)> {

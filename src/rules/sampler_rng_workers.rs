@@ -130,7 +130,7 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
         let Some(init) = kw(args, "worker_init_fn").or_else(|| pos(args, 10)) else {
             continue;
         };
-        let Some(f) = init_function(code, scope, init) else {
+        let Some((f, bound)) = init_function(code, scope, init) else {
             continue;
         };
         let Some(func) = prog.func(f) else { continue };
@@ -141,7 +141,23 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
             Some(class) => class.name.clone(),
             None => func.name.clone(),
         };
-        let params: Vec<&str> = func.params.iter().skip(skip).map(|p| p.name.as_str()).collect();
+        // The parameters the loader passes (the worker id); those a
+        // `partial` binds are values of the parent.
+        let params: Vec<&str> = func
+            .params
+            .iter()
+            .skip(skip)
+            .map(|p| p.name.as_str())
+            .filter(|n| !bound.iter().any(|b| b.name == *n))
+            .collect();
+        // A bound value that mixes in the rank seeds each rank apart.
+        if bound.iter().any(|b| depends_on_rank(prog, b.scope, b.value)) {
+            continue;
+        }
+        let params = Params {
+            worker: &params,
+            bound: &bound,
+        };
         let fs = f.scope();
         let mut hits: Vec<(Span, &'static str, Span, From)> = Vec::new();
         prog.walk_exprs(fs, &mut |_, e| {
@@ -179,7 +195,17 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
             Some(n) => format!("{n} workers"),
             None => "workers".to_string(),
         };
+        // One finding per kind of seed in the function, at its first
+        // seeding call (`random.seed`, `np.random.seed` and
+        // `torch.manual_seed` of one seed are one hazard), the others shown.
+        let mut firsts: Vec<(Span, &'static str, Span, From, Vec<Span>)> = Vec::new();
         for (at, name, seed, parent) in hits {
+            match firsts.iter_mut().find(|f| f.3 == parent) {
+                Some(f) => f.4.push(at),
+                None => firsts.push((at, name, seed, parent, Vec::new())),
+            }
+        }
+        for (at, name, seed, parent, also) in firsts {
             if reported.contains(&at) {
                 continue;
             }
@@ -212,6 +238,9 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
             reported.push(at);
             let d = out.at_loc(code.loc(fs.m, at), message);
             d.label(code.file(scope.m), init.span, "every worker of this loader runs it");
+            for other in also {
+                d.label(code.file(fs.m), other, "seeded the same way here");
+            }
             if parent == From::NumpyWord {
                 d.help("drop the re-seeding (PyTorch seeds numpy in each worker from the loader's base seed and the worker id), or seed from that: `np.random.seed(torch.initial_seed() % 2**32)`");
             } else {
@@ -221,18 +250,54 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
     }
 }
 
+/// A parameter of the init function that `functools.partial` binds in the
+/// parent: its name, and the value written at the `partial` call.
+struct Bound<'p> {
+    name: String,
+    scope: Scope,
+    value: &'p Expr,
+}
+
+/// The init function's parameters: those the loader passes (the worker
+/// id), and those bound by a `partial`.
+struct Params<'a, 'p> {
+    worker: &'a [&'a str],
+    bound: &'a [Bound<'p>],
+}
+
 /// The training-code function a `worker_init_fn=` argument names: directly,
-/// or through a name every assignment of which is that function or `None`
-/// (`init_fn = worker_init_fn if iterable else None`).
-fn init_function(code: &Code<'_>, scope: Scope, init: &Expr) -> Option<FuncId> {
+/// through `functools.partial(f, seed=seed)` (with the parameters it binds
+/// by keyword), or through a name every assignment of which is that
+/// function or `None` (`init_fn = worker_init_fn if iterable else None`).
+fn init_function<'p>(code: &Code<'p>, scope: Scope, init: &'p Expr) -> Option<(FuncId, Vec<Bound<'p>>)> {
     let prog = code.prog;
     if let Some(Sym::Func(f)) = prog.expr_sym(scope, init) {
-        return Some(f);
+        return Some((f, Vec::new()));
     }
     // `worker_init_fn=SeedWorkers(seed)`: the instance's `__call__`.
-    if let ExprKind::Call { func, .. } = &init.kind {
+    if let ExprKind::Call { func, args, .. } = &init.kind {
         return match prog.callee(scope, func) {
-            Callee::Class(k) => prog.method(k, "__call__"),
+            Callee::Class(k) => prog.method(k, "__call__").map(|f| (f, Vec::new())),
+            Callee::External(p) if p == "functools.partial" => {
+                let Some(Sym::Func(f)) = pos(args, 0).and_then(|x| prog.expr_sym(scope, x)) else {
+                    return None;
+                };
+                // Only keywords bind past the worker id, which the loader
+                // passes first.
+                let mut bound = Vec::new();
+                for (i, a) in args.iter().enumerate() {
+                    match a {
+                        Arg::Kw { name, value, .. } => bound.push(Bound {
+                            name: name.clone(),
+                            scope,
+                            value,
+                        }),
+                        Arg::Pos(_) if i == 0 => {}
+                        _ => return None,
+                    }
+                }
+                Some((f, bound))
+            }
             _ => None,
         };
     }
@@ -243,26 +308,27 @@ fn init_function(code: &Code<'_>, scope: Scope, init: &Expr) -> Option<FuncId> {
     if s.unknown {
         return None;
     }
-    let mut found = None;
+    // The one function every assignment names (or `None`), with what a
+    // `partial` among them binds.
+    let mut found: Option<(FuncId, Vec<Bound<'p>>)> = None;
     for t in &s.terms {
         if !t.proj.is_empty() {
             return None;
         }
-        match &t.expr.kind {
-            ExprKind::None => {}
+        let this = match &t.expr.kind {
+            ExprKind::None => continue,
             // An instance of a training-code class the loader calls
-            // (`_SeedWorkers(seed)`): its `__call__`.
-            ExprKind::Call { func, .. } => match prog.callee(t.scope, func) {
-                Callee::Class(k) => match prog.method(k, "__call__") {
-                    Some(f) if found.is_none_or(|g| g == f) => found = Some(f),
-                    _ => return None,
-                },
-                _ => return None,
-            },
+            // (`_SeedWorkers(seed)`): its `__call__`; or a `partial`.
+            ExprKind::Call { .. } => init_function(code, t.scope, t.expr)?,
             _ => match prog.expr_sym(t.scope, t.expr) {
-                Some(Sym::Func(f)) if found.is_none_or(|g| g == f) => found = Some(f),
+                Some(Sym::Func(f)) => (f, Vec::new()),
                 _ => return None,
             },
+        };
+        match &found {
+            None => found = Some(this),
+            Some((g, b)) if *g == this.0 && b.is_empty() && this.1.is_empty() => {}
+            Some(_) => return None,
         }
     }
     found
@@ -272,7 +338,7 @@ fn init_function(code: &Code<'_>, scope: Scope, init: &Expr) -> Option<FuncId> {
 /// `int(...)`), each classified; `None` when one is something else: the
 /// rank (the seed differs per rank), `torch.initial_seed()` or a value
 /// stagec cannot resolve.
-fn seed_parts(code: &Code<'_>, scope: Scope, params: &[&str], e: &Expr) -> Option<Vec<Part>> {
+fn seed_parts(code: &Code<'_>, scope: Scope, params: &Params<'_, '_>, e: &Expr) -> Option<Vec<Part>> {
     if depends_on_rank(code.prog, scope, e) {
         return None;
     }
@@ -292,6 +358,23 @@ fn seed_parts(code: &Code<'_>, scope: Scope, params: &[&str], e: &Expr) -> Optio
                 if code.prog.external(scope, func).as_deref() == Some("builtins.int") && args.len() == 1 =>
             {
                 todo.push(pos(args, 0)?);
+            }
+            // A local the function computes once (`worker_seed =
+            // worker_id + seed`): what it is computed from.
+            ExprKind::Name(n)
+                if !params.worker.contains(&n.as_str()) && !params.bound.iter().any(|b| b.name == *n) =>
+            {
+                let src = code.prog.sources(scope, x);
+                match src.terms.as_slice() {
+                    [t] if !src.unknown
+                        && t.proj.is_empty()
+                        && t.scope == scope
+                        && matches!(t.expr.kind, ExprKind::BinOp { .. }) =>
+                    {
+                        todo.push(t.expr)
+                    }
+                    _ => leaves.push(x),
+                }
             }
             _ => leaves.push(x),
         }
@@ -331,11 +414,23 @@ fn is_int_at(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bool {
     }
 }
 
-fn part(code: &Code<'_>, scope: Scope, params: &[&str], e: &Expr) -> Option<Part> {
+fn part(code: &Code<'_>, scope: Scope, params: &Params<'_, '_>, e: &Expr) -> Option<Part> {
     let prog = code.prog;
     if let ExprKind::Name(n) = &e.kind {
-        if params.contains(&n.as_str()) {
+        if params.worker.contains(&n.as_str()) {
             return Some(Part::Worker);
+        }
+        // A value the `partial` binds: a constant where every value it
+        // can hold is an integer, or `None` (which the function must test
+        // for before adding to it: `seed=666 if args.fix_seed else None`).
+        if let Some(b) = params.bound.iter().find(|b| b.name == *n) {
+            if is_int(code, b.scope, b.value) {
+                return Some(Part::Const);
+            }
+            let r = runtime::constant(prog, code.cfg, code.rt, b.scope, b.value)?;
+            let ints = r.values.iter().filter(|v| matches!(v, Const::Int(_))).count();
+            let all = r.values.iter().all(|v| matches!(v, Const::Int(_) | Const::None));
+            return (ints > 0 && all).then_some(Part::Const);
         }
     }
     if worker_id(code, scope, e) {
