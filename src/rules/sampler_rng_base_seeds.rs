@@ -11,8 +11,11 @@
 //! Reported where the workers are known to draw: the loader's dataset (a
 //! training-code class, or a library dataset built with a transform) draws
 //! random numbers or builds a random transform (`transforms.RandomResizedCrop`)
-//! — or, where the dataset cannot be followed, a training-code dataset class
-//! does. Silent for a worker count not known to be above 0, a loader with its
+//! — also in the project's helper functions its methods call, and for a
+//! class picked from a registry (`_DATASETS[name](…)`) only when every class
+//! the registry holds draws — or, where the dataset cannot be followed (or
+//! is looked up by name: `eval('datasets.' + cfg.DATASET)(…)`), a
+//! training-code dataset class does. Silent for a worker count not known to be above 0, a loader with its
 //! own generator or init function, one built on one rank, a loader that
 //! shuffles itself (the rule's main check reports that), one that shards for
 //! you (`accelerator.prepare`, Fabric, Determined: equal seeds are their
@@ -257,7 +260,20 @@ fn workers_draw(prog: &Program, scope: Scope, dataset: &Expr) -> Option<DrawSite
             return Some(d);
         }
     }
-    if sources.unknown || !built {
+    // Built from a name looked up at run time (`eval('datasets.' +
+    // cfg.DATASET)(…)`, `getattr(datasets, name)(…)`): one of the training
+    // code's dataset classes, not known which.
+    let by_name = sources.terms.iter().any(|t| match &t.expr.kind {
+        ExprKind::Call { func, .. } => match &func.kind {
+            ExprKind::Call { func: lookup, .. } => matches!(
+                prog.external(t.scope, lookup).as_deref(),
+                Some("builtins.eval" | "builtins.getattr")
+            ),
+            _ => false,
+        },
+        _ => false,
+    });
+    if sources.unknown || !built || by_name {
         return any_dataset_draws(prog, &mut steps);
     }
     None
@@ -300,6 +316,24 @@ fn expr_draws(prog: &Program, scope: Scope, e: &Expr, depth: u32, steps: &mut u3
             return None;
         }
         let ExprKind::Call { func, .. } = &c.kind else { continue };
+        // `_DATASETS[name](path, split)`: a class picked from a registry
+        // draws when every class it may pick does.
+        if let Some(classes) = prog.registry_classes(scope, func) {
+            let mut first = None;
+            for k in classes {
+                match class_draws(prog, k, 0, steps) {
+                    Some(d) => first = first.or(Some(d)),
+                    None => {
+                        first = None;
+                        break;
+                    }
+                }
+            }
+            if first.is_some() {
+                return first;
+            }
+            continue;
+        }
         match prog.callee(scope, func) {
             // A draw while the dataset is built runs in the rank's process;
             // a random transform built then, or a draw in a lambda, runs in
@@ -380,11 +414,18 @@ fn list_additions<'p>(prog: &'p Program, scope: Scope, name: &str) -> Vec<&'p Ex
     out
 }
 
-/// A random draw in a function's body (not in the functions it calls);
-/// with `built_only`, only a random transform built there (a constructor
-/// runs in the rank's process, the transforms it builds in the workers).
+/// A random draw in a function's body; with `built_only`, only a random
+/// transform built there (a constructor runs in the rank's process, the
+/// transforms it builds in the workers). Otherwise the training-code
+/// functions it calls are searched too, two calls deep (a dataset's
+/// `_prepare_im` calling `transforms.random_sized_crop`, which draws).
 fn scope_draws(prog: &Program, scope: Scope, built_only: bool, steps: &mut u32) -> Option<DrawSite> {
+    helper_draws(prog, scope, built_only, 0, steps)
+}
+
+fn helper_draws(prog: &Program, scope: Scope, built_only: bool, depth: u32, steps: &mut u32) -> Option<DrawSite> {
     let mut found = None;
+    let mut helpers: Vec<Scope> = Vec::new();
     prog.walk_exprs(scope, &mut |_, e| {
         if found.is_some() || *steps == 0 {
             return;
@@ -399,9 +440,22 @@ fn scope_draws(prog: &Program, scope: Scope, built_only: bool, steps: &mut u32) 
                     what: excerpt(prog.text(scope.m).get(func.span.start..func.span.end).unwrap_or("")),
                 });
             }
+        } else if !built_only && depth < 2 {
+            // A module-level helper (methods of the class are searched
+            // as the class is).
+            if let Callee::Func(f) = prog.callee(scope, func) {
+                if prog.class_of(f).is_none() && !helpers.contains(&f.scope()) && f.scope() != scope {
+                    helpers.push(f.scope());
+                }
+            }
         }
     });
-    found
+    if found.is_some() {
+        return found;
+    }
+    helpers
+        .into_iter()
+        .find_map(|h| helper_draws(prog, h, built_only, depth + 1, steps))
 }
 
 /// A random draw in a training-code class's methods or its bases'.

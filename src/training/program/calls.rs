@@ -139,6 +139,45 @@ impl Program {
         }
     }
 
+    /// The classes a registry lookup may call: `func` is `REG[key]` or
+    /// `REG.get(key)` (with a key that is not a literal) on a dict literal
+    /// every value of which is a training-code class (`_DATASETS =
+    /// {"cifar10": Cifar10, "imagenet": ImageNet}`). `None` for anything
+    /// else, or a dict with another value or a `**` splat.
+    pub fn registry_classes(&self, scope: Scope, func: &Expr) -> Option<Vec<ClassId>> {
+        let table = match &func.kind {
+            ExprKind::Subscript { value, index } if !matches!(index.kind, ExprKind::Str(_) | ExprKind::Int(_)) => {
+                &**value
+            }
+            ExprKind::Call { func: get, args, .. } => match &get.kind {
+                ExprKind::Attribute { value, attr } if attr == "get" && args.len() == 1 => &**value,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let sources = self.sources(scope, table);
+        let [t] = sources.terms.as_slice() else { return None };
+        if sources.unknown || !t.proj.is_empty() {
+            return None;
+        }
+        let ExprKind::Dict(items) = &t.expr.kind else { return None };
+        let mut out = Vec::new();
+        for item in items {
+            let crate::training::ast::DictItem::Pair { value, .. } = item else {
+                return None;
+            };
+            match self.expr_sym(t.scope, value) {
+                Some(Sym::Class(k)) => {
+                    if !out.contains(&k) {
+                        out.push(k);
+                    }
+                }
+                _ => return None,
+            }
+        }
+        (!out.is_empty()).then_some(out)
+    }
+
     /// Every call of function `f` in the training code: the calling scope
     /// and the call. Instantiations count as calls of `__init__`.
     pub fn call_sites(&self, f: FuncId) -> Vec<(Scope, &Expr)> {

@@ -282,6 +282,7 @@ const BUILTINS: &[&str] = &[
     "vars",
     "id",
     "repr",
+    "eval",
 ];
 
 struct FileEntry {
