@@ -167,22 +167,23 @@ fn drawn(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bool {
     }
     let prog = code.prog;
     let sources = prog.sources(scope, e);
-    !sources.terms.is_empty() && sources.terms.iter().all(|t| {
-        let mut found = false;
-        let mut stack = Vec::new();
-        walk_expr(t.expr, &mut stack, &mut |_, n| {
-            let Node::Expr(x) = n else { return };
-            if found {
-                return;
-            }
-            found = match &x.kind {
-                ExprKind::Call { func, .. } => prog.external(t.scope, func).is_some_and(|p| varies(&p)),
-                ExprKind::Name(_) if !std::ptr::eq(x, t.expr) => drawn(code, t.scope, x, depth + 1),
-                _ => false,
-            };
-        });
-        found
-    })
+    !sources.terms.is_empty()
+        && sources.terms.iter().all(|t| {
+            let mut found = false;
+            let mut stack = Vec::new();
+            walk_expr(t.expr, &mut stack, &mut |_, n| {
+                let Node::Expr(x) = n else { return };
+                if found {
+                    return;
+                }
+                found = match &x.kind {
+                    ExprKind::Call { func, .. } => prog.external(t.scope, func).is_some_and(|p| varies(&p)),
+                    ExprKind::Name(_) if !std::ptr::eq(x, t.expr) => drawn(code, t.scope, x, depth + 1),
+                    _ => false,
+                };
+            });
+            found
+        })
 }
 
 /// Whether `b` sits under a flag that chooses speed over reproducibility

@@ -377,7 +377,11 @@ fn report(code: &Code<'_>, out: &mut Sink<'_>, scope: Scope, sampler: &Expr, fin
         );
         d.help("count the passes and call `sampler.set_epoch(passes)` before each `iter(loader)`, so that every pass shuffles anew");
         if let Some((ls, st)) = finding.epoch_loop {
-            d.label(code.file(ls.m), loop_header(st), "the training loop that starts the loader over");
+            d.label(
+                code.file(ls.m),
+                loop_header(st),
+                "the training loop that starts the loader over",
+            );
         }
         return;
     }

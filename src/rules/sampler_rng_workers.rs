@@ -361,9 +361,7 @@ fn seed_parts(code: &Code<'_>, scope: Scope, params: &Params<'_, '_>, e: &Expr) 
             }
             // A local the function computes once (`worker_seed =
             // worker_id + seed`): what it is computed from.
-            ExprKind::Name(n)
-                if !params.worker.contains(&n.as_str()) && !params.bound.iter().any(|b| b.name == *n) =>
-            {
+            ExprKind::Name(n) if !params.worker.contains(&n.as_str()) && !params.bound.iter().any(|b| b.name == *n) => {
                 let src = code.prog.sources(scope, x);
                 match src.terms.as_slice() {
                     [t] if !src.unknown

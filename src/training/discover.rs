@@ -306,6 +306,9 @@ pub fn discover(
     let mut seen: HashSet<String> = HashSet::new();
     let mut bytes = 0usize;
     let mut left_out: Vec<LeftOut> = Vec::new();
+    // Files read ahead of their turn (a path-setup module, read when its
+    // import is resolved), by context path.
+    let mut peeked: HashMap<String, Input> = HashMap::new();
     while let Some(q) = queue.pop_front() {
         if files.len() >= MAX_FILES || bytes >= MAX_BYTES {
             break;
@@ -330,7 +333,7 @@ pub fn discover(
             Some(p) => p.clone(),
             None => ctx.root.join(&q.rel),
         };
-        let input = match read(&path) {
+        let input = match peeked.remove(&q.rel).map_or_else(|| read(&path), Ok) {
             Ok(input) => input,
             Err(e) => {
                 problems.push(e);
@@ -366,9 +369,31 @@ pub fn discover(
             q.module.rsplit_once('.').map_or(String::new(), |(p, _)| p.to_string())
         };
         let mut targets = Vec::new();
+        // The import path as this module's imports see it: with the
+        // folders its own code puts on `sys.path`, and, from the import
+        // on, those a sibling path-setup module adds (`import
+        // _init_paths`), as the module runs when imported.
+        let mut roots = q.roots.clone();
+        add_roots(&mut roots, super::syspath::added_folders(&scanned, &q.rel));
         for imp in imports {
-            for (rel, module) in resolve_import(&ctx, imp, &package, &q.roots, &q.rel) {
+            for (rel, module) in resolve_import(&ctx, imp, &package, &roots, &q.rel) {
                 targets.push(rel.clone());
+                let sibling_setup = !imp.plain.is_empty()
+                    && folder(&rel) == folder(&q.rel)
+                    && !rel.ends_with("__init__.py")
+                    && !seen.contains(&rel)
+                    && !peeked.contains_key(&rel);
+                if sibling_setup {
+                    if let Some(p) = ctx.files.get(&rel) {
+                        if let Ok(found) = read(p) {
+                            if found.bytes.len() <= MAX_FILE_BYTES && memchr_sys_path(&found.bytes) {
+                                let parsed = super::ParsedFile::new(&crate::source::lossy(&found.bytes));
+                                add_roots(&mut roots, super::syspath::added_folders(&parsed, &rel));
+                            }
+                            peeked.insert(rel.clone(), found);
+                        }
+                    }
+                }
                 if let Some(f) = files.iter_mut().find(|f| same(&f.input.name, &rel, &ctx)) {
                     adopt_name(f, module);
                 } else if let Some(named) = queue.iter_mut().find(|n| n.rel == rel) {
@@ -381,7 +406,7 @@ pub fn discover(
                         rel,
                         module,
                         role: FileRole::Imported,
-                        roots: q.roots.clone(),
+                        roots: roots.clone(),
                     });
                 }
             }
@@ -599,6 +624,23 @@ fn locate(ctx: &Context<'_>, launch: &Launch) -> Result<Located, String> {
             })
         }
     }
+}
+
+/// Puts `added` folders on a module's search roots: at the front or the
+/// back, each once.
+fn add_roots(roots: &mut Vec<String>, added: Vec<(super::syspath::At, String)>) {
+    for (at, folder) in added {
+        roots.retain(|r| *r != folder);
+        match at {
+            super::syspath::At::Front => roots.insert(0, folder),
+            super::syspath::At::Back => roots.push(folder),
+        }
+    }
+}
+
+/// Whether a file's bytes mention `sys.path`.
+fn memchr_sys_path(bytes: &[u8]) -> bool {
+    bytes.windows(8).any(|w| w == b"sys.path")
 }
 
 /// The context files an import statement loads: `(relative path, module)`.
@@ -902,6 +944,51 @@ from detsd.utils import f
         );
         assert!(!rels.contains(&"other.py"));
         assert!(matches!(s.entry, EntrySpec::Found(_, 0)));
+    }
+
+    #[test]
+    fn folders_a_script_puts_on_sys_path_resolve_its_later_imports() {
+        let init_paths = "import os.path as osp\nimport sys\n\ndef add_path(path):\n    if path not in sys.path:\n        sys.path.insert(0, path)\n\nthis_dir = osp.dirname(__file__)\nadd_path(osp.join(this_dir, '..', 'lib'))\n";
+        let files = [
+            ("tools/_init_paths.py", init_paths),
+            (
+                "tools/train.py",
+                "import config\nimport _init_paths\nfrom config import cfg\nfrom datasets import Cityscapes\n",
+            ),
+            ("tools/test.py", "import sys, os\nsys.path.append(os.path.join(os.path.dirname(__file__), '..', 'lib'))\nimport datasets\n"),
+            ("lib/config/__init__.py", "from .default import cfg\n"),
+            ("lib/config/default.py", "cfg = {}\n"),
+            ("lib/datasets/__init__.py", "from .cityscapes import Cityscapes\n"),
+            ("lib/datasets/cityscapes.py", "import config\n"),
+        ];
+        let got = named_alone(&files, &["tools/train.py"]);
+        let found = |rel: &str| got.iter().find(|g| g.0 == rel).map(|g| g.1.clone());
+        // After `import _init_paths` (not before it: the first `import
+        // config` finds nothing), `lib` is searched, for the imported
+        // modules' imports too.
+        assert_eq!(found("lib/config/__init__.py").as_deref(), Some("config"), "{got:?}");
+        assert_eq!(
+            found("lib/config/default.py").as_deref(),
+            Some("config.default"),
+            "{got:?}"
+        );
+        assert_eq!(
+            found("lib/datasets/cityscapes.py").as_deref(),
+            Some("datasets.cityscapes"),
+            "{got:?}"
+        );
+        let own = named_alone(&files, &["tools/test.py"]);
+        assert!(
+            own.iter()
+                .any(|g| g.0 == "lib/datasets/__init__.py" && g.1 == "datasets"),
+            "{own:?}"
+        );
+        // Without the path setup, nothing under lib is found.
+        let plain = named_alone(
+            &[("tools/train.py", "import config\n"), ("lib/config/__init__.py", "")],
+            &["tools/train.py"],
+        );
+        assert_eq!(plain.len(), 1, "{plain:?}");
     }
 
     #[test]

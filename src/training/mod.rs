@@ -29,6 +29,7 @@ pub mod entry;
 pub mod program;
 pub mod run_files;
 pub mod runtime;
+pub mod syspath;
 pub mod values;
 
 pub use crate::python::{ast, scan, ParsedFile};

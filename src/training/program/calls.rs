@@ -160,7 +160,9 @@ impl Program {
         if sources.unknown || !t.proj.is_empty() {
             return None;
         }
-        let ExprKind::Dict(items) = &t.expr.kind else { return None };
+        let ExprKind::Dict(items) = &t.expr.kind else {
+            return None;
+        };
         let mut out = Vec::new();
         for item in items {
             let crate::training::ast::DictItem::Pair { value, .. } = item else {
