@@ -3,7 +3,7 @@
 //! project helper one or two calls away).
 
 use super::cudnn_benchmark_with_determinism::{exclusive, Site};
-use super::training_support::Code;
+use super::training_support::{body_trains, Code};
 use super::{Cx, Sink};
 use crate::source::Span;
 use crate::training::ast::{Expr, ExprKind, StmtKind};
@@ -198,6 +198,32 @@ pub(super) fn speed_flag(code: &Code<'_>, b: &Site<'_>) -> bool {
         let t = code.text(b.scope.m, test.span).to_ascii_lowercase();
         ["bench", "determin", "reproduc"].iter().any(|w| t.contains(w))
     })
+}
+
+/// Whether `b` sits in an evaluation script or function (`test.py`,
+/// `def test_pipeline`, `eval_*.py`, `inference.py`, `sample.py`, `demo.py`)
+/// whose own body trains nothing: the seed there picks the samples shown,
+/// and benchmarking changes no training.
+pub(super) fn evaluation_only(code: &Code<'_>, b: &Site<'_>) -> bool {
+    const WORDS: [&str; 6] = ["test", "eval", "infer", "predict", "sample", "demo"];
+    let prog = code.prog;
+    let file = prog
+        .module_name(b.scope.m)
+        .rsplit('.')
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let func = b
+        .scope
+        .func()
+        .and_then(|f| prog.func(f))
+        .map(|f| f.name.to_ascii_lowercase())
+        .unwrap_or_default();
+    let named = |n: &str| WORDS.iter().any(|w| n.starts_with(w)) && !n.contains("train");
+    if !named(&file) && !named(&func) {
+        return false;
+    }
+    !body_trains(code, b.scope, prog.body(b.scope))
 }
 
 /// The chains that seed with `b`, those that reach `b`'s own function

@@ -29,12 +29,16 @@ declare_rule! {
     /// away: `fix_random_seeds(args.seed)`) whose body makes one of these calls.
     /// The seed counts as reproducible unless its value is drawn from the clock,
     /// `os.urandom`, `random`/`numpy.random`, `uuid`, `secrets`, `datetime`,
-    /// `torch.seed()` or `torch.initial_seed()` (an unresolved `args.seed`, a
-    /// literal, an argparse default and a seed plus the rank all count);
+    /// `torch.seed()` or `torch.initial_seed()` wherever it comes from (an
+    /// unresolved `args.seed`, a literal, an argparse default, a seed plus the
+    /// rank and a configured seed drawn only when the options set none all
+    /// count);
     /// `seed_everything()` without a seed does not count (Lightning 1.x draws a
     /// random seed, 2.x falls back to `PL_GLOBAL_SEED` or 0: no clear intent). Seeding
     /// only `random`/`numpy` does not count: it shows no intent to make torch's
-    /// run reproducible. Silent where the assignment sits under an `if` whose
+    /// run reproducible. Silent in an evaluation script or function (`test.py`,
+    /// `def test_pipeline`, `eval_*.py`, `inference.py`, `sample.py`) that trains
+    /// nothing itself, and where the assignment sits under an `if` whose
     /// condition names a benchmark/determinism/reproducibility flag
     /// (`if args.benchmark:`, `if not args.deterministic:`) or assigns a value
     /// other than the literal `True` (`= cfg.cudnn_benchmark`): a trade-off the
@@ -76,7 +80,7 @@ declare_rule! {
     };
 }
 
-use super::cudnn_benchmark_seeds::{nearest, report_seeded, seed_chains, speed_flag};
+use super::cudnn_benchmark_seeds::{evaluation_only, nearest, report_seeded, seed_chains, speed_flag};
 use super::training_support::{code, Code};
 use super::{Cx, Sink};
 use crate::source::Span;
@@ -232,7 +236,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             .iter()
             .find(|r| same(r) && !exclusive(&code, b, r) && !both_chosen(r) && !overridden(&code, b, r))
         else {
-            if literal.is_some() && !speed_flag(&code, b) {
+            if literal.is_some() && !speed_flag(&code, b) && !evaluation_only(&code, b) {
                 if let Some(chain) = nearest(&code, &chains, b) {
                     report_seeded(cx, &code, b, *literal, chain, what, out);
                 }
