@@ -12,7 +12,13 @@ declare_rule! {
     /// `checkpoint.restore_path()`/`download()` in the default download mode,
     /// `checkpoint.store_path()`/`upload()` with `shard=True`, and
     /// `preempt.should_preempt()`; in Lightning, `trainer.save_checkpoint()`, which
-    /// ends in a barrier of all ranks. A forward pass of a
+    /// ends in a barrier of all ranks; with FSDP, `model.state_dict()` of a model
+    /// wrapped in `FullyShardedDataParallel` (on some path of the run: `model =
+    /// FSDP(model)` when it asks for FSDP) and `FSDP.optim_state_dict()`, which
+    /// all-gather every rank's shard for the full state dict, FSDP's default (code
+    /// that chooses a state dict type anywhere, `FSDP.state_dict_type(…)`,
+    /// handles FSDP's saving on purpose and turns this off). A rank read as `dist.get_rank()` or `0` (`try: rank =
+    /// dist.get_rank() except: rank = 0`) is the rank. A forward pass of a
     /// `DistributedDataParallel` model that runs on one rank only (a validation
     /// or NaN-logging pass under `if rank == 0:`, or in a helper called only
     /// there) is one too, where the wrapper broadcasts buffers (the default, or
@@ -84,6 +90,7 @@ use crate::training::program::{walk_stmt, Anc, Callee, FuncId, LocalDef, ModId, 
 use crate::training::runtime::{self, collective, mentions_rank, rank_kind, RankKind};
 
 /// The help for Lightning's `trainer.save_checkpoint` under a rank test.
+const FSDP_HELP: &str = "take the state dict on every rank (with `FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT, FullStateDictConfig(offload_to_cpu=True, rank0_only=True))` only rank 0 receives it), and keep only the file write under the rank test";
 const LIGHTNING_HELP: &str = "Trainer.save_checkpoint ends in a barrier of all ranks (and under DeepSpeed or FSDP every rank writes its shard), and Lightning writes the file from global rank 0 itself: call it on every rank, without the rank test";
 
 /// Most parts of rank conditions that are tried both ways.
@@ -191,6 +198,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                                 "call it on every process and keep only your own file writes under the main-process test (Accelerate writes its checkpoint files from the right process itself)"
                             } else if c.kind == "lightning.save_checkpoint" {
                                 LIGHTNING_HELP
+                            } else if c.kind == "fsdp.state_dict" {
+                                FSDP_HELP
                             } else {
                                 "every rank must run the same collectives in the same order: move it out of the branch, or give the other ranks a matching call"
                             });
@@ -217,6 +226,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                             "call it on every process and keep only your own file writes under the main-process test (Accelerate writes its checkpoint files from the right process itself)"
                         } else if c.kind == "lightning.save_checkpoint" {
                             LIGHTNING_HELP
+                        } else if c.kind == "fsdp.state_dict" {
+                            FSDP_HELP
                         } else {
                             "every rank must run the same collectives in the same order: call it on every rank, or give the other ranks a matching call"
                         });
@@ -736,6 +747,8 @@ fn direct_message(c: &runtime::Collective, cond: &str) -> String {
         format!(
             "`{label}` is a collective when `accelerate launch` runs this script with DeepSpeed or FSDP (every rank saves or gathers its shards), but only ranks where `{cond}` call it here: they wait for ranks that never join, and the job hangs (plain DDP gathers nothing here)"
         )
+    } else if c.kind == "fsdp.state_dict" {
+        format!("`{label}` of a FullyShardedDataParallel model is a collective: each rank holds a shard, and the full state dict (FSDP's default type) is all-gathered from every rank, but only ranks where `{cond}` call it here: they wait for ranks that never join, and the job hangs")
     } else {
         format!("`{label}` is a collective, but only ranks where `{cond}` call it here; the other ranks never join a matching call")
     }
@@ -746,6 +759,8 @@ fn helper_message(call: &str, c: &runtime::Collective, cond: &str) -> String {
     let label = excerpt(&c.label);
     let backend = if c.kind.starts_with("accelerate.") {
         " under DeepSpeed or FSDP (as `accelerate launch` may run this script)"
+    } else if c.kind == "fsdp.state_dict" {
+        " (FSDP gathers the full state dict from every rank's shard)"
     } else {
         ""
     };

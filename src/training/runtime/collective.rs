@@ -123,6 +123,10 @@ pub(super) const OTHER_COLLECTIVE_NAMES: &[&str] = &[
     "load",
     // Lightning's Trainer (a strategy barrier at the end)
     "save_checkpoint",
+    // FSDP's full state dicts (gathered from every rank's shard)
+    "state_dict",
+    "optim_state_dict",
+    "full_optim_state_dict",
 ];
 
 /// mpi4py communicator methods that every rank of the communicator must
@@ -273,6 +277,22 @@ pub fn collective(prog: &Program, scope: Scope, call: &Expr, ddp: bool) -> Optio
             }
             return None;
         }
+        // `FSDP.full_optim_state_dict(model, optim)`, `FSDP.optim_state_dict(…)`:
+        // every rank's optimizer shard is gathered.
+        if let Some(name) = path
+            .strip_prefix("torch.distributed.fsdp.FullyShardedDataParallel.")
+            .or_else(|| {
+                path.strip_prefix("torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel.")
+            })
+        {
+            if matches!(name, "full_optim_state_dict" | "optim_state_dict") && full_state_dicts(prog, scope.m) {
+                return Some(Collective {
+                    kind: "fsdp.state_dict".into(),
+                    label: label(),
+                });
+            }
+            return None;
+        }
         if let Some(name) = path.strip_prefix("horovod.") {
             if matches!(
                 name,
@@ -323,6 +343,13 @@ pub fn collective(prog: &Program, scope: Scope, call: &Expr, ddp: bool) -> Optio
         }
         "step_optimizer" => Some(Collective {
             kind: "step_optimizer".into(),
+            label: label(),
+        }),
+        // The full state dict of an FSDP model: each rank holds a shard,
+        // and `state_dict()` all-gathers them (FULL_STATE_DICT, FSDP's
+        // default), on every rank.
+        "state_dict" if args.is_empty() && fsdp_model(prog, scope, recv) => Some(Collective {
+            kind: "fsdp.state_dict".into(),
             label: label(),
         }),
         a if ACCELERATE_SHARDED.contains(&a) && accelerator(prog, scope, recv) => Some(Collective {
@@ -499,6 +526,53 @@ pub(super) fn accelerator(prog: &Program, scope: Scope, recv: &Expr) -> bool {
     let s = prog.sources(scope, recv);
     s.terms.iter().any(|t| {
         matches!(&t.expr.kind, ExprKind::Call { func, .. } if prog.external(t.scope, func).as_deref() == Some("accelerate.Accelerator"))
+    })
+}
+
+/// The paths of FSDP's wrapper class (FSDP1, whose `state_dict()` gathers
+/// the full parameters; FSDP2's `fully_shard` returns sharded tensors).
+const FSDP_CLASS: &[&str] = &[
+    "torch.distributed.fsdp.FullyShardedDataParallel",
+    "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel",
+];
+
+/// Whether the programs of module `m` take FSDP's full state dicts: some
+/// module wraps a model in FSDP, and none chooses a state dict type
+/// (`FSDP.state_dict_type(…)`, `StateDictType.SHARDED_STATE_DICT`, …): code
+/// that does handles FSDP's state dicts on purpose (a `SHARDED_STATE_DICT`
+/// or `LOCAL_STATE_DICT` one gathers nothing; a save path of its own for
+/// FSDP runs, which the rank-0 path of other engines never sees), and which
+/// holds where is not known here.
+fn full_state_dicts(prog: &Program, m: ModId) -> bool {
+    let bits = prog.programs(m);
+    prog.fact("wraps in FSDP", bits, || {
+        super::any_call_in(
+            prog,
+            &["FullyShardedDataParallel", "FSDP"],
+            |p| FSDP_CLASS.contains(&p),
+            &|x| prog.in_programs(bits, x),
+        )
+    }) && !prog.fact("FSDP state dict types chosen", 0, || {
+        prog.code_modules().any(|x| {
+            prog.chunks_mentioning(x, &["state_dict_type", "StateDictType"])
+                .next()
+                .is_some()
+        })
+    })
+}
+
+/// Whether `recv` is a model wrapped in FSDP (in one of the ways its value
+/// is made: `model = FSDP(model, …)` when the run asks for FSDP) whose state
+/// dict is the full one.
+fn fsdp_model(prog: &Program, scope: Scope, recv: &Expr) -> bool {
+    if !full_state_dicts(prog, scope.m) {
+        return false;
+    }
+    let s = prog.sources(scope, recv);
+    s.terms.iter().any(|t| {
+        t.proj.is_empty()
+            && matches!(&t.expr.kind, ExprKind::Call { func, .. }
+                if prog.external(t.scope, func).is_some_and(|p| FSDP_CLASS.contains(&p.as_str())))
     })
 }
 

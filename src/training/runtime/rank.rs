@@ -459,9 +459,17 @@ pub(super) fn follow(prog: &Program, scope: Scope, e: &Expr, depth: u32) -> Opti
         return None;
     }
     let mut kind = None;
+    // `rank = 0` beside a rank (`try: rank = dist.get_rank() except: rank =
+    // 0`, `rank = 0` then `if distributed: rank = dist.get_rank()`): rank 0
+    // of a run without a process group.
+    let mut zero = false;
     for t in &s.terms {
         if std::ptr::eq(t.expr, e) {
             return None;
+        }
+        if t.proj.is_empty() && matches!(t.expr.kind, ExprKind::Int(0)) {
+            zero = true;
+            continue;
         }
         // `is_main = accelerator.is_main_process`: the object's rank test,
         // read once into a name (its source is the object, projected).
@@ -475,7 +483,12 @@ pub(super) fn follow(prog: &Program, scope: Scope, e: &Expr, depth: u32) -> Opti
         }
         kind = Some(k);
     }
-    kind
+    match kind {
+        Some(RankKind::Rank) | None => kind,
+        // A zero beside a rank test (`True`/`False`) is neither.
+        Some(_) if zero => None,
+        Some(_) => kind,
+    }
 }
 
 /// Whether a name that looks like a rank has an origin that is clearly
