@@ -21,7 +21,9 @@ declare_rule! {
     /// dist.get_rank() except: rank = 0`) is the rank. A forward pass of a
     /// `DistributedDataParallel` model that runs on one rank only (a validation
     /// or NaN-logging pass under `if rank == 0:`, or in a helper called only
-    /// there) is one too, where the wrapper broadcasts buffers (the default, or
+    /// there) with gradients on is one too (under `torch.no_grad()` DDP
+    /// broadcasts at most once and skips that rank's next broadcast, so the
+    /// counts still match), where the wrapper broadcasts buffers (the default, or
     /// a flag known to be true: its argparse default together with what each of
     /// the project's config files sets where the code merges one into the
     /// parser, `parser.set_defaults(**yaml.safe_load(f))`)

@@ -8,7 +8,10 @@
 //! for ranks that never come. Calling the wrapped module (`model.module(x)`)
 //! runs the same forward without it.
 //!
-//! Silent where the wrapper is made with `broadcast_buffers=False` (or a
+//! Silent where the forward runs with gradients off (`with torch.no_grad():`,
+//! `@torch.no_grad()`): DDP then broadcasts the buffers at most once and
+//! skips that rank's next broadcast, so the counts still match. Silent where
+//! the wrapper is made with `broadcast_buffers=False` (or a
 //! value not known to be true), where the wrapped module has nothing to
 //! broadcast as far as the code shows (a class of the training code whose
 //! file uses no batch norm and registers no buffer; an unknown module), where
@@ -57,6 +60,15 @@ pub(super) fn one_rank_forwards(code: &Code<'_>, out: &mut Sink<'_>) {
             let ExprKind::Call { func, .. } = &call.kind else {
                 continue;
             };
+            // With gradients off, the forward leaves DDP's
+            // `require_forward_param_sync` false: the first such forward on
+            // the one rank broadcasts the buffers once, and that rank's next
+            // training forward skips its broadcast, so the counts still
+            // match (the one broadcast pairs with the other ranks' next
+            // step). Not a hang stagec can be sure of.
+            if grad_disabled(code, s, &a) {
+                continue;
+            }
             if !runtime::runs_on_one_rank(prog, s, &a, call as *const Expr as *const ()) {
                 // A helper that runs the forward on every rank (a model
                 // class's `net_forward()`, used by its training step), called
@@ -118,6 +130,49 @@ pub(super) fn one_rank_forwards(code: &Code<'_>, out: &mut Sink<'_>) {
     }
 }
 
+/// Whether code at `anc` in `scope` runs with gradients off: inside `with
+/// torch.no_grad():`, `torch.inference_mode()` or
+/// `torch.set_grad_enabled(False)`, or in a function decorated with
+/// `@torch.no_grad()` or `@torch.inference_mode()`.
+fn grad_disabled(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>]) -> bool {
+    use crate::training::ast::StmtKind;
+    let prog = code.prog;
+    let off = |e: &Expr| {
+        let (callee, args) = match &e.kind {
+            ExprKind::Call { func, args, .. } => (&**func, Some(args)),
+            _ => (e, None),
+        };
+        match prog.external(scope, callee).as_deref() {
+            Some(
+                "torch.no_grad"
+                | "torch.inference_mode"
+                | "torch.autograd.no_grad"
+                | "torch.autograd.grad_mode.no_grad",
+            ) => {
+                // `inference_mode(False)` turns it back on.
+                args.and_then(|a| runtime::pos(a, 0).or_else(|| kw(a, "mode")))
+                    .is_none_or(|v| !matches!(v.kind, ExprKind::Bool(false)))
+            }
+            Some("torch.set_grad_enabled") => args
+                .and_then(|a| runtime::pos(a, 0))
+                .is_some_and(|v| matches!(v.kind, ExprKind::Bool(false))),
+            _ => false,
+        }
+    };
+    let in_block = anc.iter().any(|a| match a {
+        Anc::Stmt(st) => match &st.kind {
+            StmtKind::With { items, .. } => items.iter().any(|i| off(&i.ctx)),
+            _ => false,
+        },
+        _ => false,
+    });
+    in_block
+        || scope
+            .func()
+            .and_then(|f| prog.func(f))
+            .is_some_and(|f| f.decorators.iter().any(off))
+}
+
 /// The calls of the function holding `scope` that run on one rank only (on
 /// a one-rank path of their own function), found up to three callers up:
 /// `model.test()` under `if rank == 0:`, where `test()` calls the helper
@@ -144,6 +199,12 @@ fn one_rank_callers<'p>(code: &Code<'p>, scope: Scope) -> Vec<(Scope, &'p Expr)>
             let Some(anc) = prog.ancestors_of(cs, call) else {
                 continue;
             };
+            // Called with gradients off (`with torch.no_grad():
+            // self.net_forward()` in a model class's `test()`): the forward
+            // below broadcasts at most once on this path.
+            if grad_disabled(code, cs, &anc) {
+                continue;
+            }
             if runtime::one_rank_path(prog, cs, &anc, call as *const Expr as *const ()) {
                 // `if rank == 0: train(…, log=True) else: train(…)`: every
                 // rank calls it.

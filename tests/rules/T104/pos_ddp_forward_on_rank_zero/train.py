@@ -2,10 +2,13 @@
 #   broadcast"; validation and NaN-logging passes on the chief)
 # named: on the command line (a torchrun script, no config)
 # runtime: multi-rank (init_process_group, DDP of a model with BatchNorm)
+# context: `evaluate` runs the DDP model with gradients on: every such forward broadcasts the
+#          BatchNorm buffers from rank 0, and only rank 0 runs them. The NaN-logging forward
+#          runs under no_grad: DDP then broadcasts at most once and skips rank 0's next
+#          broadcast, so the counts still match (and every rank exits right after): silent.
 # expect:
-#   T104 at 28:20 `model(x)` in `evaluate`, which only rank 0 calls: the DDP forward broadcasts the
+#   T104 at 31:16 `model(x)` in `evaluate`, which only rank 0 calls: the DDP forward broadcasts the
 #        BatchNorm buffers from rank 0 and waits for the other ranks. Fix: `model.module(x)`.
-#   T104 at 46:27 `model(x)` under `if rank == 0:` after a non-finite loss
 # ----
 import math
 
@@ -24,8 +27,8 @@ class Net(nn.Module):
 
 
 def evaluate(model, data):
-    with torch.no_grad():
-        return sum(model(x).mean().item() for x in data)
+    model.eval()
+    return sum(model(x).mean().item() for x in data)
 
 
 def main():

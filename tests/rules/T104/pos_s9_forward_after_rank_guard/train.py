@@ -2,10 +2,12 @@
 #                 an evaluation that sends every rank but the master away first)
 # named: on the command line (a torchrun script, no config)
 # runtime: multi-rank: init_process_group, DDP of a torchvision ResNet (BatchNorm buffers)
+# context: `evaluate` runs its forward under no_grad (DDP then broadcasts at most once and
+#          skips the master's next broadcast: the counts still match, silent); `probe` runs
+#          its forwards with gradients on, each one broadcasting.
 # expect:
-#   T104 at 28:22 after `if not is_master(args): return`, only the master runs the rest of
-#        `evaluate`, and with it the DDP forward.
-#   T104 at 38:20 the same with `continue` past a loop's rest on the other ranks.
+#   T104 at 40:20 after `continue` past a loop's rest on the other ranks, only rank 0 runs the
+#        DDP forward.
 # ----
 import torch
 import torch.distributed as dist

@@ -35,7 +35,7 @@ class RestorerModel(ModelBase):
         self.optimizer.step()
 
     def test(self):
+        # Gradients stay on: each forward broadcasts the buffers.
         self.net.eval()
-        with torch.no_grad():
-            self.net_forward()
+        self.net_forward()
         self.net.train()
