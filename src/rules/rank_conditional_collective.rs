@@ -154,6 +154,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         for (_, test) in &branches {
             collect_atoms(&code, scope, test, &mut atoms);
         }
+        // `if rank != 0 and distributed: barrier()` … `if rank == 0 and
+        // distributed: barrier()`: both tests read the same value.
+        let (atoms, same) = merge_repeated_atoms(&code, scope, atoms);
         if atoms.len() > MAX_ATOMS {
             continue;
         }
@@ -161,7 +164,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             code: &code,
             ddp,
             atoms,
-            same: Vec::new(),
+            same,
             leaving: false,
             neutral: Vec::new(),
             exiting: &exiting,
@@ -671,6 +674,43 @@ fn collect_atoms(code: &Code<'_>, scope: Scope, e: &Expr, out: &mut Vec<(ModId, 
             }
         }
     }
+}
+
+/// The atoms with repeated reads of one value folded into the first: the
+/// same name or attribute chain (`distributed`, `self.distributed`), read
+/// again in the same function, which assigns it nowhere in its body. The
+/// folded reads are returned with the index of the atom they read.
+fn merge_repeated_atoms(
+    code: &Code<'_>,
+    scope: Scope,
+    atoms: Vec<(ModId, Span)>,
+) -> (Vec<(ModId, Span)>, Vec<((ModId, Span), usize)>) {
+    let prog = code.prog;
+    let plain = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.');
+    let mut assigned: Vec<&str> = Vec::new();
+    prog.walk_stmts(scope, &mut |_, st| match &st.kind {
+        StmtKind::Assign { targets, .. } => {
+            assigned.extend(targets.iter().map(|t| code.text(scope.m, t.span)));
+        }
+        StmtKind::AugAssign { target, .. } | StmtKind::AnnAssign { target, .. } => {
+            assigned.push(code.text(scope.m, target.span))
+        }
+        StmtKind::For { target, .. } => assigned.push(code.text(scope.m, target.span)),
+        _ => {}
+    });
+    let mut kept: Vec<(ModId, Span)> = Vec::new();
+    let mut same: Vec<((ModId, Span), usize)> = Vec::new();
+    for a in atoms {
+        let text = code.text(a.0, a.1);
+        let earlier = (plain(text) && !assigned.contains(&text))
+            .then(|| kept.iter().position(|k| code.text(k.0, k.1) == text))
+            .flatten();
+        match earlier {
+            Some(i) => same.push((a, i)),
+            None => kept.push(a),
+        }
+    }
+    (kept, same)
 }
 
 /// The other reads, in `scopes`, of the atoms that are a parameter their
