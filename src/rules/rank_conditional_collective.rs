@@ -676,6 +676,9 @@ fn collect_atoms(code: &Code<'_>, scope: Scope, e: &Expr, out: &mut Vec<(ModId, 
     }
 }
 
+/// A condition's part taken true or false: its module and span.
+type Atom = (ModId, Span);
+
 /// The atoms with repeated reads of one value folded into the first: the
 /// same name or attribute chain (`distributed`, `self.distributed`), read
 /// again in the same function, which assigns it nowhere in its body. The
@@ -683,8 +686,8 @@ fn collect_atoms(code: &Code<'_>, scope: Scope, e: &Expr, out: &mut Vec<(ModId, 
 fn merge_repeated_atoms(
     code: &Code<'_>,
     scope: Scope,
-    atoms: Vec<(ModId, Span)>,
-) -> (Vec<(ModId, Span)>, Vec<((ModId, Span), usize)>) {
+    atoms: Vec<Atom>,
+) -> (Vec<Atom>, Vec<(Atom, usize)>) {
     let prog = code.prog;
     let plain = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.');
     let mut assigned: Vec<&str> = Vec::new();
@@ -698,8 +701,8 @@ fn merge_repeated_atoms(
         StmtKind::For { target, .. } => assigned.push(code.text(scope.m, target.span)),
         _ => {}
     });
-    let mut kept: Vec<(ModId, Span)> = Vec::new();
-    let mut same: Vec<((ModId, Span), usize)> = Vec::new();
+    let mut kept: Vec<Atom> = Vec::new();
+    let mut same: Vec<(Atom, usize)> = Vec::new();
     for a in atoms {
         let text = code.text(a.0, a.1);
         let earlier = (plain(text) && !assigned.contains(&text))
