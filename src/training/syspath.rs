@@ -144,13 +144,7 @@ fn path_edit<'a>(func: &Expr, args: &'a [Arg]) -> Option<(At, &'a Expr)> {
     if path != "path" || !matches!(&sys.kind, ExprKind::Name(n) if n == "sys") {
         return None;
     }
-    let positional: Vec<&Expr> = args
-        .iter()
-        .map(|a| match a {
-            Arg::Pos(x) => Some(x),
-            _ => None,
-        })
-        .collect::<Option<Vec<_>>>()?;
+    let positional = positional(args)?;
     match (attr.as_str(), positional.as_slice()) {
         ("insert", [index, x]) => {
             let at = if matches!(index.kind, ExprKind::Int(0)) {
@@ -163,6 +157,16 @@ fn path_edit<'a>(func: &Expr, args: &'a [Arg]) -> Option<(At, &'a Expr)> {
         ("append", [x]) => Some((At::Back, x)),
         _ => None,
     }
+}
+
+/// A call's arguments when all are positional.
+fn positional(args: &[Arg]) -> Option<Vec<&Expr>> {
+    args.iter()
+        .map(|a| match a {
+            Arg::Pos(x) => Some(x),
+            _ => None,
+        })
+        .collect()
 }
 
 /// A helper whose body puts one of its parameters on the path as it is
@@ -264,13 +268,7 @@ impl Env<'_> {
             ExprKind::Attribute { attr, .. } => attr.as_str(),
             _ => return None,
         };
-        let positional: Vec<&Expr> = args
-            .iter()
-            .map(|a| match a {
-                Arg::Pos(x) => Some(x),
-                _ => None,
-            })
-            .collect::<Option<Vec<_>>>()?;
+        let positional = positional(args)?;
         // A method of a path (`Path(__file__).resolve()`).
         if let ExprKind::Attribute { value, attr } = &func.kind {
             if matches!(attr.as_str(), "resolve" | "absolute") && positional.is_empty() {
