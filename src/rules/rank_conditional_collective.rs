@@ -683,11 +683,7 @@ type Atom = (ModId, Span);
 /// same name or attribute chain (`distributed`, `self.distributed`), read
 /// again in the same function, which assigns it nowhere in its body. The
 /// folded reads are returned with the index of the atom they read.
-fn merge_repeated_atoms(
-    code: &Code<'_>,
-    scope: Scope,
-    atoms: Vec<Atom>,
-) -> (Vec<Atom>, Vec<(Atom, usize)>) {
+fn merge_repeated_atoms(code: &Code<'_>, scope: Scope, atoms: Vec<Atom>) -> (Vec<Atom>, Vec<(Atom, usize)>) {
     let prog = code.prog;
     let plain = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.');
     let mut assigned: Vec<&str> = Vec::new();
