@@ -308,7 +308,9 @@ pub fn discover(
     let mut left_out: Vec<LeftOut> = Vec::new();
     // Files read ahead of their turn (a path-setup module, read when its
     // import is resolved), by context path.
-    let mut peeked: HashMap<String, Input> = HashMap::new();
+    // Its parse is held with it, so that reading it in turn takes the same
+    // parse (`ParsedFile::shared`).
+    let mut peeked: HashMap<String, (Input, Option<Arc<super::ParsedFile>>)> = HashMap::new();
     while let Some(q) = queue.pop_front() {
         if files.len() >= MAX_FILES || bytes >= MAX_BYTES {
             break;
@@ -333,7 +335,11 @@ pub fn discover(
             Some(p) => p.clone(),
             None => ctx.root.join(&q.rel),
         };
-        let input = match peeked.remove(&q.rel).map_or_else(|| read(&path), Ok) {
+        let (input, _held) = match peeked.remove(&q.rel) {
+            Some((input, held)) => (Ok(input), held),
+            None => (read(&path), None),
+        };
+        let input = match input {
             Ok(input) => input,
             Err(e) => {
                 problems.push(e);
@@ -386,11 +392,13 @@ pub fn discover(
                 if sibling_setup {
                     if let Some(p) = ctx.files.get(&rel) {
                         if let Ok(found) = read(p) {
+                            let mut held = None;
                             if found.bytes.len() <= MAX_FILE_BYTES && memchr_sys_path(&found.bytes) {
-                                let parsed = super::ParsedFile::new(&crate::source::lossy(&found.bytes));
+                                let parsed = super::ParsedFile::shared(&crate::source::lossy(&found.bytes));
                                 add_roots(&mut roots, super::syspath::added_folders(&parsed, &rel));
+                                held = Some(parsed);
                             }
-                            peeked.insert(rel.clone(), found);
+                            peeked.insert(rel.clone(), (found, held));
                         }
                     }
                 }
