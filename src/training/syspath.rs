@@ -11,6 +11,7 @@
 //! finds `lib/config/__init__.py`, as Python does once the folder is on the
 //! path.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 
 use super::ParsedFile;
@@ -18,6 +19,11 @@ use crate::python::ast::{Arg, ChunkAst, Expr, ExprKind, Function, Stmt, StmtKind
 
 /// Most steps one path expression takes to evaluate (names, calls).
 const DEPTH: u32 = 12;
+
+/// Most expressions evaluated in one file, all its path edits together:
+/// a chain of names that each read the one before twice (`b = a / a`)
+/// doubles the work at each level, and a file may hold many edits.
+const STEPS: u32 = 20_000;
 
 /// Where a folder goes on the path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,6 +63,7 @@ pub fn added_folders(parsed: &ParsedFile, rel: &str) -> Vec<(At, String)> {
     let mut names: HashMap<&str, &Expr> = HashMap::new();
     let mut out: Vec<(At, String)> = Vec::new();
     let file: Vec<String> = rel.split('/').map(str::to_string).collect();
+    let steps = Cell::new(STEPS);
     for s in flat {
         match &s.kind {
             StmtKind::Assign { targets, value } => {
@@ -73,6 +80,7 @@ pub fn added_folders(parsed: &ParsedFile, rel: &str) -> Vec<(At, String)> {
                 let env = Env {
                     names: &names,
                     file: &file,
+                    steps: &steps,
                 };
                 if let Some((at, arg)) = path_edit(func, args) {
                     if let Some(folder) = env.folder(arg) {
@@ -204,6 +212,8 @@ struct Env<'a> {
     names: &'a HashMap<&'a str, &'a Expr>,
     /// The module's own file, as components.
     file: &'a [String],
+    /// Evaluations left for the file ([`STEPS`]).
+    steps: &'a Cell<u32>,
 }
 
 impl Env<'_> {
@@ -217,9 +227,11 @@ impl Env<'_> {
     }
 
     fn eval(&self, e: &Expr, depth: u32) -> Option<Value> {
-        if depth > DEPTH {
+        let left = self.steps.get();
+        if depth > DEPTH || left == 0 {
             return None;
         }
+        self.steps.set(left - 1);
         match &e.kind {
             ExprKind::Str(s) => Some(Value::Str(s.clone())),
             ExprKind::Name(n) if n == "__file__" => Some(Value::Path(self.file.to_vec())),
@@ -364,6 +376,28 @@ mod tests {
                 (At::Back, "lib".to_string()),
             ]
         );
+    }
+
+    #[test]
+    fn hostile_path_setups_stay_bounded() {
+        // Names that read themselves or each other, a chain that doubles
+        // the work at each level, a `parents` index far out of range, and
+        // ten thousand edits: none hangs, and the file's budget bounds the
+        // work.
+        let mut text = String::from("import os, sys\nfrom pathlib import Path\na = b\nb = a\nsys.path.append(a)\n");
+        text.push_str("p0 = Path(__file__)\n");
+        for i in 1..40 {
+            text.push_str(&format!("p{i} = p{} / p{}\n", i - 1, i - 1));
+        }
+        text.push_str("sys.path.append(p39)\n");
+        text.push_str("sys.path.append(str(Path(__file__).parents[4294967296]))\n");
+        for _ in 0..10_000 {
+            text.push_str("sys.path.append(os.path.join(os.path.dirname(__file__), 'lib'))\n");
+        }
+        let got = added(&text, "tools/train.py");
+        // The first edits are read; the budget stops the rest.
+        assert!(!got.is_empty() && got.len() < 10_000, "{}", got.len());
+        assert!(got.iter().all(|(_, f)| f == "tools/lib"), "{:?}", got.first());
     }
 
     #[test]
