@@ -505,6 +505,16 @@ const PREFIXES: &[(&str, &str)] = &[
     ("lightning.trainer.Trainer", "lightning.Trainer"),
     ("horovod.torch.", "horovod."),
     ("accelerate.accelerator.", "accelerate."),
+    // torchdata's StatefulDataLoader is a DataLoader (the same arguments,
+    // workers, samplers and seeding) that also saves its position.
+    (
+        "torchdata.stateful_dataloader.stateful_dataloader.",
+        "torchdata.stateful_dataloader.",
+    ),
+    (
+        "torchdata.stateful_dataloader.StatefulDataLoader",
+        "torch.utils.data.DataLoader",
+    ),
 ];
 
 /// Canonical names for the aliases modules export (`torch.utils.data.
