@@ -309,6 +309,9 @@ struct Candidate {
     /// A `stages.yaml`, or a Python file that mentions `stage_decorator`.
     declares: bool,
     python: bool,
+    /// For a link to a file of the context, that file (under the context
+    /// folder as the scan names it): one module with two paths.
+    link: Option<PathBuf>,
 }
 
 impl ContextScan {
@@ -420,12 +423,14 @@ impl ContextScan {
                 }
                 // A link is read only when it names a regular file inside the
                 // context; folder links are never followed (above).
+                let mut link = None;
                 if kind.is_symlink() {
                     let root =
                         root.get_or_insert_with(|| std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()));
-                    if !links_inside(&path, root) {
+                    let Some(target) = link_inside(&path, root) else {
                         continue;
-                    }
+                    };
+                    link = target.strip_prefix(&*root).ok().map(|rel| dir.join(rel));
                 }
                 if !kind.is_file() && !kind.is_symlink() {
                     continue;
@@ -439,7 +444,12 @@ impl ContextScan {
                             false
                         }
                     };
-                scan.candidates.push(Candidate { path, declares, python });
+                scan.candidates.push(Candidate {
+                    path,
+                    declares,
+                    python,
+                    link,
+                });
             }
         }
         scan.candidates.sort_by(|a, b| a.path.cmp(&b.path));
@@ -514,6 +524,17 @@ impl ContextScan {
         out
     }
 
+    /// The context's Python files that are links to another of its Python
+    /// files, with that file: `(link, target)`.
+    pub fn python_links(&self) -> Vec<(PathBuf, PathBuf)> {
+        self.candidates
+            .iter()
+            .filter(|c| c.python)
+            .filter_map(|c| Some((c.path.clone(), c.link.clone()?)))
+            .filter(|(_, target)| target.extension().is_some_and(|e| e == "py"))
+            .collect()
+    }
+
     /// The training code of the config `config` (or of `named` Python
     /// files alone when `config` is `None`), read through `overlay`, and
     /// what could not be read. A file among `read_before` (the model
@@ -539,6 +560,7 @@ impl ContextScan {
             &self.dir,
             self.name.as_deref(),
             &files,
+            &self.python_links(),
             named,
             &mut reader,
         );
@@ -606,12 +628,11 @@ fn mentions(bytes: &[u8], needle: &str) -> bool {
     !needle.is_empty() && bytes.windows(needle.len()).any(|w| w == needle)
 }
 
-/// Whether the link at `path` resolves to a regular file inside `root`.
-fn links_inside(path: &Path, root: &Path) -> bool {
-    match std::fs::canonicalize(path) {
-        Ok(target) => target.starts_with(root) && target.is_file(),
-        Err(_) => false,
-    }
+/// The regular file inside `root` the link at `path` resolves to, if it
+/// does.
+fn link_inside(path: &Path, root: &Path) -> Option<PathBuf> {
+    let target = std::fs::canonicalize(path).ok()?;
+    (target.starts_with(root) && target.is_file()).then_some(target)
 }
 
 /// Folders Determined's CLI leaves out of every upload (its default

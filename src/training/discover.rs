@@ -5,7 +5,7 @@
 //! importing package). Imports are read from a scan of the text, without
 //! parsing; a module outside the context (site-packages) is never read.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -88,21 +88,55 @@ struct Context<'a> {
     /// The root folder's own name, when known.
     name: Option<&'a str>,
     files: BTreeMap<String, PathBuf>,
+    /// Files that are links to another file of the context, with that
+    /// file (icefall's recipes link one `asr_datamodule.py` into each).
+    links: BTreeMap<String, String>,
+    /// The files named on the command line.
+    named: BTreeSet<String>,
 }
 
 impl<'a> Context<'a> {
-    fn new(root: &'a Path, name: Option<&'a str>, python_files: &[PathBuf]) -> Context<'a> {
+    fn new(
+        root: &'a Path,
+        name: Option<&'a str>,
+        python_files: &[PathBuf],
+        links: &[(PathBuf, PathBuf)],
+        named: &[PathBuf],
+    ) -> Context<'a> {
         let mut files = BTreeMap::new();
         for p in python_files {
             if let Some(rel) = relative(root, p) {
                 files.insert(rel, p.clone());
             }
         }
-        Context { root, name, files }
+        let links = links
+            .iter()
+            .filter_map(|(l, t)| Some((relative(root, l)?, relative(root, t)?)))
+            .filter(|(l, t)| l != t && files.contains_key(t))
+            .collect();
+        let named = named.iter().filter_map(|p| relative(root, p)).collect();
+        Context {
+            root,
+            name,
+            files,
+            links,
+            named,
+        }
     }
 
     fn has(&self, rel: &str) -> bool {
         self.files.contains_key(rel)
+    }
+
+    /// The file an import of `rel` reads as the module: the file a link
+    /// names, so that one file is one module of the analysis, unless the
+    /// link itself is named and that file is not (its findings belong to
+    /// the path given).
+    fn canonical(&self, rel: String) -> String {
+        match self.links.get(&rel) {
+            Some(target) if !self.named.contains(&rel) || self.named.contains(target) => target.clone(),
+            _ => rel,
+        }
     }
 
     /// The file of module `dotted` under one of `roots`: `(relative path,
@@ -116,11 +150,11 @@ impl<'a> Context<'a> {
             let base = join(root, &as_path);
             let file = format!("{base}.py");
             if self.has(&file) {
-                return Some((file, dotted.to_string()));
+                return Some((self.canonical(file), dotted.to_string()));
             }
             let init = format!("{base}/__init__.py");
             if self.has(&init) {
-                return Some((init, dotted.to_string()));
+                return Some((self.canonical(init), dotted.to_string()));
             }
         }
         // The repository is the package itself, its folder named as the
@@ -134,7 +168,7 @@ impl<'a> Context<'a> {
         let base = rest.replace('.', "/");
         for file in [format!("{base}.py"), format!("{base}/__init__.py")] {
             if self.has(&file) {
-                return Some((file, dotted.to_string()));
+                return Some((self.canonical(file), dotted.to_string()));
             }
         }
         None
@@ -254,10 +288,11 @@ pub fn discover(
     root: &Path,
     root_name: Option<&str>,
     python_files: &[PathBuf],
+    links: &[(PathBuf, PathBuf)],
     named: &[PathBuf],
     read: &mut dyn FnMut(&Path) -> Result<Input, String>,
 ) -> (TrainingSources, Vec<String>) {
-    let ctx = Context::new(root, root_name, python_files);
+    let ctx = Context::new(root, root_name, python_files, links, named);
     let mut queue: VecDeque<Queued> = VecDeque::new();
     let mut entry_rel: Option<String> = None;
     // Where the experiment's process starts: the entry and the packages
@@ -284,6 +319,11 @@ pub fn discover(
     let mut named_rels: Vec<String> = Vec::new();
     for path in named {
         let Some(rel) = relative(root, path) else { continue };
+        // A link named beside the file it links to: one module, read as
+        // that file.
+        if ctx.links.get(&rel).is_some_and(|t| ctx.named.contains(t)) {
+            continue;
+        }
         named_rels.push(rel.clone());
         let dir = folder(&rel);
         // Inside packages a file is their module (`pkg/data.py` is
@@ -311,6 +351,8 @@ pub fn discover(
     // Its parse is held with it, so that reading it in turn takes the same
     // parse (`ParsedFile::shared`).
     let mut peeked: HashMap<String, (Input, Option<Arc<super::ParsedFile>>)> = HashMap::new();
+    // The module names imports give each file.
+    let mut imported_as: HashMap<String, Vec<String>> = HashMap::new();
     while let Some(q) = queue.pop_front() {
         if files.len() >= MAX_FILES || bytes >= MAX_BYTES {
             break;
@@ -384,6 +426,10 @@ pub fn discover(
         for imp in imports {
             for (rel, module) in resolve_import(&ctx, imp, &package, &roots, &q.rel) {
                 targets.push(rel.clone());
+                let names = imported_as.entry(rel.clone()).or_default();
+                if !names.contains(&module) {
+                    names.push(module.clone());
+                }
                 let sibling_setup = !imp.plain.is_empty()
                     && folder(&rel) == folder(&q.rel)
                     && !rel.ends_with("__init__.py")
@@ -424,12 +470,18 @@ pub fn discover(
         files.push(TrainingInput {
             input,
             module: q.module,
+            aliases: Vec::new(),
             role: q.role,
             parsed: None,
             scanned: Some(scanned),
             programs: 0,
             scripts: 0,
         });
+    }
+    for (file, rel) in files.iter_mut().zip(&rels) {
+        if let Some(names) = imported_as.get(rel) {
+            file.aliases = names.iter().filter(|n| **n != file.module).cloned().collect();
+        }
     }
     // The programs each file runs in: the experiment's (bit 0: what its
     // entry imports; everything when its entry was not found), and one per
@@ -748,7 +800,18 @@ mod tests {
     /// Discovery in a context `/ctx` holding `files`, for `config` (or
     /// none) and the `named` files.
     fn discover_in(files: &[(&str, &str)], config: Option<&str>, named: &[&str]) -> TrainingSources {
+        discover_linked(files, &[], config, named)
+    }
+
+    /// [`discover_in`], with some files links to others (`(link, target)`).
+    fn discover_linked(
+        files: &[(&str, &str)],
+        links: &[(&str, &str)],
+        config: Option<&str>,
+        named: &[&str],
+    ) -> TrainingSources {
         let root = PathBuf::from("/ctx");
+        let links: Vec<(PathBuf, PathBuf)> = links.iter().map(|(l, t)| (root.join(l), root.join(t))).collect();
         let paths: Vec<PathBuf> = files.iter().map(|(p, _)| root.join(p)).collect();
         let named: Vec<PathBuf> = named.iter().map(|n| root.join(n)).collect();
         let mut read = |p: &Path| -> Result<Input, String> {
@@ -762,7 +825,7 @@ mod tests {
                 })
                 .ok_or_else(|| format!("cannot read {rel}"))
         };
-        discover(config, &root, None, &paths, &named, &mut read).0
+        discover(config, &root, None, &paths, &links, &named, &mut read).0
     }
 
     fn run(files: &[(&str, &str)], config: &str) -> TrainingSources {
@@ -997,6 +1060,67 @@ from detsd.utils import f
             &["tools/train.py"],
         );
         assert_eq!(plain.len(), 1, "{plain:?}");
+    }
+
+    #[test]
+    fn a_linked_module_is_the_file_it_links_to_under_both_names() {
+        // icefall's recipes: `zipformer/asr_datamodule.py` links to the one
+        // in `tdnn/`, which is a package there.
+        let data = "from torch.utils.data import DataLoader\nclass DataModule:\n    pass\n";
+        let files = [
+            ("zipformer/train.py", "from asr_datamodule import DataModule\n"),
+            ("zipformer/asr_datamodule.py", data),
+            ("tdnn/__init__.py", ""),
+            ("tdnn/asr_datamodule.py", data),
+        ];
+        let links = [("zipformer/asr_datamodule.py", "tdnn/asr_datamodule.py")];
+        let named = ["zipformer/train.py", "tdnn/asr_datamodule.py"];
+        let got = discover_linked(&files, &links, None, &named);
+        let rels: Vec<String> = got
+            .files
+            .iter()
+            .map(|f| relative(Path::new("/ctx"), Path::new(&f.input.name)).unwrap_or_default())
+            .collect();
+        // One file, read once, under the path named.
+        assert_eq!(rels, ["zipformer/train.py", "tdnn/asr_datamodule.py"], "{rels:?}");
+        let data = &got.files[1];
+        assert_eq!(data.module, "tdnn.asr_datamodule");
+        assert_eq!(data.aliases, ["asr_datamodule"]);
+        // Named alone, the import still reads the file linked to.
+        let alone = names(&discover_linked(&files, &links, None, &["zipformer/train.py"]));
+        assert!(
+            alone
+                .iter()
+                .any(|n| n.0 == "tdnn/asr_datamodule.py" && n.1 == "asr_datamodule"),
+            "{alone:?}"
+        );
+        // A link named on its own keeps its own path.
+        let link = names_of(&discover_linked(
+            &files,
+            &links,
+            None,
+            &["zipformer/train.py", "zipformer/asr_datamodule.py"],
+        ));
+        assert_eq!(link, ["zipformer/train.py", "zipformer/asr_datamodule.py"], "{link:?}");
+        // The link named beside the file it links to: that file, once.
+        let both = names_of(&discover_linked(
+            &files,
+            &links,
+            None,
+            &[
+                "zipformer/train.py",
+                "zipformer/asr_datamodule.py",
+                "tdnn/asr_datamodule.py",
+            ],
+        ));
+        assert_eq!(both, ["zipformer/train.py", "tdnn/asr_datamodule.py"], "{both:?}");
+        // Without the link, the import reads the file beside the script.
+        let plain = names_of(&discover_linked(&files, &[], None, &["zipformer/train.py"]));
+        assert!(plain.iter().any(|n| n == "zipformer/asr_datamodule.py"), "{plain:?}");
+    }
+
+    fn names_of(s: &TrainingSources) -> Vec<String> {
+        names(s).into_iter().map(|n| n.0).collect()
     }
 
     #[test]

@@ -90,6 +90,12 @@ pub struct TrainingInput {
     pub input: Input,
     /// Its dotted module name (`seg.trial`, `trainer.__main__`, `train`).
     pub module: String,
+    /// Other names the code's imports give the same file: a file a link
+    /// makes a module of another folder (`tdnn_lstm_ctc/asr_datamodule.py`,
+    /// in a package there, is `asr_datamodule` to `zipformer/train.py`
+    /// through `zipformer/asr_datamodule.py`). A name another file holds as
+    /// its own stays that file's.
+    pub aliases: Vec<String>,
     pub role: FileRole,
     /// A parse kept from an earlier compilation of the same text (the
     /// language server's [`Cache`]); used only when its text matches.
@@ -135,6 +141,8 @@ pub struct TrainingSources {
 pub struct TrainingFile {
     pub file: FileId,
     pub module: String,
+    /// See [`TrainingInput::aliases`].
+    pub aliases: Vec<String>,
     /// Whether the file is a package's `__init__.py`: its relative imports
     /// start from the package it names, not from that package's parent.
     pub package: bool,
@@ -282,6 +290,7 @@ pub fn attach(
         files.push(TrainingFile {
             file: reg.file,
             module: t.module.clone(),
+            aliases: t.aliases.clone(),
             package,
             role: t.role,
             parsed,
@@ -307,6 +316,7 @@ pub fn attach(
         files.push(TrainingFile {
             file: *id,
             module,
+            aliases: Vec::new(),
             package: false,
             role: FileRole::Model,
             parsed: Arc::clone(parsed),

@@ -112,7 +112,9 @@ fn files_under(dir: &Path, base: &Path, out: &mut Vec<PathBuf>) {
         let p = e.path();
         if p.is_dir() {
             files_under(&p, base, out);
-        } else {
+        } else if !e.file_type().is_ok_and(|t| t.is_symlink()) {
+            // A link is the file it links to: its header states nothing
+            // of its own.
             out.push(p.strip_prefix(base).unwrap_or(&p).to_path_buf());
         }
     }

@@ -397,6 +397,12 @@ impl Program {
             // `pkg.__main__` also answers to nothing else; a script is also
             // known by its stem (done by discovery).
         }
+        // Other names imports give a file, after every file's own name.
+        for (i, f) in files.iter().enumerate() {
+            for alias in &f.aliases {
+                by_module.entry(alias.clone()).or_insert(i as ModId);
+            }
+        }
         let experiment = entries.iter().any(|f| f.programs & 1 != 0);
         let mut program = Program {
             experiment,

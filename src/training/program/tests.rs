@@ -13,6 +13,7 @@ fn program(files: &[(&str, &str)]) -> Program {
         .map(|(i, (module, text))| TrainingFile {
             file: FileId(i as u32),
             module: module.trim_end_matches(".__init__").to_string(),
+            aliases: Vec::new(),
             package: module.ends_with(".__init__"),
             role: if i == 0 { FileRole::Entry } else { FileRole::Imported },
             parsed: Arc::new(ParsedFile::new(text)),
