@@ -159,7 +159,7 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
             bound: &bound,
         };
         let fs = f.scope();
-        let mut hits: Vec<(Span, &'static str, Span, From)> = Vec::new();
+        let mut hits: Vec<(Span, &'static str, &Expr, From)> = Vec::new();
         prog.walk_exprs(fs, &mut |_, e| {
             let ExprKind::Call {
                 func: callee, args: a, ..
@@ -188,7 +188,7 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
                 } else {
                     From::Const
                 };
-                hits.push((e.span, name, v.span, from));
+                hits.push((e.span, name, v, from));
             }
         });
         let workers = match workers {
@@ -198,7 +198,7 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
         // One finding per kind of seed in the function, at its first
         // seeding call (`random.seed`, `np.random.seed` and
         // `torch.manual_seed` of one seed are one hazard), the others shown.
-        let mut firsts: Vec<(Span, &'static str, Span, From, Vec<Span>)> = Vec::new();
+        let mut firsts: Vec<(Span, &'static str, &Expr, From, Vec<Span>)> = Vec::new();
         for (at, name, seed, parent) in hits {
             match firsts.iter_mut().find(|f| f.3 == parent) {
                 Some(f) => f.4.push(at),
@@ -210,7 +210,7 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
                 continue;
             }
             let shared = alike(code, seedings, scope.m);
-            let seed_text = excerpt(code.text(fs.m, seed));
+            let seed_text = excerpt(code.text(fs.m, seed.span));
             let message = if parent == From::NumpyWord {
                 format!(
                     "worker_init_fn `{}` calls {name}({seed_text}): in a loader worker PyTorch (1.9 or later) has already seeded numpy from an array, which makes `np.random.get_state()[1][0]` 2147483648 in every worker, so the seed is that constant plus the worker id: worker k of every rank, at every epoch, draws the same random numbers and their augmentations repeat",
@@ -238,6 +238,15 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
             reported.push(at);
             let d = out.at_loc(code.loc(fs.m, at), message);
             d.label(code.file(scope.m), init.span, "every worker of this loader runs it");
+            if parent == From::Parent {
+                for (s, span) in seed_draws(code, fs, seed) {
+                    d.label(
+                        code.file(s.m),
+                        span,
+                        "drawn from torch's RNG in the parent, which every rank seeded alike",
+                    );
+                }
+            }
             for other in also {
                 d.label(code.file(fs.m), other, "seeded the same way here");
             }
@@ -468,9 +477,16 @@ fn part(code: &Code<'_>, scope: Scope, params: &Params<'_, '_>, e: &Expr) -> Opt
 /// its constructor, `self.seed`) is drawn from torch's global RNG in the
 /// parent process: `torch.randint(…).item()`, `int(torch.randint(…))`.
 fn drawn_from_torch(code: &Code<'_>, scope: Scope, e: &Expr) -> bool {
+    torch_draws(code, scope, e).is_some()
+}
+
+/// Where the values of `e` are drawn from torch's global RNG in the parent
+/// (see [`drawn_from_torch`]): each draw's scope and span, when every
+/// value is one.
+fn torch_draws(code: &Code<'_>, scope: Scope, e: &Expr) -> Option<Vec<(Scope, Span)>> {
     let prog = code.prog;
     if !matches!(e.kind, ExprKind::Attribute { .. } | ExprKind::Name(_)) {
-        return false;
+        return None;
     }
     let s = prog.sources(scope, e);
     let draw = |ts: Scope, x: &Expr| {
@@ -493,7 +509,23 @@ fn drawn_from_torch(code: &Code<'_>, scope: Scope, e: &Expr) -> bool {
             Some("torch.randint" | "torch.rand" | "torch.randn")
         ) && kw(args, "generator").is_none()
     };
-    !s.unknown && !s.terms.is_empty() && s.terms.iter().all(|t| t.proj.is_empty() && draw(t.scope, t.expr))
+    let all = !s.unknown && !s.terms.is_empty() && s.terms.iter().all(|t| t.proj.is_empty() && draw(t.scope, t.expr));
+    all.then(|| s.terms.iter().map(|t| (t.scope, t.expr.span)).collect())
+}
+
+/// The parent's draws of torch's RNG that the seed expression `seed` adds
+/// the worker id to (`self.seed`, kept from `torch.randint(…).item()`).
+fn seed_draws(code: &Code<'_>, scope: Scope, seed: &Expr) -> Vec<(Scope, Span)> {
+    let mut out = Vec::new();
+    walk_expr(seed, &mut Vec::new(), &mut |_, node| {
+        let Node::Expr(x) = node else { return };
+        for f in torch_draws(code, scope, x).unwrap_or_default() {
+            if !out.contains(&f) {
+                out.push(f);
+            }
+        }
+    });
+    out
 }
 
 /// `get_worker_info().id`, directly or through names.

@@ -128,6 +128,23 @@ impl<'a> Context<'a> {
         self.files.contains_key(rel)
     }
 
+    /// Whether an import of `module` reaches the file `rel` through a link
+    /// to it (a module of the link's folder): the name is the file's too.
+    fn linked_as(&self, rel: &str, module: &str) -> bool {
+        let path = module.replace('.', "/");
+        self.links.iter().any(|(link, target)| {
+            target == rel
+                && (link.ends_with(&format!("{path}.py")) || link.ends_with(&format!("{path}/__init__.py")))
+                && link
+                    .strip_suffix(".py")
+                    .and_then(|l| {
+                        l.strip_suffix(&path)
+                            .or_else(|| l.strip_suffix(&format!("{path}/__init__")))
+                    })
+                    .is_some_and(|before| before.is_empty() || before.ends_with('/'))
+        })
+    }
+
     /// The file an import of `rel` reads as the module: the file a link
     /// names, so that one file is one module of the analysis, unless the
     /// link itself is named and that file is not (its findings belong to
@@ -426,9 +443,11 @@ pub fn discover(
         for imp in imports {
             for (rel, module) in resolve_import(&ctx, imp, &package, &roots, &q.rel) {
                 targets.push(rel.clone());
-                let names = imported_as.entry(rel.clone()).or_default();
-                if !names.contains(&module) {
-                    names.push(module.clone());
+                if ctx.linked_as(&rel, &module) {
+                    let names = imported_as.entry(rel.clone()).or_default();
+                    if !names.contains(&module) {
+                        names.push(module.clone());
+                    }
                 }
                 let sibling_setup = !imp.plain.is_empty()
                     && folder(&rel) == folder(&q.rel)
@@ -1114,6 +1133,25 @@ from detsd.utils import f
             ],
         ));
         assert_eq!(both, ["zipformer/train.py", "tdnn/asr_datamodule.py"], "{both:?}");
+        // Only a link gives a file another name: a vendored package named
+        // `torch` that its own modules reach as `torch` (BigVGAN's
+        // `alias_free_activation/torch`) must not become torch for the
+        // whole program.
+        let vendored = [
+            ("model.py", "from vendor.torch.act import Snake\n"),
+            ("vendor/__init__.py", ""),
+            ("vendor/torch/__init__.py", "from .act import *\n"),
+            (
+                "vendor/torch/act.py",
+                "import torch\nclass Snake(torch.nn.Module):\n    pass\n",
+            ),
+        ];
+        let got = discover_in(&vendored, None, &["model.py"]);
+        assert!(
+            got.files.iter().all(|f| f.aliases.is_empty()),
+            "{:?}",
+            got.files.iter().map(|f| (&f.module, &f.aliases)).collect::<Vec<_>>()
+        );
         // Without the link, the import reads the file beside the script.
         let plain = names_of(&discover_linked(&files, &[], None, &["zipformer/train.py"]));
         assert!(plain.iter().any(|n| n == "zipformer/asr_datamodule.py"), "{plain:?}");
