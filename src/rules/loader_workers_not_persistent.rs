@@ -101,7 +101,7 @@ use crate::training::runtime::{self, called_in_loop_via};
 use crate::training::values::Resolved;
 use crate::yaml::{display_path, PathSeg};
 
-mod shared;
+pub(crate) mod shared;
 mod sites;
 
 /// Fewest workers reported: any. Each of them is forked again at every

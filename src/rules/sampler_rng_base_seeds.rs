@@ -23,7 +23,7 @@
 //! rank's workers their own seeds), and a seed that mixes in the rank.
 
 use super::sampler_rng_shared_across_ranks::live;
-use super::sampler_rng_workers::{alike_all, worker_loaders, LoaderCall};
+use super::sampler_rng_workers::{alike_all, from_base_seed, worker_loaders, LoaderCall};
 use super::training_support::{draws_random, excerpt, Code, DET_LOADER};
 use super::Sink;
 use crate::source::Span;
@@ -65,9 +65,19 @@ pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
                 .or_else(|| pos(args, at))
                 .is_some_and(|e| !matches!(e.kind, ExprKind::None))
         };
-        if given("generator", 12) || given("worker_init_fn", 10) {
+        if given("generator", 12) {
             continue;
         }
+        // An init function that only re-seeds from the worker's base seed
+        // (`np.random.seed(torch.initial_seed() % 2**32)`) leaves the base
+        // seed in charge; any other is the code's choice.
+        let init = match kw(args, "worker_init_fn").or_else(|| pos(args, 10)) {
+            Some(e) if !matches!(e.kind, ExprKind::None) => match from_base_seed(code, scope, e) {
+                Some(name) => Some(name),
+                None => continue,
+            },
+            _ => None,
+        };
         // A loader that shuffles the whole dataset with the global RNG is the
         // main check's (every rank draws the same order).
         let own_sampler = given("sampler", 3) || given("batch_sampler", 4);
@@ -86,6 +96,13 @@ pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
         let count = runtime::constant_or_default(prog, code.cfg, code.rt, scope, workers)
             .and_then(|r| r.ints())
             .filter(|v| !v.is_empty() && v.iter().all(|n| *n >= 1));
+        // A node's count shared out over its ranks, rounded up: 1 or more
+        // on each, how many unknown.
+        let count = count.or_else(|| {
+            crate::rules::loader_workers_not_persistent::shared::node_total_at(code, scope, workers, workers.span)
+                .filter(|n| *n >= 1)
+                .map(|_| Vec::new())
+        });
         let Some(count) = count else { continue };
         let Some(call_expr) = loader_call(prog, scope, args) else {
             continue;
@@ -118,7 +135,7 @@ pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
                 out,
                 (seed_scope, call, arg),
                 (scope, call_expr),
-                &count,
+                (&count, init.as_deref()),
                 &draw,
                 world,
             );
@@ -501,7 +518,7 @@ fn report(
     out: &mut Sink<'_>,
     (seed_scope, call, arg): (Scope, Span, Option<Span>),
     (loader_scope, loader): (Scope, &Expr),
-    count: &[i64],
+    (count, init): (&[i64], Option<&str>),
     draw: &DrawSite,
     world: runtime::World,
 ) {
@@ -533,8 +550,12 @@ fn report(
         runtime::World::Ranks(Some(n)) => format!("all {n} ranks"),
         _ => "every rank".to_string(),
     };
+    let given = match init {
+        Some(f) => format!("no generator=; its worker_init_fn `{f}` seeds from torch.initial_seed(), which is that base seed plus the worker id"),
+        None => "no generator=, no worker_init_fn".to_string(),
+    };
     let message = format!(
-        "`{seeding}` seeds torch's global RNG with the same value{value} on {ranks}, and the DataLoader with {workers} (no generator=, no worker_init_fn) draws each pass's worker base seed from it: worker k of every rank seeds torch, random and numpy alike, so what its dataset draws at random (`{}`) repeats across ranks",
+        "`{seeding}` seeds torch's global RNG with the same value{value} on {ranks}, and the DataLoader with {workers} ({given}) draws each pass's worker base seed from it: worker k of every rank seeds torch, random and numpy alike, so what its dataset draws at random (`{}`) repeats across ranks",
         draw.what
     );
     let d = out.at_loc(code.loc(at_scope.m, at), message);

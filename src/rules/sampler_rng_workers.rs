@@ -259,6 +259,108 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
     }
 }
 
+/// The shown name of a `worker_init_fn` that only re-seeds from the
+/// worker's base seed: every seeding call in it (`random.seed`,
+/// `np.random.seed`, `torch.manual_seed`) takes `torch.initial_seed()`
+/// (in a worker, the loader's base seed plus the worker id), optionally
+/// plus the worker id and constants, `% 2**32`. Such a function changes
+/// nothing about what the base seed decides: where every rank draws the
+/// same base seed, its workers still draw alike.
+pub(super) fn from_base_seed(code: &Code<'_>, scope: Scope, init: &Expr) -> Option<String> {
+    let prog = code.prog;
+    let (f, bound) = init_function(code, scope, init)?;
+    if !bound.is_empty() {
+        return None;
+    }
+    let func = prog.func(f)?;
+    let skip = usize::from(prog.class_of(f).is_some());
+    let worker: Vec<&str> = func.params.iter().skip(skip).map(|p| p.name.as_str()).collect();
+    let fs = f.scope();
+    let mut seeded = 0;
+    let mut other = false;
+    prog.walk_exprs(fs, &mut |_, e| {
+        let ExprKind::Call { func: callee, args, .. } = &e.kind else {
+            return;
+        };
+        let Some(path) = prog.external(fs, callee) else { return };
+        if !matches!(
+            path.as_str(),
+            "numpy.random.seed" | "random.seed" | "torch.manual_seed" | "lhotse.utils.fix_random_seed"
+        ) {
+            return;
+        }
+        match pos(args, 0) {
+            Some(v) if initial_derived(code, fs, &worker, v, &mut Vec::new()) == Some(true) => seeded += 1,
+            _ => other = true,
+        }
+    });
+    if seeded == 0 || other {
+        return None;
+    }
+    Some(match prog.class_of(f).and_then(|k| prog.class(k)) {
+        Some(class) => class.name.clone(),
+        None => func.name.clone(),
+    })
+}
+
+/// Whether `e` is computed from `torch.initial_seed()` (`Some(true)`), or
+/// only from the worker id and constants (`Some(false)`), through `+`,
+/// `%`, `int()` and the function's own locals (`visiting`: the locals
+/// being followed; one met again adds nothing its other bindings do not);
+/// `None` for anything else.
+fn initial_derived(
+    code: &Code<'_>,
+    scope: Scope,
+    worker: &[&str],
+    e: &Expr,
+    visiting: &mut Vec<String>,
+) -> Option<bool> {
+    if visiting.len() > 6 {
+        return None;
+    }
+    let prog = code.prog;
+    match &e.kind {
+        ExprKind::Call { func, args, .. } => match prog.external(scope, func).as_deref() {
+            Some("torch.initial_seed") if args.is_empty() => Some(true),
+            Some("builtins.int") if args.len() == 1 => initial_derived(code, scope, worker, pos(args, 0)?, visiting),
+            _ => None,
+        },
+        ExprKind::BinOp { left, op, right } if op == "+" || op == "%" => {
+            let l = initial_derived(code, scope, worker, left, visiting)?;
+            let r = initial_derived(code, scope, worker, right, visiting)?;
+            Some(l || r)
+        }
+        ExprKind::Name(n) if worker.contains(&n.as_str()) => Some(false),
+        ExprKind::Name(n) if visiting.contains(n) => Some(false),
+        ExprKind::Name(n) => {
+            // A local bound only in this function, each binding derived
+            // (`torch_seed = torch.initial_seed()`, then `torch_seed % 2**32`).
+            let s = prog.sources(scope, e);
+            if s.unknown || s.terms.is_empty() || s.terms.iter().any(|t| t.scope != scope || !t.proj.is_empty()) {
+                return is_int(code, scope, e).then_some(false);
+            }
+            visiting.push(n.clone());
+            let mut any = Some(false);
+            for t in &s.terms {
+                if std::ptr::eq(t.expr, e) {
+                    any = None;
+                    break;
+                }
+                match initial_derived(code, scope, worker, t.expr, visiting) {
+                    Some(d) => any = any.map(|a| a || d),
+                    None => {
+                        any = None;
+                        break;
+                    }
+                }
+            }
+            visiting.pop();
+            any
+        }
+        _ => is_int(code, scope, e).then_some(false),
+    }
+}
+
 /// A parameter of the init function that `functools.partial` binds in the
 /// parent: its name, and the value written at the `partial` call.
 struct Bound<'p> {

@@ -7,6 +7,7 @@
 
 use super::Written;
 use crate::rules::training_support::Code;
+use crate::source::Span;
 use crate::training::ast::{Arg, Expr, ExprKind, StmtKind};
 use crate::training::program::{ModId, Proj, Scope};
 use crate::training::values::{self, Env};
@@ -19,6 +20,12 @@ use crate::training::values::{self, Env};
 /// value; where none does (a path that keeps the flag), each rank starts
 /// the flag's value itself.
 pub(super) fn node_total(code: &Code<'_>, w: &Written<'_>) -> Option<i64> {
+    node_total_at(code, w.scope, w.value, w.span)
+}
+
+/// [`node_total`] of the count `value` written in `scope` at `at` (the
+/// argument, which the stores it follows must precede in that scope).
+pub(crate) fn node_total_at(code: &Code<'_>, scope: Scope, value: &Expr, at: Span) -> Option<i64> {
     let prog = code.prog;
     let env = Env {
         config: code.cfg.json.as_ref(),
@@ -29,7 +36,7 @@ pub(super) fn node_total(code: &Code<'_>, w: &Written<'_>) -> Option<i64> {
     let ExprKind::Attribute {
         value: recv,
         attr: dest,
-    } = &w.value.kind
+    } = &value.kind
     else {
         return None;
     };
@@ -37,7 +44,7 @@ pub(super) fn node_total(code: &Code<'_>, w: &Written<'_>) -> Option<i64> {
         return None;
     }
     // `args` is the parsed namespace (through parameters and `mp.spawn`).
-    let sources = prog.sources(w.scope, w.value);
+    let sources = prog.sources(scope, value);
     let parsed = |t: &crate::training::program::Term<'_>| {
         matches!(t.proj.as_slice(), [Proj::Attr(a)] if a == dest)
             && matches!(&t.expr.kind, ExprKind::Call { func, .. }
@@ -46,20 +53,26 @@ pub(super) fn node_total(code: &Code<'_>, w: &Written<'_>) -> Option<i64> {
     if sources.unknown || sources.terms.is_empty() || !sources.terms.iter().all(parsed) {
         return None;
     }
-    let flag = values::parsed_flag(prog, &env, dest, 0, w.scope.m)?
+    let flag = values::parsed_flag(prog, &env, dest, 0, scope.m)?
         .ints()?
         .into_iter()
         .min()?;
     if flag < 1 {
         return None;
     }
-    let written = code.text(w.scope.m, w.value.span);
+    let written = code.text(scope.m, value.span);
     let mut stores = 0;
-    for (scope, target, value) in stores_to(code, dest, w.scope.m) {
-        let shared = scope == w.scope
-            && target.span.end <= w.span.start
-            && code.text(scope.m, target.span) == written
-            && value.is_some_and(|v| ceil_share(code, scope, v).is_some_and(|a| code.text(scope.m, a.span) == written));
+    for (s, target, stored) in stores_to(code, dest, scope.m) {
+        // `opt.n_threads = int((opt.n_threads + opt.ngpus_per_node - 1) /
+        // opt.ngpus_per_node)`: the namespace's own count shared out, here
+        // or in the function that then builds the loader (3D-ResNets'
+        // `main_worker`); from a flag of 1 or more it stays 1 or more.
+        let target_text = code.text(s.m, target.span);
+        let here = s == scope && target.span.end <= at.start && target_text == written;
+        let elsewhere = s != scope
+            && matches!(&target.kind, ExprKind::Attribute { value: r, .. } if matches!(r.kind, ExprKind::Name(_)));
+        let shared = (here || elsewhere)
+            && stored.is_some_and(|v| ceil_share(code, s, v).is_some_and(|a| code.text(s.m, a.span) == target_text));
         if !shared {
             return None;
         }
@@ -159,12 +172,28 @@ fn gpus_per_node(code: &Code<'_>, scope: Scope, n: &Expr) -> bool {
             && matches!(&t.expr.kind, ExprKind::Call { func, args, .. }
                 if args.is_empty() && prog.external(t.scope, func).as_deref() == Some("torch.cuda.device_count"))
     };
-    !sources.unknown
+    let traced = !sources.unknown
         && sources.terms.iter().any(counted)
         && sources
             .terms
             .iter()
-            .all(|t| counted(t) || t.proj.is_empty() && matches!(t.expr.kind, ExprKind::Int(1)))
+            .all(|t| counted(t) || t.proj.is_empty() && matches!(t.expr.kind, ExprKind::Int(1)));
+    // A field of the run's namespace every store of which is the count
+    // (`opt.ngpus_per_node = torch.cuda.device_count()` before `mp.spawn`).
+    traced
+        || match &n.kind {
+            ExprKind::Attribute { value, attr } if matches!(value.kind, ExprKind::Name(_)) => {
+                let stores = stores_to(code, attr, scope.m);
+                !stores.is_empty()
+                    && stores.iter().all(|(s, _, v)| {
+                        v.is_some_and(|v| {
+                            matches!(&v.kind, ExprKind::Call { func, args, .. }
+                            if args.is_empty() && prog.external(*s, func).as_deref() == Some("torch.cuda.device_count"))
+                        })
+                    })
+            }
+            _ => false,
+        }
 }
 
 /// Reports a loader whose node starts at least `total` workers at each pass.

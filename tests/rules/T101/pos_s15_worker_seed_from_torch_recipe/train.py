@@ -1,12 +1,15 @@
-# stagec fixture: t22e neg_worker_seed_from_torch (issue 22, class 3 trap; mark M7's look-alike)
+# stagec fixture: pos_s15_worker_seed_from_torch_recipe (was t22e's neg_worker_seed_from_torch)
 # named: on the command line (a torchrun script)
 # context: every rank seeds torch and numpy with --seed; the workers reseed numpy and `random`
 #          from the worker's own torch seed, as PyTorch's reproducibility notes recommend.
-# expect: none.
-#   torch.initial_seed() in a worker is the loader's base seed plus the worker id. With equal
-#   seeding on every rank, worker k of every rank gets the same value, but that is what
-#   PyTorch itself does for numpy and `random` when no worker_init_fn is given: stagec does
-#   not report the default recipe (see the t22e report).
+# expect:
+#   T101 at 53:5 torch.initial_seed() in a worker is the loader's base seed plus the worker id,
+#        so these init functions leave the base seed in charge: drawn from the same torch seed
+#        on every rank, worker k of every rank draws the same crops and flips. This was a
+#        negative while stagec said nothing about equal base seeds at all; since the base-seed
+#        check (session 10) reports a loader without an init function in this run, one whose
+#        init function only re-seeds from the base seed is the same hazard. Reported once, at
+#        the seeding, for both loaders.
 # ----
 import argparse
 import random
