@@ -606,10 +606,24 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
     let mut iterated: Vec<(Scope, bool)> = Vec::new();
     let mut again = false;
     let mut anew = false;
-    prog.flows(scope, anc, loader, &through, &mut |flow| match flow {
+    // Stored as an entry of a local dict (`loaders[split] = DataLoader(…)`):
+    // the dict's name, the key where it is a constant, and the scope.
+    let entries: std::cell::RefCell<Vec<(Scope, String, Option<String>)>> = std::cell::RefCell::default();
+    let mut on_flow = |flow: Flow<'_>| match flow {
         Flow::Entered { scope, func, .. } => {
             carry.extend(scope.func());
             carry.push(func);
+        }
+        Flow::Stored { scope, target } => {
+            if let ExprKind::Subscript { value, index } = &target.kind {
+                if let (ExprKind::Name(d), Some(_)) = (&value.kind, scope.func()) {
+                    let key = match &index.kind {
+                        ExprKind::Str(k) => Some(k.clone()),
+                        _ => None,
+                    };
+                    entries.borrow_mut().push((scope, d.clone(), key));
+                }
+            }
         }
         Flow::Iterated { scope, anc, .. } => {
             let in_loop = anc
@@ -669,7 +683,17 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
             }
         }
         _ => {}
-    });
+    };
+    prog.flows(scope, anc, loader, &through, &mut on_flow);
+    // The dict's entries read back (`loaders["train"]`, here or in the
+    // function it is handed to) are the loader, followed on from there.
+    let stored = entries.take();
+    for (s, d, key) in &stored {
+        for (rs, ranc, read) in entry_reads(code, *s, d, key.as_deref()) {
+            prog.flows(rs, &ranc, read, &through, &mut on_flow);
+        }
+    }
+    drop(on_flow);
     if anew || built_in.is_some() && iterated.is_empty() {
         return false;
     }
@@ -678,6 +702,70 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
         || iterated
             .into_iter()
             .any(|(s, in_loop)| in_loop || s.func().is_some_and(|f| called_in_loop_via(prog, f, 3, &via)))
+}
+
+/// The reads of entry `key` (any entry where `key` is not a constant) of
+/// the local dict `d` of `scope`'s function: `d["train"]` there, and in
+/// each training-code function `d` is handed to whole (`do_train(args,
+/// model, loaders)`), the same read of its parameter.
+fn entry_reads<'p>(code: &Code<'p>, scope: Scope, d: &str, key: Option<&str>) -> Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> {
+    let prog = code.prog;
+    let mut holders: Vec<(Scope, String)> = vec![(scope, d.to_string())];
+    prog.walk_exprs(scope, &mut |_, e| {
+        let ExprKind::Call { func, args, .. } = &e.kind else {
+            return;
+        };
+        let crate::training::program::Callee::Func(g) = prog.callee(scope, func) else {
+            return;
+        };
+        let Some(def) = prog.func(g) else { return };
+        if prog.class_of(g).is_some() {
+            return;
+        }
+        let mut positional = 0usize;
+        for a in args {
+            let (value, param) = match a {
+                Arg::Pos(v) => {
+                    positional += 1;
+                    (v, def.params.get(positional - 1).map(|p| p.name.clone()))
+                }
+                Arg::Kw { name, value, .. } => (
+                    value,
+                    def.params.iter().find(|p| p.name == *name).map(|p| p.name.clone()),
+                ),
+                _ => continue,
+            };
+            if let (ExprKind::Name(n), Some(param)) = (&value.kind, param) {
+                if n == d && !holders.iter().any(|(s, p)| *s == g.scope() && *p == param) {
+                    holders.push((g.scope(), param));
+                }
+            }
+        }
+    });
+    let mut out = Vec::new();
+    for (hs, name) in holders {
+        prog.walk_exprs(hs, &mut |anc, e| {
+            let ExprKind::Subscript { value, index } = &e.kind else {
+                return;
+            };
+            if !matches!(&value.kind, ExprKind::Name(n) if *n == name) {
+                return;
+            }
+            let read_key = match &index.kind {
+                ExprKind::Str(k) => Some(k.as_str()),
+                _ => None,
+            };
+            if matches!((key, read_key), (Some(a), Some(b)) if a != b) {
+                return;
+            }
+            // Not a store into the dict.
+            let stored = matches!(anc.last(), Some(Anc::Stmt(st)) if matches!(&st.kind, StmtKind::Assign { targets, .. } if targets.iter().any(|t| std::ptr::eq(t, e))));
+            if !stored {
+                out.push((hs, anc.to_vec(), e));
+            }
+        });
+    }
+    out
 }
 
 /// The innermost `for`/`while` statement among `anc` that runs `e` again

@@ -1,0 +1,54 @@
+# stagec fixture: pos_s15_loaders_kept_in_a_dict
+# named: on the command line (`torchrun --nproc_per_node=8 main.py`)
+# context: the loaders are built per split into a dict (`loaders[split] = DataLoader(…)`), which
+#          is handed to the training function; it passes over `loaders["train"]` every epoch.
+# expect:
+#   T105 at 47:13 4 workers per rank restarted at every epoch (the entry read back as "train")
+# ----
+import argparse
+
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+
+
+def train_one_epoch(model, opt, loader):
+    for points, labels in loader:
+        loss = nn.functional.cross_entropy(model(points.cuda()), labels.cuda())
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+def do_train(args, model, opt, loaders):
+    for epoch in range(args.max_epoch):
+        loaders["train_sampler"].set_epoch(epoch)
+        train_one_epoch(model, opt, loaders["train"])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--batch_size", type=int, default=8)
+    parser.add_argument("--max_epoch", type=int, default=720)
+    args = parser.parse_args()
+    dist.init_process_group("nccl")
+    datasets = {s: TensorDataset(torch.randn(2000, 256), torch.randint(0, 18, (2000,))) for s in ["train", "test"]}
+    model = nn.parallel.DistributedDataParallel(nn.Linear(256, 18).cuda())
+    opt = torch.optim.AdamW(model.parameters(), lr=5e-4)
+    loaders = {}
+    for split in ["train", "test"]:
+        sampler = DistributedSampler(datasets[split], shuffle=split == "train")
+        loaders[split] = DataLoader(
+            datasets[split],
+            sampler=sampler,
+            batch_size=args.batch_size,
+            num_workers=args.workers,
+        )
+        loaders[split + "_sampler"] = sampler
+    do_train(args, model, opt, loaders)
+
+
+if __name__ == "__main__":
+    main()
