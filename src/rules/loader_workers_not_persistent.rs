@@ -693,7 +693,6 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
             prog.flows(rs, &ranc, read, &through, &mut on_flow);
         }
     }
-    drop(on_flow);
     if anew || built_in.is_some() && iterated.is_empty() {
         return false;
     }
