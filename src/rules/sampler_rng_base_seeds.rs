@@ -16,7 +16,9 @@
 //! the registry holds draws — or, where the dataset cannot be followed (or
 //! is looked up by name: `eval('datasets.' + cfg.DATASET)(…)`), a
 //! training-code dataset class does. Silent for a worker count not known to be above 0, a loader with its
-//! own generator or init function, one built on one rank, a loader that
+//! own generator or an init function that seeds from anything but the
+//! base seed (one that only re-seeds from `torch.initial_seed()` leaves it
+//! in charge, and is reported like no init function), one built on one rank, a loader that
 //! shuffles itself (the rule's main check reports that), one that shards for
 //! you (`accelerator.prepare`, Fabric, Determined: equal seeds are their
 //! design), Lightning's `seed_everything(…, workers=True)` (which gives each
