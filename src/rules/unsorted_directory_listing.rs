@@ -200,6 +200,9 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
         Callee::External(p) => match p.as_str() {
             "builtins.list" | "builtins.tuple" | "builtins.enumerate" => matches!(pos, ArgPos::Pos(0)),
             "builtins.filter" | "builtins.map" => matches!(pos, ArgPos::Pos(1)),
+            // Lists joined in order: `sum([glob(p) for p in patterns], [])`,
+            // `itertools.chain.from_iterable(…)`.
+            "builtins.sum" | "itertools.chain.from_iterable" => matches!(pos, ArgPos::Pos(0)),
             _ => false,
         },
         _ => false,
@@ -262,14 +265,38 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
                 }
             }
         }
-        // `X += listing`.
+        // `X += listing`; a listing that is each element of a list or
+        // generator comprehension (`[glob(p) for p in patterns]`): the
+        // comprehension holds the listings in their order.
         Flow::Escapes { scope, at } => {
-            if let Some(Anc::Stmt(st)) = prog.ancestors_of(scope, at).and_then(|a| a.last().copied()) {
-                if let StmtKind::AugAssign { target, op, value } = &st.kind {
-                    if op == "+=" && std::ptr::eq(value, at) {
-                        extended.push((scope, target));
+            let a = prog.ancestors_of(scope, at).unwrap_or_default();
+            // The generators of a comprehension sit between its element
+            // and the comprehension itself.
+            let end = a.iter().rposition(|x| !matches!(x, Anc::Comp(_))).map_or(0, |i| i + 1);
+            let last = if end == a.len() {
+                a.split_last()
+            } else {
+                a[..end].split_last()
+            };
+            match last {
+                Some((Anc::Stmt(st), _)) if end == a.len() => {
+                    if let StmtKind::AugAssign { target, op, value } = &st.kind {
+                        if op == "+=" && std::ptr::eq(value, at) {
+                            extended.push((scope, target));
+                        }
                     }
                 }
+                Some((Anc::Expr(comp), up)) => {
+                    if let ExprKind::Comp {
+                        kind, elt, value: None, ..
+                    } = &comp.kind
+                    {
+                        if std::ptr::eq(&**elt, at) && !matches!(kind, crate::training::ast::CompKind::Set) {
+                            comps.push((scope, up.to_vec(), comp));
+                        }
+                    }
+                }
+                _ => {}
             }
         }
         _ => {}
@@ -746,12 +773,18 @@ fn consumers(code: &Code<'_>, k: ClassId) -> (bool, bool) {
                 }
             }
             // A project subclass of `DistributedSampler` (a bucketing
-            // sampler) shards as its base does.
+            // sampler) shards as its base does, and so does a project
+            // sampler of its own named so (Open-Sora-Plan's
+            // `CustomDistributedSampler(Sampler)`), as `shards_samples` reads.
             Flow::Arg {
                 callee: Callee::Class(c),
                 pos: ArgPos::Pos(0) | ArgPos::Kw("dataset"),
                 ..
-            } if prog.derives_from(c, &["torch.utils.data.DistributedSampler"]) => sharded = true,
+            } if prog.derives_from(c, &["torch.utils.data.DistributedSampler"])
+                || prog.class(c).is_some_and(|x| x.name.contains("DistributedSampler")) =>
+            {
+                sharded = true
+            }
             Flow::Returned { func: None, .. } => unseen = true,
             Flow::Returned { func: Some(f), .. } if prog.call_sites(f).is_empty() => unseen = true,
             _ => {}
