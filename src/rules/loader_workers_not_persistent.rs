@@ -687,9 +687,14 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
     prog.flows(scope, anc, loader, &through, &mut on_flow);
     // The dict's entries read back (`loaders["train"]`, here or in the
     // function it is handed to) are the loader, followed on from there.
+    // Each read is followed on its own budget: a function reading the
+    // dict a thousand times is followed for the first few reads only.
     let stored = entries.take();
-    for (s, d, key) in &stored {
-        for (rs, ranc, read) in entry_reads(code, *s, d, key.as_deref()) {
+    for (s, d, key) in stored.iter().take(MAX_ENTRY_STORES) {
+        for (rs, ranc, read) in entry_reads(code, *s, d, key.as_deref())
+            .into_iter()
+            .take(MAX_ENTRY_READS)
+        {
             prog.flows(rs, &ranc, read, &through, &mut on_flow);
         }
     }
@@ -702,6 +707,12 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
             .into_iter()
             .any(|(s, in_loop)| in_loop || s.func().is_some_and(|f| called_in_loop_via(prog, f, 3, &via)))
 }
+
+/// Most dict stores of one loader followed to their reads.
+const MAX_ENTRY_STORES: usize = 8;
+
+/// Most reads of one dict entry followed (each a flow of its own).
+const MAX_ENTRY_READS: usize = 32;
 
 /// The reads of entry `key` (any entry where `key` is not a constant) of
 /// the local dict `d` of `scope`'s function: `d["train"]` there, and in

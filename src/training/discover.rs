@@ -91,6 +91,8 @@ struct Context<'a> {
     /// Files that are links to another file of the context, with that
     /// file (icefall's recipes link one `asr_datamodule.py` into each).
     links: BTreeMap<String, String>,
+    /// The links to each file that has any, by that file.
+    linked_to: BTreeMap<String, Vec<String>>,
     /// The files named on the command line.
     named: BTreeSet<String>,
 }
@@ -109,17 +111,22 @@ impl<'a> Context<'a> {
                 files.insert(rel, p.clone());
             }
         }
-        let links = links
+        let links: BTreeMap<String, String> = links
             .iter()
             .filter_map(|(l, t)| Some((relative(root, l)?, relative(root, t)?)))
             .filter(|(l, t)| l != t && files.contains_key(t))
             .collect();
         let named = named.iter().filter_map(|p| relative(root, p)).collect();
+        let mut linked_to: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (link, target) in &links {
+            linked_to.entry(target.clone()).or_default().push(link.clone());
+        }
         Context {
             root,
             name,
             files,
             links,
+            linked_to,
             named,
         }
     }
@@ -132,9 +139,8 @@ impl<'a> Context<'a> {
     /// to it (a module of the link's folder): the name is the file's too.
     fn linked_as(&self, rel: &str, module: &str) -> bool {
         let path = module.replace('.', "/");
-        self.links.iter().any(|(link, target)| {
-            target == rel
-                && (link.ends_with(&format!("{path}.py")) || link.ends_with(&format!("{path}/__init__.py")))
+        self.linked_to.get(rel).into_iter().flatten().any(|link| {
+            (link.ends_with(&format!("{path}.py")) || link.ends_with(&format!("{path}/__init__.py")))
                 && link
                     .strip_suffix(".py")
                     .and_then(|l| {

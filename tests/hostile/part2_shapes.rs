@@ -77,3 +77,57 @@ fn part2_a_300_kb_credential_name_is_shown_cut() {
     }
     f.finish();
 }
+
+/// Issue 22's training-file links and loader dicts at size: 2,000 recipe
+/// folders each linking the one data module, and a script that reads its
+/// dict of loaders 10,000 times. The check finishes under the suite's
+/// limits, reads the module once, and still reports its loader.
+#[test]
+fn issue22_many_links_and_dict_reads_stay_bounded() {
+    let s = Scratch::new("issue22-links-dict");
+    // A repository, read from its root as pre-commit's files are.
+    s.mkdir(".git");
+    s.mkdir("base");
+    s.write("base/__init__.py", "");
+    s.write(
+        "base/datamodule.py",
+        "import torch\nfrom torch.utils.data import DataLoader, DistributedSampler, TensorDataset\n\n\n\
+         def make_loader():\n    data = TensorDataset(torch.zeros(64, 2))\n\
+         \x20   return DataLoader(data, sampler=DistributedSampler(data), num_workers=4)\n",
+    );
+    for i in 0..2000 {
+        s.mkdir(&format!("r{i:04}"));
+        s.symlink("../base/datamodule.py", &format!("r{i:04}/datamodule.py"));
+    }
+    let reads: String = (0..10_000)
+        .map(|i| format!("    n{i} = len(dl[\"train\"])\n"))
+        .collect();
+    s.write(
+        "r0000/train.py",
+        format!(
+            "import torch.distributed as dist\nfrom datamodule import make_loader\n\n\n\
+             def step(dl):\n{reads}\n\n\
+             def main():\n    dist.init_process_group(\"nccl\")\n    dl = {{}}\n    dl[\"train\"] = make_loader()\n\
+             \x20   step(dl)\n    for epoch in range(3):\n        for x in dl[\"train\"]:\n            pass\n\n\n\
+             if __name__ == \"__main__\":\n    main()\n"
+        ),
+    );
+    let out = stagec()
+        .args(["check", "--select", "T105", "--format", "concise"])
+        .args(["r0000/train.py", "base/datamodule.py"])
+        .current_dir(&s.path)
+        .run();
+    let mut f = Failures::default();
+    f.check(
+        "2,000 links to one module, 10,000 reads of a dict entry",
+        out.exit(&[0]).and_then(|_| {
+            let text = out.stdout.text();
+            if text.contains("base/datamodule.py") && text.contains("T105") {
+                Ok(())
+            } else {
+                Err(out.describe())
+            }
+        }),
+    );
+    f.finish();
+}
