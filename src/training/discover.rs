@@ -139,15 +139,12 @@ impl<'a> Context<'a> {
     /// to it (a module of the link's folder): the name is the file's too.
     fn linked_as(&self, rel: &str, module: &str) -> bool {
         let path = module.replace('.', "/");
+        let ends = [format!("{path}.py"), format!("{path}/__init__.py")];
         self.linked_to.get(rel).into_iter().flatten().any(|link| {
-            (link.ends_with(&format!("{path}.py")) || link.ends_with(&format!("{path}/__init__.py")))
-                && link
-                    .strip_suffix(".py")
-                    .and_then(|l| {
-                        l.strip_suffix(&path)
-                            .or_else(|| l.strip_suffix(&format!("{path}/__init__")))
-                    })
+            ends.iter().any(|end| {
+                link.strip_suffix(end.as_str())
                     .is_some_and(|before| before.is_empty() || before.ends_with('/'))
+            })
         })
     }
 
