@@ -131,10 +131,16 @@ impl Program {
                 } else {
                     format!("{module}.{name}")
                 };
+                // `from pkg import name`: what the package binds as `name`
+                // (its `__init__`'s `from .name import name` rebinds the
+                // submodule's attribute), else the submodule.
+                let package = self.by_module.get(module.as_str()).copied();
                 if let Some(m2) = self.by_module.get(&full) {
-                    return Some(Sym::Module(*m2));
+                    if !package.is_some_and(|p| p != m && self.binds(p, name)) {
+                        return Some(Sym::Module(*m2));
+                    }
                 }
-                match self.by_module.get(module.as_str()) {
+                match package.as_ref() {
                     Some(m2) if *m2 != m => self.global(*m2, name, depth + 1),
                     Some(_) => None,
                     None => self.dotted_sym(&full, depth),
@@ -149,13 +155,25 @@ impl Program {
         }
     }
 
+    /// Whether module `m` binds `name` at its top level itself (not through
+    /// a star import).
+    pub(super) fn binds(&self, m: ModId, name: &str) -> bool {
+        self.tables
+            .get(m as usize)
+            .and_then(|t| t.get(name))
+            .is_some_and(|b| !b.is_empty())
+    }
+
     pub(super) fn member(&self, sym: &Sym, name: &str, depth: u32) -> Option<Sym> {
         match sym {
             Sym::External(p) => Some(Sym::External(normalize(&format!("{p}.{name}")))),
             Sym::Module(m) => {
+                // The package's own binding shadows a submodule of that name.
                 let sub = format!("{}.{name}", self.module_name(*m));
                 if let Some(m2) = self.by_module.get(&sub) {
-                    return Some(Sym::Module(*m2));
+                    if !self.binds(*m, name) {
+                        return Some(Sym::Module(*m2));
+                    }
                 }
                 self.global(*m, name, depth + 1)
             }

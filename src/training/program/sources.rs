@@ -383,7 +383,10 @@ impl Program {
                 return (at, Some(bindings));
             };
             match self.by_module.get(module.as_str()) {
-                Some(m2) if *m2 != at && !self.by_module.contains_key(&format!("{module}.{orig}")) => {
+                Some(m2)
+                    if *m2 != at
+                        && (!self.by_module.contains_key(&format!("{module}.{orig}")) || self.binds(*m2, orig)) =>
+                {
                     at = *m2;
                     name = orig.clone();
                 }

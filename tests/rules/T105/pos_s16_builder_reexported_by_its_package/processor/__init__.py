@@ -1,0 +1,1 @@
+from .processor import do_train, do_inference
