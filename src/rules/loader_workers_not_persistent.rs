@@ -1,7 +1,10 @@
 declare_rule! {
     /// ## What it checks
     /// A `DataLoader` (torch's, `determined.pytorch.DataLoader`, or a project
-    /// subclass of torch's that leaves the workers to it) whose `num_workers`
+    /// subclass of torch's that leaves the workers to it — also one with its
+    /// own signature that hands its `num_workers` to torch's unchanged but has
+    /// no `persistent_workers` to hand on, pytracking's `LTRLoader`, reported
+    /// without a fix and with the class named) whose `num_workers`
     /// resolves to 1 or more — written out, through module constants and
     /// `**kwargs` dicts (literals or `dict(k=v, …)`), argparse defaults (also
     /// `parser.set_defaults(…)`, with a config file's values where it splats one the
@@ -34,12 +37,17 @@ declare_rule! {
     /// 1) / ngpus)`, `// ngpus` or `math.ceil`, with `ngpus` from
     /// `torch.cuda.device_count()`), is reported with the node's total: a
     /// rank's share is unknown but at least 1, and the node starts at least
-    /// the flag's value; rounded down, divided by anything else,
+    /// the flag's value; divided over the job's world size the same way
+    /// (`dist.get_world_size()`, a project helper returning it), at least 1
+    /// on every rank; rounded down, divided by anything else,
     /// or stored to elsewhere too, it is left alone. A loader built on one rank only (under `if rank == 0:`,
     /// `if is_main_process():`, or in a function called only there) in a multi-rank
     /// job, or every rank builds but only one iterates, is reported from 2 workers up, as that rank's: its workers are one
     /// process's, not the node's ranks', but each pass restarts them while the other
-    /// ranks wait for that rank at their next collective.
+    /// ranks wait for that rank at their next collective. A loader built, or
+    /// passed over, only on the path without distribution (the `else` of `if
+    /// args.distributed:`, `if cfg.MODEL.DIST_TRAIN:`) is no rank's: it is left
+    /// alone, and its passes there do not count.
     /// So is a loader whose dataset the code changes between passes
     /// (`train_set.set_epoch(epoch)`, `loader.dataset.epoch = epoch`): workers
     /// kept alive would go on with their stale copy of it.
@@ -96,7 +104,7 @@ use super::{Cx, Sink};
 use crate::diagnostic::Edit;
 use crate::source::Span;
 use crate::training::ast::{Arg, DictItem, Expr, ExprKind, StmtKind};
-use crate::training::program::{Anc, ArgPos, Flow, FuncId, Scope};
+use crate::training::program::{Anc, ArgPos, ClassId, Flow, FuncId, Scope};
 use crate::training::runtime::{self, called_in_loop_via};
 use crate::training::values::Resolved;
 use crate::yaml::{display_path, PathSeg};
@@ -151,20 +159,35 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 .prog
                 .external(scope, func)
                 .is_some_and(|path| path == "torch.utils.data.DataLoader" || path == DET_LOADER);
-            let subclass = !torch_or_det && plain_loader_subclass(&code, scope, func);
-            if !torch_or_det && !subclass {
-                return;
-            }
+            let subclass = if torch_or_det {
+                None
+            } else {
+                match loader_subclass(&code, scope, func) {
+                    Some(s) => Some(s),
+                    None => return,
+                }
+            };
             // Built on one rank only (`if rank == 0:`): one process's
             // workers, not the node's ranks times workers; the other ranks
             // wait for its restarts at their next collective.
+            // Built only where the run is not distributed (the `else` of
+            // `if args.distributed:`): one process, no ranks to hold up.
+            if matches!(host, Host::Ranks(_))
+                && runtime::non_distributed_path(code.prog, scope, anc, e as *const Expr as *const ())
+            {
+                return;
+            }
             let host = if matches!(host, Host::Ranks(_)) && one_rank(&code, scope, anc, e) {
                 Host::OneRank
             } else {
                 host
             };
             // A subclass's positions are its own: only `num_workers=` counts.
-            let at = if subclass { usize::MAX } else { 5 };
+            let at = if subclass.is_some() { usize::MAX } else { 5 };
+            let closed = match subclass {
+                Some(Subclass::Closed(k)) => Some(k),
+                _ => None,
+            };
             let Some(workers) = find_option(&code, scope, args, "num_workers", at) else {
                 return;
             };
@@ -184,8 +207,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             // function: each rank's share is unknown, the node's total is not.
             if most.is_none() && matches!(host, Host::Ranks(_)) && matches!(keeps, None | Some(Some(false))) {
                 if let Some(total) = shared::node_total(&code, &workers) {
-                    if total >= MANY && reiterated(&code, scope, anc, e) {
-                        shares.push((workers, persistent, total));
+                    if total.0 >= MANY && reiterated(&code, scope, anc, e) {
+                        shares.push((workers, persistent, total, closed));
                     }
                     return;
                 }
@@ -209,7 +232,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 // num_workers=8, persistent_workers=False)`), each call
                 // site on its own.
                 (None, Some(None) | Some(Some(false)) | None) | (Some(_), Some(None)) => {
-                    if !matches!(host, Host::OneRank) {
+                    if !matches!(host, Host::OneRank) && closed.is_none() {
                         sited.push((e, anc.to_vec(), workers, persistent));
                     }
                     return;
@@ -234,11 +257,17 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             } else {
                 host
             };
-            hits.push((workers, persistent, host, e.span));
+            hits.push((workers, persistent, host, e.span, closed));
         });
-        for (workers, persistent, host, loader) in hits {
-            let edit = persistent_edit(&code, &workers, persistent.as_ref(), "persistent_workers");
-            let d = report(&code, cx, out, &workers, edit, host);
+        for (workers, persistent, host, loader, closed) in hits {
+            let edit = match closed {
+                None => persistent_edit(&code, &workers, persistent.as_ref(), "persistent_workers"),
+                Some(_) => None,
+            };
+            let mut d = report(&code, cx, out, &workers, edit, host);
+            if let (Some(d), Some(k)) = (d.as_deref_mut(), closed) {
+                closed_note(&code, d, k);
+            }
             // A count written elsewhere (a `**kwargs` dict two loaders
             // share): which loader this finding is about.
             if let Some(d) = d {
@@ -251,9 +280,15 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 }
             }
         }
-        for (workers, persistent, total) in shares {
-            let edit = persistent_edit(&code, &workers, persistent.as_ref(), "persistent_workers");
-            shared::report(&code, out, &workers, edit, total);
+        for (workers, persistent, total, closed) in shares {
+            let edit = match closed {
+                None => persistent_edit(&code, &workers, persistent.as_ref(), "persistent_workers"),
+                Some(_) => None,
+            };
+            let d = shared::report(&code, out, &workers, edit, total);
+            if let Some(k) = closed {
+                closed_note(&code, d, k);
+            }
         }
         for (loader, anc, workers, persistent) in sited {
             let ranks = matches!(host, Host::Ranks(_));
@@ -341,10 +376,13 @@ fn iterated_on_one_rank(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], e: &Expr
     let mut all_one = true;
     prog.flows(scope, anc, e, &through, &mut |flow| {
         if let Flow::Iterated { scope, stmt, anc } = flow {
+            // A pass made only without distribution is no rank's.
+            let node = stmt.map(|s| s as *const crate::training::ast::Stmt as *const ());
+            if node.is_some_and(|n| runtime::non_distributed_path(prog, scope, &anc, n)) {
+                return;
+            }
             passes += 1;
-            all_one &= stmt.is_some_and(|s| {
-                runtime::runs_on_one_rank(prog, scope, &anc, s as *const crate::training::ast::Stmt as *const ())
-            });
+            all_one &= node.is_some_and(|n| runtime::runs_on_one_rank(prog, scope, &anc, n));
         }
     });
     passes > 0 && all_one
@@ -355,18 +393,54 @@ fn one_rank(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], e: &Expr) -> bool {
     runtime::runs_on_one_rank(code.prog, scope, anc, e as *const Expr as *const ())
 }
 
-/// A project class deriving from torch's `DataLoader` that leaves its
-/// workers to it: no class on the way names `num_workers` or
-/// `persistent_workers`, an `__init__` takes `**kwargs` and hands them on,
-/// and an `__iter__` goes through `super().__iter__()` (so each pass still
-/// starts the workers).
-fn plain_loader_subclass(code: &Code<'_>, scope: Scope, func: &Expr) -> bool {
+/// The note on a loader class that cannot be asked to keep its workers.
+fn closed_note(code: &Code<'_>, d: &mut crate::Diagnostic, k: ClassId) {
+    let Some(class) = code.prog.class(k) else { return };
+    let note = format!(
+        "`{}` takes no persistent_workers to hand to torch's DataLoader: add the parameter to its `__init__` and pass it on, then set it here",
+        class.name
+    );
+    let help = match d.help.take() {
+        Some(h) => format!("{h}. {note}"),
+        None => note,
+    };
+    d.help(help);
+    d.label(
+        code.file(k.m),
+        code.first_line(k.m, class.span),
+        "the loader class, which does not hand persistent_workers on",
+    );
+}
+
+/// How a project class deriving from torch's `DataLoader` passes the
+/// workers on (see [`loader_subclass`]).
+#[derive(Clone, Copy, PartialEq)]
+enum Subclass {
+    /// It leaves them to torch, `**kwargs` and all: `persistent_workers=`
+    /// given to it reaches torch.
+    Plain,
+    /// Its `__init__` takes `num_workers` and hands it to torch's, but has no
+    /// `persistent_workers` to hand on (pytracking's `LTRLoader`): the
+    /// workers restart at each pass and the call cannot ask otherwise.
+    Closed(ClassId),
+}
+
+/// A project class deriving from torch's `DataLoader` whose calls start
+/// torch's workers as torch's own would: no class on the way names
+/// `persistent_workers`, an `__iter__` goes through `super().__iter__()`
+/// (so each pass still starts the workers), and either no class names
+/// `num_workers` and an `__init__` takes `**kwargs` and hands them on
+/// ([`Subclass::Plain`]), or the class derives from torch's directly and
+/// its `__init__` hands its own `num_workers` parameter to torch's
+/// `__init__` unchanged, by name or at torch's position
+/// ([`Subclass::Closed`]).
+fn loader_subclass(code: &Code<'_>, scope: Scope, func: &Expr) -> Option<Subclass> {
     let prog = code.prog;
     let crate::training::program::Callee::Class(k) = prog.callee(scope, func) else {
-        return false;
+        return None;
     };
     if !prog.derives_from(k, &["torch.utils.data.DataLoader"]) {
-        return false;
+        return None;
     }
     let mut classes = vec![k];
     let mut i = 0;
@@ -379,13 +453,21 @@ fn plain_loader_subclass(code: &Code<'_>, scope: Scope, func: &Expr) -> bool {
         classes.extend(more);
         i += 1;
     }
-    classes.iter().all(|c| {
-        let Some(class) = prog.class(*c) else { return false };
-        let text = prog.text(c.m).get(class.span.start..class.span.end).unwrap_or("");
-        if text.contains("num_workers") || text.contains("persistent_workers") {
-            return false;
+    let text_of = |c: ClassId| {
+        prog.class(c)
+            .and_then(|class| prog.text(c.m).get(class.span.start..class.span.end))
+    };
+    let mut texts = Vec::new();
+    for c in &classes {
+        let text = text_of(*c)?;
+        if text.contains("persistent_workers") || text.contains("def __iter__") && !text.contains("super().__iter__()")
+        {
+            return None;
         }
-        if text.contains("def __iter__") && !text.contains("super().__iter__()") {
+        texts.push(text);
+    }
+    let plain = classes.iter().zip(&texts).all(|(c, text)| {
+        if text.contains("num_workers") {
             return false;
         }
         match prog.method(*c, "__init__").and_then(|f| prog.func(f)) {
@@ -394,7 +476,82 @@ fn plain_loader_subclass(code: &Code<'_>, scope: Scope, func: &Expr) -> bool {
                 matches!(p.kind, crate::training::ast::ParamKind::KwArgs) && text.contains(&format!("**{}", p.name))
             }),
         }
-    })
+    });
+    if plain {
+        return Some(Subclass::Plain);
+    }
+    (classes.len() == 1 && hands_on_workers(code, k)).then_some(Subclass::Closed(k))
+}
+
+/// Whether class `k`'s `__init__` takes `num_workers` (a plain parameter,
+/// never stored to) and hands it to torch's `__init__` as it came:
+/// `super().__init__(…, num_workers=num_workers)`, or at torch's position
+/// (`super().__init__(dataset, batch_size, shuffle, sampler, batch_sampler,
+/// num_workers, …)`; one later in `DataLoader.__init__(self, …)`).
+fn hands_on_workers(code: &Code<'_>, k: ClassId) -> bool {
+    let prog = code.prog;
+    let Some(init_id) = prog.method(k, "__init__") else {
+        return false;
+    };
+    let Some(init) = prog.func(init_id) else {
+        return false;
+    };
+    if !init.params.iter().any(|p| {
+        p.name == "num_workers"
+            && matches!(
+                p.kind,
+                crate::training::ast::ParamKind::Normal | crate::training::ast::ParamKind::KwOnly
+            )
+    }) {
+        return false;
+    }
+    let is_param = |e: &Expr| matches!(&e.kind, ExprKind::Name(n) if n == "num_workers");
+    let mut handed = false;
+    let mut changed = false;
+    prog.walk_stmts(init_id.scope(), &mut |_, st| {
+        let targets: Vec<&Expr> = match &st.kind {
+            StmtKind::Assign { targets, .. } => targets.iter().collect(),
+            StmtKind::AugAssign { target, .. } => vec![target],
+            _ => return,
+        };
+        changed |= targets.iter().any(|t| is_param(t));
+    });
+    prog.walk_exprs(init_id.scope(), &mut |_, e| {
+        let ExprKind::Call { func, args, .. } = &e.kind else {
+            return;
+        };
+        let ExprKind::Attribute { value, attr } = &func.kind else {
+            return;
+        };
+        if attr != "__init__" {
+            return;
+        }
+        // `super().__init__(…)` / `super(Cls, self).__init__(…)`: torch's
+        // positions; `DataLoader.__init__(self, …)`: one further.
+        let offset = match &value.kind {
+            ExprKind::Call { func: f, .. } if matches!(&f.kind, ExprKind::Name(n) if n == "super") => 0,
+            _ if prog
+                .external(init_id.scope(), value)
+                .is_some_and(|p| p == "torch.utils.data.DataLoader") =>
+            {
+                1
+            }
+            _ => return,
+        };
+        let by_name = args
+            .iter()
+            .any(|a| matches!(a, Arg::Kw { name, value, .. } if name == "num_workers" && is_param(value)));
+        let positional: Vec<&Expr> = args
+            .iter()
+            .map_while(|a| match a {
+                Arg::Pos(x) => Some(x),
+                _ => None,
+            })
+            .collect();
+        let at = positional.get(5 + offset).is_some_and(|x| is_param(x));
+        handed |= by_name || at;
+    });
+    handed && !changed
 }
 
 /// Where an option of the call is written: a keyword argument, a position,
@@ -615,6 +772,11 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
             carry.push(func);
         }
         Flow::Stored { scope, target } => {
+            // Returned into a caller that keeps it (`(loader, sampler) =
+            // init_data(…)`): that function carries it too, also into the
+            // functions nested in it (a `def train_step():` in the epoch loop
+            // passing over it).
+            carry.extend(scope.func());
             if let ExprKind::Subscript { value, index } = &target.kind {
                 if let (ExprKind::Name(d), Some(_)) = (&value.kind, scope.func()) {
                     let key = match &index.kind {

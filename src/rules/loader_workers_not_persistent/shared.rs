@@ -19,13 +19,27 @@ use crate::training::values::{self, Env};
 /// runs, each rank starts at least 1 and the node at least the flag's
 /// value; where none does (a path that keeps the flag), each rank starts
 /// the flag's value itself.
-pub(super) fn node_total(code: &Code<'_>, w: &Written<'_>) -> Option<i64> {
-    node_total_at(code, w.scope, w.value, w.span)
+pub(super) fn node_total(code: &Code<'_>, w: &Written<'_>) -> Option<(i64, Over)> {
+    shared_at(code, w.scope, w.value, w.span)
+}
+
+/// What a count is shared out over: the GPUs of a node, or every rank of
+/// the job (`utils.get_world_size()`).
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub(crate) enum Over {
+    Node,
+    World,
 }
 
 /// [`node_total`] of the count `value` written in `scope` at `at` (the
 /// argument, which the stores it follows must precede in that scope).
 pub(crate) fn node_total_at(code: &Code<'_>, scope: Scope, value: &Expr, at: Span) -> Option<i64> {
+    shared_at(code, scope, value, at).map(|(n, _)| n)
+}
+
+/// [`node_total_at`], with what the count is shared over (the flag's value
+/// is then the node's total, or the job's).
+fn shared_at(code: &Code<'_>, scope: Scope, value: &Expr, at: Span) -> Option<(i64, Over)> {
     let prog = code.prog;
     let env = Env {
         config: code.cfg.json.as_ref(),
@@ -62,6 +76,7 @@ pub(crate) fn node_total_at(code: &Code<'_>, scope: Scope, value: &Expr, at: Spa
     }
     let written = code.text(scope.m, value.span);
     let mut stores = 0;
+    let mut over = Over::Node;
     for (s, target, stored) in stores_to(code, dest, scope.m) {
         // `opt.n_threads = int((opt.n_threads + opt.ngpus_per_node - 1) /
         // opt.ngpus_per_node)`: the namespace's own count shared out, here
@@ -71,14 +86,17 @@ pub(crate) fn node_total_at(code: &Code<'_>, scope: Scope, value: &Expr, at: Spa
         let here = s == scope && target.span.end <= at.start && target_text == written;
         let elsewhere = s != scope
             && matches!(&target.kind, ExprKind::Attribute { value: r, .. } if matches!(r.kind, ExprKind::Name(_)));
-        let shared = (here || elsewhere)
-            && stored.is_some_and(|v| ceil_share(code, s, v).is_some_and(|a| code.text(s.m, a.span) == target_text));
+        let share = stored.and_then(|v| ceil_share(code, s, v));
+        let shared = (here || elsewhere) && share.is_some_and(|(a, _)| code.text(s.m, a.span) == target_text);
         if !shared {
             return None;
         }
+        if share.is_some_and(|(_, o)| o == Over::World) {
+            over = Over::World;
+        }
         stores += 1;
     }
-    (stores > 0).then_some(flag)
+    (stores > 0).then_some((flag, over))
 }
 
 /// Every store to `<name>.<dest>` in the program of module `at`: its
@@ -107,8 +125,9 @@ fn stores_to<'p>(code: &Code<'p>, dest: &str, at: ModId) -> Vec<(Scope, &'p Expr
 }
 
 /// `a` of `int((a + n - 1) / n)`, `(a + n - 1) // n`, `math.ceil(a / n)`
-/// or `int(math.ceil(a / n))`, when `n` is the node's GPU count.
-fn ceil_share<'p>(code: &Code<'_>, scope: Scope, e: &'p Expr) -> Option<&'p Expr> {
+/// or `int(math.ceil(a / n))`, when `n` is the node's GPU count or the
+/// job's world size (SLIP's `utils.get_world_size()`).
+fn ceil_share<'p>(code: &Code<'_>, scope: Scope, e: &'p Expr) -> Option<(&'p Expr, Over)> {
     let prog = code.prog;
     let (num, den) = match &e.kind {
         ExprKind::Call { func, args, .. } => {
@@ -133,7 +152,13 @@ fn ceil_share<'p>(code: &Code<'_>, scope: Scope, e: &'p Expr) -> Option<&'p Expr
         ExprKind::BinOp { left, op, right } if op == "//" => (round_up_numerator(code, scope, left, right)?, right),
         _ => return None,
     };
-    gpus_per_node(code, scope, den).then_some(num)
+    if gpus_per_node(code, scope, den) {
+        Some((num, Over::Node))
+    } else if crate::training::runtime::is_world(prog, scope, den) {
+        Some((num, Over::World))
+    } else {
+        None
+    }
 }
 
 /// `a` of the numerator `a + n - 1` (or `n + a - 1`) over the divisor `n`.
@@ -197,22 +222,26 @@ fn gpus_per_node(code: &Code<'_>, scope: Scope, n: &Expr) -> bool {
 }
 
 /// Reports a loader whose node starts at least `total` workers at each pass.
-pub(super) fn report(
+pub(super) fn report<'o>(
     code: &Code<'_>,
-    out: &mut crate::rules::Sink<'_>,
+    out: &'o mut crate::rules::Sink<'_>,
     w: &Written<'_>,
     edit: Option<crate::diagnostic::Edit>,
-    total: i64,
-) {
+    (total, over): (i64, Over),
+) -> &'o mut crate::Diagnostic {
     let text = crate::rules::training_support::excerpt(code.text(w.scope.m, w.value.span));
-    let d = out.at_loc(
-        code.loc(w.scope.m, w.span),
-        format!(
+    let message = match over {
+        Over::Node => format!(
             "num_workers={text} is {total} workers divided over the node's ranks (rounded up, so at least 1 per rank): every pass over this loader stops and starts again at least {total} worker processes on each node; set persistent_workers=True"
         ),
-    );
+        Over::World => format!(
+            "num_workers={text} is {total} workers divided over all ranks of the job (rounded up, so at least 1 per rank): every pass over this loader stops and starts again at least 1 worker process on every rank; set persistent_workers=True"
+        ),
+    };
+    let d = out.at_loc(code.loc(w.scope.m, w.span), message);
     d.help("each rank forks its share of the node's workers, each with a copy of the dataset's touched memory and its prefetch buffers; restarting them at each pass stalls every rank at the start of the pass. Keep them alive with persistent_workers=True");
     if let Some(edit) = edit {
         d.unsafe_fix("keep the workers alive: persistent_workers=True", vec![edit]);
     }
+    d
 }

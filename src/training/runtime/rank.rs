@@ -403,6 +403,7 @@ pub fn non_distributed_path(prog: &Program, scope: Scope, anc: &[Anc<'_>], node:
 /// Whether a condition asks "is this run distributed?": `Some(true)` for
 /// the question, `Some(false)` for its negation.
 pub(super) fn distributed_test(prog: &Program, scope: Scope, e: &Expr) -> Option<bool> {
+    // Compared without case: a yacs config's `cfg.MODEL.DIST_TRAIN`.
     const FLAGS: &[&str] = &[
         "distributed",
         "is_distributed",
@@ -411,11 +412,14 @@ pub(super) fn distributed_test(prog: &Program, scope: Scope, e: &Expr) -> Option
         "multi_gpu",
         "multiprocessing_distributed",
         "use_distributed",
+        "dist_train",
+        "distributed_training",
     ];
+    let flag = |n: &str| FLAGS.iter().any(|f| f.eq_ignore_ascii_case(n));
     match &e.kind {
         ExprKind::Not(x) => distributed_test(prog, scope, x).map(|b| !b),
-        ExprKind::Name(n) => FLAGS.contains(&n.as_str()).then_some(true),
-        ExprKind::Attribute { attr, .. } => FLAGS.contains(&attr.as_str()).then_some(true),
+        ExprKind::Name(n) => flag(n).then_some(true),
+        ExprKind::Attribute { attr, .. } => flag(attr).then_some(true),
         ExprKind::Call { func, .. } => {
             let name = match &func.kind {
                 ExprKind::Name(n) => n.as_str(),

@@ -19,6 +19,7 @@ def main():
          batch_size=64,
          world_size=world_size,
          rank=rank)
+
     def pass_once():
         total = 0
         for i, data in enumerate(data_loader):
