@@ -166,7 +166,34 @@ fn reads_own_batch(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], s: &Stmt, tes
     if !read.iter().any(|n| batch.contains(n)) || read.iter().any(|n| shared.contains(n)) {
         return false;
     }
+    // A test that asks a helper of the program which runs a collective
+    // itself (mmf's `validate_batch_sizes(n)` gathering every rank's size
+    // and comparing): its answer is agreed, or at least not this rank's alone.
+    if agreed_by_helper(code, scope, test) {
+        return false;
+    }
     loader_like(code, scope, iterated) && super::unsorted_directory_listing::shards_samples(code, scope.m)
+}
+
+/// Whether `test` calls a function of the training code that runs a
+/// collective (directly or one call further) before it answers.
+fn agreed_by_helper(code: &Code<'_>, scope: Scope, test: &Expr) -> bool {
+    let prog = code.prog;
+    let mut hit = false;
+    let mut stack = Vec::new();
+    crate::training::program::walk_expr(test, &mut stack, &mut |_, n| {
+        if hit {
+            return;
+        }
+        if let Node::Expr(x) = n {
+            if let ExprKind::Call { func, .. } = &x.kind {
+                if let crate::training::program::Callee::Func(f) = prog.callee(scope, func) {
+                    hit = runtime::first_collective(prog, f.scope(), prog.body(f.scope()), false, 1).is_some();
+                }
+            }
+        }
+    });
+    hit
 }
 
 /// Whether an expression calls something whose result every rank shares

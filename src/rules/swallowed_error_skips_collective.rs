@@ -62,10 +62,16 @@ declare_rule! {
     /// continue`, a clip made from the batch that is too short) in a loop
     /// over a loader, in a program that shards samples (each rank draws
     /// its own batches): a test that reads only the loop's counter, or
-    /// what went through a gather or reduction first, is the same on every
-    /// rank and left alone. So is a fallback after
+    /// what went through a gather or reduction first, or that asks a helper
+    /// of the program which runs a collective itself (mmf's
+    /// `validate_batch_sizes(n)`), is agreed across ranks and left alone. So is a fallback after
     /// an earlier `try` whose read failure was only logged (its name unbound,
     /// the next `try` fails and falls back).
+    /// A handler that re-raises only when a flag is off (`if fail_safe: …
+    /// else: raise`) is read on the branch the flag takes on this run, where
+    /// the flag is known (a parameter whose default every caller keeps, or
+    /// passes as a constant). A method called on `self` (`self.train_epoch()`
+    /// in a base trainer) is followed into the subclasses' overrides too.
     ///
     /// ## Why
     /// A collective completes only when every rank joins it. When a read fails on one
@@ -356,7 +362,19 @@ pub(super) fn swallowing_path<'p>(code: &Code<'_>, scope: Scope, h: &'p Handler)
             Some(false) if always_raises(body) && orelse.is_empty() && !reraises(code, scope, &h.body[i + 1..]) => {
                 Some((&h.body[i + 1..], true))
             }
-            _ => None,
+            Some(_) => None,
+            // `if fail_safe: recover … else: raise` on a flag known on this
+            // run (a parameter whose default no caller changes): the branch
+            // the flag takes, when it neither re-raises nor falls through to
+            // a raise.
+            None => {
+                let taken = match runtime::is_true(code.prog, code.cfg, code.rt, scope, test)? {
+                    true => body.as_slice(),
+                    false => orelse.as_slice(),
+                };
+                (!reraises(code, scope, taken) && (jumps_out(taken) || !reraises(code, scope, &h.body[i + 1..])))
+                    .then_some((taken, false))
+            }
         };
     }
     None

@@ -702,13 +702,23 @@ fn find_collective<'p>(
             Callee::Func(f) => f,
             _ => continue,
         };
-        let body = prog.body(f.scope());
-        if let Some(hit) = find_collective(prog, f.scope(), body, ddp, depth - 1, pred, innermost) {
-            if innermost {
-                return Some(hit);
+        // A method called on `self` runs the subclass's override where the
+        // object is one (a base trainer's `self.train_epoch()`, abstract
+        // there, each trainer implementing it).
+        let mut targets = vec![f];
+        if matches!(&func.kind, ExprKind::Attribute { value, .. } if matches!(&value.kind, ExprKind::Name(n) if n == "self"))
+        {
+            targets.extend(prog.overrides(f));
+        }
+        for f in targets {
+            let body = prog.body(f.scope());
+            if let Some(hit) = find_collective(prog, f.scope(), body, ddp, depth - 1, pred, innermost) {
+                if innermost {
+                    return Some(hit);
+                }
+                // Reported at the call in this scope, naming the collective.
+                return Some((scope, call, hit.2));
             }
-            // Reported at the call in this scope, naming the collective.
-            return Some((scope, call, hit.2));
         }
     }
     None
