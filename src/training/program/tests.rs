@@ -83,6 +83,36 @@ fn a_package_init_imports_relative_to_its_own_package() {
 }
 
 #[test]
+fn a_package_binding_shadows_its_submodule_of_the_same_name() {
+    // TransReID's shape: `datasets/__init__.py` re-exports the function of
+    // its submodule `make_dataloader` under the submodule's own name.
+    let p = program(&[
+        (
+            "main",
+            "import datasets\nfrom datasets import make_dataloader\n\nmake_dataloader(1)\ndatasets.make_dataloader(2)\n",
+        ),
+        ("datasets.__init__", "from .make_dataloader import make_dataloader\n"),
+        ("datasets.make_dataloader", "def make_dataloader(cfg):\n    return cfg\n"),
+        ("other.__init__", "x = 1\n"),
+        ("other.make_dataloader", "def make_dataloader(cfg):\n    return cfg\n"),
+        ("user", "from other import make_dataloader\n"),
+    ]);
+    let f = func(&p, 2, "make_dataloader");
+    assert_eq!(p.global(0, "make_dataloader", 0), Some(Sym::Func(f)));
+    let main = Scope { m: 0, c: 0, f: None };
+    let calls: Vec<Callee> = (0..p.chunk_count(0))
+        .flat_map(|c| calls_in(&p, Scope { c, ..main }))
+        .map(|call| match &call.kind {
+            ExprKind::Call { func, .. } => p.callee(Scope { c: 0, ..main }, func),
+            _ => Callee::Unknown,
+        })
+        .collect();
+    assert!(calls.iter().all(|c| *c == Callee::Func(f)), "{calls:?}");
+    // A package that does not bind the name: the submodule.
+    assert_eq!(p.global(5, "make_dataloader", 0), Some(Sym::Module(4)));
+}
+
+#[test]
 fn star_imports_of_program_modules_bind_what_those_modules_bind() {
     // EfficientFormer's shape: `from util import *`, and `util/__init__.py`
     // star-imports its own modules.
