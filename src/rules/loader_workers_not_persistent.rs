@@ -23,7 +23,8 @@ declare_rule! {
     /// variables) or in an experiment with pipeline stages, when the loader is
     /// iterated more than once: inside a loop (also `while True: yield from
     /// loader` in a generator, and through a logging method or a
-    /// function called from one, on the calls that carry this loader: a logging
+    /// function called from one — also a function handed to a helper that
+    /// calls it, `gpu_timer(load_imgs)` in the loop — on the calls that carry this loader: a logging
     /// helper the epoch loop calls for the training loader does not make a test
     /// loader iterated once re-iterated), as a Determined trial's validation loader, as a
     /// Lightning data hook's loader (`train_dataloader()`, `val_dataloader()`) or a

@@ -816,6 +816,17 @@ pub fn called_in_loop_via(prog: &Program, f: FuncId, depth: u32, via: &dyn Fn(Fu
         return false;
     }
     for (scope, call) in prog.call_sites(f) {
+        // Called by a helper it is handed to (`gpu_timer(load_imgs)`, whose
+        // `closure()` runs it): where it is handed is where it runs.
+        if let Some(handed) = handed_at(prog, f, scope, call) {
+            if handed.into_iter().any(|(s, c)| {
+                s.func().is_none_or(&via)
+                    && (prog.ancestors_of(s, c).is_some_and(|anc| repeats(&anc, c))
+                        || s.func().is_some_and(|g| called_in_loop_via(prog, g, depth - 1, via)))
+            }) {
+                return true;
+            }
+        }
         if scope.func().is_some_and(|g| !via(g)) {
             continue;
         }
@@ -829,6 +840,30 @@ pub fn called_in_loop_via(prog: &Program, f: FuncId, depth: u32, via: &dyn Fn(Fu
         }
     }
     false
+}
+
+/// Where `f` is handed to the function that calls it at `call` (in
+/// `scope`) through a parameter of that function (`def gpu_timer(closure):
+/// … closure()` and `gpu_timer(load_imgs)`): the calls handing `f`, when
+/// `call` calls such a parameter; `None` when it calls `f` by name.
+fn handed_at<'p>(prog: &'p Program, f: FuncId, scope: Scope, call: &'p Expr) -> Option<Vec<(Scope, &'p Expr)>> {
+    let ExprKind::Call { func, .. } = &call.kind else {
+        return None;
+    };
+    let ExprKind::Name(n) = &func.kind else {
+        return None;
+    };
+    let g = scope.func()?;
+    let index = prog.func(g)?.params.iter().position(|p| p.name == *n)?;
+    let mut out = Vec::new();
+    for (s, c) in prog.call_sites(g).into_iter().take(16) {
+        if let crate::training::program::Bound::Given(arg) = prog.bind(g, c, index) {
+            if prog.callee(s, arg) == Callee::Func(f) {
+                out.push((s, c));
+            }
+        }
+    }
+    Some(out)
 }
 
 /// Whether `e`, with ancestors `anc`, runs again for each pass of a loop:
