@@ -507,16 +507,12 @@ fn hands_on_workers(code: &Code<'_>, k: ClassId) -> bool {
         return false;
     }
     let is_param = |e: &Expr| matches!(&e.kind, ExprKind::Name(n) if n == "num_workers");
+    // Bound again anywhere in `__init__` (assigned, a loop's target, …).
+    let changed = prog
+        .local_defs(init_id, "num_workers")
+        .iter()
+        .any(|d| !matches!(d, crate::training::program::LocalDef::Param(_)));
     let mut handed = false;
-    let mut changed = false;
-    prog.walk_stmts(init_id.scope(), &mut |_, st| {
-        let targets: Vec<&Expr> = match &st.kind {
-            StmtKind::Assign { targets, .. } => targets.iter().collect(),
-            StmtKind::AugAssign { target, .. } => vec![target],
-            _ => return,
-        };
-        changed |= targets.iter().any(|t| is_param(t));
-    });
     prog.walk_exprs(init_id.scope(), &mut |_, e| {
         let ExprKind::Call { func, args, .. } = &e.kind else {
             return;
