@@ -798,8 +798,7 @@ fn splits_by_worker(code: &Code<'_>, iter: FuncId) -> bool {
 /// mentions ranks, the world or the process layout anywhere.
 fn knows_ranks(code: &Code<'_>, k: ClassId) -> bool {
     let prog = code.prog;
-    let mut todo = vec![(k, 0u32)];
-    while let Some((c, depth)) = todo.pop() {
+    for c in prog.ancestors(k) {
         let Some(class) = prog.class(c) else { return true };
         let text = code.text(c.m, class.span);
         if RANK_WORDS.iter().any(|w| text.contains(w)) {
@@ -818,9 +817,6 @@ fn knows_ranks(code: &Code<'_>, k: ClassId) -> bool {
                     return true;
                 }
             }
-        }
-        if depth < 4 {
-            todo.extend(prog.bases(c).into_iter().map(|b| (b, depth + 1)));
         }
     }
     false

@@ -131,3 +131,106 @@ fn issue22_many_links_and_dict_reads_stay_bounded() {
     );
     f.finish();
 }
+
+/// Issue 22's class walks on a hostile hierarchy: T103's base-trainer case
+/// (`tests/rules/T103/pos_s16_fail_safe_restart_in_base_trainer`) with five
+/// levels of forty classes beside its trainer, each deriving from all forty
+/// of the level above and defining `train_epoch`. Asking which subclasses
+/// override the base's `train_epoch` read every path up the diamond again
+/// (40⁴ per class: seconds in a release build, a minute in a debug one).
+/// Each class is now linearised once: the check finishes and still reports.
+#[test]
+fn issue22_wide_diamond_hierarchies_stay_bounded() {
+    const WIDE: usize = 40;
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/rules/T103/pos_s16_fail_safe_restart_in_base_trainer");
+    let s = Scratch::new("issue22-diamond");
+    let mut f = Failures::default();
+    for name in ["base_trainer.py", "ltr_trainer.py", "train.py"] {
+        let Ok(mut text) = std::fs::read_to_string(case.join(name)) else {
+            f.check(name, Err(format!("cannot read {}", case.join(name).display())));
+            continue;
+        };
+        if name == "ltr_trainer.py" {
+            text.push_str("\n\nimport torch.distributed as dist\n\n\n");
+            for level in 0..5 {
+                for j in 0..WIDE {
+                    let bases = if level == 0 {
+                        "object".to_string()
+                    } else {
+                        (0..WIDE)
+                            .map(|k| format!("C{}_{k}", level - 1))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    };
+                    text.push_str(&format!(
+                        "class C{level}_{j}({bases}):\n    def train_epoch(self):\n        dist.barrier()\n\n\n"
+                    ));
+                }
+            }
+        }
+        s.write(name, text);
+    }
+    let out = stagec()
+        .args(["check", "--select", "T103", "--format", "concise"])
+        .args(["base_trainer.py", "ltr_trainer.py", "train.py"])
+        .current_dir(&s.path)
+        .run();
+    f.check(
+        "five levels of forty classes, each deriving from all of the level above",
+        out.exit(&[0]).and_then(|_| {
+            if out.stdout.text().contains("base_trainer.py:38:13: T103") {
+                Ok(())
+            } else {
+                Err(out.describe())
+            }
+        }),
+    );
+    f.finish();
+}
+
+/// Issue 22's handed closures at size: T105's timed-closure case
+/// (`tests/rules/T105/pos_s16_loader_restarted_in_timed_closure`) whose
+/// timing helper is also handed 5,000 other functions, each of which calls
+/// the helper again. Where a function runs is read from at most 16 of the
+/// helper's call sites, each once: the check finishes and still reports.
+#[test]
+fn issue22_a_helper_handed_thousands_of_functions_stays_bounded() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/rules/T105/pos_s16_loader_restarted_in_timed_closure");
+    let mut f = Failures::default();
+    let Ok(text) = std::fs::read_to_string(case.join("train.py")) else {
+        f.check("train.py", Err(format!("cannot read {}", case.display())));
+        return f.finish();
+    };
+    let Some(at) = text.find("\n\nif __name__") else {
+        f.check("train.py", Err("no `if __name__` in the case".into()));
+        return f.finish();
+    };
+    let mut more = String::new();
+    for i in 0..5000 {
+        more.push_str(&format!(
+            "\n\ndef timed_{i}():\n    return gpu_timer(timed_{})\n",
+            (i + 1) % 5000
+        ));
+    }
+    more.push_str("\n\ndef time_all():\n");
+    for i in 0..5000 {
+        more.push_str(&format!("    gpu_timer(timed_{i})\n"));
+    }
+    let s = Scratch::new("issue22-handed");
+    s.write("train.py", format!("{}{more}{}", &text[..at], &text[at..]));
+    let out = stagec()
+        .args(["check", "--select", "T105", "--format", "concise", "train.py"])
+        .current_dir(&s.path)
+        .run();
+    f.check(
+        "a timing helper handed 5,000 functions that call it",
+        out.exit(&[0]).and_then(|_| {
+            if out.stdout.text().contains("train.py:44:9: T105") {
+                Ok(())
+            } else {
+                Err(out.describe())
+            }
+        }),
+    );
+    f.finish();
+}

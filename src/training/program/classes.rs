@@ -3,30 +3,85 @@
 
 use super::*;
 
+/// At most this many classes in a linearisation.
+const ANCESTORS: usize = 32;
+/// Bases are read this many levels up.
+const ANCESTOR_DEPTH: u32 = 8;
+/// The first this many bases of each class are read.
+const BASES_READ: usize = 8;
+
 impl Program {
-    /// A method of a class or of its bases in the training code.
+    /// A method of a class or of its bases in the training code, found in
+    /// Python's method resolution order ([`Program::ancestors`]).
     pub fn method(&self, k: ClassId, name: &str) -> Option<FuncId> {
-        self.method_at(k, name, 0)
+        self.ancestors(k).into_iter().find_map(|c| self.own_method(c, name))
     }
 
-    pub(super) fn method_at(&self, k: ClassId, name: &str, depth: u32) -> Option<FuncId> {
-        if depth > 8 {
-            return None;
-        }
+    /// A method the class's own body defines.
+    fn own_method(&self, k: ClassId, name: &str) -> Option<FuncId> {
         let class = self.class(k)?;
-        for s in &class.body {
-            if let StmtKind::FunctionDef(f) = s.kind {
-                if self.func(FuncId { m: k.m, c: k.c, f }).is_some_and(|x| x.name == name) {
-                    return Some(FuncId { m: k.m, c: k.c, f });
+        class.body.iter().find_map(|s| match s.kind {
+            StmtKind::FunctionDef(f) => {
+                let id = FuncId { m: k.m, c: k.c, f };
+                self.func(id).is_some_and(|x| x.name == name).then_some(id)
+            }
+            _ => None,
+        })
+    }
+
+    /// The class and its project bases in Python's method resolution
+    /// order: the C3 linearisation, or, where the bases contradict each
+    /// other (Python refuses such a class; a project may still hold one in
+    /// dead code), each class after its first occurrence depth-first.
+    /// Bounded for hostile hierarchies: [`ANCESTORS`] classes, bases read
+    /// [`ANCESTOR_DEPTH`] levels up and the first [`BASES_READ`] bases of
+    /// each class, each class linearised once.
+    pub fn ancestors(&self, k: ClassId) -> Vec<ClassId> {
+        let mut memo = HashMap::default();
+        self.linearize(k, 0, &mut memo)
+    }
+
+    fn linearize(&self, k: ClassId, depth: u32, memo: &mut HashMap<ClassId, Vec<ClassId>>) -> Vec<ClassId> {
+        if let Some(l) = memo.get(&k) {
+            return l.clone();
+        }
+        let mut out = vec![k];
+        let mut bases = self.bases(k);
+        bases.truncate(BASES_READ);
+        if depth < ANCESTOR_DEPTH && !bases.is_empty() {
+            let mut seqs: Vec<Vec<ClassId>> = bases.iter().map(|b| self.linearize(*b, depth + 1, memo)).collect();
+            seqs.push(bases);
+            loop {
+                seqs.retain(|s| !s.is_empty());
+                if seqs.is_empty() || out.len() >= ANCESTORS {
+                    break;
+                }
+                // The first head that is in no other sequence's tail.
+                let head = seqs
+                    .iter()
+                    .map(|s| s[0])
+                    .find(|h| !seqs.iter().any(|s| s[1..].contains(h)));
+                let Some(h) = head else {
+                    for c in seqs.into_iter().flatten() {
+                        if !out.contains(&c) {
+                            out.push(c);
+                        }
+                    }
+                    break;
+                };
+                if !out.contains(&h) {
+                    out.push(h);
+                }
+                for s in &mut seqs {
+                    if s.first() == Some(&h) {
+                        s.remove(0);
+                    }
                 }
             }
+            out.truncate(ANCESTORS);
         }
-        for base in self.bases(k) {
-            if let Some(f) = self.method_at(base, name, depth + 1) {
-                return Some(f);
-            }
-        }
-        None
+        memo.insert(k, out.clone());
+        out
     }
 
     /// The project classes a class derives from.
@@ -84,9 +139,9 @@ impl Program {
         }
     }
 
-    /// The methods of the training code's subclasses (up to four classes
-    /// down) that override method `f`: a trainer's abstract `compute_loss`,
-    /// each model's trainer implementing it. At most 8.
+    /// The methods of the training code's subclasses that override method
+    /// `f`: a trainer's abstract `compute_loss`, each model's trainer
+    /// implementing it. At most 8.
     pub fn overrides(&self, f: FuncId) -> Vec<FuncId> {
         let (Some(k), Some(func)) = (self.class_of(f), self.func(f)) else {
             return Vec::new();
@@ -94,22 +149,10 @@ impl Program {
         let name = func.name.as_str();
         let mut out = Vec::new();
         for sub in self.classes_mentioning(&[name]) {
-            if sub == k {
+            if sub == k || !self.ancestors(sub).contains(&k) {
                 continue;
             }
-            let mut frontier = self.bases(sub);
-            let mut derives = false;
-            for _ in 0..4 {
-                if frontier.contains(&k) {
-                    derives = true;
-                    break;
-                }
-                frontier = frontier.into_iter().flat_map(|b| self.bases(b)).collect();
-            }
-            if let Some(g) = self
-                .method(sub, name)
-                .filter(|g| derives && *g != f && !out.contains(g))
-            {
+            if let Some(g) = self.method(sub, name).filter(|g| *g != f && !out.contains(g)) {
                 out.push(g);
             }
             if out.len() >= 8 {

@@ -175,6 +175,26 @@ fn classes_know_their_bases_and_methods() {
     assert_eq!(p.classes_mentioning(&["PyTorchTrial"]), [base]);
 }
 
+/// Methods are looked up in Python's order (C3): in a diamond, a class's
+/// second base comes before the base both derive from; bases that
+/// contradict each other still give each class once.
+#[test]
+fn methods_resolve_in_python_method_resolution_order() {
+    let text = "class A:\n    def step(self):\n        pass\n\n\nclass B(A):\n    pass\n\n\nclass C(A):\n    def step(self):\n        pass\n\n\nclass D(B, C):\n    pass\n\n\nclass E(A, B):\n    pass\n";
+    let p = program(&[("zoo", text)]);
+    let [a, b, c, d, e] = ["A", "B", "C", "D", "E"].map(|n| class(&p, n));
+    assert_eq!(p.ancestors(d), [d, b, c, a]);
+    let step_of = |k: ClassId| p.method(k, "step").and_then(|f| p.class_of(f));
+    assert_eq!(step_of(d), Some(c));
+    assert_eq!(step_of(b), Some(a));
+    // `class E(A, B)` is refused by Python (A before its own subclass).
+    assert_eq!(p.ancestors(e), [e, a, b]);
+    let (Some(base_step), Some(c_step)) = (p.method(a, "step"), p.method(c, "step")) else {
+        panic!("no step")
+    };
+    assert_eq!(p.overrides(base_step), [c_step]);
+}
+
 #[test]
 fn calls_find_their_callee_sites_and_bound_arguments() {
     let p = program(&[("train", TRAIN), ("helpers", HELPERS)]);
