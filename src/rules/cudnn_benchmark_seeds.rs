@@ -253,6 +253,36 @@ fn seeds_with(code: &Code<'_>, chain: &Chain<'_>, b: &Site<'_>) -> bool {
             .links
             .iter()
             .all(|l| !dead_branch(code.prog, code.cfg, code.rt, l.scope, &l.anc, l.stmt) && !exclusive(code, b, l))
+        && !reset_after(code, chain, b)
+}
+
+/// Whether the seeding helper sets cudnn.benchmark itself (Point-MAE's
+/// `set_random_seed(seed, deterministic)`: off when asked for determinism,
+/// on otherwise) and is called in `b`'s function after `b`: wherever the
+/// seed is set, the helper's value replaces `b`'s.
+fn reset_after(code: &Code<'_>, chain: &Chain<'_>, b: &Site<'_>) -> bool {
+    chain.links.iter().enumerate().skip(1).any(|(i, l)| {
+        l.scope == b.scope
+            && l.span.start >= b.span.end
+            && chain.links[..i].iter().any(|inner| sets_benchmark(code, inner.scope))
+    })
+}
+
+/// Whether `scope`'s own statements assign `torch.backends.cudnn.benchmark`.
+fn sets_benchmark(code: &Code<'_>, scope: Scope) -> bool {
+    if scope.func().is_none() {
+        return false;
+    }
+    let mut found = false;
+    code.prog.walk_stmts(scope, &mut |_, s| {
+        if let StmtKind::Assign { targets, .. } = &s.kind {
+            found |= targets.iter().any(|t| {
+                matches!(&t.kind, ExprKind::Attribute { value, attr }
+                    if attr == "benchmark" && code.prog.external(scope, value).as_deref() == Some("torch.backends.cudnn"))
+            });
+        }
+    });
+    found
 }
 
 /// The finding for a benchmark assignment in seeded code.

@@ -47,7 +47,10 @@ declare_rule! {
     /// both are options the user picks. So is a request whose own function turns
     /// benchmarking off again (`cudnn.deterministic = True; cudnn.benchmark =
     /// False` in a seeding helper) and is called only after the assignment, in
-    /// its function: wherever the request runs, it replaces the assignment. Where the code also asks for
+    /// its function: wherever the request runs, it replaces the assignment. Likewise
+    /// a seeding helper that sets `cudnn.benchmark` itself (off when its
+    /// `deterministic` argument asks, on otherwise) and is called after the
+    /// assignment in its function: wherever the seed is set, the helper decides. Where the code also asks for
     /// determinism, that message wins.
     ///
     /// ## Why

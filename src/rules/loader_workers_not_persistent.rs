@@ -760,6 +760,10 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
     let mut iterated: Vec<(Scope, bool)> = Vec::new();
     let mut again = false;
     let mut anew = false;
+    // The loops that store the loader anew at each pass, and the function
+    // that builds it.
+    let mut rebuilt: Vec<*const crate::training::ast::Stmt> = Vec::new();
+    let built_by = scope.func();
     // Stored as an entry of a local dict (`loaders[split] = DataLoader(…)`):
     // the dict's name, the key where it is a constant, and the scope.
     let entries: std::cell::RefCell<Vec<(Scope, String, Option<String>)>> = std::cell::RefCell::default();
@@ -774,6 +778,23 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
             // functions nested in it (a `def train_step():` in the epoch loop
             // passing over it).
             carry.extend(scope.func());
+            // Kept anew at each pass of a loop (`train_loader =
+            // make_loader(epoch)` in the epoch loop, an evaluation building
+            // each test set's loader in its loop over the sets): that loop
+            // repeats the build as well as the pass, so it restarts nothing
+            // persistent_workers would keep.
+            let made_here = prog
+                .ancestors_of(scope, target)
+                .filter(|anc| makes_loader(prog, scope, anc, target, built_by));
+            if let Some(anc) = made_here {
+                for a in &anc {
+                    if let Anc::Stmt(s) = a {
+                        if runtime::reruns(s, target) && !rebuilt.contains(&(*s as *const _)) {
+                            rebuilt.push(*s as *const _);
+                        }
+                    }
+                }
+            }
             if let ExprKind::Subscript { value, index } = &target.kind {
                 if let (ExprKind::Name(d), Some(_)) = (&value.kind, scope.func()) {
                     let key = match &index.kind {
@@ -785,9 +806,10 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
             }
         }
         Flow::Iterated { scope, anc, .. } => {
-            let in_loop = anc
-                .iter()
-                .any(|a| matches!(a, Anc::Stmt(s) if matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. })));
+            let in_loop = anc.iter().any(|a| {
+                matches!(a, Anc::Stmt(s) if matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. })
+                    && !rebuilt.contains(&(*s as *const _)))
+            });
             if let Some(l) = built_in {
                 anew |= l.is_none_or(|l| anc.iter().any(|a| matches!(a, Anc::Stmt(s) if std::ptr::eq(*s, l))));
             }
@@ -861,10 +883,72 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
         return false;
     }
     let via = |f: FuncId| carry.contains(&f);
+    let skip = |s: &crate::training::ast::Stmt| rebuilt.contains(&(s as *const _));
     again
-        || iterated
+        || iterated.into_iter().any(|(s, in_loop)| {
+            in_loop
+                || s.func()
+                    .is_some_and(|f| runtime::called_in_loop_beyond(prog, f, 3, &via, &skip))
+        })
+}
+
+/// Whether the store of `target` (ancestors `anc`, in `scope`) keeps a
+/// loader made by that very statement: an assignment from a call of the
+/// function that builds it (`built_by`), or of a function that calls that
+/// one (two calls deep: `self.build_evaluator(name)` calling
+/// `build_test_loader(…)`). Not a `for` target or a name bound to a loader
+/// made before (`for loader in (train, val):`, `loader = loaders[0]`).
+fn makes_loader(
+    prog: &crate::training::program::Program,
+    scope: Scope,
+    anc: &[Anc<'_>],
+    target: &Expr,
+    built_by: Option<FuncId>,
+) -> bool {
+    let Some(builder) = built_by else { return false };
+    let Some(Anc::Stmt(st)) = anc.iter().rev().find(|a| matches!(a, Anc::Stmt(_))) else {
+        return false;
+    };
+    let StmtKind::Assign { targets, value } = &st.kind else {
+        return false;
+    };
+    let ExprKind::Call { func, .. } = &value.kind else {
+        return false;
+    };
+    let within = |t: &Expr| t.span.start <= target.span.start && target.span.end <= t.span.end;
+    if !targets.iter().any(within) {
+        return false;
+    }
+    let crate::training::program::Callee::Func(f) = prog.callee(scope, func) else {
+        return false;
+    };
+    calls_builder(prog, f, builder, 2)
+}
+
+/// Whether `f` is `builder` or calls it (through up to `depth` more calls).
+fn calls_builder(prog: &crate::training::program::Program, f: FuncId, builder: FuncId, depth: u32) -> bool {
+    if f == builder {
+        return true;
+    }
+    if depth == 0 {
+        return false;
+    }
+    let mut found = false;
+    let mut callees: Vec<FuncId> = Vec::new();
+    prog.walk_exprs(f.scope(), &mut |_, e| {
+        if let ExprKind::Call { func, .. } = &e.kind {
+            if let crate::training::program::Callee::Func(g) = prog.callee(f.scope(), func) {
+                found |= g == builder;
+                if !callees.contains(&g) && callees.len() < 16 {
+                    callees.push(g);
+                }
+            }
+        }
+    });
+    found
+        || callees
             .into_iter()
-            .any(|(s, in_loop)| in_loop || s.func().is_some_and(|f| called_in_loop_via(prog, f, 3, &via)))
+            .any(|g| g != f && calls_builder(prog, g, builder, depth - 1))
 }
 
 /// Most dict stores of one loader followed to their reads.

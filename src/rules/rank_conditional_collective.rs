@@ -88,7 +88,7 @@ use super::training_support::{code, excerpt, Code};
 use super::{Cx, Sink};
 use crate::source::Span;
 use crate::training::ast::{Arg, Expr, ExprKind, Stmt, StmtKind};
-use crate::training::program::{walk_stmt, Anc, Callee, FuncId, LocalDef, ModId, Node, Scope};
+use crate::training::program::{is_target, walk_stmt, Anc, Callee, FuncId, LocalDef, ModId, Node, Scope};
 use crate::training::runtime::{self, collective, mentions_rank, rank_kind, RankKind};
 
 /// The help for Lightning's `trainer.save_checkpoint` under a rank test.
@@ -325,7 +325,7 @@ impl Counter<'_, '_> {
         match &e.kind {
             ExprKind::BoolOp { left, right, .. } => self.reads_atom(scope, left) || self.reads_atom(scope, right),
             ExprKind::Not(x) => self.reads_atom(scope, x),
-            _ => self.same.iter().any(|(a, _)| *a == (scope.m, e.span)),
+            _ => self.is_atom(scope, e) || self.same.iter().any(|(a, _)| *a == (scope.m, e.span)),
         }
     }
 
@@ -715,36 +715,55 @@ fn merge_repeated_atoms(code: &Code<'_>, scope: Scope, atoms: Vec<Atom>) -> (Vec
 /// The other reads, in `scopes`, of the atoms that are a parameter their
 /// function never rebinds (`collect_by_master` in `if collect_by_master and
 /// rank != 0: return` and again in `if not collect_by_master:
-/// synchronize()`), each with its atom's index.
+/// synchronize()`), or an attribute chain of such a parameter the function
+/// never assigns (`args.parallel_eval` in `if not args.parallel_eval: if
+/// not is_master(args): return` and again in `if args.parallel_eval:
+/// gather(…)`), each with its atom's index.
 fn same_reads(code: &Code<'_>, scopes: &[Scope], atoms: &[(ModId, Span)]) -> Vec<((ModId, Span), usize)> {
     let prog = code.prog;
     let mut out = Vec::new();
     for s in scopes {
         let Some(f) = s.func() else { continue };
-        let mut names: Vec<(Span, &str)> = Vec::new();
-        prog.walk_exprs(*s, &mut |_, e| {
-            if let ExprKind::Name(n) = &e.kind {
-                names.push((e.span, n.as_str()));
+        // Names and attribute chains read, with their text and root name.
+        let mut reads: Vec<(Span, &str, &str)> = Vec::new();
+        let mut assigned: Vec<&str> = Vec::new();
+        prog.walk_exprs(*s, &mut |anc, e| {
+            if let Some(root) = chain_root(e) {
+                if is_target(anc, e) {
+                    assigned.push(code.text(s.m, e.span));
+                } else {
+                    reads.push((e.span, code.text(s.m, e.span), root));
+                }
             }
         });
         for (i, atom) in atoms.iter().enumerate() {
             if atom.0 != s.m {
                 continue;
             }
-            let Some((_, n)) = names.iter().find(|(span, _)| *span == atom.1) else {
+            let Some(&(_, text, root)) = reads.iter().find(|(span, _, _)| *span == atom.1) else {
                 continue;
             };
-            if !matches!(prog.local_defs(f, n).as_slice(), [LocalDef::Param(_)]) {
+            if !matches!(prog.local_defs(f, root).as_slice(), [LocalDef::Param(_)]) || assigned.contains(&text) {
                 continue;
             }
-            for (span, other) in &names {
-                if other == n && *span != atom.1 && !atoms.contains(&(s.m, *span)) {
+            for (span, other, _) in &reads {
+                if *other == text && *span != atom.1 && !atoms.contains(&(s.m, *span)) {
                     out.push(((s.m, *span), i));
                 }
             }
         }
     }
     out
+}
+
+/// The name a plain chain of attributes starts from (`args` for
+/// `args.eval.parallel`, `flag` for `flag`); `None` for anything else.
+fn chain_root(e: &Expr) -> Option<&str> {
+    match &e.kind {
+        ExprKind::Name(n) => Some(n),
+        ExprKind::Attribute { value, .. } => chain_root(value),
+        _ => None,
+    }
 }
 
 /// The names of training-code functions that run a collective directly
@@ -1124,11 +1143,8 @@ fn leaving_ranks(
         prog.walk_stmts(*s, &mut |_, st| {
             if let StmtKind::If { test, body, orelse } = &st.kind {
                 let leave = |b: &[Stmt]| leaves(b) || (exiting.contains(s) && exits_in(prog, *s, b));
-                if !mentions_rank(prog, *s, test)
-                    && (leave(body) || leave(orelse))
-                    && !atoms.contains(&(s.m, test.span))
-                {
-                    atoms.push((s.m, test.span));
+                if !mentions_rank(prog, *s, test) && (leave(body) || leave(orelse)) {
+                    collect_atoms(code, *s, test, &mut atoms);
                 }
             }
         });

@@ -812,17 +812,31 @@ pub fn called_in_loop(prog: &Program, f: FuncId, depth: u32) -> bool {
 /// functions `via` accepts only (those a value was passed through, so the
 /// calls that carry it).
 pub fn called_in_loop_via(prog: &Program, f: FuncId, depth: u32, via: &dyn Fn(FuncId) -> bool) -> bool {
+    called_in_loop_beyond(prog, f, depth, via, &|_| false)
+}
+
+/// [`called_in_loop_via`], not counting the loops `skip` names (those
+/// that also make the value anew at each pass, so each pass has its own).
+pub fn called_in_loop_beyond(
+    prog: &Program,
+    f: FuncId,
+    depth: u32,
+    via: &dyn Fn(FuncId) -> bool,
+    skip: &dyn Fn(&crate::training::ast::Stmt) -> bool,
+) -> bool {
     if depth == 0 {
         return false;
     }
+    let repeated = |s: Scope, c: &Expr| prog.ancestors_of(s, c).is_some_and(|anc| repeats_beyond(&anc, c, skip));
     for (scope, call) in prog.call_sites(f) {
         // Called by a helper it is handed to (`gpu_timer(load_imgs)`, whose
         // `closure()` runs it): where it is handed is where it runs.
         if let Some(handed) = handed_at(prog, f, scope, call) {
             if handed.into_iter().any(|(s, c)| {
                 s.func().is_none_or(&via)
-                    && (prog.ancestors_of(s, c).is_some_and(|anc| repeats(&anc, c))
-                        || s.func().is_some_and(|g| called_in_loop_via(prog, g, depth - 1, via)))
+                    && (repeated(s, c)
+                        || s.func()
+                            .is_some_and(|g| called_in_loop_beyond(prog, g, depth - 1, via, skip)))
             }) {
                 return true;
             }
@@ -830,11 +844,11 @@ pub fn called_in_loop_via(prog: &Program, f: FuncId, depth: u32, via: &dyn Fn(Fu
         if scope.func().is_some_and(|g| !via(g)) {
             continue;
         }
-        if prog.ancestors_of(scope, call).is_some_and(|anc| repeats(&anc, call)) {
+        if repeated(scope, call) {
             return true;
         }
         if let Some(g) = scope.func() {
-            if called_in_loop_via(prog, g, depth - 1, via) {
+            if called_in_loop_beyond(prog, g, depth - 1, via, skip) {
                 return true;
             }
         }
@@ -870,8 +884,13 @@ fn handed_at<'p>(prog: &'p Program, f: FuncId, scope: Scope, call: &'p Expr) -> 
 /// in a loop's body or condition, or in a comprehension — not in the
 /// iterable of a `for`, which is evaluated once.
 pub fn repeats(anc: &[Anc<'_>], e: &Expr) -> bool {
+    repeats_beyond(anc, e, &|_| false)
+}
+
+/// [`repeats`], not counting the loops `skip` names.
+pub fn repeats_beyond(anc: &[Anc<'_>], e: &Expr, skip: &dyn Fn(&crate::training::ast::Stmt) -> bool) -> bool {
     anc.iter().any(|a| match a {
-        Anc::Stmt(s) => reruns(s, e),
+        Anc::Stmt(s) => reruns(s, e) && !skip(s),
         Anc::Comp(_) => true,
         _ => false,
     })

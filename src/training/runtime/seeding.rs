@@ -51,7 +51,7 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
     let mut first = None;
     let mut first_reached = false;
     for (scope, anc, call, path) in &seed_calls {
-        if !within(scope.m) || in_worker_init(prog, *scope) {
+        if !within(scope.m) || in_worker_init(prog, *scope) || scoped(prog, *scope, anc) {
             continue;
         }
         // A seeding helper only other programs call (`npu_config.seed_everything`,
@@ -126,6 +126,39 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
         None if trial => Seeding::Trial,
         None => Seeding::NotIdentical,
     }
+}
+
+/// Whether a seeding call at `scope` (ancestors `anc`) seeds for one block
+/// only and gives the RNG its state back after it: inside `with
+/// torch.random.fork_rng():`, or in the `__init__`/`__enter__` of a context
+/// manager whose class saves and restores the RNG state (`with
+/// set_torch_seed(init_seed):` around a model's weight init). The ranks'
+/// own draws go on from the state they had.
+fn scoped(prog: &Program, scope: Scope, anc: &[Anc<'_>]) -> bool {
+    let forked = anc.iter().any(|a| {
+        let Anc::Stmt(st) = a else { return false };
+        let StmtKind::With { items, .. } = &st.kind else {
+            return false;
+        };
+        items.iter().any(|i| {
+            matches!(&i.ctx.kind, ExprKind::Call { func, .. }
+                if prog.external(scope, func).is_some_and(|p| p == "torch.random.fork_rng" || p == "torch.fork_rng"))
+        })
+    });
+    if forked {
+        return true;
+    }
+    let Some(f) = scope.func() else { return false };
+    let (Some(func), Some(k)) = (prog.func(f), prog.class_of(f)) else {
+        return false;
+    };
+    if !matches!(func.name.as_str(), "__init__" | "__enter__") || prog.method(k, "__exit__").is_none() {
+        return false;
+    }
+    let Some(class) = prog.class(k) else { return false };
+    prog.text(k.m)
+        .get(class.span.start..class.span.end)
+        .is_some_and(|t| t.contains("get_rng_state") && t.contains("set_rng_state"))
 }
 
 /// Whether some module `within` the program calls a function or method
