@@ -38,7 +38,7 @@ use super::training_support::{body_trains, code, iteration_wrapper, managed, tra
 use super::{Cx, Sink};
 use crate::source::Span;
 use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
-use crate::training::program::{Anc, ArgPos, Callee, ClassId, Flow, FuncId, Scope};
+use crate::training::program::{Anc, ArgPos, Callee, ClassId, Flow, FuncId, ModId, Scope};
 use crate::training::runtime::{self, arg, has_splat};
 
 const SAMPLER: &str = "torch.utils.data.DistributedSampler";
@@ -66,7 +66,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 return;
             }
             if let Some(finding) = analyse(&code, scope, anc, e) {
-                report(&code, out, scope, e, finding);
+                report(cx, &code, out, scope, e, finding);
             }
         });
     }
@@ -140,11 +140,17 @@ struct Finding<'p> {
     /// The loop passes over the loader with `iter(…)` (a step loop that
     /// starts the loader over when it runs out), not `for batch in loader`.
     anew: bool,
+    /// A module of another program that calls set_epoch on the sampler,
+    /// where this program does not.
+    told_elsewhere: Option<ModId>,
+    /// Where this program drops the sampler (`loader, _ = init_data(…)`).
+    dropped: Option<(Scope, Span)>,
 }
 
 fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr) -> Option<Finding<'p>> {
     let prog = code.prog;
-    let mut set_epoch = false;
+    // The modules that call set_epoch on the sampler.
+    let mut set_epoch: Vec<ModId> = Vec::new();
     let mut escapes = false;
     let mut loaders: Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> = Vec::new();
     let mut names: Vec<(Scope, &'p Expr)> = Vec::new();
@@ -153,7 +159,11 @@ fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr
             && matches!(pos, ArgPos::Pos(0) | ArgPos::Kw("sampler"))
     };
     let complete = prog.flows(scope, anc, sampler, &through, &mut |flow| match flow {
-        Flow::Method { name: "set_epoch", .. } => set_epoch = true,
+        Flow::Method {
+            name: "set_epoch",
+            scope: s,
+            ..
+        } => set_epoch.push(s.m),
         Flow::Arg {
             scope: s,
             call,
@@ -174,9 +184,17 @@ fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr
         Flow::Escapes { .. } | Flow::Returned { .. } => escapes = true,
         _ => {}
     });
-    if !complete || escapes || set_epoch || loaders.is_empty() {
+    if !complete || escapes || loaders.is_empty() {
         return None;
     }
+    // A set_epoch call reaches the passes of a program it runs in (a
+    // shared data module's sampler, told the epoch by the pre-training
+    // script and not by the evaluation script that drops it): the programs
+    // where some call is, every program where one sits in a module of no
+    // known program.
+    let covered = set_epoch.iter().fold(0u64, |acc, s| acc | prog.programs(*s));
+    let anywhere = set_epoch.iter().any(|s| prog.programs(*s) == 0);
+    let told = |m: ModId| !set_epoch.is_empty() && (anywhere || prog.programs(m) & !covered == 0);
     let mut training_loop: Option<(Scope, &'p Stmt)> = None;
     // The loop passes over the loader with `iter(…)`, not a `for`.
     let mut anew = false;
@@ -194,7 +212,7 @@ fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr
                 scope,
                 stmt: Some(st),
                 anc,
-            } if training_loop.is_none() && trains(code, scope, st) => {
+            } if training_loop.is_none() && !told(scope.m) && trains(code, scope, st) => {
                 training_loop = epoch_loop(code, scope, &anc);
             }
             // `iter(loader)` again in a loop that trains (`except
@@ -205,7 +223,7 @@ fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr
             // a helper that makes the iterator for another pass (a
             // validation pass's prefetcher, built in `validate()` called
             // from the epoch loop) does not restart the training loader.
-            Flow::Iterated { scope, stmt: None, anc } if training_loop.is_none() => {
+            Flow::Iterated { scope, stmt: None, anc } if training_loop.is_none() && !told(scope.m) => {
                 if let Some((ls, l)) = restart_loop(code, scope, &anc) {
                     if loop_trains(code, ls, l) {
                         training_loop = Some((ls, l));
@@ -247,11 +265,17 @@ fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr
     let handle = handle_in(code, loop_scope, &names)
         .or_else(|| handle_in(code, loop_scope, &loader_names).map(|l| format!("{l}.sampler")));
     let loader = loader_names.first().map(|(s, t)| code.text(s.m, t.span).to_string());
+    let dropped = names
+        .iter()
+        .find(|(s, t)| matches!(&t.kind, ExprKind::Name(n) if n == "_") && prog.same_program(s.m, loop_scope.m))
+        .map(|(s, t)| (*s, t.span));
     Some(Finding {
         epoch_loop: Some((loop_scope, loop_stmt)),
         handle,
         loader,
         anew,
+        told_elsewhere: set_epoch.first().copied(),
+        dropped,
     })
 }
 
@@ -366,7 +390,14 @@ fn caller_loop<'p>(code: &Code<'p>, f: FuncId, depth: u32) -> Option<(Scope, &'p
     None
 }
 
-fn report(code: &Code<'_>, out: &mut Sink<'_>, scope: Scope, sampler: &Expr, finding: Finding<'_>) {
+fn report(cx: &Cx<'_>, code: &Code<'_>, out: &mut Sink<'_>, scope: Scope, sampler: &Expr, finding: Finding<'_>) {
+    let name = |m: ModId| {
+        let file = code.file(m);
+        cx.compiled
+            .sources
+            .get(file)
+            .map_or_else(String::new, |f| f.name.to_string())
+    };
     let loader = finding
         .loader
         .map_or_else(|| "its DataLoader".to_string(), |l| format!("`{l}`"));
@@ -385,11 +416,23 @@ fn report(code: &Code<'_>, out: &mut Sink<'_>, scope: Scope, sampler: &Expr, fin
         }
         return;
     }
-    let d = out.at_loc(
-        code.loc(scope.m, sampler.span),
-        format!("DistributedSampler shuffles with seed + epoch, but set_epoch is never called on it: every epoch of {loader} repeats epoch 0's order"),
-    );
+    let message = match (finding.told_elsewhere, finding.epoch_loop) {
+        (Some(m), Some((ls, _))) => format!(
+            "DistributedSampler shuffles with seed + epoch, but the program of {} never calls set_epoch on it (only {} does, in another program): every epoch of {loader} there repeats epoch 0's order",
+            name(ls.m),
+            name(m)
+        ),
+        _ => format!("DistributedSampler shuffles with seed + epoch, but set_epoch is never called on it: every epoch of {loader} repeats epoch 0's order"),
+    };
+    let d = out.at_loc(code.loc(scope.m, sampler.span), message);
     d.help("call `sampler.set_epoch(epoch)` at the start of every epoch, before iterating the loader");
+    if let Some((ds, span)) = finding.dropped {
+        d.label(
+            code.file(ds.m),
+            span,
+            "the sampler is dropped here: keep it to call set_epoch",
+        );
+    }
     let Some((ls, st)) = finding.epoch_loop else { return };
     d.label(code.file(ls.m), loop_header(st), "the epoch loop");
     let (StmtKind::For { target, body, .. }, Some(handle)) = (&st.kind, finding.handle) else {

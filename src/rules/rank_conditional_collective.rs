@@ -1144,7 +1144,19 @@ fn leaving_ranks(
             if let StmtKind::If { test, body, orelse } = &st.kind {
                 let leave = |b: &[Stmt]| leaves(b) || (exiting.contains(s) && exits_in(prog, *s, b));
                 if !mentions_rank(prog, *s, test) && (leave(body) || leave(orelse)) {
-                    collect_atoms(code, *s, test, &mut atoms);
+                    // `if not args.parallel_eval:` reads the flag itself (so
+                    // its other reads fold into it); a compound test stays
+                    // one atom (each part would double the assignments).
+                    let mut atom = test;
+                    while let ExprKind::Not(x) = &atom.kind {
+                        atom = x;
+                    }
+                    if matches!(atom.kind, ExprKind::BoolOp { .. }) {
+                        atom = test;
+                    }
+                    if !atoms.contains(&(s.m, atom.span)) {
+                        atoms.push((s.m, atom.span));
+                    }
                 }
             }
         });

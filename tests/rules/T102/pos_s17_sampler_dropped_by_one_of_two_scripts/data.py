@@ -1,0 +1,24 @@
+# stagec fixture: pos_s17_sampler_dropped_by_one_of_two_scripts (the data module)
+# named: on the command line with pretrain.py and probe.py
+# context: a video self-supervised repository: pre-training and a frozen-encoder probe share
+#          one data module, which returns the loader and its shuffling DistributedSampler. The
+#          pre-training script tells the sampler the epoch; the probe script drops it
+#          (`loader, _ = init_data(…)`) and trains its probe for 20 epochs in one order.
+# expect:
+#   T102 at 16:15 the probe's program never calls set_epoch (only pretrain.py does)
+# ----
+import torch
+from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+
+
+def make_videodataset(batch_size, world_size, rank, num_workers=8):
+    dataset = TensorDataset(torch.randn(1000, 8), torch.randint(0, 10, (1000,)))
+    sampler = DistributedSampler(dataset, num_replicas=world_size, rank=rank, shuffle=True)
+    loader = DataLoader(dataset, sampler=sampler, batch_size=batch_size, num_workers=num_workers,
+                        persistent_workers=num_workers > 0)
+    return dataset, loader, sampler
+
+
+def init_data(batch_size, world_size, rank):
+    dataset, loader, sampler = make_videodataset(batch_size, world_size, rank)
+    return (loader, sampler)
