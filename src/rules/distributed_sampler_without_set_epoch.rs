@@ -8,7 +8,10 @@ declare_rule! {
     /// inside a loop that trains (a step loop's `except StopIteration:` restart, a
     /// prefetcher's `reset()` at each epoch) — when no
     /// `set_epoch` call reaches the sampler: not on the sampler itself, not as
-    /// `loader.sampler.set_epoch(…)`, not in a helper it is passed to.
+    /// `loader.sampler.set_epoch(…)`, not in a helper it is passed to. A sampler
+    /// built by a data module two scripts share counts per program: the
+    /// pre-training script's `set_epoch` does not reach the probe script that
+    /// drops the sampler (`loader, _ = init_data(…)`), and the finding names both.
     ///
     /// ## Why
     /// `DistributedSampler` shuffles with `seed + epoch`. Without `set_epoch(epoch)`
