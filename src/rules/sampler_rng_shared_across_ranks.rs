@@ -92,6 +92,12 @@ declare_rule! {
     /// `random_seed(seed, rank)`) and Lightning's `seed_everything(…,
     /// workers=True)` are left alone, and so is seeding in an `if __name__ ==
     /// "__main__":` block of a module the program imports rather than runs.
+    /// Seeding that never reaches the ranks counts as none: in the launcher
+    /// before `mp.spawn` starts them (a function that spawns, or the `__main__`
+    /// block that does: each rank is a fresh interpreter, seeded from the
+    /// system's entropy, that imports the module without running the block),
+    /// or scoped to one block (inside `with torch.random.fork_rng():`, or a
+    /// context manager whose class saves and restores the RNG state).
     /// Last, a dropped generator: a function handed a `generator` (in
     /// multi-rank code, or one that takes a `world_size`) that calls a helper
     /// drawing with its own (`torch.randperm(n, generator=generator)`) but

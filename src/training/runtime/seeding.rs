@@ -82,7 +82,7 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
         // Seeded in the launcher before `mp.spawn(train, …)` starts the
         // ranks: each rank is a fresh interpreter whose torch RNG starts
         // from its own random seed, not this one.
-        if launches_fresh_ranks(prog, *scope) {
+        if launches_fresh_ranks(prog, *scope) || spawned_from_main_guard(prog, *scope, anc) {
             continue;
         }
         let ExprKind::Call { args, .. } = &call.kind else {
@@ -200,6 +200,34 @@ fn launches_fresh_ranks(prog: &Program, scope: Scope) -> bool {
     let Some(f) = scope.func() else { return false };
     let sites = prog.call_sites(f);
     !sites.is_empty() && sites.len() <= 4 && sites.iter().all(|(s, _)| s.func().is_some() && spawns_here(*s))
+}
+
+/// Whether a module-level seeding call sits in an `if __name__ ==
+/// "__main__":` block that then starts the ranks with
+/// `torch.multiprocessing.spawn` (univnet's `trainer.py`): the spawned
+/// interpreters import the module without running that block, so the seed
+/// never reaches them.
+fn spawned_from_main_guard(prog: &Program, scope: Scope, anc: &[Anc<'_>]) -> bool {
+    if scope.func().is_some() {
+        return false;
+    }
+    let Some(guard) = anc.iter().find_map(|a| match a {
+        Anc::Stmt(st) if in_main_guard(std::slice::from_ref(a)) => Some(*st),
+        _ => None,
+    }) else {
+        return false;
+    };
+    let mut found = false;
+    let mut stack = Vec::new();
+    crate::training::program::walk_stmt(guard, &mut stack, &mut |_, n| {
+        if let crate::training::program::Node::Expr(e) = n {
+            if !found && prog.spawns(scope, e) {
+                let ExprKind::Call { args, .. } = &e.kind else { return };
+                found = kw(args, "start_method").is_none_or(|m| matches!(&m.kind, ExprKind::Str(x) if x == "spawn"));
+            }
+        }
+    });
+    found
 }
 
 /// Whether `scope` is a loader worker's init function by its parameters
