@@ -197,7 +197,11 @@ fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr
     // known program.
     let covered = set_epoch.iter().fold(0u64, |acc, s| acc | prog.programs(*s));
     let anywhere = set_epoch.iter().any(|s| prog.programs(*s) == 0);
-    let told = |m: ModId| !set_epoch.is_empty() && (anywhere || prog.programs(m) & !covered == 0);
+    // Only the programs that run the sampler's own module count: a loop in a
+    // module other scripts import too runs this sampler only in the
+    // programs that build it.
+    let built = prog.programs(scope.m);
+    let told = |m: ModId| !set_epoch.is_empty() && (anywhere || prog.programs(m) & built & !covered == 0);
     let mut training_loop: Option<(Scope, &'p Stmt)> = None;
     // The loop passes over the loader with `iter(…)`, not a `for`.
     let mut anew = false;
