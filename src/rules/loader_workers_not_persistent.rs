@@ -109,6 +109,7 @@ use crate::training::program::{Anc, ArgPos, ClassId, Flow, FuncId, Scope};
 use crate::training::runtime::{self, called_in_loop_via};
 use crate::training::values::Resolved;
 use crate::yaml::{display_path, PathSeg};
+use foldhash::HashMap;
 
 pub(crate) mod shared;
 mod sites;
@@ -764,6 +765,8 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
     // that builds it.
     let mut rebuilt: Vec<*const crate::training::ast::Stmt> = Vec::new();
     let built_by = scope.func();
+    // Whether a function calls the builder, asked once per function.
+    let mut builds: HashMap<FuncId, bool> = HashMap::default();
     // Stored as an entry of a local dict (`loaders[split] = DataLoader(…)`):
     // the dict's name, the key where it is a constant, and the scope.
     let entries: std::cell::RefCell<Vec<(Scope, String, Option<String>)>> = std::cell::RefCell::default();
@@ -785,7 +788,7 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
             // persistent_workers would keep.
             let made_here = prog
                 .ancestors_of(scope, target)
-                .filter(|anc| makes_loader(prog, scope, anc, target, built_by));
+                .filter(|anc| makes_loader(prog, scope, anc, target, built_by, &mut builds));
             if let Some(anc) = made_here {
                 for a in &anc {
                     if let Anc::Stmt(s) = a {
@@ -904,6 +907,7 @@ fn makes_loader(
     anc: &[Anc<'_>],
     target: &Expr,
     built_by: Option<FuncId>,
+    builds: &mut HashMap<FuncId, bool>,
 ) -> bool {
     let Some(builder) = built_by else { return false };
     let Some(Anc::Stmt(st)) = anc.iter().rev().find(|a| matches!(a, Anc::Stmt(_))) else {
@@ -922,7 +926,7 @@ fn makes_loader(
     let crate::training::program::Callee::Func(f) = prog.callee(scope, func) else {
         return false;
     };
-    calls_builder(prog, f, builder, 2)
+    *builds.entry(f).or_insert_with(|| calls_builder(prog, f, builder, 2))
 }
 
 /// Whether `f` is `builder` or calls it (through up to `depth` more calls).
