@@ -49,7 +49,7 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
         ],
     );
     let mut first = None;
-    let mut first_reached = false;
+    let mut first_reached = 0u8;
     for (scope, anc, call, path) in &seed_calls {
         if !within(scope.m) || in_worker_init(prog, *scope) || scoped(prog, *scope, anc) {
             continue;
@@ -105,11 +105,16 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
         {
             return Seeding::NotIdentical;
         }
-        // A call the program is seen to reach (module level, or a function
-        // something in the program calls) wins over one in a function
-        // nothing calls (a package's unused `set_random_seed`).
-        let reached = scope.func().is_none_or(|f| !prog.call_sites(f).is_empty());
-        if first.is_none() || (reached && !first_reached) {
+        // A call in a function the program is seen to call wins over one at
+        // module level (which runs first, at import, and which the
+        // function's seeds over), and that over one in a function nothing
+        // calls (a package's unused `set_random_seed`).
+        let reached = match scope.func() {
+            None => 1,
+            Some(f) if !prog.call_sites(f).is_empty() => 2,
+            Some(_) => 0,
+        };
+        if first.is_none() || reached > first_reached {
             first_reached = reached;
             first = Some(Seeding::Call {
                 scope: *scope,
