@@ -51,7 +51,12 @@ declare_rule! {
     /// alone, and its passes there do not count.
     /// So is a loader whose dataset the code changes between passes
     /// (`train_set.set_epoch(epoch)`, `loader.dataset.epoch = epoch`): workers
-    /// kept alive would go on with their stale copy of it.
+    /// kept alive would go on with their stale copy of it. So is a loader made
+    /// anew by the loop that passes over it — built in its body, or kept there
+    /// from a call of the function that builds it (`train_loader =
+    /// make_loader(epoch)` in the epoch loop, a test loader built per test set
+    /// in the evaluation's loop): each pass has a new loader, which
+    /// persistent_workers cannot keep.
     /// A count read from a JSON or YAML config file the code loads at run time
     /// (`json.load(f)[…]`, `yaml.safe_load(f)[…]`, `OmegaConf.load(p).…`, also
     /// through an `AttrDict` of it) is taken from the project's files: the file

@@ -45,7 +45,11 @@ declare_rule! {
     /// function), where the other ranks go on to collectives the leaving
     /// ranks never join: loops count as running more than once, the other
     /// parts of the tests and the tests of every rank's own exits are tried
-    /// both ways, and a leave is reported where it alone makes the ranks'
+    /// both ways (a flag read again elsewhere in the function — a parameter,
+    /// or an attribute of one the function never assigns, `args.parallel_eval`
+    /// in `if not args.parallel_eval: if not is_master(args): return` and in
+    /// `if args.parallel_eval: gather(…)` — takes one value in both), and a
+    /// leave is reported where it alone makes the ranks'
     /// counts differ while taking all of them out makes them agree. A
     /// process index started by `multiprocessing.Process(target=run,
     /// args=(i, …))` in a loop over `range(…)` is a rank, as is a parameter
