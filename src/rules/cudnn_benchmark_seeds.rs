@@ -276,13 +276,16 @@ fn sets_benchmark(code: &Code<'_>, scope: Scope) -> bool {
     let mut found = false;
     code.prog.walk_stmts(scope, &mut |_, s| {
         if let StmtKind::Assign { targets, .. } = &s.kind {
-            found |= targets.iter().any(|t| {
-                matches!(&t.kind, ExprKind::Attribute { value, attr }
-                    if attr == "benchmark" && code.prog.external(scope, value).as_deref() == Some("torch.backends.cudnn"))
-            });
+            found |= targets.iter().any(|t| is_benchmark(code, scope, t));
         }
     });
     found
+}
+
+/// Whether `target` is `torch.backends.cudnn.benchmark` (any import alias).
+pub(super) fn is_benchmark(code: &Code<'_>, scope: Scope, target: &Expr) -> bool {
+    matches!(&target.kind, ExprKind::Attribute { value, attr }
+        if attr == "benchmark" && code.prog.external(scope, value).as_deref() == Some("torch.backends.cudnn"))
 }
 
 /// The finding for a benchmark assignment in seeded code.

@@ -83,7 +83,7 @@ declare_rule! {
     };
 }
 
-use super::cudnn_benchmark_seeds::{evaluation_only, nearest, report_seeded, seed_chains, speed_flag};
+use super::cudnn_benchmark_seeds::{evaluation_only, is_benchmark, nearest, report_seeded, seed_chains, speed_flag};
 use super::training_support::{code, Code};
 use super::{Cx, Sink};
 use crate::source::Span;
@@ -326,10 +326,7 @@ fn overridden(code: &Code<'_>, b: &Site<'_>, r: &Site<'_>) -> bool {
         if s.span.start <= r.span.start || !matches!(value.kind, ExprKind::Bool(false)) {
             return;
         }
-        off |= targets.iter().any(|t| {
-            matches!(&t.kind, ExprKind::Attribute { value: base, attr }
-                if attr == "benchmark" && code.prog.external(r.scope, base).as_deref() == Some("torch.backends.cudnn"))
-        });
+        off |= targets.iter().any(|t| is_benchmark(code, r.scope, t));
     });
     if !off {
         return false;
