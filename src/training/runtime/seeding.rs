@@ -188,12 +188,7 @@ fn called_by_name(prog: &Program, name: &str, within: &dyn Fn(ModId) -> bool) ->
 fn launches_fresh_ranks(prog: &Program, scope: Scope) -> bool {
     let spawns_here = |s: Scope| {
         let mut found = false;
-        prog.walk_exprs(s, &mut |_, e| {
-            if !found && prog.spawns(s, e) {
-                let ExprKind::Call { args, .. } = &e.kind else { return };
-                found = kw(args, "start_method").is_none_or(|m| matches!(&m.kind, ExprKind::Str(x) if x == "spawn"));
-            }
-        });
+        prog.walk_exprs(s, &mut |_, e| found = found || spawns_fresh(prog, s, e));
         found
     };
     if scope.func().is_none() {
@@ -226,13 +221,20 @@ fn spawned_from_main_guard(prog: &Program, scope: Scope, anc: &[Anc<'_>]) -> boo
     let mut stack = Vec::new();
     crate::training::program::walk_stmt(guard, &mut stack, &mut |_, n| {
         if let crate::training::program::Node::Expr(e) = n {
-            if !found && prog.spawns(scope, e) {
-                let ExprKind::Call { args, .. } = &e.kind else { return };
-                found = kw(args, "start_method").is_none_or(|m| matches!(&m.kind, ExprKind::Str(x) if x == "spawn"));
-            }
+            found = found || spawns_fresh(prog, scope, e);
         }
     });
     found
+}
+
+/// Whether `e` starts ranks as new interpreters: `torch.multiprocessing.spawn`,
+/// or `start_processes` with its default start method.
+fn spawns_fresh(prog: &Program, scope: Scope, e: &Expr) -> bool {
+    let ExprKind::Call { args, .. } = &e.kind else {
+        return false;
+    };
+    prog.spawns(scope, e)
+        && kw(args, "start_method").is_none_or(|m| matches!(&m.kind, ExprKind::Str(x) if x == "spawn"))
 }
 
 /// Whether `scope` is a loader worker's init function by its parameters
