@@ -202,7 +202,8 @@ pub(super) fn speed_flag(code: &Code<'_>, b: &Site<'_>) -> bool {
 
 /// Whether `b` sits in an evaluation script or function (`test.py`,
 /// `def test_pipeline`, `eval_*.py`, `inference.py`, `sample.py`, `demo.py`)
-/// whose own body trains nothing: the seed there picks the samples shown,
+/// whose own body trains nothing (at module level: no function of the
+/// module backpropagates either): the seed there picks the samples shown,
 /// and benchmarking changes no training.
 pub(super) fn evaluation_only(code: &Code<'_>, b: &Site<'_>) -> bool {
     const WORDS: [&str; 6] = ["test", "eval", "infer", "predict", "sample", "demo"];
@@ -221,6 +222,12 @@ pub(super) fn evaluation_only(code: &Code<'_>, b: &Site<'_>) -> bool {
         .unwrap_or_default();
     let named = |n: &str| WORDS.iter().any(|w| n.starts_with(w)) && !n.contains("train");
     if !named(&file) && !named(&func) {
+        return false;
+    }
+    // At module level, the module's own functions count: an evaluation
+    // script that trains a probe on frozen features (`eval.py` whose
+    // `main` steps an optimizer) trains.
+    if b.scope.func().is_none() && prog.text(b.scope.m).contains(".backward(") {
         return false;
     }
     !body_trains(code, b.scope, prog.body(b.scope))

@@ -38,7 +38,8 @@ declare_rule! {
     /// only `random`/`numpy` does not count: it shows no intent to make torch's
     /// run reproducible. Silent in an evaluation script or function (`test.py`,
     /// `def test_pipeline`, `eval_*.py`, `inference.py`, `sample.py`) that trains
-    /// nothing itself, and where the assignment sits under an `if` whose
+    /// nothing itself (at module level: no function of the module backpropagates;
+    /// an `eval.py` whose `main` trains a linear probe trains), and where the assignment sits under an `if` whose
     /// condition names a benchmark/determinism/reproducibility flag
     /// (`if args.benchmark:`, `if not args.deterministic:`) or assigns a value
     /// other than the literal `True` (`= cfg.cudnn_benchmark`): a trade-off the
