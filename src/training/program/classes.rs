@@ -14,7 +14,13 @@ impl Program {
     /// A method of a class or of its bases in the training code, found in
     /// Python's method resolution order ([`Program::ancestors`]).
     pub fn method(&self, k: ClassId, name: &str) -> Option<FuncId> {
-        self.ancestors(k).into_iter().find_map(|c| self.own_method(c, name))
+        // The class's own first: most lookups end there, without the bases.
+        self.own_method(k, name).or_else(|| {
+            self.ancestors(k)
+                .into_iter()
+                .skip(1)
+                .find_map(|c| self.own_method(c, name))
+        })
     }
 
     /// A method the class's own body defines.
@@ -149,10 +155,12 @@ impl Program {
         let name = func.name.as_str();
         let mut out = Vec::new();
         for sub in self.classes_mentioning(&[name]) {
-            if sub == k || !self.ancestors(sub).contains(&k) {
+            let line = self.ancestors(sub);
+            if sub == k || !line.contains(&k) {
                 continue;
             }
-            if let Some(g) = self.method(sub, name).filter(|g| *g != f && !out.contains(g)) {
+            let found = line.into_iter().find_map(|c| self.own_method(c, name));
+            if let Some(g) = found.filter(|g| *g != f && !out.contains(g)) {
                 out.push(g);
             }
             if out.len() >= 8 {
