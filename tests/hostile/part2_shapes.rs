@@ -190,9 +190,13 @@ fn issue22_wide_diamond_hierarchies_stay_bounded() {
 
 /// Issue 22's handed closures at size: T105's timed-closure case
 /// (`tests/rules/T105/pos_s16_loader_restarted_in_timed_closure`) whose
-/// timing helper is also handed 5,000 other functions, each of which calls
-/// the helper again. Where a function runs is read from at most 16 of the
-/// helper's call sites, each once: the check finishes and still reports.
+/// timing helper is also handed functions three levels deep, a hundred
+/// wide: `refresh` (a change to the supervised dataset, which T105 asks is
+/// made between passes) is handed to `gpu_timer` by 100 functions, each of
+/// those by 100 more, and each of those by 100 more (20,100 calls of the
+/// helper). Asking where `refresh` runs read every call of the helper at
+/// each level: 10,101 reads of 20,100 calls. Reading at most 16 of the
+/// helper's calls, the check finishes and still reports.
 #[test]
 fn issue22_a_helper_handed_thousands_of_functions_stays_bounded() {
     let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/rules/T105/pos_s16_loader_restarted_in_timed_closure");
@@ -205,16 +209,18 @@ fn issue22_a_helper_handed_thousands_of_functions_stays_bounded() {
         f.check("train.py", Err("no `if __name__` in the case".into()));
         return f.finish();
     };
-    let mut more = String::new();
-    for i in 0..5000 {
-        more.push_str(&format!(
-            "\n\ndef timed_{i}():\n    return gpu_timer(timed_{})\n",
-            (i + 1) % 5000
-        ));
+    const WIDE: usize = 100;
+    let mut more = String::from("\n\ndef refresh():\n    supervised_set.set_epoch(0)\n");
+    for i in 0..WIDE {
+        more.push_str(&format!("\n\ndef a_{i}():\n    return gpu_timer(refresh)\n"));
     }
-    more.push_str("\n\ndef time_all():\n");
-    for i in 0..5000 {
-        more.push_str(&format!("    gpu_timer(timed_{i})\n"));
+    for (level, below) in [("b", "a"), ("c", "b")] {
+        for j in 0..WIDE {
+            more.push_str(&format!("\n\ndef {level}_{j}():\n"));
+            for i in 0..WIDE {
+                more.push_str(&format!("    gpu_timer({below}_{i})\n"));
+            }
+        }
     }
     let s = Scratch::new("issue22-handed");
     s.write("train.py", format!("{}{more}{}", &text[..at], &text[at..]));
@@ -223,7 +229,7 @@ fn issue22_a_helper_handed_thousands_of_functions_stays_bounded() {
         .current_dir(&s.path)
         .run();
     f.check(
-        "a timing helper handed 5,000 functions that call it",
+        "a timing helper handed functions three levels deep, a hundred wide",
         out.exit(&[0]).and_then(|_| {
             if out.stdout.text().contains("train.py:44:9: T105") {
                 Ok(())

@@ -830,7 +830,9 @@ pub fn called_in_loop_beyond(
     let repeated = |s: Scope, c: &Expr| prog.ancestors_of(s, c).is_some_and(|anc| repeats_beyond(&anc, c, skip));
     for (scope, call) in prog.call_sites(f) {
         // Called by a helper it is handed to (`gpu_timer(load_imgs)`, whose
-        // `closure()` runs it): where it is handed is where it runs.
+        // `closure()` runs it): where it is handed is where it runs, and
+        // only there (the helper called in a loop with another function
+        // does not run this one there).
         if let Some(handed) = handed_at(prog, f, scope, call) {
             if handed.into_iter().any(|(s, c)| {
                 s.func().is_none_or(&via)
@@ -840,6 +842,7 @@ pub fn called_in_loop_beyond(
             }) {
                 return true;
             }
+            continue;
         }
         if scope.func().is_some_and(|g| !via(g)) {
             continue;
