@@ -441,6 +441,27 @@ fn report(cx: &Cx<'_>, code: &Code<'_>, out: &mut Sink<'_>, scope: Scope, sample
         );
     }
     let Some((ls, st)) = finding.epoch_loop else { return };
+    // Made in a helper (`sampler = data_sampler(dataset, shuffle=True, …)`):
+    // the call in the epoch loop's module that makes it.
+    let hands_back = |f: crate::training::program::FuncId| {
+        code.prog.class_of(f).is_none()
+            && code.prog.returns(f).iter().any(|r| {
+                std::ptr::eq(*r, sampler)
+                    || matches!(&r.kind, ExprKind::Name(n) if matches!(code.prog.local_defs(f, n).as_slice(),
+                        [crate::training::program::LocalDef::Assign { value, .. }] if std::ptr::eq(*value, sampler)))
+            })
+    };
+    if let Some(f) = scope.func().filter(|f| ls.func() != Some(*f) && hands_back(*f)) {
+        let sites: Vec<_> = code
+            .prog
+            .call_sites(f)
+            .into_iter()
+            .filter(|(cs, _)| cs.m == ls.m)
+            .collect();
+        if let [(cs, call)] = sites.as_slice() {
+            d.label(code.file(cs.m), call.span, "the sampler is made here");
+        }
+    }
     d.label(code.file(ls.m), loop_header(st), "the epoch loop");
     let (StmtKind::For { target, body, .. }, Some(handle)) = (&st.kind, finding.handle) else {
         return;

@@ -366,7 +366,22 @@ impl Counter<'_, '_> {
                         && !self.has_collective(scope, orelse)
                         && !leave(body)
                         && !leave(orelse);
-                    if !inert
+                    if runtime::untaken_default_arm(prog, scope, test, true)
+                        || runtime::untaken_default_arm(prog, scope, test, false)
+                    {
+                        // `if gathered is None:` where every call passes it:
+                        // the other arm, alike on every rank.
+                        let arm = if runtime::untaken_default_arm(prog, scope, test, true) {
+                            orelse
+                        } else {
+                            body
+                        };
+                        let (c, end) = self.count(scope, arm, r, bits, depth)?;
+                        add(&mut out, c, 1);
+                        if end != End::Normal {
+                            return Some((out, end));
+                        }
+                    } else if !inert
                         && (mentions_rank(prog, scope, test)
                             || self.is_atom(scope, test)
                             || self.reads_atom(scope, test))
@@ -497,9 +512,9 @@ impl Counter<'_, '_> {
         let mut out = Counts::new();
         let mut calls = Vec::new();
         let mut stack = Vec::new();
-        crate::training::program::walk_expr(e, &mut stack, &mut |_, n| {
+        crate::training::program::walk_expr(e, &mut stack, &mut |anc, n| {
             if let Node::Expr(x) = n {
-                if matches!(x.kind, ExprKind::Call { .. }) {
+                if matches!(x.kind, ExprKind::Call { .. }) && !runtime::in_untaken_default_arm(prog, scope, anc, x) {
                     calls.push(x);
                 }
             }

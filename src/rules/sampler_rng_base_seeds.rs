@@ -439,10 +439,18 @@ fn list_additions<'p>(prog: &'p Program, scope: Scope, name: &str) -> Vec<&'p Ex
 /// functions it calls are searched too, two calls deep (a dataset's
 /// `_prepare_im` calling `transforms.random_sized_crop`, which draws).
 fn scope_draws(prog: &Program, scope: Scope, built_only: bool, steps: &mut u32) -> Option<DrawSite> {
-    helper_draws(prog, scope, built_only, 0, steps)
+    helper_draws(prog, scope, built_only, 0, steps, &|_, _| false)
 }
 
-fn helper_draws(prog: &Program, scope: Scope, built_only: bool, depth: u32, steps: &mut u32) -> Option<DrawSite> {
+/// `skip`: draws that repeat nothing across ranks (by path and call).
+fn helper_draws(
+    prog: &Program,
+    scope: Scope,
+    built_only: bool,
+    depth: u32,
+    steps: &mut u32,
+    skip: &dyn Fn(&str, &Expr) -> bool,
+) -> Option<DrawSite> {
     let mut found = None;
     let mut helpers: Vec<Scope> = Vec::new();
     prog.walk_exprs(scope, &mut |_, e| {
@@ -452,7 +460,7 @@ fn helper_draws(prog: &Program, scope: Scope, built_only: bool, depth: u32, step
         *steps -= 1;
         let ExprKind::Call { func, .. } = &e.kind else { return };
         if let Some(p) = prog.external(scope, func) {
-            if if built_only { random_transform(&p) } else { draws(&p) } {
+            if if built_only { random_transform(&p) } else { draws(&p) } && !skip(&p, e) {
                 found = Some(DrawSite {
                     scope,
                     span: e.span,
@@ -474,7 +482,7 @@ fn helper_draws(prog: &Program, scope: Scope, built_only: bool, depth: u32, step
     }
     helpers
         .into_iter()
-        .find_map(|h| helper_draws(prog, h, built_only, depth + 1, steps))
+        .find_map(|h| helper_draws(prog, h, built_only, depth + 1, steps, skip))
 }
 
 /// A random draw in a training-code class's methods or its bases'.
@@ -483,22 +491,110 @@ fn class_draws(prog: &Program, k: ClassId, depth: u32, steps: &mut u32) -> Optio
         return None;
     }
     let class = prog.class(k)?;
-    for s in &class.body {
-        if let StmtKind::FunctionDef(f) = s.kind {
-            let id = crate::training::program::FuncId { m: k.m, c: k.c, f };
-            // Construction runs in the rank's own process, not in a
-            // worker: only the random transforms it builds count.
-            let built_only = prog
-                .func(id)
-                .is_some_and(|x| matches!(x.name.as_str(), "__init__" | "__len__" | "__repr__"));
-            if let Some(d) = scope_draws(prog, id.scope(), built_only, steps) {
-                return Some(d);
-            }
+    let methods: Vec<crate::training::program::FuncId> = class
+        .body
+        .iter()
+        .filter_map(|s| match s.kind {
+            StmtKind::FunctionDef(f) => Some(crate::training::program::FuncId { m: k.m, c: k.c, f }),
+            _ => None,
+        })
+        .collect();
+    let apart = DrawnApart::of(prog, &methods);
+    let skip = |p: &str, e: &Expr| apart.skips(p, e);
+    for id in methods {
+        // Construction runs in the rank's own process, not in a
+        // worker: only the random transforms it builds count.
+        let built_only = prog
+            .func(id)
+            .is_some_and(|x| matches!(x.name.as_str(), "__init__" | "__len__" | "__repr__"));
+        if let Some(d) = helper_draws(prog, id.scope(), built_only, 0, steps, &skip) {
+            return Some(d);
         }
     }
     prog.bases(k)
         .into_iter()
         .find_map(|b| class_draws(prog, b, depth + 1, steps))
+}
+
+/// What a dataset class's methods draw that repeats nothing across ranks
+/// although every rank's workers start from the same seeds: the draws of
+/// a generator the class reseeds from the system's entropy
+/// (`random.seed(None)`, `np.random.seed()`), and a shuffle of a list
+/// the class cuts to this rank's share (`self.data =
+/// self.data[rank::world]`): each rank orders other samples.
+struct DrawnApart {
+    /// `random.`, `numpy.random.`: the generators reseeded from entropy.
+    reseeded: Vec<&'static str>,
+    /// The attributes of `self` sliced from the rank.
+    sharded: Vec<String>,
+}
+
+impl DrawnApart {
+    fn of(prog: &Program, methods: &[crate::training::program::FuncId]) -> Self {
+        let mut me = DrawnApart {
+            reseeded: Vec::new(),
+            sharded: Vec::new(),
+        };
+        for id in methods {
+            let scope = id.scope();
+            prog.walk_exprs(scope, &mut |_, e| {
+                let ExprKind::Call { func, args, .. } = &e.kind else {
+                    return;
+                };
+                let Some(p) = prog.external(scope, func) else { return };
+                let from_entropy = match args.as_slice() {
+                    [] => true,
+                    [crate::training::ast::Arg::Pos(a)] => matches!(a.kind, ExprKind::None),
+                    _ => false,
+                };
+                let module = match p.as_str() {
+                    "random.seed" => "random.",
+                    "numpy.random.seed" => "numpy.random.",
+                    _ => return,
+                };
+                if from_entropy && !me.reseeded.contains(&module) {
+                    me.reseeded.push(module);
+                }
+            });
+            prog.walk_stmts(scope, &mut |_, st| {
+                let StmtKind::Assign { targets, value } = &st.kind else {
+                    return;
+                };
+                let ExprKind::Subscript { index, .. } = &value.kind else {
+                    return;
+                };
+                let ExprKind::Slice { lower: Some(lower), .. } = &index.kind else {
+                    return;
+                };
+                if !runtime::mentions_rank(prog, scope, lower) {
+                    return;
+                }
+                for t in targets {
+                    if let ExprKind::Attribute { value: me_, attr } = &t.kind {
+                        if matches!(&me_.kind, ExprKind::Name(n) if n == "self") && !me.sharded.contains(attr) {
+                            me.sharded.push(attr.clone());
+                        }
+                    }
+                }
+            });
+        }
+        me
+    }
+
+    fn skips(&self, path: &str, call: &Expr) -> bool {
+        if self.reseeded.iter().any(|m| path.starts_with(m)) {
+            return true;
+        }
+        if !matches!(path, "random.shuffle" | "numpy.random.shuffle") {
+            return false;
+        }
+        let ExprKind::Call { args, .. } = &call.kind else {
+            return false;
+        };
+        matches!(args.first(), Some(crate::training::ast::Arg::Pos(a))
+            if matches!(&a.kind, ExprKind::Attribute { value, attr }
+                if matches!(&value.kind, ExprKind::Name(n) if n == "self") && self.sharded.contains(attr)))
+    }
 }
 
 /// A training-code dataset class (deriving from torch's `Dataset` or

@@ -478,6 +478,37 @@ impl Program {
         })
     }
 
+    /// Every call of a method named `name` on some object (`x.name(…)`),
+    /// where the program names it nowhere else (not handed on as
+    /// `x.name`, not called bare): the calls that can reach a method whose
+    /// receivers are not followed. `None` where it is named otherwise or
+    /// called in more than 64 places.
+    pub fn attribute_calls(&self, name: &str) -> Option<Vec<(Scope, &Expr)>> {
+        let mut out = Vec::new();
+        let mut other = false;
+        for &(m, c) in self.chunks_with_word(name) {
+            for scope in self.scopes(m, c) {
+                self.walk_exprs(scope, &mut |anc, e| match &e.kind {
+                    ExprKind::Attribute { attr, .. } if attr == name => {
+                        let called = matches!(anc.last(), Some(Anc::Expr(p))
+                            if matches!(&p.kind, ExprKind::Call { func, .. } if std::ptr::eq(&**func, e)));
+                        if !called {
+                            other = true;
+                        }
+                    }
+                    ExprKind::Name(n) if n == name => other = true,
+                    ExprKind::Call { func, .. } => {
+                        if matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == name) {
+                            out.push((scope, e));
+                        }
+                    }
+                    _ => {}
+                });
+            }
+        }
+        (!other && out.len() <= 64).then_some(out)
+    }
+
     /// The chunks of module `m` whose text has one of `words` as a whole
     /// identifier (`checkpoint` in `core.checkpoint.store_path`, not in
     /// `save_checkpoint`), in chunk order.

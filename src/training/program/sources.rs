@@ -71,6 +71,9 @@ impl Program {
                             }
                             LocalDef::With(ctx) => self.go(fscope, ctx, proj.clone(), out, budget, seen, depth + 1),
                             LocalDef::Param(i) => {
+                                if self.param_overwritten(fid, scope, n, e) {
+                                    continue;
+                                }
                                 if self.self_class(fscope, e).is_some() {
                                     term(out, proj.clone());
                                 } else {
@@ -275,6 +278,28 @@ impl Program {
             f = self.parent_func(fid);
         }
         None
+    }
+
+    /// Whether the parameter `n` of `f` cannot reach the read `e` (in
+    /// `scope`): a statement of `f`'s own body, not nested in a branch or a
+    /// loop, assigns `n` before the read (`def parse_args(*args): args =
+    /// parser.parse_args(); return args`).
+    fn param_overwritten(&self, f: FuncId, scope: Scope, n: &str, e: &Expr) -> bool {
+        if scope.func() != Some(f) {
+            return false;
+        }
+        self.body(f.scope()).iter().any(|st| {
+            st.span.end <= e.span.start
+                && match &st.kind {
+                    StmtKind::Assign { targets, .. } => {
+                        targets.iter().any(|t| matches!(&t.kind, ExprKind::Name(x) if x == n))
+                    }
+                    StmtKind::AnnAssign { target, value: Some(_) } => {
+                        matches!(&target.kind, ExprKind::Name(x) if x == n)
+                    }
+                    _ => false,
+                }
+        })
     }
 
     #[allow(clippy::too_many_arguments)]

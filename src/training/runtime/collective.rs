@@ -673,12 +673,12 @@ fn find_collective<'p>(
     let mut found: Option<(Scope, &'p Expr, Collective)> = None;
     let mut calls: Vec<&'p Expr> = Vec::new();
     for s in stmts {
-        walk_stmt(s, &mut stack, &mut |_, n| {
+        walk_stmt(s, &mut stack, &mut |anc, n| {
             if found.is_some() {
                 return;
             }
             if let Node::Expr(e) = n {
-                if matches!(e.kind, ExprKind::Call { .. }) {
+                if matches!(e.kind, ExprKind::Call { .. }) && !super::in_untaken_default_arm(prog, scope, anc, e) {
                     match collective(prog, scope, e, ddp) {
                         Some(c) if pred(&c) => found = Some((scope, e, c)),
                         Some(_) => {}

@@ -785,6 +785,148 @@ pub fn dead_branch(
     false
 }
 
+/// Whether `test` (in `scope`) is `p is None` or `p is not None` on a
+/// parameter `p` of the function it is in whose default is `None` and
+/// that every call of the function gives a value other than a literal
+/// `None` (`show(step, gathered=metrics)` at each call site): the arm
+/// that takes the default is not known to run (`want`: the arm asked
+/// about, true for the test's body).
+pub fn untaken_default_arm(prog: &Program, scope: Scope, test: &Expr, want: bool) -> bool {
+    let ExprKind::Compare { left, rest } = &test.kind else {
+        return false;
+    };
+    let [(op, right)] = rest.as_slice() else { return false };
+    let ExprKind::Name(n) = &left.kind else { return false };
+    if !matches!(right.kind, ExprKind::None) {
+        return false;
+    }
+    // The arm run when the parameter keeps its default.
+    let default_arm = match op.as_str() {
+        "is" => true,
+        "is not" => false,
+        _ => return false,
+    };
+    if want != default_arm {
+        return false;
+    }
+    let Some(f) = scope.func() else { return false };
+    let Some(func) = prog.func(f) else { return false };
+    let Some(index) = func.params.iter().position(|p| p.name == *n) else {
+        return false;
+    };
+    if !func.params[index]
+        .default
+        .as_ref()
+        .is_some_and(|d| matches!(d.kind, ExprKind::None))
+    {
+        return false;
+    }
+    // Rebound in the body: the test reads another value.
+    if prog.local_defs(f, n).len() != 1 || prog.escapes(f) {
+        return false;
+    }
+    // A method whose receivers are not followed: every `x.name(…)` call.
+    let mut sites = prog.call_sites(f);
+    if sites.is_empty() && prog.class_of(f).is_some() {
+        sites = prog.attribute_calls(&func.name).unwrap_or_default();
+    }
+    !sites.is_empty()
+        && sites.iter().all(|(_, call)| {
+            matches!(prog.bind(f, call, index), crate::training::program::Bound::Given(e) if !matches!(e.kind, ExprKind::None))
+        })
+}
+
+/// Whether `test` (in `scope`) is `x is None` or `not x` on a local the
+/// function sets to `None` and then in a loop before the test (`name =
+/// None; for h in logger.handlers: if …: name = …; break`): the body is the
+/// search's fallback, run only when the loop finds nothing, which is not
+/// known to happen.
+fn search_fallback(prog: &Program, scope: Scope, test: &Expr) -> bool {
+    let x = match &test.kind {
+        ExprKind::Compare { left, rest } if matches!(rest.as_slice(), [(op, r)] if op == "is" && matches!(r.kind, ExprKind::None)) => {
+            left
+        }
+        ExprKind::Not(inner) => inner,
+        _ => return false,
+    };
+    let ExprKind::Name(n) = &x.kind else { return false };
+    if scope.func().is_none() {
+        return false;
+    }
+    let body = prog.body(scope);
+    let before = body.iter().take_while(|st| st.span.end <= test.span.start);
+    let mut set_none = false;
+    let mut found_in_loop = false;
+    let assigns = |st: &Stmt| match &st.kind {
+        StmtKind::Assign { targets, .. } => targets.iter().any(|t| matches!(&t.kind, ExprKind::Name(v) if v == n)),
+        _ => false,
+    };
+    for st in before {
+        match &st.kind {
+            StmtKind::Assign { value, .. } if assigns(st) => set_none = matches!(value.kind, ExprKind::None),
+            StmtKind::For { .. } if set_none => {
+                let mut stack = Vec::new();
+                crate::training::program::walk_stmt(st, &mut stack, &mut |_, node| {
+                    if let Node::Stmt(inner) = node {
+                        found_in_loop |= assigns(inner);
+                    }
+                });
+            }
+            _ => {}
+        }
+    }
+    set_none && found_in_loop
+}
+
+/// Whether `node` (with ancestors `anc`, in `scope`) sits in an arm of an
+/// `if`/conditional expression that [`untaken_default_arm`] rules out.
+pub fn in_untaken_default_arm(prog: &Program, scope: Scope, anc: &[Anc<'_>], node: &Expr) -> bool {
+    let mut child: *const () = node as *const Expr as *const ();
+    for a in anc.iter().rev() {
+        let (test, in_body, in_else) = match a {
+            Anc::Expr(p) => {
+                let here = match &p.kind {
+                    ExprKind::IfExp { test, body, orelse } => Some((
+                        &**test,
+                        std::ptr::eq(&**body as *const Expr as *const (), child),
+                        std::ptr::eq(&**orelse as *const Expr as *const (), child),
+                    )),
+                    _ => None,
+                };
+                child = *p as *const Expr as *const ();
+                match here {
+                    Some(h) => h,
+                    None => continue,
+                }
+            }
+            Anc::Stmt(s) => {
+                let here = match &s.kind {
+                    StmtKind::If { test, body, orelse } => Some((
+                        test,
+                        body.iter().any(|b| std::ptr::eq(b as *const Stmt as *const (), child)),
+                        orelse
+                            .iter()
+                            .any(|b| std::ptr::eq(b as *const Stmt as *const (), child)),
+                    )),
+                    _ => None,
+                };
+                child = *s as *const Stmt as *const ();
+                match here {
+                    Some(h) => h,
+                    None => continue,
+                }
+            }
+            _ => continue,
+        };
+        if (in_body || in_else)
+            && (untaken_default_arm(prog, scope, test, in_body) || in_body && search_fallback(prog, scope, test))
+        {
+            return true;
+        }
+    }
+    false
+}
+
 /// The call's keyword `name` as a constant (`None` when absent).
 pub fn kw_const(
     prog: &Program,
