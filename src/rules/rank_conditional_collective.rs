@@ -61,7 +61,12 @@ declare_rule! {
     /// of the raw flag whose branch runs a collective or leaves a loop whose
     /// steps run one is reported (a preemption save that one rank starts a
     /// step before the others). Testing a tensor the ranks all-reduced
-    /// first is left alone.
+    /// first is left alone. So is a collective not known to run: in the arm
+    /// of `if gathered is None:` (or its conditional expression) where
+    /// `gathered` defaults to `None` and every call passes it (a method
+    /// whose receivers are not followed: every `x.name(…)` call in the
+    /// program), or in a search's fallback (`name = None`, a loop that may
+    /// set it, then `if name is None:`).
     ///
     /// ## Why
     /// Every rank must enter a collective the same number of times and in the same

@@ -85,7 +85,12 @@ declare_rule! {
     /// than `__init__`, or a random transform such as
     /// `transforms.RandomResizedCrop` it is built with; any training-code
     /// dataset that draws, where the loader's cannot be followed): worker k of
-    /// every rank then crops, flips and jitters alike. Loaders that read in a
+    /// every rank then crops, flips and jitters alike. A dataset class that
+    /// reseeds `random` or numpy's RNG from the system's entropy
+    /// (`random.seed(None)`, `np.random.seed()`) draws apart with that module,
+    /// and a shuffle of the list it cut to this rank's share (`self.data =
+    /// self.data[rank::world]`) orders other samples on each rank: neither
+    /// counts. Loaders that read in a
     /// fixed order (`shuffle=False` on the loader without a sampler, or on its
     /// sampler: evaluation), loaders built on one rank, prepared by
     /// Accelerate or Fabric, seeds that mix in the rank (also timm's
