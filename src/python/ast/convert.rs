@@ -428,7 +428,39 @@ impl<'t> Conv<'t> {
                     }));
                 }
                 _ if a.is_error() => {}
-                _ => out.push(Arg::Pos(self.expr(a))),
+                _ => {
+                    let e = self.expr(a);
+                    // tree-sitter-python reads `f(*g(x))` as a call of
+                    // `*g`: the argument is `g(x)`, unpacked.
+                    let whole = e.span;
+                    match e.kind {
+                        ExprKind::Call { func, args, args_span } => {
+                            let func = *func;
+                            match func.kind {
+                                ExprKind::Starred(inner) => out.push(Arg::Star(Expr {
+                                    span: Span {
+                                        start: inner.span.start,
+                                        end: whole.end,
+                                    },
+                                    kind: ExprKind::Call {
+                                        func: inner,
+                                        args,
+                                        args_span,
+                                    },
+                                })),
+                                kind => out.push(Arg::Pos(Expr {
+                                    span: whole,
+                                    kind: ExprKind::Call {
+                                        func: Box::new(Expr { span: func.span, kind }),
+                                        args,
+                                        args_span,
+                                    },
+                                })),
+                            }
+                        }
+                        kind => out.push(Arg::Pos(Expr { span: whole, kind })),
+                    }
+                }
             }
         }
         out

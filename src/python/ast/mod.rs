@@ -331,6 +331,24 @@ mod tests {
         parse_range(text, &starts, 0..text.len()).unwrap_or_default()
     }
 
+    #[test]
+    fn an_unpacked_call_argument_is_the_call_unpacked() {
+        // tree-sitter-python reads `*g(x)` in an argument list as a call
+        // of `*g`; the tree holds `g(x)`, unpacked.
+        let ast = parse("print(a, *g(x))\n");
+        let StmtKind::Expr(call) = &ast.stmts[0].kind else {
+            panic!("{:?}", ast.stmts[0]);
+        };
+        let ExprKind::Call { args, .. } = &call.kind else {
+            panic!("{call:?}");
+        };
+        let Arg::Star(inner) = &args[1] else {
+            panic!("{:?}", args[1]);
+        };
+        assert!(matches!(&inner.kind, ExprKind::Call { func, .. } if func.kind == ExprKind::Name("g".into())));
+        assert_eq!(inner.span, Span { start: 10, end: 14 });
+    }
+
     /// Top-level shapes a chunk edge could fall inside of: decorators, a
     /// bracket closed at column 0, continued lines, strings holding code,
     /// comments between statements, a guarded main block.
