@@ -748,7 +748,7 @@ fn resolved_max(_code: &Code<'_>, w: &Written<'_>) -> Option<i64> {
 /// Whether the loader's iterator is created more than once: a `for` or
 /// comprehension over it inside a loop (or in a function called from one),
 /// or a trial's validation loader, which Determined re-iterates.
-fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> bool {
+fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loader: &'p Expr) -> bool {
     let prog = code.prog;
     // A loader built anew at each pass (`for x in DataLoader(part, …)` in the
     // epoch loop): its workers start with it whatever persistent_workers
@@ -768,14 +768,37 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
     let mut anew = false;
     // The loops that store the loader anew at each pass, and the function
     // that builds it.
-    let mut rebuilt: Vec<*const crate::training::ast::Stmt> = Vec::new();
+    let rebuilt: std::cell::RefCell<Vec<*const crate::training::ast::Stmt>> = std::cell::RefCell::default();
     let built_by = scope.func();
     // Whether a function calls the builder, asked once per function.
-    let mut builds: HashMap<FuncId, bool> = HashMap::default();
+    let builds: std::cell::RefCell<HashMap<FuncId, bool>> = std::cell::RefCell::default();
+    // Kept anew at each pass of a loop (`train_loader =
+    // make_loader(epoch)` in the epoch loop, an evaluation building each
+    // test set's loader in its loop over the sets): that loop repeats the
+    // build as well as the pass, so it restarts nothing persistent_workers
+    // would keep.
+    let note_rebuilt = |scope: Scope, target: &Expr| {
+        let made_here = prog
+            .ancestors_of(scope, target)
+            .filter(|anc| makes_loader(prog, scope, anc, target, built_by, &mut builds.borrow_mut()));
+        if let Some(anc) = made_here {
+            for a in &anc {
+                if let Anc::Stmt(s) = a {
+                    if runtime::reruns(s, target) && !rebuilt.borrow().contains(&(*s as *const _)) {
+                        rebuilt.borrow_mut().push(*s as *const _);
+                    }
+                }
+            }
+        }
+    };
     // Stored as an entry of a local dict (`loaders[split] = DataLoader(…)`):
     // the dict's name, the key where it is a constant, and the scope.
     let entries: std::cell::RefCell<Vec<(Scope, String, Option<String>)>> = std::cell::RefCell::default();
-    let mut on_flow = |flow: Flow<'_>| match flow {
+    // Held in a field of a record made of it (`DataInfo(dataloader,
+    // sampler)`, a dataclass or NamedTuple of the code): the record's
+    // construction and the field.
+    let wrapped: std::cell::RefCell<Vec<(Scope, &'p Expr, String)>> = std::cell::RefCell::default();
+    let mut on_flow = |flow: Flow<'p>| match flow {
         Flow::Entered { scope, func, .. } => {
             carry.extend(scope.func());
             carry.push(func);
@@ -786,23 +809,7 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
             // functions nested in it (a `def train_step():` in the epoch loop
             // passing over it).
             carry.extend(scope.func());
-            // Kept anew at each pass of a loop (`train_loader =
-            // make_loader(epoch)` in the epoch loop, an evaluation building
-            // each test set's loader in its loop over the sets): that loop
-            // repeats the build as well as the pass, so it restarts nothing
-            // persistent_workers would keep.
-            let made_here = prog
-                .ancestors_of(scope, target)
-                .filter(|anc| makes_loader(prog, scope, anc, target, built_by, &mut builds));
-            if let Some(anc) = made_here {
-                for a in &anc {
-                    if let Anc::Stmt(s) = a {
-                        if runtime::reruns(s, target) && !rebuilt.contains(&(*s as *const _)) {
-                            rebuilt.push(*s as *const _);
-                        }
-                    }
-                }
-            }
+            note_rebuilt(scope, target);
             if let ExprKind::Subscript { value, index } = &target.kind {
                 if let (ExprKind::Name(d), Some(_)) = (&value.kind, scope.func()) {
                     let key = match &index.kind {
@@ -816,7 +823,7 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
         Flow::Iterated { scope, anc, .. } => {
             let in_loop = anc.iter().any(|a| {
                 matches!(a, Anc::Stmt(s) if matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. })
-                    && !rebuilt.contains(&(*s as *const _)))
+                    && !rebuilt.borrow().contains(&(*s as *const _)))
             });
             if let Some(l) = built_in {
                 anew |= l.is_none_or(|l| anc.iter().any(|a| matches!(a, Anc::Stmt(s) if std::ptr::eq(*s, l))));
@@ -835,6 +842,17 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
             }
             if lightning_hook(code, f) {
                 again = true;
+            }
+        }
+        Flow::Arg {
+            scope: s,
+            call,
+            callee: crate::training::program::Callee::Class(k),
+            pos,
+            ..
+        } if wrapped.borrow().len() < MAX_ENTRY_STORES => {
+            if let Some(field) = record_field(prog, k, &pos) {
+                wrapped.borrow_mut().push((s, call, field));
             }
         }
         // Handed to a pipeline framework's loader wrapper
@@ -878,19 +896,66 @@ fn reiterated(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> 
     // function it is handed to) are the loader, followed on from there.
     // Each read is followed on its own budget: a function reading the
     // dict a thousand times is followed for the first few reads only.
+    // The record followed, then its field read back (`data["train"].dataloader`
+    // where the record went into a dict another function reads).
+    let mut held: Vec<FuncId> = Vec::new();
+    for (ws, call, field) in wrapped.take() {
+        let Some(wanc) = prog.ancestors_of(ws, call) else {
+            continue;
+        };
+        let reads: std::cell::RefCell<Vec<(Scope, Vec<Anc<'p>>, &'p Expr)>> = std::cell::RefCell::default();
+        let rec_entries: std::cell::RefCell<Vec<(Scope, String, Option<String>)>> = std::cell::RefCell::default();
+        let rec_held: std::cell::RefCell<Vec<FuncId>> = std::cell::RefCell::default();
+        let mut on_record = |flow: Flow<'p>| match flow {
+            Flow::Attr { scope, expr, name, anc } if name == field => reads.borrow_mut().push((scope, anc, expr)),
+            Flow::Entered { scope, func, .. } => {
+                rec_held.borrow_mut().extend(scope.func());
+                rec_held.borrow_mut().push(func);
+            }
+            Flow::Stored { scope, target } => {
+                rec_held.borrow_mut().extend(scope.func());
+                note_rebuilt(scope, target);
+                if let (ExprKind::Subscript { value, index }, Some(_)) = (&target.kind, scope.func()) {
+                    if let ExprKind::Name(d) = &value.kind {
+                        let key = match &index.kind {
+                            ExprKind::Str(k) => Some(k.clone()),
+                            _ => None,
+                        };
+                        rec_entries.borrow_mut().push((scope, d.clone(), key));
+                    }
+                }
+            }
+            _ => {}
+        };
+        prog.flows(ws, &wanc, call, &through, &mut on_record);
+        let kept = rec_entries.take();
+        for (s, d, key) in kept.iter().take(MAX_ENTRY_STORES) {
+            let (entry_reads_, holders, anew) = entry_reads(code, *s, d, key.as_deref());
+            rec_held.borrow_mut().extend(holders);
+            rebuilt.borrow_mut().extend(anew);
+            for (rs, ranc, read) in entry_reads_.into_iter().take(MAX_ENTRY_READS) {
+                prog.flows(rs, &ranc, read, &through, &mut on_record);
+            }
+        }
+        held.extend(rec_held.take());
+        for (rs, ranc, read) in reads.take().into_iter().take(MAX_ENTRY_READS) {
+            prog.flows(rs, &ranc, read, &through, &mut on_flow);
+        }
+    }
     let stored = entries.take();
     for (s, d, key) in stored.iter().take(MAX_ENTRY_STORES) {
-        for (rs, ranc, read) in entry_reads(code, *s, d, key.as_deref())
-            .into_iter()
-            .take(MAX_ENTRY_READS)
-        {
+        let (reads, holders, anew) = entry_reads(code, *s, d, key.as_deref());
+        held.extend(holders);
+        rebuilt.borrow_mut().extend(anew);
+        for (rs, ranc, read) in reads.into_iter().take(MAX_ENTRY_READS) {
             prog.flows(rs, &ranc, read, &through, &mut on_flow);
         }
     }
     if anew || built_in.is_some() && iterated.is_empty() {
         return false;
     }
-    let via = |f: FuncId| carry.contains(&f);
+    let via = |f: FuncId| carry.contains(&f) || held.contains(&f);
+    let rebuilt = rebuilt.take();
     let skip = |s: &crate::training::ast::Stmt| rebuilt.contains(&(s as *const _));
     again
         || iterated.into_iter().any(|(s, in_loop)| {
@@ -929,7 +994,9 @@ fn makes_loader(
         return false;
     }
     let crate::training::program::Callee::Func(f) = prog.callee(scope, func) else {
-        return false;
+        // Chosen by a dispatcher (`get_dataset_fn(kind)(args)`): a call of
+        // the builder itself.
+        return prog.call_sites(builder).iter().any(|(_, c)| std::ptr::eq(*c, value));
     };
     *builds.entry(f).or_insert_with(|| calls_builder(prog, f, builder, 2))
 }
@@ -942,7 +1009,8 @@ fn calls_builder(prog: &crate::training::program::Program, f: FuncId, builder: F
     if depth == 0 {
         return false;
     }
-    let mut found = false;
+    // Through a dispatcher's choice (`get_dataset_fn(kind)(args)` in `f`).
+    let mut found = prog.call_sites(builder).iter().any(|(s, _)| s.func() == Some(f));
     let mut callees: Vec<FuncId> = Vec::new();
     prog.walk_exprs(f.scope(), &mut |_, e| {
         if let ExprKind::Call { func, .. } = &e.kind {
@@ -966,45 +1034,138 @@ const MAX_ENTRY_STORES: usize = 8;
 /// Most reads of one dict entry followed (each a flow of its own).
 const MAX_ENTRY_READS: usize = 32;
 
+/// The field of record class `k` (a training-code dataclass or
+/// `NamedTuple`: fields in the order the class annotates them) that
+/// argument `pos` of its construction fills.
+fn record_field(prog: &crate::training::program::Program, k: ClassId, pos: &ArgPos<'_>) -> Option<String> {
+    let class = prog.class(k)?;
+    let record = class.decorators.iter().any(|d| {
+        let d = match &d.kind {
+            ExprKind::Call { func, .. } => func,
+            _ => d,
+        };
+        matches!(&d.kind, ExprKind::Name(n) | ExprKind::Attribute { attr: n, .. } if n == "dataclass")
+    }) || class
+        .bases
+        .iter()
+        .any(|b| matches!(&b.kind, ExprKind::Name(n) | ExprKind::Attribute { attr: n, .. } if n == "NamedTuple"));
+    if !record {
+        return None;
+    }
+    let fields: Vec<&str> = class
+        .body
+        .iter()
+        .filter_map(|st| match &st.kind {
+            StmtKind::AnnAssign { target, .. } => match &target.kind {
+                ExprKind::Name(n) => Some(n.as_str()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    match pos {
+        ArgPos::Pos(i) => fields.get(*i).map(|f| f.to_string()),
+        ArgPos::Kw(name) => fields.contains(name).then(|| name.to_string()),
+        ArgPos::Star => None,
+    }
+}
+
+/// Most scopes a dict of loaders is followed into.
+const MAX_HOLDERS: usize = 8;
+
 /// The reads of entry `key` (any entry where `key` is not a constant) of
 /// the local dict `d` of `scope`'s function: `d["train"]` there, and in
 /// each training-code function `d` is handed to whole (`do_train(args,
 /// model, loaders)`), the same read of its parameter.
-fn entry_reads<'p>(code: &Code<'p>, scope: Scope, d: &str, key: Option<&str>) -> Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> {
+#[allow(clippy::type_complexity)]
+fn entry_reads<'p>(
+    code: &Code<'p>,
+    scope: Scope,
+    d: &str,
+    key: Option<&str>,
+) -> (
+    Vec<(Scope, Vec<Anc<'p>>, &'p Expr)>,
+    Vec<FuncId>,
+    Vec<*const crate::training::ast::Stmt>,
+) {
     let prog = code.prog;
     let mut holders: Vec<(Scope, String)> = vec![(scope, d.to_string())];
-    prog.walk_exprs(scope, &mut |_, e| {
-        let ExprKind::Call { func, args, .. } = &e.kind else {
-            return;
-        };
-        let crate::training::program::Callee::Func(g) = prog.callee(scope, func) else {
-            return;
-        };
-        let Some(def) = prog.func(g) else { return };
-        if prog.class_of(g).is_some() {
-            return;
-        }
-        let mut positional = 0usize;
-        for a in args {
-            let (value, param) = match a {
-                Arg::Pos(v) => {
-                    positional += 1;
-                    (v, def.params.get(positional - 1).map(|p| p.name.clone()))
-                }
-                Arg::Kw { name, value, .. } => (
-                    value,
-                    def.params.iter().find(|p| p.name == *name).map(|p| p.name.clone()),
-                ),
-                _ => continue,
+    let mut anew: Vec<*const crate::training::ast::Stmt> = Vec::new();
+    // The dict's holders: the function that fills it, the callers it is
+    // returned to (`data = get_data(args)`), and the functions each hands
+    // it to, a few steps.
+    let mut next = 0;
+    while next < holders.len() && holders.len() < MAX_HOLDERS {
+        let (hs, hd) = holders[next].clone();
+        next += 1;
+        let mut more: Vec<(Scope, String)> = Vec::new();
+        prog.walk_exprs(hs, &mut |_, e| {
+            let ExprKind::Call { func, args, .. } = &e.kind else {
+                return;
             };
-            if let (ExprKind::Name(n), Some(param)) = (&value.kind, param) {
-                if n == d && !holders.iter().any(|(s, p)| *s == g.scope() && *p == param) {
-                    holders.push((g.scope(), param));
+            let crate::training::program::Callee::Func(g) = prog.callee(hs, func) else {
+                return;
+            };
+            let Some(def) = prog.func(g) else { return };
+            if prog.class_of(g).is_some() {
+                return;
+            }
+            let mut positional = 0usize;
+            for a in args {
+                let (value, param) = match a {
+                    Arg::Pos(v) => {
+                        positional += 1;
+                        (v, def.params.get(positional - 1).map(|p| p.name.clone()))
+                    }
+                    Arg::Kw { name, value, .. } => (
+                        value,
+                        def.params.iter().find(|p| p.name == *name).map(|p| p.name.clone()),
+                    ),
+                    _ => continue,
+                };
+                if let (ExprKind::Name(n), Some(param)) = (&value.kind, param) {
+                    if *n == hd {
+                        more.push((g.scope(), param));
+                    }
+                }
+            }
+        });
+        if let Some(f) = hs.func() {
+            let returned = prog
+                .returns(f)
+                .iter()
+                .any(|r| matches!(&r.kind, ExprKind::Name(n) if *n == hd));
+            if returned {
+                for (cs, call) in prog.call_sites(f).into_iter().take(MAX_HOLDERS) {
+                    prog.walk_stmts(cs, &mut |anc, st| {
+                        if let StmtKind::Assign { targets, value } = &st.kind {
+                            if let ([t], true) = (targets.as_slice(), std::ptr::eq(value, call)) {
+                                if let ExprKind::Name(n) = &t.kind {
+                                    more.push((cs, n.clone()));
+                                    // Made anew at each pass of a loop
+                                    // around the call: so are its loaders.
+                                    for a in anc {
+                                        if let Anc::Stmt(l) = a {
+                                            if runtime::reruns(l, call) {
+                                                anew.push(*l as *const _);
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    });
                 }
             }
         }
-    });
+        for h in more {
+            if !holders.contains(&h) {
+                holders.push(h);
+            }
+        }
+    }
     let mut out = Vec::new();
+    let funcs: Vec<FuncId> = holders.iter().filter_map(|(hs, _)| hs.func()).collect();
     for (hs, name) in holders {
         prog.walk_exprs(hs, &mut |anc, e| {
             let ExprKind::Subscript { value, index } = &e.kind else {
@@ -1027,7 +1188,7 @@ fn entry_reads<'p>(code: &Code<'p>, scope: Scope, d: &str, key: Option<&str>) ->
             }
         });
     }
-    out
+    (out, funcs, anew)
 }
 
 /// The innermost `for`/`while` statement among `anc` that runs `e` again

@@ -268,6 +268,7 @@ impl Program {
         };
         let mut out = Vec::new();
         let mut handed = Vec::new();
+        let mut dispatched: Vec<(Scope, Span)> = Vec::new();
         let mut escapes = false;
         // The chunks naming the function, or a name a module imports it as
         // (`from train import main as run`: `run(params)` calls it).
@@ -303,7 +304,12 @@ impl Program {
                         _ => false,
                     };
                     if named && !escapes && self.callee(scope, e) == Callee::Func(f) && !self.handed(scope, anc, e) {
-                        escapes = true;
+                        // Chosen by a dispatcher that returns it or from a
+                        // module's table of functions, and called there.
+                        match self.dispatched(scope, anc, e, f) {
+                            Some(calls) => dispatched.extend(calls),
+                            None => escapes = true,
+                        }
                     }
                     if let ExprKind::Call { func: callee_expr, .. } = &e.kind {
                         let hit = match self.callee(scope, callee_expr) {
@@ -335,11 +341,170 @@ impl Program {
                 });
             }
         }
+        handed.extend(dispatched);
         handed.sort_unstable();
         handed.dedup();
         handed.retain(|s| !out.contains(s));
         out.extend(handed);
         CallSites { sites: out, escapes }
+    }
+
+    /// The calls of `f` where its name `e` (in `scope`, ancestors `anc`) is
+    /// a value a dispatcher chooses: returned by a function whose calls are
+    /// called at once (`get_dataset_fn(kind)(args, …)`), or an entry of a
+    /// module-level table of functions called through its keys
+    /// (`LOADERS[args.data]["train"](args, tok)`, a key written out matching
+    /// the entry's). `None` where the value goes anywhere else (the function
+    /// escapes).
+    fn dispatched(&self, scope: Scope, anc: &[Anc<'_>], e: &Expr, f: FuncId) -> Option<Vec<(Scope, Span)>> {
+        thread_local! {
+            static DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+        }
+        if DEPTH.with(|d| d.get()) >= 2 {
+            return None;
+        }
+        DEPTH.with(|d| d.set(d.get() + 1));
+        let found = match anc.last() {
+            Some(Anc::Stmt(st)) => match &st.kind {
+                StmtKind::Return(Some(v)) if std::ptr::eq(v, e) => self.returned_then_called(scope, f),
+                _ => None,
+            },
+            Some(Anc::Expr(_)) => self.table_calls(scope, anc, e),
+            _ => None,
+        };
+        DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+        found
+    }
+
+    /// The calls `g(…)(…)` of the module-level function `g` (the function
+    /// of `scope`) that returns `f`, where every call of `g` is one.
+    fn returned_then_called(&self, scope: Scope, f: FuncId) -> Option<Vec<(Scope, Span)>> {
+        let g = scope.func()?;
+        if g == f || self.class_of(g).is_some() || self.escapes(g) {
+            return None;
+        }
+        let sites = self.call_sites(g);
+        if sites.is_empty() || sites.len() > 16 {
+            return None;
+        }
+        let mut out = Vec::new();
+        for (s, call) in sites {
+            let mut outer = None;
+            self.walk_exprs(s, &mut |_, x| {
+                if let ExprKind::Call { func, .. } = &x.kind {
+                    if std::ptr::eq(&**func, call) {
+                        outer = Some(x.span);
+                    }
+                }
+            });
+            out.push((s, outer?));
+        }
+        Some(out)
+    }
+
+    /// The calls through the keys of a module-level table whose entry is
+    /// `e` (see [`Program::dispatched`]).
+    fn table_calls(&self, scope: Scope, anc: &[Anc<'_>], e: &Expr) -> Option<Vec<(Scope, Span)>> {
+        if scope.f.is_some() {
+            return None;
+        }
+        // The entry's keys, innermost first, up to the statement.
+        let mut keys: Vec<String> = Vec::new();
+        let mut child: *const Expr = e;
+        let mut stmt = None;
+        for a in anc.iter().rev() {
+            match a {
+                Anc::Expr(p) => {
+                    let ExprKind::Dict(items) = &p.kind else { return None };
+                    let key = items.iter().find_map(|i| match i {
+                        DictItem::Pair { key, value, .. } if std::ptr::eq(value, child) => match &key.kind {
+                            ExprKind::Str(k) => Some(k.clone()),
+                            _ => None,
+                        },
+                        _ => None,
+                    })?;
+                    keys.push(key);
+                    child = *p;
+                }
+                Anc::Stmt(st) => {
+                    stmt = Some(*st);
+                    break;
+                }
+                _ => return None,
+            }
+        }
+        let StmtKind::Assign { targets, value } = &stmt?.kind else {
+            return None;
+        };
+        if !std::ptr::eq(value, child) || targets.len() != 1 {
+            return None;
+        }
+        // `TABLE = {…}` or `TABLE["msrvtt"] = {…}`.
+        let mut target = &targets[0];
+        while let ExprKind::Subscript { value, index } = &target.kind {
+            let ExprKind::Str(k) = &index.kind else { return None };
+            keys.push(k.clone());
+            target = value;
+        }
+        let ExprKind::Name(table) = &target.kind else {
+            return None;
+        };
+        keys.reverse();
+        let mut out = Vec::new();
+        let mut other = false;
+        for &(m, c) in self.chunks_with_word(table) {
+            for s in self.scopes(m, c) {
+                if m != scope.m && self.imported_object(m, table).0 != scope.m {
+                    continue;
+                }
+                self.walk_exprs(s, &mut |up, x| {
+                    if other || !matches!(&x.kind, ExprKind::Name(n) if n == table) {
+                        return;
+                    }
+                    // The subscripts over the table, outermost last.
+                    let mut at: &Expr = x;
+                    let mut path: Vec<Option<&str>> = Vec::new();
+                    let mut rest = up.iter().rev();
+                    let mut next = rest.next();
+                    while let Some(Anc::Expr(p)) = next {
+                        match &p.kind {
+                            ExprKind::Subscript { value, index } if std::ptr::eq(&**value, at) => {
+                                path.push(match &index.kind {
+                                    ExprKind::Str(k) => Some(k.as_str()),
+                                    _ => None,
+                                });
+                                at = p;
+                                next = rest.next();
+                            }
+                            _ => break,
+                        }
+                    }
+                    let called = matches!(next, Some(Anc::Expr(p))
+                        if matches!(&p.kind, ExprKind::Call { func, .. } if std::ptr::eq(&**func, at)));
+                    if called && path.len() == keys.len() {
+                        if path.iter().zip(&keys).all(|(p, k)| p.is_none_or(|p| p == k)) {
+                            if let Some(Anc::Expr(p)) = next {
+                                out.push((s, p.span));
+                            }
+                        }
+                        return;
+                    }
+                    // Stored into, tested (`kind in TABLE`, `TABLE[k]["test"]
+                    // is not None`), or read at a shorter path to be
+                    // tested: no call.
+                    let benign = match next {
+                        Some(Anc::Stmt(st)) => matches!(&st.kind, StmtKind::Assign { targets, .. }
+                            if targets.iter().any(|t| std::ptr::eq(t, at))),
+                        Some(Anc::Expr(p)) => matches!(p.kind, ExprKind::Compare { .. }),
+                        _ => false,
+                    };
+                    if !benign {
+                        other = true;
+                    }
+                });
+            }
+        }
+        (!other && out.len() <= 64).then_some(out)
     }
 
     /// Whether the function value `e` is called right there, or handed to

@@ -175,6 +175,13 @@ impl Program {
                         anc: anc.to_vec(),
                     });
                 }
+                // `loader, sampler = info.loader, info.sampler`: the
+                // matching target holds it.
+                ExprKind::Tuple(_) if bound_target(anc, e).is_some() => {
+                    if let Some(t) = bound_target(anc, e) {
+                        self.target_places(scope, t, places, visit);
+                    }
+                }
                 ExprKind::List(items) | ExprKind::Tuple(items) if items.iter().any(|i| std::ptr::eq(i, e)) => {
                     // An element of a container: followed when the
                     // container is iterated by a `for` whose target is a

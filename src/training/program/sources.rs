@@ -397,7 +397,7 @@ impl Program {
     /// the module that assigns it, a few imports deep: the module they are
     /// in and the bindings. A name no import of the program moves stays
     /// with `m`.
-    fn imported_object(&self, m: ModId, n: &str) -> (ModId, Option<&Vec<ModBinding>>) {
+    pub(super) fn imported_object(&self, m: ModId, n: &str) -> (ModId, Option<&Vec<ModBinding>>) {
         let mut at = m;
         let mut name = n.to_string();
         for _ in 0..4 {
