@@ -33,7 +33,16 @@ declare_rule! {
     /// handed to a pipeline framework's `wrap_data_loader(loader, …)` (HPP plugins
     /// have one), which passes over it every epoch. A loader a helper builds from
     /// its parameters is judged at each call site with that caller's values, and
-    /// reported there. An argparse count that each spawned rank divides over
+    /// reported there; a builder chosen at run time is called where it is chosen,
+    /// by a dispatcher that returns it (`get_dataset_fn(kind)(args, …)`) or from
+    /// a module's table of builders (`LOADERS[name]["train"](args, tok)`, a
+    /// table used in no other way). The loader is followed through a dict of
+    /// loaders its function returns (`data = get_data(args)`, then
+    /// `data["train"]` where `data` is handed on), a dataclass or `NamedTuple`
+    /// record holding it (`DataInfo(dataloader, sampler)`, read back as
+    /// `.dataloader`) and a tuple unpacked beside it (`loader, sampler =
+    /// info.dataloader, info.sampler`); a loop that makes the dict or the
+    /// record anew at each pass makes the loader anew. An argparse count that each spawned rank divides over
     /// the node's GPUs, rounded up (`args.workers = int((args.workers + ngpus -
     /// 1) / ngpus)`, `// ngpus` or `math.ceil`, with `ngpus` from
     /// `torch.cuda.device_count()`), is reported with the node's total: a

@@ -5,7 +5,9 @@ declare_rule! {
     /// by, in code that runs once per rank, without passing through `sorted(…)` or an
     /// in-place `.sort()`: a list sliced by rank (`files[rank::world]`, or a start
     /// computed from the rank, `files[rank * workers + wid :: world * workers]`) or
-    /// indexed by it (`chunks[rank]`, also a list filled from the listing in a loop), or a
+    /// indexed by it (`chunks[rank]`, also a list filled from the listing in a loop,
+    /// and a class's `self.data` filled so and cut by a method to the rank's share,
+    /// `self.data = self.data[rank::world]`), or a
     /// dataset attribute indexed in `__getitem__` of a dataset that a sharding sampler
     /// or loader consumes (`DistributedSampler`, `determined.pytorch.DataLoader`, a
     /// loader prepared by Accelerate or Lightning, or handed to a Lightning Trainer's `fit`), possibly through `random_split`,
@@ -370,6 +372,10 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
         if let Some(via) = indexing_dataset(code, k, attr) {
             return Some(Use::Dataset(k, attr.clone(), via, *appended));
         }
+        // `self.data = self.data[rank::world]` in a method of the class.
+        if attr_sliced_by_rank(code, k, attr) {
+            return Some(Use::SlicedByRank);
+        }
     }
     for (s, list) in locals {
         if let Some(a) = prog.ancestors_of(s, list) {
@@ -463,6 +469,32 @@ fn sorted_in_place(code: &Code<'_>, k: ClassId, attr: &str) -> bool {
     let Some(class) = code.prog.class(k) else { return false };
     let text = code.text(k.m, class.span);
     text.contains(&format!("self.{attr}.sort(")) || text.contains(&format!("sorted(self.{attr}"))
+}
+
+/// Whether a method of class `k` takes this rank's entries of
+/// `self.<attr>` by position (`self.data[rank::world]`, `self.shards[rank]`).
+fn attr_sliced_by_rank(code: &Code<'_>, k: ClassId, attr: &str) -> bool {
+    let prog = code.prog;
+    let Some(class) = prog.class(k) else { return false };
+    class.body.iter().any(|st| {
+        let StmtKind::FunctionDef(i) = st.kind else {
+            return false;
+        };
+        let scope = FuncId { m: k.m, c: k.c, f: i }.scope();
+        let mut hit = false;
+        prog.walk_exprs(scope, &mut |_, e| {
+            if hit {
+                return;
+            }
+            let ExprKind::Subscript { value, index } = &e.kind else {
+                return;
+            };
+            let on_attr = matches!(&value.kind, ExprKind::Attribute { value: me, attr: a }
+                if a == attr && prog.self_class(scope, me) == Some(k));
+            hit = on_attr && depends_on_rank(prog, scope, index);
+        });
+        hit
+    })
 }
 
 /// The lists a `for` statement fills in its iteration order: `X.append(e)`
