@@ -25,7 +25,9 @@ declare_rule! {
     /// all end in loaders nothing splits keep it silent. The
     /// listing is followed through comprehensions, through `for` loops that append
     /// its entries to a list (`for n in os.listdir(d): self.items.append(...)`), and
-    /// into lists it extends (`items.extend(listing)`, `items += listing`). A
+    /// into lists it extends (`items.extend(listing)`, `items += listing`), and
+    /// through pandas frames read per entry and stacked by `pd.concat` (rows read
+    /// by position with `.iloc[index]`). A
     /// list of files handed to a Hugging Face `load_dataset(…, data_files=…)`
     /// counts too: the dataset's rows come in the files' order; so do datasets
     /// made one per entry (in a `for` over the listing, also through
@@ -205,6 +207,8 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
             // Lists joined in order: `sum([glob(p) for p in patterns], [])`,
             // `itertools.chain.from_iterable(…)`.
             "builtins.sum" | "itertools.chain.from_iterable" => matches!(pos, ArgPos::Pos(0)),
+            // Frames read one per listed file and stacked in that order.
+            "pandas.concat" => matches!(pos, ArgPos::Pos(0) | ArgPos::Kw("objs")),
             _ => false,
         },
         _ => false,
@@ -690,6 +694,11 @@ fn indexes(code: &Code<'_>, f: FuncId, attr: &str) -> bool {
     let mut found = false;
     code.prog.walk_exprs(f.scope(), &mut |_, e| {
         if let ExprKind::Subscript { value, index } = &e.kind {
+            // A frame's rows by position: `self.annotation.iloc[index]`.
+            let value = match &value.kind {
+                ExprKind::Attribute { value: frame, attr: at } if at == "iloc" => frame,
+                _ => value,
+            };
             if let ExprKind::Attribute { value: me, attr: a } = &value.kind {
                 if a == attr
                     && code.prog.self_class(f.scope(), me).is_some()
