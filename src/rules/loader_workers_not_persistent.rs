@@ -781,15 +781,17 @@ fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loader: &'p Ex
     let built_by = scope.func();
     // Whether a function calls the builder, asked once per function.
     let builds: std::cell::RefCell<HashMap<FuncId, bool>> = std::cell::RefCell::default();
+    let builder_sites: std::cell::OnceCell<BuilderSites> = std::cell::OnceCell::new();
     // Kept anew at each pass of a loop (`train_loader =
     // make_loader(epoch)` in the epoch loop, an evaluation building each
     // test set's loader in its loop over the sets): that loop repeats the
     // build as well as the pass, so it restarts nothing persistent_workers
     // would keep.
     let note_rebuilt = |scope: Scope, target: &Expr| {
-        let made_here = prog
-            .ancestors_of(scope, target)
-            .filter(|anc| makes_loader(prog, scope, anc, target, built_by, &mut builds.borrow_mut()));
+        let made_here = prog.ancestors_of(scope, target).filter(|anc| {
+            let sites = builder_sites.get_or_init(|| BuilderSites::of(prog, built_by));
+            makes_loader(prog, scope, anc, target, built_by, sites, &mut builds.borrow_mut())
+        });
         if let Some(anc) = made_here {
             for a in &anc {
                 if let Anc::Stmt(s) = a {
@@ -986,6 +988,7 @@ fn makes_loader(
     anc: &[Anc<'_>],
     target: &Expr,
     built_by: Option<FuncId>,
+    sites: &BuilderSites,
     builds: &mut HashMap<FuncId, bool>,
 ) -> bool {
     let Some(builder) = built_by else { return false };
@@ -1005,13 +1008,41 @@ fn makes_loader(
     let crate::training::program::Callee::Func(f) = prog.callee(scope, func) else {
         // Chosen by a dispatcher (`get_dataset_fn(kind)(args)`): a call of
         // the builder itself.
-        return prog.call_sites(builder).iter().any(|(_, c)| std::ptr::eq(*c, value));
+        return sites.calls.contains(&(value as *const Expr));
     };
-    *builds.entry(f).or_insert_with(|| calls_builder(prog, f, builder, 2))
+    *builds
+        .entry(f)
+        .or_insert_with(|| calls_builder(prog, f, builder, sites, 2))
 }
 
 /// Whether `f` is `builder` or calls it (through up to `depth` more calls).
-fn calls_builder(prog: &crate::training::program::Program, f: FuncId, builder: FuncId, depth: u32) -> bool {
+/// Where the function that builds a loader is called: the calls, and the
+/// functions they are in (read once per loader).
+struct BuilderSites {
+    calls: Vec<*const Expr>,
+    funcs: Vec<FuncId>,
+}
+
+impl BuilderSites {
+    fn of(prog: &crate::training::program::Program, builder: Option<FuncId>) -> Self {
+        let sites = builder.map(|b| prog.call_sites(b)).unwrap_or_default();
+        let mut funcs: Vec<FuncId> = sites.iter().filter_map(|(s, _)| s.func()).collect();
+        funcs.sort_unstable();
+        funcs.dedup();
+        BuilderSites {
+            calls: sites.iter().map(|(_, c)| *c as *const Expr).collect(),
+            funcs,
+        }
+    }
+}
+
+fn calls_builder(
+    prog: &crate::training::program::Program,
+    f: FuncId,
+    builder: FuncId,
+    sites: &BuilderSites,
+    depth: u32,
+) -> bool {
     if f == builder {
         return true;
     }
@@ -1019,7 +1050,7 @@ fn calls_builder(prog: &crate::training::program::Program, f: FuncId, builder: F
         return false;
     }
     // Through a dispatcher's choice (`get_dataset_fn(kind)(args)` in `f`).
-    let mut found = prog.call_sites(builder).iter().any(|(s, _)| s.func() == Some(f));
+    let mut found = sites.funcs.binary_search(&f).is_ok();
     let mut callees: Vec<FuncId> = Vec::new();
     prog.walk_exprs(f.scope(), &mut |_, e| {
         if let ExprKind::Call { func, .. } = &e.kind {
@@ -1034,7 +1065,7 @@ fn calls_builder(prog: &crate::training::program::Program, f: FuncId, builder: F
     found
         || callees
             .into_iter()
-            .any(|g| g != f && calls_builder(prog, g, builder, depth - 1))
+            .any(|g| g != f && calls_builder(prog, g, builder, sites, depth - 1))
 }
 
 /// Most dict stores of one loader followed to their reads.

@@ -240,3 +240,58 @@ fn issue22_a_helper_handed_thousands_of_functions_stays_bounded() {
     );
     f.finish();
 }
+
+/// A module-level table of 5,000 builders, each a function that calls the
+/// one loader builder (issue 22, session 18's table dispatch): each entry
+/// once read the whole program for the table's calls, and each builder's
+/// parameter was followed through thousands of calls. The table is read
+/// once, a parameter bound at more than 64 calls is left unknown, and the
+/// check still reports the test loader.
+#[test]
+fn issue22_a_table_of_thousands_of_builders_stays_bounded() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/rules/T105/pos_s18_builders_in_a_table");
+    let mut f = Failures::default();
+    let (Ok(loaders), Ok(train)) = (
+        std::fs::read_to_string(case.join("loaders.py")),
+        std::fs::read_to_string(case.join("train.py")),
+    ) else {
+        f.check("case", Err(format!("cannot read {}", case.display())));
+        return f.finish();
+    };
+    const WIDE: usize = 5_000;
+    let mut more = String::new();
+    for i in 0..WIDE {
+        more.push_str(&format!(
+            "\n\ndef t{i}(args, tokenizer):\n    return clips_train(args, tokenizer)\n"
+        ));
+    }
+    for i in 0..WIDE {
+        more.push_str(&format!("LOADERS[\"s{i}\"] = {{\"train\": t{i}}}\n"));
+    }
+    let s = Scratch::new("issue22-table");
+    s.write("loaders.py", format!("{loaders}{more}"));
+    s.write("train.py", train);
+    let out = stagec()
+        .args([
+            "check",
+            "--select",
+            "T105",
+            "--format",
+            "concise",
+            "train.py",
+            "loaders.py",
+        ])
+        .current_dir(&s.path)
+        .run();
+    f.check(
+        "a table of five thousand builders calling one loader builder",
+        out.exit(&[0]).and_then(|_| {
+            if out.stdout.text().contains("loaders.py:38:66: T105") {
+                Ok(())
+            } else {
+                Err(out.describe())
+            }
+        }),
+    );
+    f.finish();
+}

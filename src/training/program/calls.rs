@@ -450,27 +450,55 @@ impl Program {
             return None;
         };
         keys.reverse();
+        let found = self.table_calls_of(scope.m, table);
+        let calls = found.calls.as_ref()?;
+        Some(
+            calls
+                .iter()
+                .filter(|(_, _, path)| {
+                    path.len() == keys.len() && path.iter().zip(&keys).all(|(p, k)| p.as_ref().is_none_or(|p| p == k))
+                })
+                .map(|(s, span, _)| (*s, *span))
+                .collect(),
+        )
+    }
+
+    /// [`TableCalls`] of the table `table` that module `m` assigns, read
+    /// once.
+    fn table_calls_of(&self, m: ModId, table: &str) -> Arc<TableCalls> {
+        let key = (m, table.to_string());
+        if let Some(found) = self.tables_called.lock().ok().and_then(|t| t.get(&key).cloned()) {
+            return found;
+        }
+        let found = Arc::new(self.scan_table_calls(m, table));
+        if let Ok(mut t) = self.tables_called.lock() {
+            t.insert(key, Arc::clone(&found));
+        }
+        found
+    }
+
+    fn scan_table_calls(&self, def: ModId, table: &str) -> TableCalls {
         let mut out = Vec::new();
         let mut other = false;
         for &(m, c) in self.chunks_with_word(table) {
+            if m != def && self.imported_object(m, table).0 != def {
+                continue;
+            }
             for s in self.scopes(m, c) {
-                if m != scope.m && self.imported_object(m, table).0 != scope.m {
-                    continue;
-                }
                 self.walk_exprs(s, &mut |up, x| {
                     if other || !matches!(&x.kind, ExprKind::Name(n) if n == table) {
                         return;
                     }
                     // The subscripts over the table, outermost last.
                     let mut at: &Expr = x;
-                    let mut path: Vec<Option<&str>> = Vec::new();
+                    let mut path: Vec<Option<String>> = Vec::new();
                     let mut rest = up.iter().rev();
                     let mut next = rest.next();
                     while let Some(Anc::Expr(p)) = next {
                         match &p.kind {
                             ExprKind::Subscript { value, index } if std::ptr::eq(&**value, at) => {
                                 path.push(match &index.kind {
-                                    ExprKind::Str(k) => Some(k.as_str()),
+                                    ExprKind::Str(k) => Some(k.clone()),
                                     _ => None,
                                 });
                                 at = p;
@@ -479,15 +507,13 @@ impl Program {
                             _ => break,
                         }
                     }
-                    let called = matches!(next, Some(Anc::Expr(p))
-                        if matches!(&p.kind, ExprKind::Call { func, .. } if std::ptr::eq(&**func, at)));
-                    if called && path.len() == keys.len() {
-                        if path.iter().zip(&keys).all(|(p, k)| p.is_none_or(|p| p == k)) {
-                            if let Some(Anc::Expr(p)) = next {
-                                out.push((s, p.span));
-                            }
+                    if let Some(Anc::Expr(p)) = next {
+                        if !path.is_empty()
+                            && matches!(&p.kind, ExprKind::Call { func, .. } if std::ptr::eq(&**func, at))
+                        {
+                            out.push((s, p.span, path));
+                            return;
                         }
-                        return;
                     }
                     // Stored into, tested (`kind in TABLE`, `TABLE[k]["test"]
                     // is not None`), or read at a shorter path to be
@@ -504,7 +530,9 @@ impl Program {
                 });
             }
         }
-        (!other && out.len() <= 64).then_some(out)
+        TableCalls {
+            calls: (!other && out.len() <= 64).then_some(out),
+        }
     }
 
     /// Whether the function value `e` is called right there, or handed to

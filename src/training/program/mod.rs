@@ -325,6 +325,9 @@ pub struct Program {
     /// span): following values through parameters asks for the same
     /// functions again and again.
     sites: Mutex<HashMap<FuncId, Arc<CallSites>>>,
+    /// The calls through each module-level table of functions (module,
+    /// name): read once per table, not once per entry.
+    tables_called: Mutex<HashMap<(ModId, String), Arc<TableCalls>>>,
     /// The names each function binds (a superset), found once: most names
     /// a function uses are not its own, and need no walk of its body.
     bound: Mutex<HashMap<FuncId, Arc<HashSet<String>>>>,
@@ -411,6 +414,7 @@ impl Program {
             tables: Vec::new(),
             words: OnceLock::new(),
             sites: Mutex::new(HashMap::default()),
+            tables_called: Mutex::new(HashMap::default()),
             bound: Mutex::new(HashMap::default()),
             externals: Vec::new(),
             renamed: OnceLock::new(),
@@ -594,6 +598,18 @@ struct CallSites {
     sites: Vec<(Scope, Span)>,
     escapes: bool,
 }
+
+/// The calls made through a module-level table of functions
+/// (`TABLE[k1][k2](…)`): each call with the keys it is made through
+/// (`None` where a key is not written out); `None` where the program
+/// uses the table otherwise than by calling, storing or testing it.
+#[derive(Default)]
+struct TableCalls {
+    calls: Option<Vec<TableCall>>,
+}
+
+/// One call through a table: its scope, span, and the keys it names.
+type TableCall = (Scope, Span, Vec<Option<String>>);
 
 /// Which chunks each identifier occurs in.
 type WordIndex = HashMap<Box<str>, Vec<(ModId, u32)>>;

@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Most calls of a function read for the values of one of its parameters.
+const MAX_PARAM_SITES: usize = 64;
+
 impl Program {
     /// The origins of `e`'s value in `scope`.
     pub fn sources<'p>(&'p self, scope: Scope, e: &'p Expr) -> Sources<'p> {
@@ -317,7 +320,9 @@ impl Program {
         // Calls made where the function was handed cannot be read: what
         // they pass is unknown (`Process(target=init, args=(rank, …))` beside
         // a single-process `init(0, …)`).
-        if sites.is_empty() || self.escapes(f) {
+        // A parameter bound at very many calls (a helper a generated table
+        // calls thousands of times) is not followed: each call would be read.
+        if sites.is_empty() || sites.len() > MAX_PARAM_SITES || self.escapes(f) {
             out.unknown = true;
             return;
         }
