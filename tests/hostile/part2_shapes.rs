@@ -295,3 +295,41 @@ fn issue22_a_table_of_thousands_of_builders_stays_bounded() {
     );
     f.finish();
 }
+
+/// A search loop of 6,000 branches and 6,000 helper calls in its fallback
+/// (`found = None; for …: if …: found = …` then `if not found:`): each call
+/// once asked again whether its arm is a search's fallback, reading the
+/// whole function each time. The answer is kept per test.
+#[test]
+fn issue22_calls_under_one_search_fallback_stay_linear() {
+    const WIDE: usize = 6_000;
+    let mut text = String::from(
+        "import torch.distributed as dist\n\n\ndef helper(x):\n    dist.barrier()\n\n\ndef main(items):\n    dist.init_process_group(\"nccl\")\n    found = None\n    for it in items:\n",
+    );
+    for i in 0..WIDE {
+        text.push_str(&format!("        if it == {i}:\n            found = {i}\n"));
+    }
+    text.push_str("    if not found:\n");
+    for i in 0..WIDE {
+        text.push_str(&format!("        helper({i})\n"));
+    }
+    text.push_str("\n\nif __name__ == \"__main__\":\n    main([1])\n");
+    let mut f = Failures::default();
+    let s = Scratch::new("issue22-fallback");
+    s.write("train.py", text);
+    let out = stagec()
+        .args(["check", "--select", "T", "--format", "concise", "train.py"])
+        .current_dir(&s.path)
+        .run();
+    f.check(
+        "six thousand calls in one search's fallback",
+        out.exit(&[0]).and_then(|_| {
+            if out.stdout.text().contains("0 errors, 0 warnings in 1 file") {
+                Ok(())
+            } else {
+                Err(out.describe())
+            }
+        }),
+    );
+    f.finish();
+}

@@ -328,6 +328,9 @@ pub struct Program {
     /// The calls through each module-level table of functions (module,
     /// name): read once per table, not once per entry.
     tables_called: Mutex<HashMap<(ModId, String), Arc<TableCalls>>>,
+    /// Answers about one arm of one test, by the test's address and the arm
+    /// (see [`Program::arm_memo`]).
+    arms: Mutex<HashMap<(usize, bool), bool>>,
     /// The names each function binds (a superset), found once: most names
     /// a function uses are not its own, and need no walk of its body.
     bound: Mutex<HashMap<FuncId, Arc<HashSet<String>>>>,
@@ -415,6 +418,7 @@ impl Program {
             words: OnceLock::new(),
             sites: Mutex::new(HashMap::default()),
             tables_called: Mutex::new(HashMap::default()),
+            arms: Mutex::new(HashMap::default()),
             bound: Mutex::new(HashMap::default()),
             externals: Vec::new(),
             renamed: OnceLock::new(),
@@ -597,6 +601,22 @@ impl Program {
 struct CallSites {
     sites: Vec<(Scope, Span)>,
     escapes: bool,
+}
+
+impl Program {
+    /// `answer`'s value for the arm `body` of `test`, computed once per
+    /// program: the tests stay where they are while the program lives.
+    pub fn arm_memo(&self, test: &Expr, body: bool, answer: impl FnOnce() -> bool) -> bool {
+        let key = (test as *const Expr as usize, body);
+        if let Some(v) = self.arms.lock().ok().and_then(|m| m.get(&key).copied()) {
+            return v;
+        }
+        let v = answer();
+        if let Ok(mut m) = self.arms.lock() {
+            m.insert(key, v);
+        }
+        v
+    }
 }
 
 /// The calls made through a module-level table of functions

@@ -919,7 +919,9 @@ pub fn in_untaken_default_arm(prog: &Program, scope: Scope, anc: &[Anc<'_>], nod
             _ => continue,
         };
         if (in_body || in_else)
-            && (untaken_default_arm(prog, scope, test, in_body) || in_body && search_fallback(prog, scope, test))
+            && prog.arm_memo(test, in_body, || {
+                untaken_default_arm(prog, scope, test, in_body) || in_body && search_fallback(prog, scope, test)
+            })
         {
             return true;
         }
