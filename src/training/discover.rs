@@ -270,13 +270,15 @@ fn package_base(ctx: &Context<'_>, dir: &str) -> String {
 /// at `a/pkg/sub/m.py` and an import of `pkg.x`, `a` (the folder holding
 /// the nearest folder named `pkg` on the importer's path), since a package
 /// imports itself by name only from there. `None` when no folder of the
-/// path has that name.
-fn own_package_root(importer: &str, dotted: &str) -> Option<String> {
+/// path has that name. A folder inside a regular package is a subpackage
+/// (`resnest/torch/` under `resnest/__init__.py`): its name is not a
+/// top-level one, and `import torch` in it is the installed torch.
+fn own_package_root(ctx: &Context<'_>, importer: &str, dotted: &str) -> Option<String> {
     let first = dotted.split('.').next()?;
     let mut dir = folder(importer);
     while !dir.is_empty() {
         let (parent, name) = dir.rsplit_once('/').unwrap_or(("", dir.as_str()));
-        if name == first {
+        if name == first && (parent.is_empty() || !ctx.has(&format!("{parent}/__init__.py"))) {
             return Some(parent.to_string());
         }
         dir = parent.to_string();
@@ -741,7 +743,7 @@ fn resolve_import(
     // a module `pkg/pkg.py` beside the importer is `pkg.pkg`, not `pkg`.
     let with_own = |dotted: &str, roots: &[String]| -> Vec<String> {
         let mut all = roots.to_vec();
-        if let Some(own) = own_package_root(importer, dotted) {
+        if let Some(own) = own_package_root(ctx, importer, dotted) {
             let first = dotted.split('.').next().unwrap_or_default();
             let regular = ctx.has(&format!("{}/__init__.py", join(&own, first)));
             all.retain(|r| *r != own);
