@@ -26,7 +26,9 @@ declare_rule! {
     /// function called from one — also a function handed to a helper that
     /// calls it, `gpu_timer(load_imgs)` in the loop — on the calls that carry this loader: a logging
     /// helper the epoch loop calls for the training loader does not make a test
-    /// loader iterated once re-iterated), as a Determined trial's validation loader, as a
+    /// loader iterated once re-iterated; a method that reads the loader where
+    /// it was kept, `self.val_loader` in a trainer's `validation()`, passes
+    /// over it at each of its calls, from whichever loop), as a Determined trial's validation loader, as a
     /// Lightning data hook's loader (`train_dataloader()`, `val_dataloader()`) or a
     /// loader handed to a Lightning Trainer's `fit` (`trainer.fit(model, loader)`,
     /// `val_dataloaders=`), or
@@ -968,11 +970,17 @@ fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loader: &'p Ex
     let via = |f: FuncId| carry.contains(&f) || held.contains(&f);
     let rebuilt = rebuilt.take();
     let skip = |s: &crate::training::ast::Stmt| rebuilt.contains(&(s as *const _));
+    // A function that reads the loader where it was kept (`self.val_loader`
+    // in a trainer's `validate()`), not from a parameter, passes over this
+    // loader whoever calls it: each of its calls in a loop is a pass.
+    let anyone = |_: FuncId| true;
     again
         || iterated.into_iter().any(|(s, in_loop)| {
             in_loop
-                || s.func()
-                    .is_some_and(|f| runtime::called_in_loop_beyond(prog, f, 3, &via, &skip))
+                || s.func().is_some_and(|f| {
+                    let callers: &dyn Fn(FuncId) -> bool = if via(f) { &via } else { &anyone };
+                    runtime::called_in_loop_beyond(prog, f, 3, callers, &skip)
+                })
         })
 }
 
