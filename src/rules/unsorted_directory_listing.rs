@@ -22,9 +22,13 @@ declare_rule! {
     /// calls — counts where its program shards samples somewhere (a
     /// `DistributedSampler` or subclass, Determined's loader, Accelerate,
     /// Fabric, a Lightning `Trainer` on several devices); constructions that
-    /// all end in loaders nothing splits keep it silent. The
+    /// all end in loaders nothing splits keep it silent, and so does a
+    /// returned loader given no sampler in a program without Accelerate,
+    /// Fabric or Lightning to shard it later (each rank reads all of it). The
     /// listing is followed through comprehensions, through `for` loops that append
-    /// its entries to a list (`for n in os.listdir(d): self.items.append(...)`), and
+    /// its entries to a list (`for n in os.listdir(d): self.items.append(...)`,
+    /// also a list made with `list()` and returned to the dataset, alone or
+    /// in a tuple its constructor unpacks), and
     /// into lists it extends (`items.extend(listing)`, `items += listing`), and
     /// through pandas frames read per entry and stacked by `pd.concat` (rows read
     /// by position with `.iloc[index]`). A
@@ -355,7 +359,7 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
                 let Some(f) = s.func() else { continue };
                 for d in prog.local_defs(f, n) {
                     if let LocalDef::Assign { value, proj } = d {
-                        if proj.is_empty() && matches!(&value.kind, ExprKind::List(items) if items.is_empty()) {
+                        if proj.is_empty() && empty_list(prog, s, value) {
                             locals.push((s, value));
                         }
                     }
@@ -394,6 +398,17 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
         }
     }
     None
+}
+
+/// Whether `value` makes an empty list: `[]` or `list()`.
+fn empty_list(prog: &crate::training::program::Program, scope: Scope, value: &Expr) -> bool {
+    match &value.kind {
+        ExprKind::List(items) => items.is_empty(),
+        ExprKind::Call { func, args, .. } => {
+            args.is_empty() && prog.external(scope, func).as_deref() == Some("builtins.list")
+        }
+        _ => false,
+    }
 }
 
 /// Whether `for root, dirs, files in os.walk(…)` (the loop `st` over
@@ -833,12 +848,40 @@ fn consumers(code: &Code<'_>, k: ClassId) -> (bool, bool) {
         for (s, a, c) in loaders {
             if managed(code, s, &a, c) {
                 sharded = true;
-            } else if returned_unused(code, s, &a, c) {
+            } else if returned_unused(code, s, &a, c) && (own_sampler(c) || rewraps_loaders(code, s.m)) {
                 unseen = true;
             }
         }
     }
     (sharded, unseen)
+}
+
+/// Whether the `DataLoader(…)` call `loader` is given a sampler
+/// (`sampler=`, `batch_sampler=`, or the fourth or fifth positional
+/// argument), or arguments not spelled out: one that may shard.
+fn own_sampler(loader: &Expr) -> bool {
+    let ExprKind::Call { args, .. } = &loader.kind else {
+        return true;
+    };
+    args.iter().enumerate().any(|(i, a)| match a {
+        Arg::Kw { name, .. } => matches!(name.as_str(), "sampler" | "batch_sampler"),
+        Arg::Pos(_) => i >= 3,
+        _ => true,
+    })
+}
+
+/// Whether the program module `m` runs in hands loaders to something that
+/// shards them wherever they come from: an Accelerate `Accelerator`,
+/// Lightning Fabric, or a Lightning `Trainer` on several devices. A loader
+/// without a sampler returned out of sight is otherwise read whole by each
+/// rank, in whatever order.
+fn rewraps_loaders(code: &Code<'_>, m: crate::training::program::ModId) -> bool {
+    let prog = code.prog;
+    const WRAPPERS: &[&str] = &["accelerate.Accelerator", "lightning.Fabric", "lightning.fabric.Fabric"];
+    crate::training::runtime::calls(prog, WRAPPERS)
+        .iter()
+        .any(|(s, ..)| prog.same_program(s.m, m))
+        || crate::training::runtime::lightning_ranks(prog, m)
 }
 
 /// Whether a loader leaves through a function nothing in the code calls
