@@ -17,7 +17,10 @@ declare_rule! {
     /// FSDP(model)` when it asks for FSDP) and `FSDP.optim_state_dict()`, which
     /// all-gather every rank's shard for the full state dict, FSDP's default (code
     /// that chooses a state dict type anywhere, `FSDP.state_dict_type(…)`,
-    /// handles FSDP's saving on purpose and turns this off). A rank read as `dist.get_rank()` or `0` (`try: rank =
+    /// handles FSDP's saving on purpose and turns this off). Collectives are
+    /// followed into the training code's functions up to three calls deep (a
+    /// save helper calling a common saver calling the state saver that runs
+    /// `accelerator.save_state`). A rank read as `dist.get_rank()` or `0` (`try: rank =
     /// dist.get_rank() except: rank = 0`) is the rank. A forward pass of a
     /// `DistributedDataParallel` model that runs on one rank only (a validation
     /// or NaN-logging pass under `if rank == 0:`, or in a helper called only
@@ -106,6 +109,10 @@ const LIGHTNING_HELP: &str = "Trainer.save_checkpoint ends in a barrier of all r
 
 /// Most parts of rank conditions that are tried both ways.
 const MAX_ATOMS: usize = 6;
+/// Most calls followed down from a rank branch to a collective: a save
+/// helper calling a common saver calling the state saver that runs
+/// `accelerator.save_state` (kohya's sd-scripts) is three.
+const CALL_DEPTH: u32 = 3;
 const RANKS: [i64; 3] = [0, 1, 2];
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
@@ -120,7 +127,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     // `reduce_dict`; `checkpoint` in `core.checkpoint`, not in
     // `save_checkpoint`.
     let mut words = runtime::collective_words(code.prog);
-    // And the names of the training code's functions that run one (two
+    // And the names of the training code's functions that run one (three
     // calls deep): `sync_params()` around `dist.broadcast`, a loader
     // around `MPI.COMM_WORLD.bcast`.
     words.extend(collective_helpers(&code, &words, ddp));
@@ -229,7 +236,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                         let body = code.prog.body(f.scope());
                         let pred = |c: &runtime::Collective| differ.contains(&c.kind);
                         let Some((inner_scope, inner, c)) =
-                            runtime::collective_site(code.prog, f.scope(), body, ddp, 1, &pred)
+                            runtime::collective_site(code.prog, f.scope(), body, ddp, CALL_DEPTH - 1, &pred)
                         else {
                             return;
                         };
@@ -301,7 +308,7 @@ fn add(out: &mut Counts, more: Counts, times: u32) {
 
 impl Counter<'_, '_> {
     fn has_collective(&self, scope: Scope, stmts: &[Stmt]) -> bool {
-        runtime::first_collective(self.code.prog, scope, stmts, self.ddp, 2).is_some()
+        runtime::first_collective(self.code.prog, scope, stmts, self.ddp, CALL_DEPTH).is_some()
     }
 
     /// The kinds of collective the ranks (0, 1 and 2) run a different
@@ -510,7 +517,7 @@ impl Counter<'_, '_> {
     }
 
     /// The collectives an expression runs: its own calls, and the bodies
-    /// of training-code functions it calls (two levels deep); and whether
+    /// of training-code functions it calls ([`CALL_DEPTH`] levels deep); and whether
     /// one of those functions exits the process (when leaving is modelled).
     fn in_expr(&self, scope: Scope, e: &Expr, r: i64, bits: u32, depth: u32) -> Option<(Counts, bool)> {
         let prog = self.code.prog;
@@ -529,7 +536,7 @@ impl Counter<'_, '_> {
                 *out.entry(c.kind).or_default() += 1;
                 continue;
             }
-            if depth >= 2 {
+            if depth >= CALL_DEPTH {
                 continue;
             }
             let ExprKind::Call { func, .. } = &call.kind else {
@@ -796,7 +803,7 @@ fn collective_helpers(code: &Code<'_>, words: &[String], ddp: bool) -> Vec<Strin
     let prog = code.prog;
     let mut out: Vec<String> = Vec::new();
     let mut level: Vec<String> = words.to_vec();
-    for depth in 0..2 {
+    for depth in 0..CALL_DEPTH {
         let names: Vec<&str> = level.iter().map(String::as_str).collect();
         let mut next: Vec<String> = Vec::new();
         for scope in code.scopes_with_words(&names) {
