@@ -41,7 +41,7 @@ const MAX_RUN_FILE: usize = 128 * 1024;
 /// Most bytes of such files read for one check.
 const MAX_RUN_FILE_BYTES: usize = 4 * 1024 * 1024;
 /// What a training file must mention for the config files to be read.
-const RUN_FILE_LOADERS: &[&str] = &["json.load", "yaml", "OmegaConf"];
+const RUN_FILE_LOADERS: &[&str] = &["json.load", "yaml", "OmegaConf", "hydra"];
 
 /// Whether a file name is a JSON or YAML file's.
 fn is_run_file(name: &str) -> bool {

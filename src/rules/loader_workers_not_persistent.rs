@@ -70,7 +70,9 @@ declare_rule! {
     /// persistent_workers cannot keep.
     /// A count read from a JSON or YAML config file the code loads at run time
     /// (`json.load(f)[…]`, `yaml.safe_load(f)[…]`, `OmegaConf.load(p).…`, also
-    /// through an `AttrDict` of it) is taken from the project's files: the file
+    /// through an `AttrDict` of it, or the config `@hydra.main` composes and hands
+    /// to the function it wraps, `cfg.data.num_workers`, also through helpers
+    /// that take and return it) is taken from the project's files: the file
     /// the code names where its path is a constant (`--config` with a default),
     /// else every file of that format in the context that sets the path — reported
     /// only where each of them sets 1 or more, with the first named in the message

@@ -528,6 +528,12 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
                 return resolve_terms(prog, env, &r, depth);
             }
             "argparse.ArgumentParser.parse_args" => {}
+            // The config Hydra composes from the project's YAML files for
+            // the function it wraps, chosen on the command line: read as
+            // `OmegaConf.load` of a file named at run time.
+            "hydra.main" if !t.proj.is_empty() => {
+                return run_file_value(prog, env, t, "omegaconf.hydra", &[], depth);
+            }
             // A config file the code loads at run time.
             p if RUN_FILE_LOADERS.contains(&p) && !t.proj.is_empty() => {
                 return run_file_value(prog, env, t, path, &positional, depth);
@@ -676,9 +682,11 @@ fn run_file_value(
         })
         .collect::<Option<Vec<PathSeg>>>()?;
     // Not where some code stores to a field of that name: the value the
-    // loader reads may be replaced before it does.
+    // loader reads may be replaced before it does. A store to an object's
+    // own field (`self.num_workers = num_workers` in a loader class) is not
+    // one: the loaded mapping is no object of the code.
     if let Some(PathSeg::Key(leaf)) = keys.last() {
-        if field_stored(prog, leaf) {
+        if field_stored_with(prog, leaf, false) {
             return None;
         }
     }
@@ -884,11 +892,18 @@ fn module_object_attr(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -
 /// `leaf` (`x.y.leaf = …`, `x["leaf"] = …`, augmented or not, or
 /// `x.update(leaf=…)`, `x.update({"leaf": …})`).
 fn field_stored(prog: &Program, leaf: &str) -> bool {
+    field_stored_with(prog, leaf, true)
+}
+
+/// [`field_stored`], counting stores to `self.<leaf>` only where `on_self`.
+fn field_stored_with(prog: &Program, leaf: &str, on_self: bool) -> bool {
     if updated(prog, leaf) {
         return true;
     }
     let named = |t: &Expr| match &t.kind {
-        ExprKind::Attribute { attr, .. } => attr == leaf,
+        ExprKind::Attribute { value, attr } => {
+            attr == leaf && (on_self || !matches!(&value.kind, ExprKind::Name(n) if n == "self"))
+        }
         ExprKind::Subscript { index, .. } => matches!(&index.kind, ExprKind::Str(k) if k == leaf),
         _ => false,
     };

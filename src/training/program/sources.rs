@@ -5,6 +5,11 @@ use super::*;
 
 /// Most calls of a function read for the values of one of its parameters.
 const MAX_PARAM_SITES: usize = 64;
+/// Deepest chain of steps a value's origins are followed back through: a
+/// config handed through a chain of `cfg = add_defaults(cfg)` helpers
+/// (solo-learn's `parse_cfg`, seven deep) takes three steps a helper. The
+/// budget bounds the work whatever the depth.
+const SOURCES_DEPTH: u32 = 48;
 
 impl Program {
     /// The origins of `e`'s value in `scope`.
@@ -46,7 +51,7 @@ impl Program {
         seen: &mut HashSet<(usize, usize)>,
         depth: u32,
     ) {
-        if depth > MAX_DEPTH || !budget.take() {
+        if depth > SOURCES_DEPTH || !budget.take() {
             out.unknown = true;
             return;
         }
@@ -316,6 +321,20 @@ impl Program {
         seen: &mut HashSet<(usize, usize)>,
         depth: u32,
     ) {
+        // The config Hydra composes and hands to the function it wraps
+        // (`@hydra.main(…) def main(cfg):`, called as `main()`): the
+        // decorator's call stands for it, whose values come from the
+        // project's YAML files.
+        if index == 0 {
+            if let Some(hydra) = self.hydra_main(f) {
+                out.terms.push(Term {
+                    scope: hydra.0,
+                    expr: hydra.1,
+                    proj: proj.to_vec(),
+                });
+                return;
+            }
+        }
         let sites = self.call_sites(f);
         // Calls made where the function was handed cannot be read: what
         // they pass is unknown (`Process(target=init, args=(rank, …))` beside
@@ -395,6 +414,19 @@ impl Program {
         if bound == 0 {
             out.unknown = true;
         }
+    }
+
+    /// The `@hydra.main(…)` decorator of `f`, with the scope it is
+    /// evaluated in, if `f` has one.
+    pub fn hydra_main(&self, f: FuncId) -> Option<(Scope, &Expr)> {
+        let func = self.func(f)?;
+        let at = self.def_scope(f.m, f.c, func.parent);
+        func.decorators.iter().find_map(|d| {
+            let ExprKind::Call { func: callee, .. } = &d.kind else {
+                return None;
+            };
+            (self.external(at, callee).as_deref() == Some("hydra.main")).then_some((at, d))
+        })
     }
 
     /// The module-level bindings of name `n` in module `m`, followed
