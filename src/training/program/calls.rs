@@ -71,7 +71,9 @@ impl Program {
     /// direct constructor call of it (`logger = utils.MetricLogger()`).
     fn instance_class(&self, scope: Scope, e: &Expr) -> Option<ClassId> {
         let ExprKind::Name(n) = &e.kind else { return None };
-        let f = self.binding_func(scope, n)?;
+        let Some(f) = self.binding_func(scope, n) else {
+            return self.module_instance_class(scope.m, n);
+        };
         let defs = self.local_defs(f, n);
         if defs.is_empty() {
             return None;
@@ -108,6 +110,35 @@ impl Program {
         if moved && !class.is_some_and(|k| self.derives_from(k, &["torch.nn.Module", "torch.nn.modules.module.Module"]))
         {
             return None;
+        }
+        class
+    }
+
+    /// The training-code class every module-level binding of `n` in module
+    /// `m` (followed through imports) constructs directly (`options =
+    /// Options()` in a script's `if __name__ == "__main__":` block).
+    fn module_instance_class(&self, m: ModId, n: &str) -> Option<ClassId> {
+        let (at, bindings) = self.imported_object(m, n);
+        let bindings = bindings?;
+        let mut class = None;
+        for b in bindings {
+            let ModBinding::Assign { value, proj, c } = b else {
+                return None;
+            };
+            if !proj.is_empty() {
+                return None;
+            }
+            let ExprKind::Call { func, .. } = &value.kind else {
+                return None;
+            };
+            let Some(Sym::Class(k)) = self.expr_sym(Scope { m: at, c: *c, f: None }, func) else {
+                return None;
+            };
+            match class {
+                None => class = Some(k),
+                Some(x) if x == k => {}
+                Some(_) => return None,
+            }
         }
         class
     }
