@@ -66,8 +66,9 @@ declare_rule! {
     /// anew by the loop that passes over it — built in its body, or kept there
     /// from a call of the function that builds it (`train_loader =
     /// make_loader(epoch)` in the epoch loop, a test loader built per test set
-    /// in the evaluation's loop): each pass has a new loader, which
-    /// persistent_workers cannot keep.
+    /// in the evaluation's loop), or made and passed over in a function that
+    /// keeps it nowhere else, called in a loop (a tracker's `detect()` per
+    /// video): each pass has a new loader, which persistent_workers cannot keep.
     /// A count read from a JSON or YAML config file the code loads at run time
     /// (`json.load(f)[…]`, `yaml.safe_load(f)[…]`, `OmegaConf.load(p).…`, also
     /// through an `AttrDict` of it, or the config `@hydra.main` composes and hands
@@ -813,98 +814,125 @@ fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loader: &'p Ex
     // sampler)`, a dataclass or NamedTuple of the code): the record's
     // construction and the field.
     let wrapped: std::cell::RefCell<Vec<(Scope, &'p Expr, String)>> = std::cell::RefCell::default();
-    let mut on_flow = |flow: Flow<'p>| match flow {
-        Flow::Entered { scope, func, .. } => {
-            carry.extend(scope.func());
-            carry.push(func);
+    // Made anew at each call of the function that makes it: a loader that
+    // stays in that call (a local, passed to helpers that pass over it) is
+    // a new one at each call, so a loop around the calls repeats the making
+    // as well as the pass, and restarts nothing persistent_workers keeps.
+    // Kept anywhere else (an attribute, a container, a caller) it may be
+    // the same loader at the next call.
+    let per_call = std::cell::Cell::new(built_by.is_some());
+    let note_kept = |flow: &Flow<'p>| {
+        let leaves = match flow {
+            Flow::Stored { scope, target } => !matches!(target.kind, ExprKind::Name(_)) || scope.func() != built_by,
+            Flow::Returned { .. } | Flow::Escapes { .. } => true,
+            Flow::Method { name, .. } => {
+                matches!(*name, "append" | "extend" | "insert" | "add" | "update" | "setdefault")
+            }
+            Flow::Arg {
+                callee: crate::training::program::Callee::Unknown,
+                ..
+            } => true,
+            _ => false,
+        };
+        if leaves {
+            per_call.set(false);
         }
-        Flow::Stored { scope, target } => {
-            // Returned into a caller that keeps it (`(loader, sampler) =
-            // init_data(…)`): that function carries it too, also into the
-            // functions nested in it (a `def train_step():` in the epoch loop
-            // passing over it).
-            carry.extend(scope.func());
-            note_rebuilt(scope, target);
-            if let ExprKind::Subscript { value, index } = &target.kind {
-                if let (ExprKind::Name(d), Some(_)) = (&value.kind, scope.func()) {
-                    let key = match &index.kind {
-                        ExprKind::Str(k) => Some(k.clone()),
-                        _ => None,
-                    };
-                    entries.borrow_mut().push((scope, d.clone(), key));
+    };
+    let mut on_flow = |flow: Flow<'p>| {
+        note_kept(&flow);
+        match flow {
+            Flow::Entered { scope, func, .. } => {
+                carry.extend(scope.func());
+                carry.push(func);
+            }
+            Flow::Stored { scope, target } => {
+                // Returned into a caller that keeps it (`(loader, sampler) =
+                // init_data(…)`): that function carries it too, also into the
+                // functions nested in it (a `def train_step():` in the epoch loop
+                // passing over it).
+                carry.extend(scope.func());
+                note_rebuilt(scope, target);
+                if let ExprKind::Subscript { value, index } = &target.kind {
+                    if let (ExprKind::Name(d), Some(_)) = (&value.kind, scope.func()) {
+                        let key = match &index.kind {
+                            ExprKind::Str(k) => Some(k.clone()),
+                            _ => None,
+                        };
+                        entries.borrow_mut().push((scope, d.clone(), key));
+                    }
                 }
             }
-        }
-        Flow::Iterated { scope, anc, .. } => {
-            let in_loop = anc.iter().any(|a| {
-                matches!(a, Anc::Stmt(s) if matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. })
+            Flow::Iterated { scope, anc, .. } => {
+                let in_loop = anc.iter().any(|a| {
+                    matches!(a, Anc::Stmt(s) if matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. })
                     && !rebuilt.borrow().contains(&(*s as *const _)))
-            });
-            if let Some(l) = built_in {
-                anew |= l.is_none_or(|l| anc.iter().any(|a| matches!(a, Anc::Stmt(s) if std::ptr::eq(*s, l))));
+                });
+                if let Some(l) = built_in {
+                    anew |= l.is_none_or(|l| anc.iter().any(|a| matches!(a, Anc::Stmt(s) if std::ptr::eq(*s, l))));
+                }
+                iterated.push((scope, in_loop));
             }
-            iterated.push((scope, in_loop));
-        }
-        Flow::Returned { func: Some(f), .. } => {
-            let is_hook = prog.func(f).is_some_and(|x| x.name == "build_validation_data_loader");
-            let in_trial = code.rt.trial_of(prog, f.scope()).is_some()
-                || code
-                    .rt
-                    .unlaunched_trial
-                    .is_some_and(|(k, _)| prog.class_of(f) == Some(k));
-            if is_hook && in_trial {
-                again = true;
-            }
-            if lightning_hook(code, f) {
-                again = true;
-            }
-        }
-        Flow::Arg {
-            scope: s,
-            call,
-            callee: crate::training::program::Callee::Class(k),
-            pos,
-            ..
-        } if wrapped.borrow().len() < MAX_ENTRY_STORES => {
-            if let Some(field) = record_field(prog, k, &pos) {
-                wrapped.borrow_mut().push((s, call, field));
-            }
-        }
-        // Handed to a pipeline framework's loader wrapper
-        // (`context.wrap_data_loader(loader, …)` of an HPP plugin;
-        // Determined has no such method): it takes the loader
-        // over for the run and, like a training loop, passes over it
-        // every epoch.
-        Flow::Arg {
-            call,
-            pos: ArgPos::Pos(0),
-            ..
-        } => {
-            if let ExprKind::Call { func, .. } = &call.kind {
-                if matches!(&func.kind, ExprKind::Attribute { attr, .. } if is_loader_wrapper(attr)) {
+            Flow::Returned { func: Some(f), .. } => {
+                let is_hook = prog.func(f).is_some_and(|x| x.name == "build_validation_data_loader");
+                let in_trial = code.rt.trial_of(prog, f.scope()).is_some()
+                    || code
+                        .rt
+                        .unlaunched_trial
+                        .is_some_and(|(k, _)| prog.class_of(f) == Some(k));
+                if is_hook && in_trial {
+                    again = true;
+                }
+                if lightning_hook(code, f) {
                     again = true;
                 }
             }
-        }
-        // Handed to a Lightning Trainer's `fit` (`trainer.fit(model,
-        // train_loader)`, `val_dataloaders=`): the Trainer passes over the
-        // training loader every epoch, the validation loader at every
-        // validation run.
-        Flow::Arg {
-            scope: s,
-            call,
-            pos: ArgPos::Pos(1 | 2) | ArgPos::Kw("train_dataloaders" | "val_dataloaders"),
-            ..
-        } => {
-            if let ExprKind::Call { func, .. } = &call.kind {
-                if let ExprKind::Attribute { value, attr } = &func.kind {
-                    if attr == "fit" && runtime::lightning_trainer(prog, s, value) {
+            Flow::Arg {
+                scope: s,
+                call,
+                callee: crate::training::program::Callee::Class(k),
+                pos,
+                ..
+            } if wrapped.borrow().len() < MAX_ENTRY_STORES => {
+                if let Some(field) = record_field(prog, k, &pos) {
+                    wrapped.borrow_mut().push((s, call, field));
+                }
+            }
+            // Handed to a pipeline framework's loader wrapper
+            // (`context.wrap_data_loader(loader, …)` of an HPP plugin;
+            // Determined has no such method): it takes the loader
+            // over for the run and, like a training loop, passes over it
+            // every epoch.
+            Flow::Arg {
+                call,
+                pos: ArgPos::Pos(0),
+                ..
+            } => {
+                if let ExprKind::Call { func, .. } = &call.kind {
+                    if matches!(&func.kind, ExprKind::Attribute { attr, .. } if is_loader_wrapper(attr)) {
                         again = true;
                     }
                 }
             }
+            // Handed to a Lightning Trainer's `fit` (`trainer.fit(model,
+            // train_loader)`, `val_dataloaders=`): the Trainer passes over the
+            // training loader every epoch, the validation loader at every
+            // validation run.
+            Flow::Arg {
+                scope: s,
+                call,
+                pos: ArgPos::Pos(1 | 2) | ArgPos::Kw("train_dataloaders" | "val_dataloaders"),
+                ..
+            } => {
+                if let ExprKind::Call { func, .. } = &call.kind {
+                    if let ExprKind::Attribute { value, attr } = &func.kind {
+                        if attr == "fit" && runtime::lightning_trainer(prog, s, value) {
+                            again = true;
+                        }
+                    }
+                }
+            }
+            _ => {}
         }
-        _ => {}
     };
     prog.flows(scope, anc, loader, &through, &mut on_flow);
     // The dict's entries read back (`loaders["train"]`, here or in the
@@ -976,12 +1004,13 @@ fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loader: &'p Ex
     // in a trainer's `validate()`), not from a parameter, passes over this
     // loader whoever calls it: each of its calls in a loop is a pass.
     let anyone = |_: FuncId| true;
+    let stop = |g: FuncId| per_call.get() && Some(g) == built_by;
     again
         || iterated.into_iter().any(|(s, in_loop)| {
             in_loop
                 || s.func().is_some_and(|f| {
                     let callers: &dyn Fn(FuncId) -> bool = if via(f) { &via } else { &anyone };
-                    runtime::called_in_loop_beyond(prog, f, 3, callers, &skip)
+                    runtime::called_in_loop_below(prog, f, 3, callers, &skip, &stop)
                 })
         })
 }

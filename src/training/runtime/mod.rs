@@ -968,7 +968,21 @@ pub fn called_in_loop_beyond(
     via: &dyn Fn(FuncId) -> bool,
     skip: &dyn Fn(&crate::training::ast::Stmt) -> bool,
 ) -> bool {
-    if depth == 0 {
+    called_in_loop_below(prog, f, depth, via, skip, &|_| false)
+}
+
+/// [`called_in_loop_beyond`], not asking about the callers of a function
+/// `stop` names (a function that makes the value anew at each call: a loop
+/// around its calls repeats the making too).
+pub fn called_in_loop_below(
+    prog: &Program,
+    f: FuncId,
+    depth: u32,
+    via: &dyn Fn(FuncId) -> bool,
+    skip: &dyn Fn(&crate::training::ast::Stmt) -> bool,
+    stop: &dyn Fn(FuncId) -> bool,
+) -> bool {
+    if depth == 0 || stop(f) {
         return false;
     }
     let repeated = |s: Scope, c: &Expr| prog.ancestors_of(s, c).is_some_and(|anc| repeats_beyond(&anc, c, skip));
@@ -982,7 +996,7 @@ pub fn called_in_loop_beyond(
                 s.func().is_none_or(&via)
                     && (repeated(s, c)
                         || s.func()
-                            .is_some_and(|g| called_in_loop_beyond(prog, g, depth - 1, via, skip)))
+                            .is_some_and(|g| called_in_loop_below(prog, g, depth - 1, via, skip, stop)))
             }) {
                 return true;
             }
@@ -995,7 +1009,7 @@ pub fn called_in_loop_beyond(
             return true;
         }
         if let Some(g) = scope.func() {
-            if called_in_loop_beyond(prog, g, depth - 1, via, skip) {
+            if called_in_loop_below(prog, g, depth - 1, via, skip, stop) {
                 return true;
             }
         }
