@@ -110,8 +110,9 @@ declare_rule! {
     /// length-grouped sampler — so that draw comes from each rank's global
     /// RNG, not the generator the ranks keep in step (unsafe fix: pass it on).
     /// And the training step's own draws: where every rank seeds alike, a
-    /// loop that trains (a backward pass or an optimizer step in its body)
-    /// drawing from torch's global RNG without `generator=` — a diffusion
+    /// loop that trains (a backward pass or an optimizer step in its body —
+    /// an optimizer's `.step()`, not a sampler's `scheduler.step(model_output,
+    /// t, sample)`) drawing from torch's global RNG without `generator=` — a diffusion
     /// model's `torch.randint(0, T, (b,))` timesteps and `torch.randn_like(x)`
     /// noise, in its body or two calls down — draws the same numbers on every
     /// rank at every step, so the ranks' different samples share one set of

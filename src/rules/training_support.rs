@@ -523,12 +523,8 @@ pub(crate) fn body_trains(code: &Code<'_>, scope: Scope, body: &[Stmt]) -> bool 
     for b in body {
         crate::training::program::walk_stmt(b, &mut stack, &mut |_, n| {
             if let crate::training::program::Node::Expr(e) = n {
-                if let ExprKind::Call { func, .. } = &e.kind {
-                    if let ExprKind::Attribute { attr, .. } = &func.kind {
-                        if matches!(attr.as_str(), "backward" | "step" | "step_optimizer") {
-                            found = true;
-                        }
-                    }
+                if let ExprKind::Call { .. } = &e.kind {
+                    found |= training_step_call(e);
                     calls.push(e);
                 }
             }
@@ -539,11 +535,37 @@ pub(crate) fn body_trains(code: &Code<'_>, scope: Scope, body: &[Stmt]) -> bool 
     }
     let callees = prog.callees_of(scope, body, 2);
     callees.iter().any(|f| {
-        prog.func(*f).is_some_and(|func| {
+        let cheap = prog.func(*f).is_some_and(|func| {
             let t = text(f.scope(), func.span);
             t.contains(".backward(") || t.contains(".step(") || t.contains("step_optimizer(")
-        })
+        });
+        if !cheap {
+            return false;
+        }
+        let mut hit = false;
+        prog.walk_exprs(f.scope(), &mut |_, e| hit |= training_step_call(e));
+        hit
     })
+}
+
+/// Whether `e` is a training step's call: `loss.backward()`,
+/// `step_optimizer(…)`, or an optimizer's (or LR scheduler's) `.step()`,
+/// which takes at most a closure or an epoch — not a diffusion sampler's
+/// `scheduler.step(model_output, t, sample)`.
+fn training_step_call(e: &Expr) -> bool {
+    let ExprKind::Call { func, args, .. } = &e.kind else {
+        return false;
+    };
+    let attr = match &func.kind {
+        ExprKind::Attribute { attr, .. } => attr,
+        ExprKind::Name(n) => return n == "step_optimizer",
+        _ => return false,
+    };
+    match attr.as_str() {
+        "backward" | "step_optimizer" => true,
+        "step" => args.len() <= 1,
+        _ => false,
+    }
 }
 
 /// Whether a DataLoader feeds training: iterated by a loop that trains,
