@@ -29,7 +29,8 @@ declare_rule! {
     /// its entries to a list (`for n in os.listdir(d): self.items.append(...)`,
     /// also a list made with `list()` and returned to the dataset, alone or
     /// in a tuple its constructor unpacks), and
-    /// into lists it extends (`items.extend(listing)`, `items += listing`), and
+    /// into lists it extends (`items.extend(listing)`, `items += listing`) or is
+    /// joined into (`val_cities + trn_cities`), and
     /// through pandas frames read per entry and stacked by `pd.concat` (rows read
     /// by position with `.iloc[index]`). A
     /// list of files handed to a Hugging Face `load_dataset(…, data_files=…)`
@@ -303,6 +304,16 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
                     {
                         if std::ptr::eq(&**elt, at) && !matches!(kind, crate::training::ast::CompKind::Set) {
                             comps.push((scope, up.to_vec(), comp));
+                        }
+                    }
+                    // `val_cities + trn_cities`: the joined list keeps the
+                    // listing's entries in its order (followed as a
+                    // comprehension is).
+                    if end == a.len() {
+                        if let ExprKind::BinOp { op, .. } = &comp.kind {
+                            if op == "+" {
+                                comps.push((scope, up.to_vec(), comp));
+                            }
                         }
                     }
                 }
