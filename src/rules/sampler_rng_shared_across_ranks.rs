@@ -1,7 +1,9 @@
 declare_rule! {
     /// ## What it checks
     /// `RandomSampler`, `WeightedRandomSampler`, `SubsetRandomSampler`,
-    /// `DataLoader(shuffle=True)` and a `torch.randperm` used as the sample order (not one sized by a
+    /// `DataLoader(shuffle=True)` and a `torch.randperm` used as the sample order (not one drawn in a
+    /// model class's methods, a pick among the forward pass's inputs, nor one sized by a
+    /// `for` counter over a `range`, nor by a
     /// tensor, `x.shape[0]` or a mask's `.sum().item()`: a pick among the rank's
     /// own rows or pixels),
     /// without `generator=`, feeding a plain `torch.utils.data.DataLoader` in code that
@@ -430,12 +432,47 @@ fn shuffled_loader(code: &Code<'_>, scope: Scope, args: &[Arg]) -> Option<Span> 
 /// sliced by rank nor broadcast from one rank (`dist.broadcast(perm, 0)`:
 /// every rank then uses one rank's draw, on purpose).
 fn sample_order(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], perm: &Expr) -> bool {
-    if tensor_sized(code, scope, perm) {
+    if tensor_sized(code, scope, perm) || in_module_method(code, scope) || sized_by_range_step(code, scope, perm) {
         return false;
     }
     let mut uses = PermUses::default();
     perm_uses(code, scope, anc, perm, 0, &mut uses);
     uses.order && !uses.by_rank && !uses.broadcast
+}
+
+/// Whether `scope` is a method of a model class (a `torch.nn.Module`
+/// subclass): a permutation drawn there picks among what the forward pass
+/// is given (Cutie's reference frames, `torch.randperm(ti)[:k]`), not the
+/// order of the dataset's samples.
+fn in_module_method(code: &Code<'_>, scope: Scope) -> bool {
+    scope.func().and_then(|f| code.prog.class_of(f)).is_some_and(|k| {
+        code.prog
+            .derives_from(k, &["torch.nn.Module", "torch.nn.modules.module.Module"])
+    })
+}
+
+/// Whether the permutation's size is the counter of a `for` over a
+/// `range(…)` in its function (`for ti in range(1, seq_length):
+/// torch.randperm(ti)[:k]`): a pick among the first few frames or items
+/// of a step, not the order of the dataset's samples.
+fn sized_by_range_step(code: &Code<'_>, scope: Scope, perm: &Expr) -> bool {
+    let ExprKind::Call { args, .. } = &perm.kind else {
+        return false;
+    };
+    let Some(ExprKind::Name(n)) = pos(args, 0).map(|a| &a.kind) else {
+        return false;
+    };
+    let Some(f) = scope.func() else { return false };
+    let defs = code.prog.local_defs(f, n);
+    !defs.is_empty()
+        && defs.iter().all(|d| match d {
+            crate::training::program::LocalDef::Iter { iter, proj } => {
+                proj.is_empty()
+                    && matches!(&iter.kind, ExprKind::Call { func, .. }
+                        if code.prog.external(scope, func).as_deref() == Some("builtins.range"))
+            }
+            _ => false,
+        })
 }
 
 /// Whether the permutation's size comes from a tensor (`x.shape[0]`,
