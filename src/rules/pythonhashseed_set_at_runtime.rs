@@ -7,7 +7,10 @@ declare_rule! {
     /// (its function, their callers and what they call) does not start fresh Python
     /// interpreters (`torch.multiprocessing.spawn`, `subprocess`, `os.exec*`), which
     /// would read it. Commands known to start another program (`git`, `gsutil`,
-    /// `tar`, a `bash` script) do not count.
+    /// `tar`, a `bash` script) do not count, and neither does a spawn of a
+    /// function the same code also calls directly (`if args.deepspeed:
+    /// worker(…)` beside `mp.spawn(worker, …)`): on that path the training runs
+    /// in an interpreter that started before the assignment.
     ///
     /// ## Why
     /// Python fixes its string-hash seed when the interpreter starts. Assigning the
@@ -209,7 +212,12 @@ fn starts_interpreters(code: &Code<'_>, at: Scope) -> bool {
                 return;
             }
             if spawns {
-                hit = true;
+                // The spawned function also called directly in the same
+                // function (`if args.deepspeed: worker(…) elif dist: mp.spawn(worker, …)`):
+                // on that path the training runs in this interpreter (or
+                // in processes a launcher started), which the assignment
+                // reaches too late.
+                hit = !called_directly_beside(prog, scope, args);
             } else if command {
                 // `os.execv(path, argv)`: the program is the first argument too.
                 let cmd = runtime::pos(args, 0).or_else(|| kw(args, "args"));
@@ -221,6 +229,29 @@ fn starts_interpreters(code: &Code<'_>, at: Scope) -> bool {
         }
     }
     false
+}
+
+/// Whether the function a spawner is handed (`mp.spawn(worker, …)`, its
+/// first argument) is also called directly in `scope`.
+fn called_directly_beside(
+    prog: &crate::training::program::Program,
+    scope: Scope,
+    args: &[crate::training::ast::Arg],
+) -> bool {
+    use crate::training::program::Callee;
+    let Some(target) = runtime::pos(args, 0).or_else(|| kw(args, "fn")) else {
+        return false;
+    };
+    let Callee::Func(f) = prog.callee(scope, target) else {
+        return false;
+    };
+    let mut direct = false;
+    prog.walk_exprs(scope, &mut |_, e| {
+        if let ExprKind::Call { func, .. } = &e.kind {
+            direct |= prog.callee(scope, func) == Callee::Func(f);
+        }
+    });
+    direct
 }
 
 /// Whether the command `cmd` is known to start a program other than
