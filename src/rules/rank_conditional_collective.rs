@@ -136,6 +136,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let mut left: std::collections::HashSet<(ModId, usize)> = Default::default();
     let exiting = code.scopes_with_words(&EXIT_WORDS);
     let exits = one_rank_exits(&code, &exiting);
+    let memo = Memo::default();
     for scope in code.scopes_with_words(&words) {
         if !code.rt.world_at(code.prog, scope.m).distributed() {
             continue;
@@ -148,6 +149,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             leaving: false,
             neutral: Vec::new(),
             exiting: &exiting,
+            memo: &memo,
         };
         // Rank-dependent branches holding a collective.
         let mut branches: Vec<(&Stmt, &Expr)> = Vec::new();
@@ -184,6 +186,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             leaving: false,
             neutral: Vec::new(),
             exiting: &exiting,
+            memo: &memo,
         };
         let Some(differ) = counter.differ(scope) else {
             leaving_ranks(&code, scope, ddp, out, &mut left, &exits, &exiting);
@@ -281,7 +284,14 @@ struct Counter<'c, 'p> {
     /// The scopes whose text names an exit (`exit`, `_exit`, `quit`,
     /// `abort`): only their branches are searched for one.
     exiting: &'c [Scope],
+    /// The counts of the functions a rank calls, by function, rank and
+    /// depth, where leaving is not modelled (they depend on nothing else):
+    /// a helper called from many places is counted once per rank.
+    memo: &'c Memo,
 }
+
+/// [`Counter::memo`].
+type Memo = std::cell::RefCell<std::collections::HashMap<(FuncId, i64, u32), Option<(Counts, End)>>>;
 
 /// How a block ended for a rank.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -559,9 +569,23 @@ impl Counter<'_, '_> {
                     leaving: self.leaving,
                     neutral: self.neutral.clone(),
                     exiting: self.exiting,
+                    memo: self.memo,
                 };
-                let bits = if self.leaving { bits } else { 0 };
-                let (c, end) = inner.count(f.scope(), prog.body(f.scope()), r, bits, depth + 1)?;
+                let counted = if self.leaving {
+                    inner.count(f.scope(), prog.body(f.scope()), r, bits, depth + 1)
+                } else {
+                    let key = (f, r, depth + 1);
+                    let known = self.memo.borrow().get(&key).cloned();
+                    match known {
+                        Some(v) => v,
+                        None => {
+                            let v = inner.count(f.scope(), prog.body(f.scope()), r, 0, depth + 1);
+                            self.memo.borrow_mut().insert(key, v.clone());
+                            v
+                        }
+                    }
+                };
+                let (c, end) = counted?;
                 add(&mut out, c, 1);
                 if end == End::Process {
                     return Some((out, true));
@@ -1196,6 +1220,8 @@ fn leaving_ranks(
         return;
     }
     let same = same_reads(code, &scopes, &atoms);
+    // Not read when leaving is modelled; the field wants one.
+    let memo = Memo::default();
     let counter = Counter {
         code,
         ddp,
@@ -1204,6 +1230,7 @@ fn leaving_ranks(
         leaving: true,
         neutral: Vec::new(),
         exiting,
+        memo: &memo,
     };
     if counter.differ(scope).is_none_or(|d| d.is_empty()) {
         return;
