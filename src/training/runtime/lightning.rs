@@ -38,13 +38,22 @@ fn strategy_ranks(prog: &Program, scope: Scope, e: &Expr) -> Option<bool> {
     let ExprKind::Call { func, .. } = &e.kind else {
         return None;
     };
-    let path = prog.external(scope, func)?;
-    let class = path.strip_prefix("lightning.strategies.")?;
+    per_device_strategy(&prog.external(scope, func)?).then_some(true)
+}
+
+/// Whether an external path names one of Lightning's strategies that run
+/// one process per device, from the package or from its defining module
+/// (`lightning.pytorch.strategies.DDPStrategy`,
+/// `lightning.pytorch.strategies.ddp.DDPStrategy`).
+pub(super) fn per_device_strategy(path: &str) -> bool {
+    let Some(rest) = path.strip_prefix("lightning.strategies.") else {
+        return false;
+    };
+    let class = rest.rsplit('.').next().unwrap_or(rest);
     matches!(
         class,
         "DDPStrategy" | "FSDPStrategy" | "DeepSpeedStrategy" | "ModelParallelStrategy"
     )
-    .then_some(true)
 }
 
 /// A device count: an integer, or a list of device indices.
@@ -105,7 +114,8 @@ pub fn trainer_world(prog: &Program, scope: Scope, args: &[Arg]) -> Option<World
 /// process per device: `Trainer(strategy="ddp", devices=8)`,
 /// `Trainer.from_argparse_args(args, strategy="ddp")`, or a Trainer built
 /// from arguments the module sets to such a strategy
-/// (`trainer_config["accelerator"] = "ddp"`, the older spelling).
+/// (`trainer_config["accelerator"] = "ddp"`, the older spelling) or
+/// builds one of (`Trainer(**kwargs)` beside a `DDPStrategy(…)`).
 pub(super) fn trainer_ranks_in(prog: &Program, which: &dyn Fn(ModId) -> bool) -> bool {
     for m in prog.code_modules().filter(|m| which(*m)) {
         let chunks: Vec<u32> = prog.chunks_mentioning(m, &["Trainer"]).collect();
@@ -122,8 +132,9 @@ pub(super) fn trainer_ranks_in(prog: &Program, which: &dyn Fn(ModId) -> bool) ->
                     };
                     match prog.external(scope, func).as_deref() {
                         Some(TRAINER) => {
-                            builds = true;
-                            hit = trainer_world(prog, scope, args).is_some_and(World::distributed);
+                            let world = trainer_world(prog, scope, args);
+                            builds |= world.is_none();
+                            hit = world.is_some_and(World::distributed);
                         }
                         Some(TRAINER_FROM_ARGS) => {
                             builds = true;
@@ -139,11 +150,29 @@ pub(super) fn trainer_ranks_in(prog: &Program, which: &dyn Fn(ModId) -> bool) ->
                 }
             }
         }
-        if builds && strategy_stored(prog, m) {
+        if builds && (strategy_stored(prog, m) || strategy_built(prog, m)) {
             return true;
         }
     }
     false
+}
+
+/// Whether module `m` builds one of Lightning's per-device strategy objects
+/// (`"strategy": DDPStrategy(find_unused_parameters=False)` in the keyword
+/// arguments a `Trainer(**kwargs)` receives).
+fn strategy_built(prog: &Program, m: ModId) -> bool {
+    let chunks: Vec<u32> = prog.chunks_mentioning(m, &["Strategy"]).collect();
+    chunks.into_iter().any(|c| {
+        prog.scopes(m, c).into_iter().any(|scope| {
+            let mut hit = false;
+            prog.walk_exprs(scope, &mut |_, e| {
+                if let ExprKind::Call { func, .. } = &e.kind {
+                    hit |= prog.external(scope, func).is_some_and(|p| per_device_strategy(&p));
+                }
+            });
+            hit
+        })
+    })
 }
 
 /// Whether module `m` stores a per-device strategy name under `strategy`

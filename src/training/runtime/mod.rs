@@ -484,12 +484,9 @@ fn is_distributed_marker(path: &str) -> bool {
         "accelerate.Accelerator",
         "lightning.Fabric",
         "lightning.fabric.Fabric",
-        // Lightning's multi-process strategies, built to hand to a Trainer.
-        "lightning.strategies.DDPStrategy",
-        "lightning.strategies.FSDPStrategy",
-        "lightning.strategies.DeepSpeedStrategy",
     ];
-    MARKERS.contains(&path) || path.starts_with("mpi4py.MPI.COMM_WORLD.")
+    // Lightning's multi-process strategies, built to hand to a Trainer.
+    MARKERS.contains(&path) || path.starts_with("mpi4py.MPI.COMM_WORLD.") || lightning::per_device_strategy(path)
 }
 
 /// `training_args.main_process_first(…)`: the `transformers` context that
