@@ -30,7 +30,7 @@ declare_rule! {
     /// also a list made with `list()` and returned to the dataset, alone or
     /// in a tuple its constructor unpacks), and
     /// into lists it extends (`items.extend(listing)`, `items += listing`) or is
-    /// joined into (`val_cities + trn_cities`), and
+    /// joined into (`val_cities + trn_cities`) or repeated in (`listing * n`), and
     /// through pandas frames read per entry and stacked by `pd.concat` (rows read
     /// by position with `.iloc[index]`). A
     /// list of files handed to a Hugging Face `load_dataset(…, data_files=…)`
@@ -308,10 +308,11 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
                     }
                     // `val_cities + trn_cities`: the joined list keeps the
                     // listing's entries in its order (followed as a
-                    // comprehension is).
+                    // comprehension is), and so does a list repeated
+                    // (`[path.join(root, f) for f in listing] * multiplier`).
                     if end == a.len() {
                         if let ExprKind::BinOp { op, .. } = &comp.kind {
-                            if op == "+" {
+                            if op == "+" || op == "*" {
                                 comps.push((scope, up.to_vec(), comp));
                             }
                         }
