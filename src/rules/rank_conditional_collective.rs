@@ -20,7 +20,9 @@ declare_rule! {
     /// handles FSDP's saving on purpose and turns this off). Collectives are
     /// followed into the training code's functions up to three calls deep (a
     /// save helper calling a common saver calling the state saver that runs
-    /// `accelerator.save_state`). A rank read as `dist.get_rank()` or `0` (`try: rank =
+    /// `accelerator.save_state`); a helper's single-process fallback (`if not
+    /// ddp:`, `if not dist.is_initialized():`) is an arm no rank of a
+    /// multi-rank run takes. A rank read as `dist.get_rank()` or `0` (`try: rank =
     /// dist.get_rank() except: rank = 0`) is the rank. A forward pass of a
     /// `DistributedDataParallel` model that runs on one rank only (a validation
     /// or NaN-logging pass under `if rank == 0:`, or in a helper called only
@@ -398,6 +400,19 @@ impl Counter<'_, '_> {
                         } else {
                             body
                         };
+                        let (c, end) = self.count(scope, arm, r, bits, depth)?;
+                        add(&mut out, c, 1);
+                        if end != End::Normal {
+                            return Some((out, end));
+                        }
+                    } else if let Some(positive) = (!inert && !mentions_rank(prog, scope, test))
+                        .then(|| runtime::distributed_test(prog, scope, test))
+                        .flatten()
+                    {
+                        // `if not ddp:` / `if args.distributed:`: every rank
+                        // of a multi-rank run takes the distributed arm (a
+                        // helper's single-process fallback runs on none).
+                        let arm = if positive { body } else { orelse };
                         let (c, end) = self.count(scope, arm, r, bits, depth)?;
                         add(&mut out, c, 1);
                         if end != End::Normal {

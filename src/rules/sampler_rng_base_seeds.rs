@@ -490,15 +490,8 @@ fn class_draws(prog: &Program, k: ClassId, depth: u32, steps: &mut u32) -> Optio
     if depth > 3 {
         return None;
     }
-    let class = prog.class(k)?;
-    let methods: Vec<crate::training::program::FuncId> = class
-        .body
-        .iter()
-        .filter_map(|s| match s.kind {
-            StmtKind::FunctionDef(f) => Some(crate::training::program::FuncId { m: k.m, c: k.c, f }),
-            _ => None,
-        })
-        .collect();
+    prog.class(k)?;
+    let methods = prog.own_methods(k);
     let apart = DrawnApart::of(prog, &methods);
     let skip = |p: &str, e: &Expr| apart.skips(p, e);
     for id in methods {

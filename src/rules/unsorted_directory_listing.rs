@@ -355,13 +355,25 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
     // listing; a local list is followed from where it is made (`X = []`).
     let mut locals: Vec<(Scope, &'p Expr)> = Vec::new();
     let mut filled: Vec<(Scope, &'p Expr)> = Vec::new();
+    let mut keyed: Vec<(Scope, &'p Expr)> = Vec::new();
     for (s, st) in &loops {
-        let (lists, joined) = accumulators(st);
+        let (lists, dicts, joined) = accumulators(st);
         concatenated |= joined;
         filled.extend(lists.into_iter().map(|x| (*s, x)));
+        keyed.extend(dicts.into_iter().map(|x| (*s, x)));
     }
     if concatenated {
         return Some(Use::Concatenated);
+    }
+    // `for vid in listing: labels[vid][t].append(…)`: the mapping's keys come
+    // in listing order, and so does what is read from them in order
+    // (`list(labels.keys())`, `for vid in labels`).
+    for (s, x) in keyed {
+        for (ks, ka, ke) in key_order_reads(code, s, x) {
+            if let Some(u) = order_use(code, ks, &ka, ke, depth + 1) {
+                return Some(u);
+            }
+        }
     }
     let filled = filled.into_iter().chain(extended);
     for (s, x) in filled {
@@ -530,11 +542,13 @@ fn attr_sliced_by_rank(code: &Code<'_>, k: ClassId, attr: &str) -> bool {
 
 /// The lists a `for` statement fills in its iteration order: `X.append(e)`
 /// or `X.extend(e)` in its body, where `e` uses the loop variable (or a
-/// name the body computes from it); and whether the body joins datasets
-/// made from the entries with `concatenate_datasets`.
-fn accumulators(st: &Stmt) -> (Vec<&Expr>, bool) {
+/// name the body computes from it); the mappings it fills keyed by them
+/// (`X[name] = …`, `X[name][t].append(…)`: `X`'s keys come in its order);
+/// and whether the body joins datasets made from the entries with
+/// `concatenate_datasets`.
+fn accumulators(st: &Stmt) -> (Vec<&Expr>, Vec<&Expr>, bool) {
     let StmtKind::For { target, body, .. } = &st.kind else {
-        return (Vec::new(), false);
+        return (Vec::new(), Vec::new(), false);
     };
     let mut vars: Vec<&str> = Vec::new();
     let names_in = |e: &Expr, out: &mut Vec<String>| {
@@ -586,10 +600,34 @@ fn accumulators(st: &Stmt) -> (Vec<&Expr>, bool) {
     }
     vars.extend(derived.iter().map(String::as_str));
     let mut out = Vec::new();
+    let mut keyed: Vec<&Expr> = Vec::new();
     let mut joined = false;
     let mut stack = Vec::new();
+    // `X[key]…`: the mapping `X` (a name or an attribute) when the first
+    // key uses the entry.
+    fn keyed_by_entry<'e>(e: &'e Expr, uses_entry: &dyn Fn(&Expr) -> bool) -> Option<&'e Expr> {
+        let mut at = e;
+        let mut first = None;
+        while let ExprKind::Subscript { value, index } = &at.kind {
+            first = Some(&**index);
+            at = value;
+        }
+        (matches!(at.kind, ExprKind::Name(_) | ExprKind::Attribute { .. }) && uses_entry(first?)).then_some(at)
+    }
+    let uses_entry = |x: &Expr| {
+        let mut used = Vec::new();
+        names_in(x, &mut used);
+        used.iter().any(|u| vars.contains(&u.as_str()))
+    };
     for b in body {
         walk_stmt(b, &mut stack, &mut |_, n| {
+            if let Node::Stmt(Stmt {
+                kind: StmtKind::Assign { targets, .. },
+                ..
+            }) = n
+            {
+                keyed.extend(targets.iter().filter_map(|t| keyed_by_entry(t, &uses_entry)));
+            }
             let Node::Expr(e) = n else { return };
             let ExprKind::Call { func, args, .. } = &e.kind else {
                 return;
@@ -612,6 +650,10 @@ fn accumulators(st: &Stmt) -> (Vec<&Expr>, bool) {
             let ExprKind::Attribute { value, attr } = &func.kind else {
                 return;
             };
+            // `X[name][t].append(…)`, `X[name].add(…)`: filled keyed by the entry.
+            if matches!(value.kind, ExprKind::Subscript { .. }) {
+                keyed.extend(keyed_by_entry(value, &uses_entry));
+            }
             if !matches!(attr.as_str(), "append" | "extend") || args.len() != 1 {
                 return;
             }
@@ -623,7 +665,82 @@ fn accumulators(st: &Stmt) -> (Vec<&Expr>, bool) {
             }
         });
     }
-    (out, joined)
+    (out, keyed, joined)
+}
+
+/// Where the code reads the keys of mapping `x` (filled keyed by a
+/// listing's entries) in their order: `x.keys()`, `x.items()`,
+/// `x.values()`, a `for` over `x`, or `list(x)` — in the function that
+/// fills a local mapping, or in any method of the class for `self.<attr>`.
+fn key_order_reads<'p>(code: &Code<'p>, scope: Scope, x: &'p Expr) -> Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> {
+    let prog = code.prog;
+    let (scopes, same): (Vec<Scope>, Box<dyn Fn(Scope, &Expr) -> bool + 'p>) = match &x.kind {
+        ExprKind::Name(n) => {
+            let n = n.clone();
+            let Some(f) = scope.func() else { return Vec::new() };
+            if !prog.is_local(f, &n) {
+                return Vec::new();
+            }
+            (
+                vec![scope],
+                Box::new(move |_, e: &Expr| matches!(&e.kind, ExprKind::Name(m) if *m == n)),
+            )
+        }
+        ExprKind::Attribute { value, attr } => {
+            let Some(k) = prog.self_class(scope, value) else {
+                return Vec::new();
+            };
+            let attr = attr.clone();
+            (
+                prog.own_methods(k).into_iter().map(|f| f.scope()).collect(),
+                Box::new(move |s, e: &Expr| {
+                    matches!(&e.kind, ExprKind::Attribute { value, attr: a }
+                        if *a == attr && prog.self_class(s, value) == Some(k))
+                }),
+            )
+        }
+        _ => return Vec::new(),
+    };
+    let mut out = Vec::new();
+    for s in scopes {
+        prog.walk_exprs(s, &mut |anc, e| {
+            if !same(s, e) {
+                return;
+            }
+            match anc.split_last() {
+                // `x.keys()`: the call's result is the ordered read.
+                Some((Anc::Expr(get), up))
+                    if matches!(&get.kind,
+                    ExprKind::Attribute { attr, .. } if matches!(attr.as_str(), "keys" | "items" | "values")) =>
+                {
+                    if let Some((Anc::Expr(call), up)) = up.split_last() {
+                        if matches!(&call.kind, ExprKind::Call { func, args, .. }
+                            if std::ptr::eq(&**func, *get) && args.is_empty())
+                        {
+                            out.push((s, up.to_vec(), *call));
+                        }
+                    }
+                }
+                // `for k in x:`
+                Some((Anc::Stmt(st), _))
+                    if matches!(&st.kind,
+                    StmtKind::For { iter, .. } if std::ptr::eq(iter, e)) =>
+                {
+                    out.push((s, anc.to_vec(), e));
+                }
+                // `list(x)`
+                Some((Anc::Expr(call), _))
+                    if matches!(&call.kind,
+                    ExprKind::Call { func, args, .. } if args.len() == 1
+                        && prog.external(s, func).as_deref() == Some("builtins.list")) =>
+                {
+                    out.push((s, anc.to_vec(), e));
+                }
+                _ => {}
+            }
+        });
+    }
+    out
 }
 
 /// The dataset class through whose `__getitem__` `self.<attr>` of class

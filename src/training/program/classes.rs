@@ -23,6 +23,20 @@ impl Program {
         })
     }
 
+    /// The methods the class's own body defines, in their order.
+    pub fn own_methods(&self, k: ClassId) -> Vec<FuncId> {
+        self.class(k).map_or_else(Vec::new, |class| {
+            class
+                .body
+                .iter()
+                .filter_map(|s| match s.kind {
+                    StmtKind::FunctionDef(f) => Some(FuncId { m: k.m, c: k.c, f }),
+                    _ => None,
+                })
+                .collect()
+        })
+    }
+
     /// A method the class's own body defines.
     fn own_method(&self, k: ClassId, name: &str) -> Option<FuncId> {
         let class = self.class(k)?;

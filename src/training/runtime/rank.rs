@@ -402,7 +402,7 @@ pub fn non_distributed_path(prog: &Program, scope: Scope, anc: &[Anc<'_>], node:
 
 /// Whether a condition asks "is this run distributed?": `Some(true)` for
 /// the question, `Some(false)` for its negation.
-pub(super) fn distributed_test(prog: &Program, scope: Scope, e: &Expr) -> Option<bool> {
+pub fn distributed_test(prog: &Program, scope: Scope, e: &Expr) -> Option<bool> {
     // Compared without case: a yacs config's `cfg.MODEL.DIST_TRAIN`.
     const FLAGS: &[&str] = &[
         "distributed",
