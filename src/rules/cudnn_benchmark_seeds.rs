@@ -255,12 +255,45 @@ fn seeds_with(code: &Code<'_>, chain: &Chain<'_>, b: &Site<'_>) -> bool {
     let Some(top) = chain.links.last() else {
         return false;
     };
-    code.prog.same_program(top.scope.m, b.scope.m)
+    let prog = code.prog;
+    let together = match main_guard_entries(code, b.scope) {
+        None => prog.same_program(top.scope.m, b.scope.m),
+        // Run only as that script: the seeding must run there too.
+        Some(scripts) => scripts
+            .iter()
+            .any(|m| top.scope.m == *m || prog.scripts(*m) & prog.programs(top.scope.m) != 0),
+    };
+    together
         && chain
             .links
             .iter()
             .all(|l| !dead_branch(code.prog, code.cfg, code.rt, l.scope, &l.anc, l.stmt) && !exclusive(code, b, l))
         && !reset_after(code, chain, b)
+}
+
+/// The scripts a function runs in when it is called only from their main
+/// guards (`if __name__ == "__main__": check_validation(None)` in
+/// `valid.py`, which training scripts import for other helpers): it runs
+/// only when one of them is the program run. `None` for code called
+/// anywhere else (or from nowhere the code shows).
+fn main_guard_entries(code: &Code<'_>, scope: Scope) -> Option<Vec<crate::training::program::ModId>> {
+    let prog = code.prog;
+    let sites = prog.call_sites(scope.func()?);
+    if sites.is_empty() {
+        return None;
+    }
+    let mut out = Vec::new();
+    for (s, call) in sites {
+        let guarded = s.func().is_none()
+            && prog
+                .ancestors_of(s, call)
+                .is_some_and(|anc| runtime::in_main_guard(&anc));
+        if !guarded {
+            return None;
+        }
+        out.push(s.m);
+    }
+    Some(out)
 }
 
 /// Whether the seeding helper sets cudnn.benchmark itself (Point-MAE's

@@ -18,7 +18,9 @@ declare_rule! {
     /// It also fires on a literal `cudnn.benchmark = True` in a program that seeds
     /// torch's global RNG with a reproducible value, under the same reach rules
     /// (same program, reachable, not a dead branch, not the other arm of one
-    /// `if`/`else`): `torch.manual_seed(x)`, `torch.cuda.manual_seed(_all)(x)`,
+    /// `if`/`else`; an assignment in a function called only from a script's
+    /// main guard runs only in that script's program, not in the trainers
+    /// that import the script's other helpers): `torch.manual_seed(x)`, `torch.cuda.manual_seed(_all)(x)`,
     /// `torch.random.manual_seed(x)`, Lightning's `seed_everything(x)`,
     /// `transformers.set_seed(x)`, `accelerate.utils.set_seed(x)`,
     /// `colossalai.utils.set_seed(x)`, timm's `random_seed(x, rank)` (also where
