@@ -14,7 +14,8 @@
 //! pick among the rank's own rows: alike indices, different rows), in the
 //! body of a loop that trains (a backward pass or an optimizer step in the
 //! same body) or in a function of the training code such a body calls (two
-//! calls deep). Left alone: a draw on one rank only, a seed that mixes in
+//! calls deep). Left alone: a loop in the main guard of a module the seeded
+//! program only imports (a kernel's benchmark), a draw on one rank only, a seed that mixes in
 //! the rank (or `set_seed(…, device_specific=True)`), Determined trials
 //! (their seeding is Determined's), and code with a tensor-parallel RNG of
 //! its own (Megatron's or fairscale's model-parallel seeds: equal draws are
@@ -91,6 +92,15 @@ pub(super) fn step_draws_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
                 StmtKind::For { body, .. } | StmtKind::While { body, .. } => body,
                 _ => return,
             };
+            // A loop in a module's main guard runs only when that module is
+            // the script: the seeding must run in its program, not in a
+            // trainer that imports the module for its functions.
+            if scope.func().is_none()
+                && runtime::in_main_guard(anc)
+                && !reached_in_script(prog, *seed_scope, scope.m, 3)
+            {
+                return;
+            }
             if runtime::runs_on_one_rank(prog, scope, anc, s as *const Stmt as *const ())
                 || !body_trains(code, scope, body)
                 || !reads_data(code, scope, s)
@@ -199,6 +209,29 @@ fn reached_from(
         .into_iter()
         .take(8)
         .any(|(s, _)| reached_from(prog, s, m, depth - 1))
+}
+
+/// Whether the seeding in `seed` runs when module `m` is the script: in `m`
+/// itself, at module level of a module that script's program imports, or
+/// in a function called from there (through up to `depth` callers).
+fn reached_in_script(
+    prog: &crate::training::program::Program,
+    seed: Scope,
+    m: crate::training::program::ModId,
+    depth: u32,
+) -> bool {
+    if seed.m == m {
+        return true;
+    }
+    let Some(f) = seed.func() else {
+        return prog.scripts(m) & prog.programs(seed.m) != 0;
+    };
+    depth > 0
+        && prog
+            .call_sites(f)
+            .into_iter()
+            .take(8)
+            .any(|(s, _)| reached_in_script(prog, s, m, depth - 1))
 }
 
 /// Whether the seeding call at `call` keeps the ranks apart or in step on
