@@ -186,17 +186,30 @@ fn listing(code: &Code<'_>, scope: Scope, e: &Expr) -> Option<(String, bool)> {
     if !matches!(attr.as_str(), "iterdir" | "glob" | "rglob") {
         return None;
     }
-    let s = code.prog.sources(scope, value);
-    let is_path = s.terms.iter().any(|t| match &t.expr.kind {
+    path_valued(code, scope, value, 0).then(|| (format!("Path.{attr}()"), true))
+}
+
+/// Whether some origin of `e` is a `pathlib` path: `Path(…)`, a path
+/// joined with `/` (`Path(cfg.ROOT) / split`), or one a path method makes
+/// (`root.resolve()`, `root.joinpath(…)`, `root.parent`).
+fn path_valued(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bool {
+    if depth > 3 {
+        return false;
+    }
+    let s = code.prog.sources(scope, e);
+    s.terms.iter().any(|t| match &t.expr.kind {
         ExprKind::Call { func, .. } => {
             matches!(
                 code.prog.external(t.scope, func).as_deref(),
                 Some("pathlib.Path" | "pathlib.PurePath" | "pathlib.PosixPath")
-            )
+            ) || matches!(&func.kind, ExprKind::Attribute { value, attr }
+                if matches!(attr.as_str(), "resolve" | "absolute" | "expanduser" | "joinpath" | "with_name")
+                    && path_valued(code, t.scope, value, depth + 1))
         }
+        ExprKind::BinOp { left, op, .. } if op == "/" => path_valued(code, t.scope, left, depth + 1),
+        ExprKind::Attribute { value, attr } if attr == "parent" => path_valued(code, t.scope, value, depth + 1),
         _ => false,
-    });
-    is_path.then(|| (format!("Path.{attr}()"), true))
+    })
 }
 
 /// How the listing at `e` becomes a sample order, if it does.
@@ -207,7 +220,13 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
     let prog = code.prog;
     let through = |callee: &Callee, pos: &ArgPos<'_>| match callee {
         Callee::External(p) => match p.as_str() {
-            "builtins.list" | "builtins.tuple" | "builtins.enumerate" => matches!(pos, ArgPos::Pos(0)),
+            "builtins.list" | "builtins.tuple" | "builtins.enumerate" | "builtins.iter" => {
+                matches!(pos, ArgPos::Pos(0))
+            }
+            // A progress bar yields what it wraps, in order.
+            "tqdm.tqdm" | "tqdm.auto.tqdm" | "tqdm.notebook.tqdm" => {
+                matches!(pos, ArgPos::Pos(0) | ArgPos::Kw("iterable"))
+            }
             "builtins.filter" | "builtins.map" => matches!(pos, ArgPos::Pos(1)),
             // Lists joined in order: `sum([glob(p) for p in patterns], [])`,
             // `itertools.chain.from_iterable(…)`.
@@ -408,6 +427,14 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
         if attr_sliced_by_rank(code, k, attr) {
             return Some(Use::SlicedByRank);
         }
+        // Read back in another method, of the class or of a subclass
+        // (YOLOP's `self.mask_list = root.iterdir()`, turned into the
+        // indexed `self.db` by a subclass's `_get_db`).
+        for (rs, ra, re) in attr_reads(code, k, attr, target) {
+            if let Some(u) = order_use(code, rs, &ra, re, depth + 1) {
+                return Some(u);
+            }
+        }
     }
     for (s, list) in locals {
         if let Some(a) = prog.ancestors_of(s, list) {
@@ -540,8 +567,8 @@ fn attr_sliced_by_rank(code: &Code<'_>, k: ClassId, attr: &str) -> bool {
     })
 }
 
-/// The lists a `for` statement fills in its iteration order: `X.append(e)`
-/// or `X.extend(e)` in its body, where `e` uses the loop variable (or a
+/// The lists a `for` statement fills in its iteration order: `X.append(e)`,
+/// `X.extend(e)` or `X += e` in its body, where `e` uses the loop variable (or a
 /// name the body computes from it); the mappings it fills keyed by them
 /// (`X[name] = …`, `X[name][t].append(…)`: `X`'s keys come in its order);
 /// and whether the body joins datasets made from the entries with
@@ -628,6 +655,19 @@ fn accumulators(st: &Stmt) -> (Vec<&Expr>, Vec<&Expr>, bool) {
             {
                 keyed.extend(targets.iter().filter_map(|t| keyed_by_entry(t, &uses_entry)));
             }
+            // `gt_db += rec`, with `rec` made from the entry.
+            if let Node::Stmt(Stmt {
+                kind: StmtKind::AugAssign { target, op, value },
+                ..
+            }) = n
+            {
+                if op == "+="
+                    && matches!(target.kind, ExprKind::Name(_) | ExprKind::Attribute { .. })
+                    && uses_entry(value)
+                {
+                    out.push(target);
+                }
+            }
             let Node::Expr(e) = n else { return };
             let ExprKind::Call { func, args, .. } = &e.kind else {
                 return;
@@ -666,6 +706,41 @@ fn accumulators(st: &Stmt) -> (Vec<&Expr>, Vec<&Expr>, bool) {
         });
     }
     (out, keyed, joined)
+}
+
+/// The reads of `self.<attr>` in the methods of class `k` and of its
+/// subclasses in the training code (at most 8), other than the store
+/// `target` itself and other stores.
+fn attr_reads<'p>(code: &Code<'p>, k: ClassId, attr: &str, target: &'p Expr) -> Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> {
+    let prog = code.prog;
+    let mut classes = vec![k];
+    classes.extend(
+        prog.classes_mentioning(&[attr])
+            .into_iter()
+            .filter(|c| *c != k && prog.ancestors(*c).contains(&k))
+            .take(8),
+    );
+    let mut out = Vec::new();
+    for c in classes {
+        for f in prog.own_methods(c) {
+            let s = f.scope();
+            prog.walk_exprs(s, &mut |anc, e| {
+                let ExprKind::Attribute { value, attr: a } = &e.kind else {
+                    return;
+                };
+                if a != attr || std::ptr::eq(e, target) || prog.self_class(s, value) != Some(c) {
+                    return;
+                }
+                // A store (`self.x = …`, `self.x[i] = …`) is no read.
+                let stored = matches!(anc.last(), Some(Anc::Stmt(st))
+                    if matches!(&st.kind, StmtKind::Assign { targets, .. } if targets.iter().any(|t| std::ptr::eq(t, e))));
+                if !stored {
+                    out.push((s, anc.to_vec(), e));
+                }
+            });
+        }
+    }
+    out
 }
 
 /// Where the code reads the keys of mapping `x` (filled keyed by a

@@ -1,0 +1,1 @@
+from .bdd import BddDataset
