@@ -1,7 +1,7 @@
 declare_rule! {
     /// ## What it checks
     /// `os.listdir`, `os.scandir`, `glob.glob`/`glob.iglob`, `Path.iterdir`,
-    /// `Path.glob`, `Path.rglob`, `os.walk` and mmcv's `scandir` results that become the order ranks split samples
+    /// `Path.glob`, `Path.rglob` (of a `Path(…)`, also joined with `/`), `os.walk` and mmcv's `scandir` results that become the order ranks split samples
     /// by, in code that runs once per rank, without passing through `sorted(…)` or an
     /// in-place `.sort()`: a list sliced by rank (`files[rank::world]`, or a start
     /// computed from the rank, `files[rank * workers + wid :: world * workers]`) or
@@ -25,8 +25,12 @@ declare_rule! {
     /// all end in loaders nothing splits keep it silent, and so does a
     /// returned loader given no sampler in a program without Accelerate,
     /// Fabric or Lightning to shard it later (each rank reads all of it). The
-    /// listing is followed through comprehensions, through `for` loops that append
+    /// listing is followed through comprehensions, progress bars (`tqdm(…)`),
+    /// a `self.<attr>` it is kept in and read back in another method of the
+    /// class or of a subclass, through `for` loops that append
     /// its entries to a list (`for n in os.listdir(d): self.items.append(...)`,
+    /// or `db += [record]`, or into a mapping keyed by them whose keys are read
+    /// back in order, `list(labels.keys())`,
     /// also a list made with `list()` and returned to the dataset, alone or
     /// in a tuple its constructor unpacks), and
     /// into lists it extends (`items.extend(listing)`, `items += listing`) or is
