@@ -15,7 +15,12 @@
 //! class picked from a registry (`_DATASETS[name](…)`) only when every class
 //! the registry holds draws — or, where the dataset cannot be followed (or
 //! is looked up by name: `eval('datasets.' + cfg.DATASET)(…)`), a
-//! training-code dataset class does. Silent for a worker count not known to be above 0, a loader with its
+//! training-code dataset class does. A count of 0 (the dataset draws in the
+//! rank's own process) or one the code does not resolve is reported only
+//! where the same function also seeds the RNG the draw reads (`random`,
+//! numpy) alike on every rank — alike with workers or without — and not for
+//! a test, an evaluation script, or a program that runs no backward pass.
+//! Silent otherwise for a worker count not known to be above 0, a loader with its
 //! own generator or an init function that seeds from anything but the
 //! base seed (one that only re-seeds from `torch.initial_seed()` leaves it
 //! in charge, and is reported like no init function), one built on one rank, a loader that
@@ -42,6 +47,69 @@ struct DrawSite {
     scope: Scope,
     span: Span,
     what: String,
+    /// The draw's external path (`random.choice`, `torchvision.transforms.RandomCrop`).
+    path: String,
+}
+
+/// The seeding calls of the global RNGs a draw at `path` reads, besides
+/// torch's: Python's `random`, numpy's, both for augmentation libraries
+/// that use either, none for torch and torchvision.
+fn other_rngs(path: &str) -> &'static [&'static str] {
+    if path.starts_with("random.") {
+        &["random.seed"]
+    } else if path.starts_with("numpy.random.") {
+        &["numpy.random.seed"]
+    } else if path.starts_with("torch.") || path.starts_with("torchvision.") {
+        &[]
+    } else {
+        &["random.seed", "numpy.random.seed"]
+    }
+}
+
+/// Whether module `m` is a test (`tests/…`, `test_*.py`) or an evaluation
+/// or inference script (`eval_retrieval.py`, `infer.py`) that runs no
+/// backward pass.
+fn test_or_evaluation(code: &Code<'_>, m: ModId) -> bool {
+    let prog = code.prog;
+    let name = prog.module_name(m).to_ascii_lowercase();
+    if name
+        .split('.')
+        .any(|s| s == "tests" || s == "test" || s.starts_with("test_"))
+    {
+        return true;
+    }
+    let file = name.rsplit('.').next().unwrap_or("");
+    ["eval", "infer", "predict", "sample", "demo"]
+        .iter()
+        .any(|w| file.starts_with(w))
+        && !file.contains("train")
+        && !prog.text(m).contains(".backward(")
+}
+
+/// Whether some module of the programs module `m` runs in makes a
+/// backward pass.
+fn program_trains(code: &Code<'_>, m: ModId) -> bool {
+    let prog = code.prog;
+    prog.code_modules()
+        .any(|x| (x == m || prog.same_program(x, m)) && prog.text(x).contains(".backward("))
+}
+
+/// Whether the function holding a torch seeding (`scope`) also seeds each
+/// of `rngs` with a value that does not depend on the rank
+/// (`random.seed(args.seed)` beside `torch.manual_seed(args.seed)`).
+fn seeds_alike_beside(code: &Code<'_>, scope: Scope, rngs: &[&str]) -> bool {
+    let prog = code.prog;
+    rngs.iter().all(|rng| {
+        let mut alike = false;
+        prog.walk_exprs(scope, &mut |_, e| {
+            if let ExprKind::Call { func, args, .. } = &e.kind {
+                if prog.external(scope, func).as_deref() == Some(*rng) {
+                    alike |= pos(args, 0).is_some_and(|a| !runtime::depends_on_rank(prog, scope, a));
+                }
+            }
+        });
+        alike
+    })
 }
 
 pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out: &mut Sink<'_>) {
@@ -95,9 +163,13 @@ pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
         if fixed_order(code, scope, args) {
             continue;
         }
-        let count = runtime::constant_or_default(prog, code.cfg, code.rt, scope, workers)
+        let resolved = runtime::constant_or_default(prog, code.cfg, code.rt, scope, workers)
             .and_then(|r| r.ints())
-            .filter(|v| !v.is_empty() && v.iter().all(|n| *n >= 1));
+            .filter(|v| !v.is_empty());
+        // No workers (`num_workers=0`, an argparse default of 0): the
+        // dataset draws in the rank's own process, from the global RNGs.
+        let zero = resolved.as_ref().is_some_and(|v| v.iter().all(|n| *n == 0));
+        let count = resolved.filter(|v| v.iter().all(|n| *n >= 1));
         // A node's count shared out over its ranks, rounded up: 1 or more
         // on each, how many unknown.
         let count = count.or_else(|| {
@@ -105,7 +177,19 @@ pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
                 .filter(|n| *n >= 1)
                 .map(|_| Vec::new())
         });
-        let Some(count) = count else { continue };
+        // A count the code does not resolve (`Config(**vars(args))`): the
+        // dataset draws in workers or in the rank's process, alike either
+        // way where the RNGs it reads are all seeded alike.
+        let (count, unknown) = match count {
+            Some(c) => (c, false),
+            None if zero => (vec![0], false),
+            None => (vec![-1], true),
+        };
+        // Where the draws are the rank's own (no workers, or a count not
+        // known), a test or an evaluation script's loader trains nothing.
+        if (zero || unknown) && test_or_evaluation(code, scope.m) {
+            continue;
+        }
         let Some(call_expr) = loader_call(prog, scope, args) else {
             continue;
         };
@@ -129,6 +213,17 @@ pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
             // or the call of the seeding helper in this loader's program.
             let at = outer_call(code, seed_scope, arg, Some(scope.m)).unwrap_or((seed_scope, call));
             if reported.contains(&at) || workers_seeded_apart(code, seed_scope, call) {
+                continue;
+            }
+            // In the rank's own process the draw reads its own library's
+            // RNG: that one must be seeded alike too.
+            // The seeding of a test or evaluation script, or of a program
+            // that runs no backward pass (a FLOPs counter), trains nothing.
+            if (zero || unknown)
+                && (!seeds_alike_beside(code, seed_scope, other_rngs(&draw.path))
+                    || test_or_evaluation(code, seed_scope.m)
+                    || !program_trains(code, seed_scope.m))
+            {
                 continue;
             }
             reported.push(at);
@@ -362,6 +457,7 @@ fn expr_draws(prog: &Program, scope: Scope, e: &Expr, depth: u32, steps: &mut u3
                     scope,
                     span: c.span,
                     what: excerpt(prog.text(scope.m).get(func.span.start..func.span.end).unwrap_or("")),
+                    path: p,
                 });
             }
             Callee::Class(k) => found = class_draws(prog, k, 0, steps),
@@ -465,6 +561,7 @@ fn helper_draws(
                     scope,
                     span: e.span,
                     what: excerpt(prog.text(scope.m).get(func.span.start..func.span.end).unwrap_or("")),
+                    path: p,
                 });
             }
         } else if !built_only && depth < 2 {
@@ -645,13 +742,31 @@ fn report(
         Some(f) => format!("no generator=; its worker_init_fn `{f}` seeds from torch.initial_seed(), which is that base seed plus the worker id"),
         None => "no generator=, no worker_init_fn".to_string(),
     };
-    let message = format!(
-        "`{seeding}` seeds torch's global RNG with the same value{value} on {ranks}, and the DataLoader with {workers} ({given}) draws each pass's worker base seed from it: worker k of every rank seeds torch, random and numpy alike, so what its dataset draws at random (`{}`) repeats across ranks",
-        draw.what
-    );
+    let message = if count == [-1] {
+        format!(
+            "`{seeding}` seeds the global RNGs with the same value{value} on {ranks}, and what the DataLoader's dataset draws at random (`{}`) comes from them whatever its worker count: in the workers, whose base seeds are drawn from that torch RNG, or, with num_workers=0, in the rank's own process; either way each rank's draws repeat the other ranks'",
+            draw.what
+        )
+    } else if count == [0] {
+        format!(
+            "`{seeding}` seeds the global RNGs with the same value{value} on {ranks}, and the DataLoader with num_workers=0 runs its dataset in each rank's own process, where what it draws at random (`{}`) comes from those RNGs: each rank's i-th sample gets the draws of every other rank's i-th sample",
+            draw.what
+        )
+    } else {
+        format!(
+            "`{seeding}` seeds torch's global RNG with the same value{value} on {ranks}, and the DataLoader with {workers} ({given}) draws each pass's worker base seed from it: worker k of every rank seeds torch, random and numpy alike, so what its dataset draws at random (`{}`) repeats across ranks",
+            draw.what
+        )
+    };
     let d = out.at_loc(code.loc(at_scope.m, at), message);
     if at != call || at_scope != seed_scope {
         d.label(code.file(seed_scope.m), call, "seeds the global RNG with it");
+    }
+    if count == [0] || count == [-1] {
+        d.label(code.file(loader_scope.m), loader.span, "the loader over that dataset");
+        d.label(code.file(draw.scope.m), draw.span, "drawn alike on every rank");
+        d.help("seed each rank apart once the model is built (add the rank to the seed after wrapping the model in DDP, which broadcasts rank 0's weights), or draw the dataset's randomness from a generator seeded per rank");
+        return;
     }
     d.label(
         code.file(loader_scope.m),

@@ -61,6 +61,12 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
             if !sites.is_empty() && !sites.iter().any(|(s, _)| within(s.m)) {
                 continue;
             }
+            // A seeding helper called only by loader workers' init functions
+            // (detectron2's `seed_all_rng(np.random.randint(2 ** 31) +
+            // worker_id)`): it seeds the workers, not the rank.
+            if !sites.is_empty() && sites.iter().all(|(s, _)| in_worker_init(prog, *s)) {
+                continue;
+            }
             // A method of an object another module holds (`npu_config =
             // NPUConfig()`), whose calls are not resolved: called by name
             // only in other programs (a method nothing names, such as a
