@@ -747,13 +747,16 @@ fn attr_reads<'p>(code: &Code<'p>, k: ClassId, attr: &str, target: &'p Expr) -> 
     out
 }
 
+/// Whether an expression in a scope is the mapping [`key_order_reads`] follows.
+type SameMapping<'p> = Box<dyn Fn(Scope, &Expr) -> bool + 'p>;
+
 /// Where the code reads the keys of mapping `x` (filled keyed by a
 /// listing's entries) in their order: `x.keys()`, `x.items()`,
 /// `x.values()`, a `for` over `x`, or `list(x)` — in the function that
 /// fills a local mapping, or in any method of the class for `self.<attr>`.
 fn key_order_reads<'p>(code: &Code<'p>, scope: Scope, x: &'p Expr) -> Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> {
     let prog = code.prog;
-    let (scopes, same): (Vec<Scope>, Box<dyn Fn(Scope, &Expr) -> bool + 'p>) = match &x.kind {
+    let (scopes, same): (Vec<Scope>, SameMapping<'p>) = match &x.kind {
         ExprKind::Name(n) => {
             let n = n.clone();
             let Some(f) = scope.func() else { return Vec::new() };
