@@ -19,7 +19,8 @@
 //! rank's own process) or one the code does not resolve is reported only
 //! where the same function also seeds the RNG the draw reads (`random`,
 //! numpy) alike on every rank — alike with workers or without — and not for
-//! a test, an evaluation script, or a program that runs no backward pass.
+//! a test, an evaluation script, a program that runs no backward pass, or
+//! a seeding helper nothing calls.
 //! Silent otherwise for a worker count not known to be above 0, a loader with its
 //! own generator or an init function that seeds from anything but the
 //! base seed (one that only re-seeds from `torch.initial_seed()` leaves it
@@ -222,7 +223,8 @@ pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
             if (zero || unknown)
                 && (!seeds_alike_beside(code, seed_scope, other_rngs(&draw.path))
                     || test_or_evaluation(code, seed_scope.m)
-                    || !program_trains(code, seed_scope.m))
+                    || !program_trains(code, seed_scope.m)
+                    || seed_scope.func().is_some_and(|f| prog.call_sites(f).is_empty()))
             {
                 continue;
             }
