@@ -712,9 +712,14 @@ fn accumulators(st: &Stmt) -> (Vec<&Expr>, Vec<&Expr>, bool) {
     (out, keyed, joined)
 }
 
+/// Most reads of a kept listing (or of a mapping keyed by its entries)
+/// followed: each is followed a few steps on, so the work stays bounded in
+/// classes that read a field hundreds of times.
+const MAX_READS: usize = 16;
+
 /// The reads of `self.<attr>` in the methods of class `k` and of its
 /// subclasses in the training code (at most 8), other than the store
-/// `target` itself and other stores.
+/// `target` itself and other stores (at most [`MAX_READS`]).
 fn attr_reads<'p>(code: &Code<'p>, k: ClassId, attr: &str, target: &'p Expr) -> Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> {
     let prog = code.prog;
     let mut classes = vec![k];
@@ -736,9 +741,17 @@ fn attr_reads<'p>(code: &Code<'p>, k: ClassId, attr: &str, target: &'p Expr) -> 
                     return;
                 }
                 // A store (`self.x = …`, `self.x[i] = …`) is no read.
-                let stored = matches!(anc.last(), Some(Anc::Stmt(st))
-                    if matches!(&st.kind, StmtKind::Assign { targets, .. } if targets.iter().any(|t| std::ptr::eq(t, e))));
-                if !stored {
+                let within = |t: &Expr| t.span.start <= e.span.start && e.span.end <= t.span.end;
+                let stored = anc.iter().rev().find_map(|a| match a {
+                    Anc::Stmt(st) => Some(st),
+                    _ => None,
+                });
+                let stored = stored.is_some_and(|st| match &st.kind {
+                    StmtKind::Assign { targets, .. } => targets.iter().any(within),
+                    StmtKind::AugAssign { target, .. } => within(target),
+                    _ => false,
+                });
+                if !stored && out.len() < MAX_READS {
                     out.push((s, anc.to_vec(), e));
                 }
             });
@@ -786,7 +799,7 @@ fn key_order_reads<'p>(code: &Code<'p>, scope: Scope, x: &'p Expr) -> Vec<(Scope
     let mut out = Vec::new();
     for s in scopes {
         prog.walk_exprs(s, &mut |anc, e| {
-            if !same(s, e) {
+            if out.len() >= MAX_READS || !same(s, e) {
                 return;
             }
             match anc.split_last() {
