@@ -116,6 +116,9 @@ fn seeds_alike_beside(code: &Code<'_>, scope: Scope, rngs: &[&str]) -> bool {
 pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out: &mut Sink<'_>) {
     let prog = code.prog;
     let mut reported: Vec<(Scope, Span)> = Vec::new();
+    // Whether each seeding module's programs train, asked once per module
+    // (the answer scans the text of every module of the program).
+    let mut trains: std::collections::HashMap<ModId, bool> = Default::default();
     for LoaderCall { scope, args, workers } in worker_loaders(code) {
         // The seedings of each program the loader runs in (a shared data
         // module's loader, built by scripts that each seed).
@@ -223,7 +226,9 @@ pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
             if (zero || unknown)
                 && (!seeds_alike_beside(code, seed_scope, other_rngs(&draw.path))
                     || test_or_evaluation(code, seed_scope.m)
-                    || !program_trains(code, seed_scope.m)
+                    || !*trains
+                        .entry(seed_scope.m)
+                        .or_insert_with(|| program_trains(code, seed_scope.m))
                     || seed_scope.func().is_some_and(|f| prog.call_sites(f).is_empty()))
             {
                 continue;
