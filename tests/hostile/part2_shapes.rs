@@ -26,6 +26,29 @@ fn log_hyperparameters(n: usize, flow: bool) -> String {
     }
 }
 
+/// Checks one generated file alone (`--select T`) in a scratch folder and
+/// expects it to finish, within the harness's time limit, with no finding.
+fn checks_clean(scratch: &str, file: &str, text: String, what: &str) {
+    let mut f = Failures::default();
+    let s = Scratch::new(scratch);
+    s.write(file, text);
+    let out = stagec()
+        .args(["check", "--select", "T", "--format", "concise", file])
+        .current_dir(&s.path)
+        .run();
+    f.check(
+        what,
+        out.exit(&[0]).and_then(|_| {
+            if out.stdout.text().contains("0 errors, 0 warnings in 1 file") {
+                Ok(())
+            } else {
+                Err(out.describe())
+            }
+        }),
+    );
+    f.finish();
+}
+
 #[test]
 fn part2_item10_many_fixable_findings_in_one_mapping_stay_linear() {
     // 12,000 took 7.5 s in a release build (each fix looked its key up by
@@ -314,24 +337,12 @@ fn issue22_calls_under_one_search_fallback_stay_linear() {
         text.push_str(&format!("        helper({i})\n"));
     }
     text.push_str("\n\nif __name__ == \"__main__\":\n    main([1])\n");
-    let mut f = Failures::default();
-    let s = Scratch::new("issue22-fallback");
-    s.write("train.py", text);
-    let out = stagec()
-        .args(["check", "--select", "T", "--format", "concise", "train.py"])
-        .current_dir(&s.path)
-        .run();
-    f.check(
+    checks_clean(
+        "issue22-fallback",
+        "train.py",
+        text,
         "six thousand calls in one search's fallback",
-        out.exit(&[0]).and_then(|_| {
-            if out.stdout.text().contains("0 errors, 0 warnings in 1 file") {
-                Ok(())
-            } else {
-                Err(out.describe())
-            }
-        }),
     );
-    f.finish();
 }
 
 /// Issue 22: a rank branch on each side of which a helper calls another
@@ -355,24 +366,12 @@ fn issue22_helpers_called_thousands_of_times_under_a_rank_branch_stay_linear() {
     text.push_str(
         "    return x\n\n\ndef main():\n    dist.init_process_group(\"nccl\")\n    if dist.get_rank() == 0:\n        h1(1)\n    else:\n        h1(2)\n\n\nmain()\n",
     );
-    let mut f = Failures::default();
-    let s = Scratch::new("issue22-helper-fanout");
-    s.write("train.py", text);
-    let out = stagec()
-        .args(["check", "--select", "T", "--format", "concise", "train.py"])
-        .current_dir(&s.path)
-        .run();
-    f.check(
+    checks_clean(
+        "issue22-helper-fanout",
+        "train.py",
+        text,
         "three thousand calls a level, three levels under a rank branch",
-        out.exit(&[0]).and_then(|_| {
-            if out.stdout.text().contains("0 errors, 0 warnings in 1 file") {
-                Ok(())
-            } else {
-                Err(out.describe())
-            }
-        }),
     );
-    f.finish();
 }
 
 /// A dataset class that keeps a listing in one field and copies it, field
@@ -399,22 +398,10 @@ fn issue22_a_listing_read_back_by_many_methods_stays_bounded() {
     text.push_str(
         "\n    def __len__(self):\n        return 1\n\n    def __getitem__(self, i):\n        return self.a39[i]\n\n\ndist.init_process_group(\"nccl\")\nds = D(\"x\")\nDataLoader(ds, sampler=DistributedSampler(ds))\n",
     );
-    let mut f = Failures::default();
-    let s = Scratch::new("issue22-listing-read-back");
-    s.write("ds.py", text);
-    let out = stagec()
-        .args(["check", "--select", "T", "--format", "concise", "ds.py"])
-        .current_dir(&s.path)
-        .run();
-    f.check(
+    checks_clean(
+        "issue22-listing-read-back",
+        "ds.py",
+        text,
         "forty fields copied along by twenty-five methods each",
-        out.exit(&[0]).and_then(|_| {
-            if out.stdout.text().contains("0 errors, 0 warnings in 1 file") {
-                Ok(())
-            } else {
-                Err(out.describe())
-            }
-        }),
     );
-    f.finish();
 }
