@@ -87,7 +87,14 @@ declare_rule! {
     /// than `__init__`, or a random transform such as
     /// `transforms.RandomResizedCrop` it is built with; any training-code
     /// dataset that draws, where the loader's cannot be followed): worker k of
-    /// every rank then crops, flips and jitters alike. A dataset class that
+    /// every rank then crops, flips and jitters alike. With no workers
+    /// (`num_workers=0`), or a count the code does not resolve, the dataset
+    /// draws in the rank's own process or in workers seeded from that torch
+    /// RNG: alike either way where the function that seeds torch also seeds
+    /// the module the draw reads (`random.seed(args.seed)`,
+    /// `np.random.seed(args.seed)`) with the same value on every rank — not
+    /// for tests, evaluation scripts, programs without a backward pass, or
+    /// seeding helpers nothing calls. A dataset class that
     /// reseeds `random` or numpy's RNG from the system's entropy
     /// (`random.seed(None)`, `np.random.seed()`) draws apart with that module,
     /// and a shuffle of the list it cut to this rank's share (`self.data =
