@@ -5,7 +5,9 @@ declare_rule! {
     /// model class's methods, a pick among the forward pass's inputs, nor one sized by a
     /// `for` counter over a `range`, nor by a
     /// tensor, `x.shape[0]` or a mask's `.sum().item()`: a pick among the rank's
-    /// own rows or pixels),
+    /// own rows or pixels, nor one whose first entries only become a `Subset`'s
+    /// indices, `Subset(ds, torch.randperm(n)[:k])`, in a program that shards its
+    /// samples: the ranks must hold the same subset for the shards to split it),
     /// without `generator=`, feeding a plain `torch.utils.data.DataLoader` in code that
     /// runs once per rank, when every rank seeds the global torch RNG with the same
     /// value (`torch.manual_seed(42)` at start-up, or a Determined trial, which gives
@@ -444,7 +446,14 @@ fn sample_order(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], perm: &Expr) -> 
     }
     let mut uses = PermUses::default();
     perm_uses(code, scope, anc, perm, 0, &mut uses);
-    uses.order && !uses.by_rank && !uses.broadcast
+    // The indices of a `Subset` only (`Subset(ds, torch.randperm(n)[:k])`)
+    // pick the samples a dataset holds; in a program that shards its
+    // samples (a `DistributedSampler`, Accelerate, …) the ranks must pick
+    // the same ones for the shards to split one set, so an equal draw is
+    // what the code needs.
+    let picks_shared_set =
+        uses.subset && !uses.order && super::unsorted_directory_listing::shards_samples(code, scope.m);
+    (uses.order || uses.subset) && !picks_shared_set && !uses.by_rank && !uses.broadcast
 }
 
 /// Whether `scope` is a method of a model class (a `torch.nn.Module`
@@ -508,7 +517,11 @@ fn tensor_sized(code: &Code<'_>, scope: Scope, perm: &Expr) -> bool {
 
 #[derive(Default)]
 struct PermUses {
+    /// Used as a sample order (iterated, sliced, a sampler's indices).
     order: bool,
+    /// Made into a `Subset`'s indices, whole or its first `k`
+    /// (`perm[:k]`): which samples a dataset holds.
+    subset: bool,
     by_rank: bool,
     broadcast: bool,
 }
@@ -521,12 +534,21 @@ fn perm_uses<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], perm: &'p Expr,
     };
     // The same permutation on a device or in another integer type.
     let mut moved: Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> = Vec::new();
+    // Its first `k` entries (`perm[:k]`), followed on their own.
+    let mut prefixes: Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> = Vec::new();
     prog.flows(scope, anc, perm, &through, &mut |flow| match flow {
         Flow::Iterated { .. } => uses.order = true,
-        Flow::Index { scope, index, .. } => {
-            if let ExprKind::Slice { .. } = &index.kind {
+        Flow::Index {
+            scope,
+            index,
+            expr,
+            anc,
+        } => {
+            if let ExprKind::Slice { lower, step, .. } = &index.kind {
                 if runtime::mentions_rank(prog, scope, index) {
                     uses.by_rank = true;
+                } else if lower.is_none() && step.is_none() && depth < 3 {
+                    prefixes.push((scope, anc, expr));
                 } else {
                     uses.order = true;
                 }
@@ -545,11 +567,14 @@ fn perm_uses<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], perm: &'p Expr,
             pos,
             ..
         } => {
-            if matches!(
-                p.as_str(),
-                "torch.utils.data.Subset" | "torch.utils.data.SubsetRandomSampler" | "itertools.islice"
-            ) {
-                uses.order = true;
+            match p.as_str() {
+                "torch.utils.data.Subset" if matches!(pos, ArgPos::Pos(1) | ArgPos::Kw("indices")) => {
+                    uses.subset = true
+                }
+                "torch.utils.data.Subset" | "torch.utils.data.SubsetRandomSampler" | "itertools.islice" => {
+                    uses.order = true
+                }
+                _ => {}
             }
             if matches!(
                 p.as_str(),
@@ -564,6 +589,19 @@ fn perm_uses<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], perm: &'p Expr,
     if depth < 3 {
         for (s, a, call) in moved {
             perm_uses(code, s, &a, call, depth + 1, uses);
+        }
+    }
+    for (s, a, prefix) in prefixes {
+        let mut own = PermUses::default();
+        perm_uses(code, s, &a, prefix, depth + 1, &mut own);
+        uses.by_rank |= own.by_rank;
+        uses.broadcast |= own.broadcast;
+        // A prefix kept only as a `Subset`'s indices picks samples; any
+        // other use (or none the flow sees) is an order, as before.
+        if own.subset && !own.order {
+            uses.subset = true;
+        } else {
+            uses.order = true;
         }
     }
 }
