@@ -838,6 +838,8 @@ fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loader: &'p Ex
             per_call.set(false);
         }
     };
+    // The classes that keep the loader in an attribute of `self`.
+    let mut kept_in: Vec<crate::training::program::ClassId> = Vec::new();
     let mut on_flow = |flow: Flow<'p>| {
         note_kept(&flow);
         match flow {
@@ -849,8 +851,20 @@ fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loader: &'p Ex
                 // Returned into a caller that keeps it (`(loader, sampler) =
                 // init_data(…)`): that function carries it too, also into the
                 // functions nested in it (a `def train_step():` in the epoch loop
-                // passing over it).
-                carry.extend(scope.func());
+                // passing over it). Not a method of a class that keeps it in
+                // `self` (`pbar = enumerate(self.loader_trn)` in a trainer
+                // subclass's `train()`): that method reads it from where it
+                // was kept, whoever calls it.
+                if let ExprKind::Attribute { value, .. } = &target.kind {
+                    kept_in.extend(prog.self_class(scope, value));
+                }
+                let reads_kept = scope
+                    .func()
+                    .and_then(|f| prog.class_of(f))
+                    .is_some_and(|k| kept_in.iter().any(|c| *c == k || prog.ancestors(k).contains(c)));
+                if !reads_kept {
+                    carry.extend(scope.func());
+                }
                 note_rebuilt(scope, target);
                 if let ExprKind::Subscript { value, index } = &target.kind {
                     if let (ExprKind::Name(d), Some(_)) = (&value.kind, scope.func()) {

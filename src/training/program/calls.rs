@@ -344,7 +344,8 @@ impl Program {
                     }
                     if let ExprKind::Call { func: callee_expr, .. } = &e.kind {
                         let hit = match self.callee(scope, callee_expr) {
-                            Callee::Func(g) => g == f,
+                            Callee::Func(g) => g == f || self.dispatched_from_base(scope, callee_expr, f, class),
+                            Callee::Unknown => self.dispatched_from_base(scope, callee_expr, f, class),
                             Callee::Class(k) => func.name == "__init__" && Some(k) == class,
                             // `mp.spawn(f, (args,), nprocs)` calls `f(i, args)`.
                             Callee::External(p) if SPAWNERS.contains(&p.as_str()) => {
@@ -378,6 +379,45 @@ impl Program {
         handed.retain(|s| !out.contains(s));
         out.extend(handed);
         CallSites { sites: out, escapes }
+    }
+
+    /// Whether `self.<name>(…)` at `callee` (in a method of a base class of
+    /// `f`'s class `class`) calls the override `f` when `self` is an
+    /// instance of that class: the method holding the call is one the class
+    /// inherits (a template's `run_epoch` calling `self.train(…)`, which
+    /// each trainer subclass defines).
+    fn dispatched_from_base(&self, scope: Scope, callee: &Expr, f: FuncId, class: Option<ClassId>) -> bool {
+        let ExprKind::Attribute { value, attr } = &callee.kind else {
+            return false;
+        };
+        let (Some(c), Some(func)) = (class, self.func(f)) else {
+            return false;
+        };
+        if *attr != func.name {
+            return false;
+        }
+        let Some(b) = self.self_class(scope, value) else {
+            return false;
+        };
+        if b == c || self.method(c, attr) != Some(f) || !self.ancestors(c).contains(&b) {
+            return false;
+        }
+        // The method whose `self` it is (the call may sit in a function
+        // nested in it), inherited as it is.
+        let mut holder = scope.func();
+        let mut guard = 0;
+        while let Some(h) = holder {
+            guard += 1;
+            if guard > MAX_DEPTH {
+                return false;
+            }
+            if self.class_of(h).is_some() {
+                break;
+            }
+            holder = self.parent_func(h);
+        }
+        let Some(h) = holder else { return false };
+        self.func(h).is_some_and(|hf| self.method(c, &hf.name) == Some(h))
     }
 
     /// The calls of `f` where its name `e` (in `scope`, ancestors `anc`) is

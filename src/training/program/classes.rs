@@ -211,6 +211,21 @@ impl Program {
 
     /// The classes whose header mentions one of `needles` (cheap: only
     /// those chunks are parsed).
+    /// The training code's classes that derive from `k` (through its project
+    /// bases) and whose chunk mentions `word`: at most `most` of them.
+    pub fn subclasses_mentioning(&self, k: ClassId, word: &str, most: usize) -> Vec<ClassId> {
+        let mut out = Vec::new();
+        for sub in self.classes_mentioning(&[word]) {
+            if out.len() >= most {
+                break;
+            }
+            if sub != k && self.ancestors(sub).contains(&k) {
+                out.push(sub);
+            }
+        }
+        out
+    }
+
     pub fn classes_mentioning(&self, needles: &[&str]) -> Vec<ClassId> {
         let mut out = Vec::new();
         for m in self.modules() {

@@ -188,6 +188,7 @@ impl Program {
                     // name; a container passed to a call carries it along.
                     match up.last() {
                         Some(Anc::Expr(gp)) if matches!(gp.kind, ExprKind::Call { .. }) => {
+                            visit(Flow::Contained { scope, container: p });
                             queue.push((scope, up.to_vec(), p, depth + 1));
                         }
                         Some(Anc::Stmt(st))
@@ -563,9 +564,12 @@ impl Program {
             }
             Place::SelfAttr(k, attr) => {
                 let mut classes = vec![*k];
-                // Subclasses in the same chunk or elsewhere are not
-                // searched; methods of project bases are.
+                // Methods of project bases, and of the training code's
+                // subclasses that read the attribute (a trainer template's
+                // `__init__` keeps the loader, each subclass's `train()`
+                // passes over it): at most [`SUBCLASSES_READ`] of them.
                 classes.extend(self.bases(*k));
+                classes.extend(self.subclasses_mentioning(*k, attr, SUBCLASSES_READ));
                 for cur in classes {
                     let Some(class) = self.class(cur) else { continue };
                     for s in &class.body {

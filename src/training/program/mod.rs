@@ -214,6 +214,10 @@ pub enum Flow<'p> {
         stmt: Option<&'p Stmt>,
         anc: Vec<Anc<'p>>,
     },
+    /// Put in a list or tuple that is handed on as a whole (`Trainer(net,
+    /// [loader])`): the flows after this one follow the container, so a
+    /// name it is stored in holds the container, not the value.
+    Contained { scope: Scope, container: &'p Expr },
     /// Returned from a function nobody in the training code calls.
     Returned { scope: Scope, func: Option<FuncId> },
     /// Stored somewhere the flow does not follow.
@@ -240,6 +244,8 @@ pub enum ArgPos<'p> {
 const BUDGET: u32 = 4000;
 /// Deepest chain of calls and names followed.
 const MAX_DEPTH: u32 = 24;
+/// Most subclasses whose methods a `self.<attr>` is followed into.
+const SUBCLASSES_READ: usize = 8;
 
 /// Builtins stagec names (`builtins.X`) when nothing else binds them.
 const BUILTINS: &[&str] = &[
