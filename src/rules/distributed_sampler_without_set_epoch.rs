@@ -206,6 +206,7 @@ fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr
     // The loop passes over the loader with `iter(…)`, not a `for`.
     let mut anew = false;
     let mut loader_names: Vec<(Scope, &'p Expr)> = Vec::new();
+    let mut contained = false;
     for (s, a, loader) in loaders {
         if managed(code, s, &a, loader) {
             return None;
@@ -239,6 +240,9 @@ fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr
                 }
             }
             Flow::Stored { scope, target } => loader_names.push((scope, target)),
+            // In a list handed on (`Trainer(net, [loader])`): the names
+            // after this hold the list, not the loader.
+            Flow::Contained { .. } => contained = true,
             Flow::Arg {
                 callee: Callee::External(p),
                 ..
@@ -266,11 +270,22 @@ fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr
     if escapes {
         return None;
     }
+    // Handed on in a list (`Trainer(net, [loader])`), the loader is one of
+    // the list's entries wherever the list goes; an entry's sampler told
+    // the epoch anywhere in the program (`for loader in self.loaders:
+    // loader.sampler.set_epoch(self.epoch)`) may be this one.
+    if contained && told_through_entry(code, scope.m) {
+        return None;
+    }
     let (loop_scope, loop_stmt) = training_loop?;
     // How the loop's function names the sampler: a local, `self.x`, or the
     // loader's `.sampler`.
-    let handle = handle_in(code, loop_scope, &names)
-        .or_else(|| handle_in(code, loop_scope, &loader_names).map(|l| format!("{l}.sampler")));
+    let handle = handle_in(code, loop_scope, &names).or_else(|| {
+        if contained {
+            return None;
+        }
+        handle_in(code, loop_scope, &loader_names).map(|l| format!("{l}.sampler"))
+    });
     let loader = loader_names.first().map(|(s, t)| code.text(s.m, t.span).to_string());
     let dropped = names
         .iter()
@@ -283,6 +298,18 @@ fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr
         anew,
         told_elsewhere: set_epoch.first().copied(),
         dropped,
+    })
+}
+
+/// Whether some module of `m`'s programs calls `set_epoch` on a loader's
+/// sampler (`loader.sampler.set_epoch(…)`, `.batch_sampler.set_epoch(…)`).
+fn told_through_entry(code: &Code<'_>, m: ModId) -> bool {
+    let prog = code.prog;
+    prog.modules().any(|other| {
+        prog.same_program(other, m) && {
+            let text = prog.text(other);
+            text.contains("sampler.set_epoch(")
+        }
     })
 }
 
