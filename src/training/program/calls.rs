@@ -69,7 +69,7 @@ impl Program {
     /// The training-code class every value of the local name `e` is an
     /// instance of, when each of its assignments in the function is a
     /// direct constructor call of it (`logger = utils.MetricLogger()`).
-    fn instance_class(&self, scope: Scope, e: &Expr) -> Option<ClassId> {
+    pub(super) fn instance_class(&self, scope: Scope, e: &Expr) -> Option<ClassId> {
         let ExprKind::Name(n) = &e.kind else { return None };
         let Some(f) = self.binding_func(scope, n) else {
             return self.module_instance_class(scope.m, n);

@@ -468,6 +468,61 @@ impl Program {
         }
     }
 
+    /// The reads `x.<attr>` of an instance of class `k` (or of a subclass)
+    /// outside its methods, where the name `x` holds only instances
+    /// constructed in sight (`loader = NewDataLoader(args, "train")`, then
+    /// `loader.data`): looked for in the chunks naming both the class and
+    /// the attribute.
+    fn instance_reads<'p>(&'p self, k: ClassId, attr: &str, out: &mut Vec<(Scope, Vec<Anc<'p>>, &'p Expr)>) {
+        let Some(class) = self.class(k) else { return };
+        // Only an attribute the class stores once: where its methods store
+        // several values (one loader per `mode` branch), which one an
+        // instance holds is not known.
+        let mut stores = 0;
+        for f in self.own_methods(k) {
+            let scope = f.scope();
+            self.walk_exprs(scope, &mut |anc, e| {
+                if let ExprKind::Attribute { value, attr: a } = &e.kind {
+                    if a == attr && is_target(anc, e) && self.self_class(scope, value).is_some() {
+                        stores += 1;
+                    }
+                }
+            });
+        }
+        if stores != 1 {
+            return;
+        }
+        let named = self.chunks_with_word(&class.name);
+        let read = self.chunks_with_word(attr);
+        for at in named {
+            if read.binary_search(at).is_err() {
+                continue;
+            }
+            for scope in self.scopes(at.0, at.1) {
+                if scope.func().is_some_and(|f| self.class_of(f) == Some(k)) {
+                    continue;
+                }
+                self.walk_exprs(scope, &mut |anc, e| {
+                    let ExprKind::Attribute { value, attr: a } = &e.kind else {
+                        return;
+                    };
+                    if a != attr || is_target(anc, e) || !matches!(value.kind, ExprKind::Name(_)) {
+                        return;
+                    }
+                    if self.self_class(scope, value).is_some() {
+                        return;
+                    }
+                    if self
+                        .instance_class(scope, value)
+                        .is_some_and(|ik| ik == k || self.ancestors(ik).contains(&k))
+                    {
+                        out.push((scope, anc.to_vec(), e));
+                    }
+                });
+            }
+        }
+    }
+
     /// Whether [`Program::flows`] followed an argument of the constructor
     /// call `call` (at `pos`) into the parameter of the class's own
     /// `__init__`: the value's uses there are reported too, so the
@@ -570,6 +625,7 @@ impl Program {
                 // passes over it): at most [`SUBCLASSES_READ`] of them.
                 classes.extend(self.bases(*k));
                 classes.extend(self.subclasses_mentioning(*k, attr, SUBCLASSES_READ));
+                self.instance_reads(*k, attr, &mut out);
                 for cur in classes {
                     let Some(class) = self.class(cur) else { continue };
                     for s in &class.body {
