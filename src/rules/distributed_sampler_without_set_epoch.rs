@@ -12,6 +12,10 @@ declare_rule! {
     /// built by a data module two scripts share counts per program: the
     /// pre-training script's `set_epoch` does not reach the probe script that
     /// drops the sampler (`loader, _ = init_data(…)`), and the finding names both.
+    /// A loader handed on in a list (`Trainer(net, [loader])`) is one of its
+    /// entries wherever the list goes: a `….sampler.set_epoch(…)` anywhere in its
+    /// program may tell it, so that keeps the rule silent, and a finding offers
+    /// no fix (the trainer holds the list, not the loader).
     ///
     /// ## Why
     /// `DistributedSampler` shuffles with `seed + epoch`. Without `set_epoch(epoch)`
