@@ -11,7 +11,8 @@ declare_rule! {
     /// dataset attribute indexed in `__getitem__` of a dataset that a sharding sampler
     /// or loader consumes (`DistributedSampler`, `determined.pytorch.DataLoader`, a
     /// loader prepared by Accelerate or Lightning, or handed to a Lightning Trainer's `fit`), possibly through `random_split`,
-    /// `Subset` or `ConcatDataset` (the dataset constructed directly, or through a
+    /// `Subset`, `ConcatDataset` or dataset arithmetic (`a + b`, and `100 * a` where
+    /// the class defines `__rmul__`) (the dataset constructed directly, or through a
     /// module's registry of classes: `_DATASETS[name](path, split)`), or indexed
     /// in a helper method that such a
     /// `__getitem__` calls (of the same class, directly or through a few of its
@@ -1003,7 +1004,7 @@ pub(super) fn shards_samples(code: &Code<'_>, m: crate::training::program::ModId
 /// What the constructions of dataset class `k` show: whether one reaches a
 /// sharding consumer, and whether some end out of the code's sight (or
 /// there is none to see).
-fn consumers(code: &Code<'_>, k: ClassId) -> (bool, bool) {
+fn consumers<'p>(code: &Code<'p>, k: ClassId) -> (bool, bool) {
     let prog = code.prog;
     let Some(init) = prog.method(k, "__init__") else {
         return (false, false);
@@ -1035,8 +1036,11 @@ fn consumers(code: &Code<'_>, k: ClassId) -> (bool, bool) {
             },
             _ => false,
         };
-        let mut loaders: Vec<(Scope, Vec<Anc<'_>>, &Expr)> = Vec::new();
-        prog.flows(scope, &anc, call, &through, &mut |flow| match flow {
+        let mut loaders: Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> = Vec::new();
+        // Joined or repeated by dataset arithmetic (`100 * sintel + things`):
+        // the expression the arithmetic makes, followed on.
+        let joined: std::cell::RefCell<Vec<(Scope, Vec<Anc<'p>>, &'p Expr)>> = std::cell::RefCell::default();
+        let mut on_flow = |flow: Flow<'p>| match flow {
             Flow::Arg {
                 scope: s,
                 call: c,
@@ -1067,8 +1071,25 @@ fn consumers(code: &Code<'_>, k: ClassId) -> (bool, bool) {
             }
             Flow::Returned { func: None, .. } => unseen = true,
             Flow::Returned { func: Some(f), .. } if prog.call_sites(f).is_empty() => unseen = true,
+            Flow::Escapes { scope: s, at } if joined.borrow().len() < 4 => {
+                if let Some(j) = dataset_arithmetic(code, k, s, at) {
+                    joined.borrow_mut().push(j);
+                }
+            }
             _ => {}
-        });
+        };
+        prog.flows(scope, &anc, call, &through, &mut on_flow);
+        let mut round = 0;
+        loop {
+            let Some((s, a, e)) = joined.borrow_mut().pop() else {
+                break;
+            };
+            round += 1;
+            if round > 4 {
+                break;
+            }
+            prog.flows(s, &a, e, &through, &mut on_flow);
+        }
         for (s, a, c) in loaders {
             if managed(code, s, &a, c) {
                 sharded = true;
@@ -1078,6 +1099,37 @@ fn consumers(code: &Code<'_>, k: ClassId) -> (bool, bool) {
         }
     }
     (sharded, unseen)
+}
+
+/// The dataset arithmetic a dataset of class `k` at `at` (in `scope`) is an
+/// operand of, where the result holds its samples in order: `a + b`
+/// (PyTorch's `Dataset.__add__` makes a `ConcatDataset`) and `n * a` or
+/// `a * n` where the class or a project base defines `__rmul__`/`__mul__`
+/// (RAFT's flow datasets repeat their lists). The outermost such
+/// expression, with its ancestors.
+fn dataset_arithmetic<'p>(
+    code: &Code<'p>,
+    k: ClassId,
+    scope: Scope,
+    at: &'p Expr,
+) -> Option<(Scope, Vec<Anc<'p>>, &'p Expr)> {
+    let prog = code.prog;
+    let anc = prog.ancestors_of(scope, at)?;
+    let repeats = ["__rmul__", "__mul__"].iter().any(|m| prog.method(k, m).is_some());
+    let mut top = at;
+    let mut i = anc.len();
+    while i > 0 {
+        let Anc::Expr(p) = anc[i - 1] else { break };
+        let ExprKind::BinOp { op, .. } = &p.kind else { break };
+        match op.as_str() {
+            "+" => {}
+            "*" if repeats => {}
+            _ => break,
+        }
+        top = p;
+        i -= 1;
+    }
+    (!std::ptr::eq(top, at)).then(|| (scope, anc[..i].to_vec(), top))
 }
 
 /// Whether the `DataLoader(…)` call `loader` is given a sampler
