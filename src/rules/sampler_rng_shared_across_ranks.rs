@@ -65,8 +65,13 @@ declare_rule! {
     /// read through its `__call__`, and a base it keeps from a draw of torch's
     /// global RNG (`torch.randint(…).item()`) counts as that RNG's state. lhotse's
     /// `fix_random_seed` seeds like `torch.manual_seed` (and `random`, numpy); a
-    /// seeding call in a function with a worker-id parameter runs in the workers and
-    /// says nothing of how the ranks seed. One that adds the rank and the
+    /// seeding call in a function with a worker-id parameter, or one seeded from
+    /// `get_worker_info()`, runs in the workers and says nothing of how the ranks
+    /// seed. A map-style dataset that seeds in its own methods from the worker id
+    /// and constants only (RAFT's `__getitem__`: `torch.manual_seed(
+    /// get_worker_info().id)` once per worker) is reported in multi-rank code whose
+    /// program starts loader workers: worker k of every rank gets the same seed
+    /// (not where the dataset's text names ranks). One that adds the rank and the
     /// worker id as they are (`seed + local_rank + worker_id`, also through a
     /// loader factory's parameter, a local alias of the factory (also one
     /// star-imported, `from loaders import *`), or a function
@@ -211,6 +216,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     super::sampler_rng_worker_sums::rank_plus_worker_seeds(&code, out);
     constant_worker_seeds(&code, out);
     super::sampler_rng_workers::worker_seeds_alike(&code, &seedings, out);
+    super::sampler_rng_workers::dataset_seeds_from_worker_id(&code, out);
     super::sampler_rng_base_seeds::base_seeds_alike(&code, &seedings, out);
     super::sampler_rng_step_draws::step_draws_alike(&code, &seedings, out);
     super::sampler_rng_workers::iterable_split_by_worker_only(&code, out);

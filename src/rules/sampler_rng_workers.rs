@@ -649,6 +649,91 @@ fn worker_id(code: &Code<'_>, scope: Scope, e: &Expr) -> bool {
         })
 }
 
+/// A map-style dataset that seeds the RNGs in its own methods from the
+/// worker id and constants only (RAFT's `__getitem__`: `worker_info =
+/// get_worker_info(); if worker_info is not None:
+/// torch.manual_seed(worker_info.id)`), in multi-rank code whose program
+/// starts loader workers: worker k of every rank gets the same seed. Not a
+/// dataset whose text names ranks (it may shard or seed by rank itself).
+pub(super) fn dataset_seeds_from_worker_id(code: &Code<'_>, out: &mut Sink<'_>) {
+    let prog = code.prog;
+    let loaders: Vec<LoaderCall<'_>> = worker_loaders(code)
+        .into_iter()
+        .filter(|l| {
+            let n = runtime::constant(prog, code.cfg, code.rt, l.scope, l.workers);
+            match n.as_ref().and_then(|r| r.single()) {
+                Some(Const::Int(i)) => *i >= 1,
+                Some(_) => false,
+                None => n.is_none(),
+            }
+        })
+        .collect();
+    if loaders.is_empty() {
+        return;
+    }
+    let no_params = Params {
+        worker: &[],
+        bound: &[],
+    };
+    for k in prog.classes_mentioning(&["get_worker_info"]) {
+        if !prog.derives_from(k, &["torch.utils.data.Dataset"])
+            || prog.derives_from(k, &["torch.utils.data.IterableDataset"])
+            || !code.rt.world_at(prog, k.m).distributed()
+            || !loaders.iter().any(|l| prog.same_program(l.scope.m, k.m))
+        {
+            continue;
+        }
+        let Some(class) = prog.class(k) else { continue };
+        let mut hits: Vec<(Scope, Span, &'static str, &Expr, String)> = Vec::new();
+        for f in prog.own_methods(k) {
+            let fs = f.scope();
+            let Some(method) = prog.func(f) else { continue };
+            prog.walk_exprs(fs, &mut |_, e| {
+                let ExprKind::Call { func: callee, args, .. } = &e.kind else {
+                    return;
+                };
+                let name = match prog.external(fs, callee).as_deref() {
+                    Some("numpy.random.seed") => "np.random.seed",
+                    Some("random.seed") => "random.seed",
+                    Some("torch.manual_seed") => "torch.manual_seed",
+                    _ => return,
+                };
+                let Some(v) = pos(args, 0) else { return };
+                let Some(parts) = seed_parts(code, fs, &no_params, v) else {
+                    return;
+                };
+                if parts.contains(&Part::Worker) && parts.iter().all(|p| matches!(p, Part::Worker | Part::Const)) {
+                    hits.push((fs, e.span, name, v, method.name.clone()));
+                }
+            });
+        }
+        let Some((fs, at, name, seed, method)) = hits.first() else {
+            continue;
+        };
+        // Its own text only (ranks it reads through calls are asked no
+        // further: a seed of the worker id and constants does not read them).
+        let ranked = prog.ancestors(k).into_iter().any(|c| {
+            prog.class(c)
+                .is_none_or(|x| RANK_WORDS.iter().any(|w| code.text(c.m, x.span).contains(w)))
+        });
+        if ranked {
+            continue;
+        }
+        let d = out.at_loc(
+            code.loc(fs.m, *at),
+            format!(
+                "`{}.{method}` calls {name}({}) in each loader worker: the seed is made of the worker id and constants only, so worker k of every rank gets the same seed and draws the same random numbers, and the augmentations repeat across ranks",
+                class.name,
+                excerpt(code.text(fs.m, seed.span))
+            ),
+        );
+        for (s, other, ..) in hits.iter().skip(1) {
+            d.label(code.file(s.m), *other, "seeded the same way here");
+        }
+        d.help("seed from the worker's base seed, which PyTorch draws per rank and per epoch: `torch.initial_seed() % 2**32` (or add the rank to the worker id)");
+    }
+}
+
 /// Words that show a dataset class knows about ranks or shards by process.
 const RANK_WORDS: &[&str] = &[
     "rank",

@@ -95,6 +95,12 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
             continue;
         };
         let a = pos(args, 0).or_else(|| kw(args, "seed"));
+        // Seeded from the loader worker's id (`torch.manual_seed(
+        // get_worker_info().id)` in a dataset's `__getitem__`): it runs in
+        // the workers, not on the rank.
+        if a.is_some_and(|a| from_worker_info(prog, *scope, a)) {
+            continue;
+        }
         if a.is_some_and(|a| depends_on_rank(prog, *scope, a)) {
             return Seeding::NotIdentical;
         }
@@ -253,6 +259,30 @@ fn in_worker_init(prog: &Program, scope: Scope) -> bool {
     f.params
         .iter()
         .any(|p| matches!(p.name.as_str(), "worker_id" | "worker_idx" | "worker_index" | "wid"))
+}
+
+/// Whether `e` reads a loader worker's info (`get_worker_info().id`),
+/// directly or through a local name bound to `get_worker_info()`.
+fn from_worker_info(prog: &Program, scope: Scope, e: &Expr) -> bool {
+    let info = |s: Scope, x: &Expr| {
+        matches!(&x.kind, ExprKind::Call { func, .. }
+            if prog.external(s, func).as_deref() == Some("torch.utils.data.get_worker_info"))
+    };
+    let mut found = false;
+    crate::training::program::walk_expr(e, &mut Vec::new(), &mut |_, node| {
+        let crate::training::program::Node::Expr(x) = node else {
+            return;
+        };
+        if found || info(scope, x) {
+            found = true;
+            return;
+        }
+        if let ExprKind::Name(_) = &x.kind {
+            let sources = prog.sources(scope, x);
+            found = sources.terms.iter().any(|t| info(t.scope, t.expr));
+        }
+    });
+    found
 }
 
 /// Whether a node with ancestors `anc` sits in an `if __name__ ==
