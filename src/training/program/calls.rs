@@ -114,6 +114,68 @@ impl Program {
         class
     }
 
+    /// The class and the one construction the local name `e` is bound to
+    /// (`loader = NewDataLoader(args, "train")`), where the function binds
+    /// it once, to a direct constructor call of a training-code class.
+    pub(super) fn instance_ctor<'p>(&'p self, scope: Scope, e: &Expr) -> Option<(ClassId, &'p Expr)> {
+        let ExprKind::Name(n) = &e.kind else { return None };
+        let f = self.binding_func(scope, n)?;
+        let defs = self.local_defs(f, n);
+        // A parameter of a helper (`online_eval(model, dataloader_eval)`)
+        // whose every call passes a name bound so, to constructions that
+        // are all one: each call site's construction, where they agree.
+        if let [LocalDef::Param(index)] = defs.as_slice() {
+            let index = *index;
+            let sites = self.call_sites(f);
+            if sites.is_empty() || sites.len() > 4 || self.escapes(f) {
+                return None;
+            }
+            let mut found: Option<(ClassId, &'p Expr)> = None;
+            for (s, call) in sites {
+                let Bound::Given(arg) = self.bind(f, call, index) else {
+                    return None;
+                };
+                if !matches!(arg.kind, ExprKind::Name(_)) || s.func().is_some_and(|g| g == f) {
+                    return None;
+                }
+                let ExprKind::Name(a) = &arg.kind else { return None };
+                let g = self.binding_func(s, a)?;
+                let arg_defs = self.local_defs(g, a);
+                let [LocalDef::Assign { value, proj }] = arg_defs.as_slice() else {
+                    return None;
+                };
+                if !proj.is_empty() {
+                    return None;
+                }
+                let ExprKind::Call { func: ctor, .. } = &value.kind else {
+                    return None;
+                };
+                let Some(Sym::Class(k)) = self.expr_sym(g.scope(), ctor) else {
+                    return None;
+                };
+                match found {
+                    None => found = Some((k, *value)),
+                    Some((fk, fv)) if fk == k && std::ptr::eq(fv, *value) => {}
+                    Some(_) => return None,
+                }
+            }
+            return found;
+        }
+        let [LocalDef::Assign { value, proj }] = defs.as_slice() else {
+            return None;
+        };
+        if !proj.is_empty() {
+            return None;
+        }
+        let ExprKind::Call { func, .. } = &value.kind else {
+            return None;
+        };
+        match self.expr_sym(f.scope(), func) {
+            Some(Sym::Class(k)) => Some((k, *value)),
+            _ => None,
+        }
+    }
+
     /// The training-code class every module-level binding of `n` in module
     /// `m` (followed through imports) constructs directly (`options =
     /// Options()` in a script's `if __name__ == "__main__":` block).

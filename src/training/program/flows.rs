@@ -461,7 +461,10 @@ impl Program {
                 None => places.push(Place::Global(scope.m, n.clone())),
             },
             ExprKind::Attribute { value, attr } => match self.self_class(scope, value) {
-                Some(k) => places.push(Place::SelfAttr(k, attr.clone())),
+                Some(k) => {
+                    places.push(Place::SelfAttr(k, attr.clone()));
+                    places.push(Place::Instance(k, attr.clone(), scope, t.span));
+                }
                 None => visit(Flow::Escapes { scope, at: t }),
             },
             _ => visit(Flow::Escapes { scope, at: t }),
@@ -471,13 +474,22 @@ impl Program {
     /// The reads `x.<attr>` of an instance of class `k` (or of a subclass)
     /// outside its methods, where the name `x` holds only instances
     /// constructed in sight (`loader = NewDataLoader(args, "train")`, then
-    /// `loader.data`): looked for in the chunks naming both the class and
-    /// the attribute.
-    fn instance_reads<'p>(&'p self, k: ClassId, attr: &str, out: &mut Vec<(Scope, Vec<Anc<'p>>, &'p Expr)>) {
+    /// `loader.data`, also in a helper it is passed to), or `x` is the
+    /// construction itself (`DepthDataLoader(config, "train").data`): looked
+    /// for in the chunks reading the attribute in modules naming the class. Where the class's methods
+    /// store the attribute more than once (one loader per `mode` branch),
+    /// only the instances whose construction takes the branches of the
+    /// store at `store` (in `store_scope`): each `if p == "…"` around it in
+    /// `__init__` decided by the literal the construction passes for `p`.
+    fn instance_reads<'p>(
+        &'p self,
+        k: ClassId,
+        attr: &str,
+        store_scope: Scope,
+        store: crate::source::Span,
+        out: &mut Vec<(Scope, Vec<Anc<'p>>, &'p Expr)>,
+    ) {
         let Some(class) = self.class(k) else { return };
-        // Only an attribute the class stores once: where its methods store
-        // several values (one loader per `mode` branch), which one an
-        // instance holds is not known.
         let mut stores = 0;
         for f in self.own_methods(k) {
             let scope = f.scope();
@@ -489,13 +501,24 @@ impl Program {
                 }
             });
         }
-        if stores != 1 {
+        if stores == 0 {
             return;
         }
-        let named = self.chunks_with_word(&class.name);
-        let read = self.chunks_with_word(attr);
-        for at in named {
-            if read.binary_search(at).is_err() {
+        // The tests of the branches the store sits in, each with the arm
+        // it needs; `None` where the store is not one `__init__` makes
+        // under such tests only.
+        let guards = if stores == 1 {
+            Some(Vec::new())
+        } else {
+            self.store_guards(k, store_scope, store)
+        };
+        let Some(guards) = guards else { return };
+        // The chunks reading the attribute in modules naming the class (a
+        // helper the instance is passed to names only the attribute).
+        let mut modules: Vec<ModId> = self.chunks_with_word(&class.name).iter().map(|(m, _)| *m).collect();
+        modules.dedup();
+        for at in self.chunks_with_word(attr) {
+            if modules.binary_search(&at.0).is_err() {
                 continue;
             }
             for scope in self.scopes(at.0, at.1) {
@@ -506,21 +529,99 @@ impl Program {
                     let ExprKind::Attribute { value, attr: a } = &e.kind else {
                         return;
                     };
-                    if a != attr || is_target(anc, e) || !matches!(value.kind, ExprKind::Name(_)) {
+                    if a != attr || is_target(anc, e) {
                         return;
                     }
-                    if self.self_class(scope, value).is_some() {
+                    let ctor = match &value.kind {
+                        ExprKind::Name(_) if self.self_class(scope, value).is_none() => {
+                            self.instance_ctor(scope, value)
+                        }
+                        ExprKind::Call { func, .. } => match self.expr_sym(scope, func) {
+                            Some(Sym::Class(c)) => Some((c, &**value)),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    let Some((ik, call)) = ctor else { return };
+                    if ik != k && !self.ancestors(ik).contains(&k) {
                         return;
                     }
-                    if self
-                        .instance_class(scope, value)
-                        .is_some_and(|ik| ik == k || self.ancestors(ik).contains(&k))
-                    {
+                    if guards.is_empty() || self.takes_branches(ik, call, &guards) {
                         out.push((scope, anc.to_vec(), e));
                     }
                 });
             }
         }
+    }
+
+    /// The branch tests around the store of `self.<attr>` spanning `store`
+    /// in `scope`, a method of class `k`'s `__init__`: each `(parameter,
+    /// literal, equal)` saying the store runs where the parameter equals
+    /// (or differs from) the literal. `None` where the store is elsewhere,
+    /// or under a test of another shape.
+    fn store_guards(
+        &self,
+        k: ClassId,
+        scope: Scope,
+        store: crate::source::Span,
+    ) -> Option<Vec<(String, String, bool)>> {
+        let f = scope.func()?;
+        let func = self.func(f)?;
+        if func.name != "__init__" || self.class_of(f) != Some(k) {
+            return None;
+        }
+        let mut anc_found: Option<Vec<Anc<'_>>> = None;
+        self.walk_exprs(scope, &mut |anc, e| {
+            if anc_found.is_none() && e.span == store && is_target(anc, e) {
+                anc_found = Some(anc.to_vec());
+            }
+        });
+        let anc = anc_found?;
+        let mut out = Vec::new();
+        for a in &anc {
+            let Anc::Stmt(st) = a else { continue };
+            let Some((test, in_body)) = if_arm(st, store) else {
+                continue;
+            };
+            let ExprKind::Compare { left, rest } = &test.kind else {
+                return None;
+            };
+            let [(op, right)] = rest.as_slice() else { return None };
+            let equal = match op.as_str() {
+                "==" => true,
+                "!=" => false,
+                _ => return None,
+            };
+            let (param, lit) = match (&left.kind, &right.kind) {
+                (ExprKind::Name(p), ExprKind::Str(c)) | (ExprKind::Str(c), ExprKind::Name(p)) => (p, c),
+                _ => return None,
+            };
+            if !func.params.iter().any(|x| x.name == *param) {
+                return None;
+            }
+            out.push((param.clone(), lit.clone(), equal == in_body));
+        }
+        (!out.is_empty()).then_some(out)
+    }
+
+    /// Whether the construction `call` of class `ik` passes, for each
+    /// guard's parameter of the `__init__` it runs, a literal that takes
+    /// the guard's arm.
+    fn takes_branches(&self, ik: ClassId, call: &Expr, guards: &[(String, String, bool)]) -> bool {
+        let Some(init) = self.method(ik, "__init__") else {
+            return false;
+        };
+        let Some(func) = self.func(init) else { return false };
+        guards.iter().all(|(param, lit, equal)| {
+            let Some(index) = func.params.iter().position(|p| p.name == *param) else {
+                return false;
+            };
+            let given = match self.bind(init, call, index) {
+                Bound::Given(e) | Bound::Default(e) => e,
+                _ => return false,
+            };
+            matches!(&given.kind, ExprKind::Str(s) if (s == lit) == *equal)
+        })
     }
 
     /// Whether [`Program::flows`] followed an argument of the constructor
@@ -625,7 +726,6 @@ impl Program {
                 // passes over it): at most [`SUBCLASSES_READ`] of them.
                 classes.extend(self.bases(*k));
                 classes.extend(self.subclasses_mentioning(*k, attr, SUBCLASSES_READ));
-                self.instance_reads(*k, attr, &mut out);
                 for cur in classes {
                     let Some(class) = self.class(cur) else { continue };
                     for s in &class.body {
@@ -641,6 +741,7 @@ impl Program {
                     }
                 }
             }
+            Place::Instance(k, attr, scope, span) => self.instance_reads(*k, attr, *scope, *span, &mut out),
             Place::Global(m, name) => {
                 let needles = [name.as_str()];
                 let chunks: Vec<u32> = self.chunks_mentioning(*m, &needles).collect();
@@ -746,6 +847,9 @@ impl Program {
 pub(super) enum Place {
     Local(FuncId, String),
     SelfAttr(ClassId, String),
+    /// `self.<attr>` stored at the target spanning `Span` in `Scope`, read
+    /// on instances of the class outside its methods.
+    Instance(ClassId, String, Scope, crate::source::Span),
     Global(ModId, String),
 }
 

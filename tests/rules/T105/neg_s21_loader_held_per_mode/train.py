@@ -1,8 +1,8 @@
 # stagec fixture: neg_s21_loader_held_per_mode (issue 22, class 9, a look-alike: the holder keeps
-#                 one of two loaders as `self.data`, chosen by `mode`; the script passes over the
-#                 training holder's loader every epoch, but which loader an instance holds is
-#                 its constructor's choice, and the test loader (4 workers too) is made for a
-#                 single pass. Nothing is said rather than guess which store an instance holds.)
+#                 one of two loaders as `self.data`, chosen by `mode`; the script builds only the
+#                 training holder, whose loader keeps its workers, and passes over it every
+#                 epoch. The other branch's loader (4 workers, no persistent_workers) belongs to
+#                 holders built with another mode, none of them in sight: not reported.)
 # named: on the command line (`torchrun --nproc_per_node=8 train.py`)
 # runtime: multi-rank (init_process_group, DistributedSampler)
 # expect: nothing
