@@ -405,3 +405,27 @@ fn issue22_a_listing_read_back_by_many_methods_stays_bounded() {
         "forty fields copied along by twenty-five methods each",
     );
 }
+
+#[test]
+fn issue22_a_seed_reassigned_from_itself_stays_bounded() {
+    // Whether the seed depends on the rank was asked of each name in it,
+    // then of each value that name holds, four levels deep, without
+    // remembering what was asked: forty `s = s * k + s // 3` lines took
+    // over a minute in a release build (a real dataset's `img =
+    // np.array(img)…` chain took 16 s in a debug build).
+    let mut text = String::from(
+        "import argparse\nimport torch\nimport torch.distributed as dist\nfrom torch.utils.data import DataLoader, DistributedSampler, TensorDataset\n\n\ndef main():\n    parser = argparse.ArgumentParser()\n    parser.add_argument('--seed', type=int, default=0)\n    args = parser.parse_args()\n    dist.init_process_group('nccl')\n    s = args.seed\n",
+    );
+    for i in 0..40 {
+        text.push_str(&format!("    s = s * {} + s // 3\n", i + 2));
+    }
+    text.push_str(
+        "    torch.manual_seed(s)\n    ds = TensorDataset(torch.zeros(8, 2))\n    loader = DataLoader(ds, sampler=DistributedSampler(ds), batch_size=2)\n    for epoch in range(2):\n        for x in loader:\n            pass\n\n\nif __name__ == '__main__':\n    main()\n",
+    );
+    checks_clean(
+        "issue22-seed-reassigned",
+        "train.py",
+        text,
+        "a seed reassigned from itself forty times",
+    );
+}

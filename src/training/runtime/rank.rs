@@ -315,15 +315,49 @@ fn zero_test(prog: &Program, scope: Scope, e: &Expr, depth: u32) -> bool {
     }
 }
 
+thread_local! {
+    // The expressions one `depends_on_rank` question has explored, each
+    // with the least depth it was explored at, and how many questions are
+    // open (a question asks others through `returns` and sources).
+    static DEPENDS_SEEN: std::cell::RefCell<(u32, std::collections::HashMap<usize, u32>)> = std::cell::RefCell::default();
+}
+
 /// Whether `e`'s value depends on the rank: a rank expression anywhere in
 /// it, or in what its names hold and its helper calls return (a few steps
 /// deep).
 pub fn depends_on_rank(prog: &Program, scope: Scope, e: &Expr) -> bool {
-    depends_at(prog, scope, e, 0)
+    DEPENDS_SEEN.with(|d| d.borrow_mut().0 += 1);
+    let found = depends_at(prog, scope, e, 0);
+    DEPENDS_SEEN.with(|d| {
+        let mut d = d.borrow_mut();
+        d.0 = d.0.saturating_sub(1);
+        if d.0 == 0 {
+            d.1.clear();
+        }
+    });
+    found
 }
 
 pub(super) fn depends_at(prog: &Program, scope: Scope, e: &Expr, depth: u32) -> bool {
     if depth > 4 {
+        return false;
+    }
+    // An expression explored before at this depth or less found nothing
+    // (a finding ends the question): a name reassigned from itself
+    // (`img = np.array(img)`, `img = img[..., :3]`) is explored once, not
+    // once per path to it, which grew exponentially with the depth.
+    let key = e as *const Expr as usize;
+    let fresh = DEPENDS_SEEN.with(|d| {
+        let mut d = d.borrow_mut();
+        match d.1.get(&key) {
+            Some(&at) if at <= depth => false,
+            _ => {
+                d.1.insert(key, depth);
+                true
+            }
+        }
+    });
+    if !fresh {
         return false;
     }
     if mentions_rank(prog, scope, e) {
