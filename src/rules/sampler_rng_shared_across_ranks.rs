@@ -11,7 +11,9 @@ declare_rule! {
     /// without `generator=`, feeding a plain `torch.utils.data.DataLoader` in code that
     /// runs once per rank, when every rank seeds the global torch RNG with the same
     /// value (`torch.manual_seed(42)` at start-up, or a Determined trial, which gives
-    /// all ranks the trial seed).
+    /// all ranks the trial seed); a seeding that runs on one rank only (under
+    /// `if accelerator.is_main_process:`, or in a helper, or an object's `__call__`,
+    /// called only there) seeds no ranks alike.
     ///
     /// ## Why
     /// Without a generator these samplers draw from the global random number

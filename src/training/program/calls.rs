@@ -48,6 +48,15 @@ impl Program {
                 }
             }
         }
+        // `sampler(prompt=…)` on a local bound only to instances of one
+        // training-code class (`sampler = XFluxSampler(…)`): its `__call__`.
+        if let ExprKind::Name(_) = &func.kind {
+            if let Some(k) = self.instance_class(scope, func) {
+                if let Some(f) = self.method(k, "__call__") {
+                    return Callee::Func(f);
+                }
+            }
+        }
         Callee::Unknown
     }
 
@@ -369,6 +378,29 @@ impl Program {
         // pretrain_run_net` in a package's `__init__.py`, then `from tools
         // import pretrain_run_net as pretrain`), a few steps.
         let mut words: Vec<&str> = vec![needle];
+        // An instance called (`sampler(…)` runs `__call__`) is found where it
+        // is built: by the name of the class or of a subclass that inherits
+        // the method.
+        let makers: Vec<String> = match class {
+            Some(k) if func.name == "__call__" => {
+                let mut out: Vec<String> = self.class(k).map(|c| c.name.clone()).into_iter().collect();
+                if let Some(name) = self.class(k).map(|c| c.name.clone()) {
+                    for sub in self.classes_mentioning(&[name.as_str()]).into_iter().take(32) {
+                        if sub != k && self.method(sub, "__call__") == Some(f) {
+                            if let Some(c) = self.class(sub) {
+                                out.push(c.name.clone());
+                            }
+                        }
+                        if out.len() >= 8 {
+                            break;
+                        }
+                    }
+                }
+                out
+            }
+            _ => Vec::new(),
+        };
+        words.extend(makers.iter().map(String::as_str));
         let mut i = 0;
         while i < words.len() && words.len() < 16 {
             if let Some(aliases) = self.renamed().get(words[i]) {

@@ -80,6 +80,12 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
                 }
             }
         }
+        // Run on one rank only (`if accelerator.is_main_process:` around
+        // the sampling that seeds, or a helper called only there): it seeds
+        // that rank, not the ranks alike.
+        if runs_on_one_rank(prog, *scope, anc, *call as *const Expr as *const ()) {
+            continue;
+        }
         // A module's `if __name__ == "__main__":` block runs only in the
         // program the module starts.
         if in_main_guard(anc) && prog.scripts(scope.m) & bit == 0 {
