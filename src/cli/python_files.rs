@@ -5,7 +5,7 @@
 //! reported.
 
 use std::collections::{BTreeMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use stagec::project::{ContextScan, Disk, Project};
 use stagec::Compiled;
@@ -128,7 +128,9 @@ fn python_job(named: &[PathBuf], scan: &ContextScan, problems: &mut Vec<String>)
 
 /// The work tree `dir` is in ([`stagec::fsutil::repository_root`]). For a relative `dir`,
 /// only a root at or below the current folder counts (as a relative path,
-/// `.` for the current folder), so every name stays as written.
+/// `.` for the current folder), so every name stays as written; run from
+/// inside the work tree, the current folder is the root of the files below
+/// it.
 fn import_root(dir: &Path) -> Option<PathBuf> {
     let absolute = std::path::absolute(dir).ok()?;
     let top = stagec::fsutil::repository_root(&absolute)?;
@@ -136,12 +138,23 @@ fn import_root(dir: &Path) -> Option<PathBuf> {
         return Some(top);
     }
     let cwd = std::env::current_dir().ok()?;
-    let below = top.strip_prefix(&cwd).ok()?;
-    Some(if below.as_os_str().is_empty() {
-        PathBuf::from(".")
-    } else {
-        below.to_path_buf()
-    })
+    match top.strip_prefix(&cwd) {
+        Ok(below) if below.as_os_str().is_empty() => Some(PathBuf::from(".")),
+        Ok(below) => Some(below.to_path_buf()),
+        // Run from a folder inside the work tree (`cd newcrfs && stagec
+        // check train.py dataloaders/data.py`, as `python train.py` runs
+        // there): the files below it are read together from it, where the
+        // script's imports resolve.
+        Err(_)
+            if cwd.starts_with(&top)
+                && dir
+                    .components()
+                    .all(|c| matches!(c, Component::Normal(_) | Component::CurDir)) =>
+        {
+            Some(PathBuf::from("."))
+        }
+        Err(_) => None,
+    }
 }
 
 /// A project checked for the Python files it was made for.

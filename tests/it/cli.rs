@@ -643,8 +643,10 @@ fn deepspeed_comm_and_cudnn_names_are_analysed_without_overflow() {
 /// Python files named without a config are read from the root of their
 /// repository, as pre-commit passes them from there: a script in `tools/`
 /// reaches `pkg/` through its import, and `pkg/data.py` is the module
-/// `pkg.data` its importer names. Outside a repository, and from inside
-/// `tools/`, each folder stands alone as before.
+/// `pkg.data` its importer names. Run from a folder inside the repository,
+/// the files below it are read together from there (where `python
+/// train.py` resolves its imports). Outside a repository each folder stands
+/// alone as before.
 #[test]
 fn named_files_are_read_from_their_repository_root() {
     let dir = common::tools::TempDir::new("stagec-repository-root");
@@ -688,9 +690,21 @@ fn named_files_are_read_from_their_repository_root() {
         let out = run(root, &order);
         assert!(out.contains("pkg/data.py:5:55: T105"), "{order:?}: {out}");
     }
+    // From inside the repository: a project in its own folder whose script
+    // imports its `data` package from there.
+    std::fs::create_dir_all(root.join("proj/data")).expect("make a folder");
+    std::fs::write(root.join("proj/data/loader.py"), files[1].1).expect("write a file");
+    let script = files[2].1.replace("pkg.data", "data.loader");
+    std::fs::write(root.join("proj/train.py"), script).expect("write a file");
+    let inside = run(&root.join("proj"), &["train.py", "data/loader.py"]);
+    assert!(inside.contains("data/loader.py:5:55: T105"), "{inside}");
+    let inside = run(&root.join("proj"), &["./data/loader.py", "./train.py"]);
+    assert!(inside.contains("data/loader.py:5:55: T105"), "{inside}");
     // Without a repository each folder is its own context.
     std::fs::remove_dir(root.join(".git")).expect("remove .git");
     let apart = run(root, &["tools/train.py", "pkg/data.py"]);
+    assert!(!apart.contains("T105"), "{apart}");
+    let apart = run(&root.join("proj"), &["train.py", "data/loader.py"]);
     assert!(!apart.contains("T105"), "{apart}");
 }
 
