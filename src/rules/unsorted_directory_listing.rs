@@ -37,7 +37,9 @@ declare_rule! {
     /// into lists it extends (`items.extend(listing)`, `items += listing`) or is
     /// joined into (`val_cities + trn_cities`) or repeated in (`listing * n`), and
     /// through pandas frames read per entry and stacked by `pd.concat` (rows read
-    /// by position with `.iloc[index]`). A
+    /// by position with `.iloc[index]`), and through the rows of each listed file
+    /// (opened in a `with` block, `with h5py.File(name) as f:`) appended to a
+    /// list stacked by `np.concatenate`/`np.vstack`/`torch.cat`. A
     /// list of files handed to a Hugging Face `load_dataset(…, data_files=…)`
     /// counts too: the dataset's rows come in the files' order; so do datasets
     /// made one per entry (in a `for` over the listing, also through
@@ -238,6 +240,10 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
             "builtins.sum" | "itertools.chain.from_iterable" => matches!(pos, ArgPos::Pos(0)),
             // Frames read one per listed file and stacked in that order.
             "pandas.concat" => matches!(pos, ArgPos::Pos(0) | ArgPos::Kw("objs")),
+            // The rows of each listed shard, stacked in that order
+            // (`np.concatenate(all_data, axis=0)`).
+            "numpy.concatenate" | "numpy.vstack" | "numpy.row_stack" | "torch.cat" | "torch.concat"
+            | "torch.concatenate" | "torch.vstack" => matches!(pos, ArgPos::Pos(0) | ArgPos::Kw("tensors")),
             _ => false,
         },
         _ => false,
@@ -608,18 +614,26 @@ fn accumulators(st: &Stmt) -> (Vec<&Expr>, Vec<&Expr>, bool) {
         for b in body {
             walk_stmt(b, &mut stack, &mut |_, n| {
                 let Node::Stmt(st) = n else { return };
-                let StmtKind::Assign { targets, value } = &st.kind else {
-                    return;
+                // `x = f(entry)`, and `with h5py.File(entry) as f:` (the
+                // file opened from the entry).
+                let bound: Vec<(&Expr, &Expr)> = match &st.kind {
+                    StmtKind::Assign { targets, value } => targets.iter().map(|t| (t, value)).collect(),
+                    StmtKind::With { items, .. } => items
+                        .iter()
+                        .filter_map(|i| i.var.as_ref().map(|v| (v, &i.ctx)))
+                        .collect(),
+                    _ => return,
                 };
-                let mut used = Vec::new();
-                names_in(value, &mut used);
-                let from_loop = used.iter().any(|u| vars.contains(&u.as_str()) || derived.contains(u));
-                if from_loop {
-                    for t in targets {
-                        if let ExprKind::Name(n) = &t.kind {
-                            if !derived.contains(n) && !more.contains(n) {
-                                more.push(n.clone());
-                            }
+                for (t, value) in bound {
+                    let mut used = Vec::new();
+                    names_in(value, &mut used);
+                    let from_loop = used.iter().any(|u| vars.contains(&u.as_str()) || derived.contains(u));
+                    if !from_loop {
+                        continue;
+                    }
+                    if let ExprKind::Name(n) = &t.kind {
+                        if !derived.contains(n) && !more.contains(n) {
+                            more.push(n.clone());
                         }
                     }
                 }
