@@ -23,7 +23,9 @@ declare_rule! {
     /// `accelerator.save_state`); a helper's single-process fallback (`if not
     /// ddp:`, `if not dist.is_initialized():`) is an arm no rank of a
     /// multi-rank run takes. A rank read as `dist.get_rank()` or `0` (`try: rank =
-    /// dist.get_rank() except: rank = 0`) is the rank. A forward pass of a
+    /// dist.get_rank() except: rank = 0`) is the rank; `rank % ngpus_per_node == 0`
+    /// with the per-node count unknown is the first process of each node, not
+    /// every rank. A forward pass of a
     /// `DistributedDataParallel` model that runs on one rank only (a validation
     /// or NaN-logging pass under `if rank == 0:`, or in a helper called only
     /// there) with gradients on is one too (under `torch.no_grad()` DDP
@@ -668,9 +670,16 @@ impl Counter<'_, '_> {
                 return Some(Val::Bool(true));
             }
             ExprKind::BinOp { left, op, right } => {
-                let (Val::Int(a), Val::Int(b)) =
-                    (self.value(scope, left, r, bits)?, self.value(scope, right, r, bits)?)
-                else {
+                let lv = self.value(scope, left, r, bits)?;
+                let rv = self.value(scope, right, r, bits);
+                // `args.rank % ngpus_per_node == 0` (the first rank of each
+                // node) with the per-node count unknown: a node holds more
+                // processes than the ranks tried here, so the rank is its
+                // own remainder.
+                if op == "%" && rv.is_none() && matches!(rank_kind(prog, scope, left), Some(RankKind::Rank)) {
+                    return Some(lv);
+                }
+                let (Val::Int(a), Val::Int(b)) = (lv, rv?) else {
                     return None;
                 };
                 return Some(Val::Int(match op.as_str() {
