@@ -158,7 +158,7 @@ declare_rule! {
 }
 
 use super::sampler_rng_workers::{worker_loaders, LoaderCall};
-use super::training_support::{add_argument, code, excerpt, feeds_training, managed, Code};
+use super::training_support::{add_argument, code, excerpt, feeds_training, global_seeder, managed, Code};
 use super::{Cx, Sink};
 use crate::source::Span;
 use crate::training::ast::{Arg, Expr, ExprKind};
@@ -857,12 +857,7 @@ fn constant_worker_seeds(code: &Code<'_>, out: &mut Sink<'_>) {
                 return;
             };
             let Some(path) = prog.external(fs, callee) else { return };
-            let name = match path.as_str() {
-                "numpy.random.seed" => "np.random.seed",
-                "random.seed" => "random.seed",
-                "torch.manual_seed" => "torch.manual_seed",
-                _ => return,
-            };
+            let Some(name) = global_seeder(&path) else { return };
             let Some(v) = pos(a, 0) else { return };
             // Anything derived from the worker id or another parameter varies.
             let text = code.text(fs.m, v.span);

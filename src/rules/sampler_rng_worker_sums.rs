@@ -13,7 +13,7 @@
 //! workers.
 
 use super::sampler_rng_workers::{worker_loaders, LoaderCall};
-use super::training_support::{excerpt, Code};
+use super::training_support::{excerpt, global_seeder, Code};
 use super::Sink;
 use crate::source::Span;
 use crate::training::ast::{Expr, ExprKind};
@@ -57,11 +57,8 @@ pub(super) fn rank_plus_worker_seeds(code: &Code<'_>, out: &mut Sink<'_>) {
                 else {
                     return;
                 };
-                let name = match prog.external(fs, callee).as_deref() {
-                    Some("numpy.random.seed") => "np.random.seed",
-                    Some("random.seed") => "random.seed",
-                    Some("torch.manual_seed") => "torch.manual_seed",
-                    _ => return,
+                let Some(name) = prog.external(fs, callee).as_deref().and_then(global_seeder) else {
+                    return;
                 };
                 let Some(v) = pos(a, 0).or_else(|| kw(a, "seed")) else {
                     return;

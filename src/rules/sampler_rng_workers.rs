@@ -16,7 +16,7 @@
 //! the rule's own module.
 
 use super::sampler_rng_shared_across_ranks::live;
-use super::training_support::{excerpt, feeds_training, managed, Code};
+use super::training_support::{excerpt, feeds_training, global_seeder, managed, Code};
 use super::Sink;
 use crate::source::Span;
 use crate::training::ast::{Arg, Expr, ExprKind, StmtKind};
@@ -692,11 +692,8 @@ pub(super) fn dataset_seeds_from_worker_id(code: &Code<'_>, out: &mut Sink<'_>) 
                 let ExprKind::Call { func: callee, args, .. } = &e.kind else {
                     return;
                 };
-                let name = match prog.external(fs, callee).as_deref() {
-                    Some("numpy.random.seed") => "np.random.seed",
-                    Some("random.seed") => "random.seed",
-                    Some("torch.manual_seed") => "torch.manual_seed",
-                    _ => return,
+                let Some(name) = prog.external(fs, callee).as_deref().and_then(global_seeder) else {
+                    return;
                 };
                 let Some(v) = pos(args, 0) else { return };
                 let Some(parts) = seed_parts(code, fs, &no_params, v) else {

@@ -180,6 +180,18 @@ pub(crate) fn runs_stagec_exec(cx: &Cx<'_>) -> bool {
 /// Determined's sharding loader.
 pub(crate) const DET_LOADER: &str = "determined.pytorch.DataLoader";
 
+/// How a message names a call that seeds one of the process's global
+/// random number generators (`numpy.random.seed` → `np.random.seed`), for
+/// the three a worker or a rank seeds.
+pub(crate) fn global_seeder(path: &str) -> Option<&'static str> {
+    match path {
+        "numpy.random.seed" => Some("np.random.seed"),
+        "random.seed" => Some("random.seed"),
+        "torch.manual_seed" => Some("torch.manual_seed"),
+        _ => None,
+    }
+}
+
 /// Whether a torch DataLoader is handed to something that shards it:
 /// `accelerator.prepare`, a Lightning Trainer's `fit`, or returned by a
 /// Lightning data hook.
