@@ -80,8 +80,15 @@ declare_rule! {
     /// order. `if rank == 0: dist.barrier()` leaves rank 0 waiting forever; a
     /// `restore_path()` on the chief only leaves it waiting for workers that never
     /// come. The balanced pattern — the other ranks wait at a barrier while rank 0
-    /// prepares, then rank 0 reaches its own — is fine, as are point-to-point
-    /// `send`/`recv` and chief-only uploads (`shard=False`).
+    /// prepares, then rank 0 reaches its own — is fine (also when both tests ask
+    /// the same other question, `mpi_size > 1 and local_rank > 0` … `mpi_size > 1
+    /// and local_rank == 0`), as are point-to-point `send`/`recv` and chief-only
+    /// uploads (`shard=False`). A nested function handed to an optimizer's step
+    /// (`optimizer.step(closure)`, L-BFGS's closure) runs as often as that call
+    /// runs it, in a protocol the code around it defines: its collectives are
+    /// left alone, there and where it is handed on. A rank test that cannot be
+    /// decided but whose arms end the function alike (`if not distributed or
+    /// gpu == 0: return summary`, then `return None`) counts either way.
     ///
     /// ## Example
     /// ```python
@@ -143,6 +150,12 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let memo = Memo::default();
     for scope in code.scopes_with_words(&words) {
         if !code.rt.world_at(code.prog, scope.m).distributed() {
+            continue;
+        }
+        // A closure handed to a call (`optimizer.step(closure)`, LBFGS's):
+        // how often each rank runs it, and what the code around it pairs
+        // its collectives with, is that call's.
+        if scope.func().is_some_and(|f| handed_to_a_call(&code, f)) {
             continue;
         }
         let cx = Counter {
@@ -374,7 +387,7 @@ impl Counter<'_, '_> {
                 }
             }};
         }
-        for s in stmts {
+        for (at, s) in stmts.iter().enumerate() {
             if self.leaving && self.neutral.contains(&(s as *const Stmt)) {
                 continue;
             }
@@ -425,7 +438,34 @@ impl Counter<'_, '_> {
                             || self.is_atom(scope, test)
                             || self.reads_atom(scope, test))
                     {
-                        let taken = self.eval(scope, test, r, bits)?;
+                        let Some(taken) = self.eval(scope, test, r, bits) else {
+                            // Undecided (a flag the analysis cannot read
+                            // here), but both ways end alike for this rank
+                            // (`if not distributed or gpu == 0: return
+                            // summary` then `return None`): either is the
+                            // rank's count.
+                            let rest = self.count(scope, &stmts[at + 1..], r, bits, depth)?;
+                            let either = |arm: &[Stmt]| -> Option<(Counts, End)> {
+                                let (mut c, end) = self.count(scope, arm, r, bits, depth)?;
+                                if end != End::Normal {
+                                    return Some((c, end));
+                                }
+                                add(&mut c, rest.0.clone(), 1);
+                                Some((c, rest.1))
+                            };
+                            let (a, b) = (either(body)?, either(orelse)?);
+                            let nonzero = |c: &Counts| {
+                                c.iter()
+                                    .filter(|(_, n)| **n > 0)
+                                    .map(|(k, n)| (k.clone(), *n))
+                                    .collect::<Counts>()
+                            };
+                            if a.1 != b.1 || nonzero(&a.0) != nonzero(&b.0) {
+                                return None;
+                            }
+                            add(&mut out, a.0, 1);
+                            return Some((out, a.1));
+                        };
                         let (c, end) = self.count(scope, if taken { body } else { orelse }, r, bits, depth)?;
                         add(&mut out, c, 1);
                         if end != End::Normal {
@@ -566,9 +606,27 @@ impl Counter<'_, '_> {
             if depth >= CALL_DEPTH {
                 continue;
             }
-            let ExprKind::Call { func, .. } = &call.kind else {
+            let ExprKind::Call { func, args, .. } = &call.kind else {
                 continue;
             };
+            // A function of the training code that runs a collective, handed
+            // to an optimizer's step (`optimizer.step(closure)`, L-BFGS's
+            // closure): it runs as often as the optimizer calls it, which is
+            // not known here.
+            let stepping = matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "step");
+            for a in args.iter().filter(|_| stepping) {
+                let (crate::training::ast::Arg::Pos(v) | crate::training::ast::Arg::Kw { value: v, .. }) = a else {
+                    continue;
+                };
+                if !matches!(v.kind, ExprKind::Name(_)) {
+                    continue;
+                }
+                if let Some(crate::training::program::Sym::Func(g)) = prog.expr_sym(scope, v) {
+                    if self.has_collective(g.scope(), prog.body(g.scope())) {
+                        return None;
+                    }
+                }
+            }
             if let Callee::Func(f) = prog.callee(scope, func) {
                 // A rank parameter given something other than this
                 // process's rank (`create_loader(..., rank=-1)`): the
@@ -764,7 +822,16 @@ type Atom = (ModId, Span);
 /// folded reads are returned with the index of the atom they read.
 fn merge_repeated_atoms(code: &Code<'_>, scope: Scope, atoms: Vec<Atom>) -> (Vec<Atom>, Vec<(Atom, usize)>) {
     let prog = code.prog;
-    let plain = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.');
+    // A name, an attribute chain, or a comparison or arithmetic of them and
+    // literals (`mpi_size > 1`): no call, so reading it twice reads the same
+    // value when none of its names is assigned in between.
+    let plain = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_alphanumeric() || " _.<>=!+-*/%".contains(c));
+    let names = |t: &str| -> Vec<String> {
+        t.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+            .filter(|w| w.starts_with(|c: char| c.is_alphabetic() || c == '_'))
+            .map(str::to_string)
+            .collect()
+    };
     let mut assigned: Vec<&str> = Vec::new();
     prog.walk_stmts(scope, &mut |_, st| match &st.kind {
         StmtKind::Assign { targets, .. } => {
@@ -780,9 +847,10 @@ fn merge_repeated_atoms(code: &Code<'_>, scope: Scope, atoms: Vec<Atom>) -> (Vec
     let mut same: Vec<(Atom, usize)> = Vec::new();
     for a in atoms {
         let text = code.text(a.0, a.1);
-        let earlier = (plain(text) && !assigned.contains(&text))
-            .then(|| kept.iter().position(|k| code.text(k.0, k.1) == text))
-            .flatten();
+        let earlier =
+            (plain(text) && !assigned.contains(&text) && names(text).iter().all(|n| !assigned.contains(&n.as_str())))
+                .then(|| kept.iter().position(|k| code.text(k.0, k.1) == text))
+                .flatten();
         match earlier {
             Some(i) => same.push((a, i)),
             None => kept.push(a),
@@ -982,6 +1050,34 @@ fn rank_param_overridden(code: &Code<'_>, scope: Scope, call: &Expr, f: FuncId) 
         }
     }
     false
+}
+
+/// Whether the nested function `f` is handed, by its name, to an
+/// optimizer's step in the function around it (`optimizer.step(closure)`,
+/// L-BFGS's closure, which the optimizer calls as often as it needs). A
+/// signal handler or a thread's target is not such a protocol.
+fn handed_to_a_call(code: &Code<'_>, f: FuncId) -> bool {
+    let prog = code.prog;
+    let (Some(parent), Some(func)) = (prog.parent_func(f), prog.func(f)) else {
+        return false;
+    };
+    let mut found = false;
+    prog.walk_exprs(parent.scope(), &mut |_, e| {
+        let ExprKind::Call { func: callee, args, .. } = &e.kind else {
+            return;
+        };
+        if !matches!(&callee.kind, ExprKind::Attribute { attr, .. } if attr == "step") {
+            return;
+        }
+        found |= args.iter().any(|a| match a {
+            crate::training::ast::Arg::Pos(v) => matches!(&v.kind, ExprKind::Name(n) if *n == func.name),
+            crate::training::ast::Arg::Kw { name, value, .. } => {
+                name == "closure" && matches!(&value.kind, ExprKind::Name(n) if *n == func.name)
+            }
+            _ => false,
+        });
+    });
+    found
 }
 
 /// Whether `e` ends the process: `sys.exit(…)`, `os._exit(…)`, `exit()`,

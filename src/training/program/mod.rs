@@ -563,7 +563,7 @@ impl Program {
     }
 
     /// The function enclosing a nested function.
-    fn parent_func(&self, f: FuncId) -> Option<FuncId> {
+    pub fn parent_func(&self, f: FuncId) -> Option<FuncId> {
         match self.func(f)?.parent {
             Parent::Func(p) => Some(FuncId { m: f.m, c: f.c, f: p }),
             _ => None,
