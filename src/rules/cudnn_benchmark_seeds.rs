@@ -6,7 +6,7 @@ use super::cudnn_benchmark_with_determinism::{exclusive, Site};
 use super::training_support::{body_trains, Code};
 use super::{Cx, Sink};
 use crate::source::Span;
-use crate::training::ast::{Expr, ExprKind, StmtKind};
+use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
 use crate::training::program::{walk_expr, Anc, Node, Scope};
 use crate::training::runtime::{self, dead_branch, kw, pos};
 
@@ -308,18 +308,62 @@ fn reset_after(code: &Code<'_>, chain: &Chain<'_>, b: &Site<'_>) -> bool {
     })
 }
 
-/// Whether `scope`'s own statements assign `torch.backends.cudnn.benchmark`.
+/// Whether `scope`'s own statements assign `torch.backends.cudnn.benchmark`
+/// on a path its calls take: an assignment under `if deterministic:`, a
+/// parameter off by default that no call of the helper passes (U2PL's
+/// `set_random_seed(seed, deterministic=False)` called as
+/// `set_random_seed(args.seed)`), never runs.
 fn sets_benchmark(code: &Code<'_>, scope: Scope) -> bool {
-    if scope.func().is_none() {
+    let Some(f) = scope.func() else {
         return false;
-    }
+    };
     let mut found = false;
-    code.prog.walk_stmts(scope, &mut |_, s| {
+    code.prog.walk_stmts(scope, &mut |anc, s| {
         if let StmtKind::Assign { targets, .. } = &s.kind {
-            found |= targets.iter().any(|t| is_benchmark(code, scope, t));
+            if targets.iter().any(|t| is_benchmark(code, scope, t)) && !off_by_default(code, f, anc, s) {
+                found = true;
+            }
         }
     });
     found
+}
+
+/// Whether `s` sits in the body of an `if flag:` of function `f` whose
+/// `flag` is a parameter defaulting to `False`, never rebound, that no call
+/// of `f` passes.
+fn off_by_default(code: &Code<'_>, f: crate::training::program::FuncId, anc: &[Anc<'_>], s: &Stmt) -> bool {
+    let prog = code.prog;
+    let Some(func) = prog.func(f) else {
+        return false;
+    };
+    let mut child: *const Stmt = s;
+    for a in anc.iter().rev() {
+        let Anc::Stmt(st) = a else { continue };
+        if let StmtKind::If { test, body, .. } = &st.kind {
+            if body.iter().any(|b| std::ptr::eq(b, child)) {
+                if let ExprKind::Name(n) = &test.kind {
+                    if let Some(i) = func.params.iter().position(|p| p.name == *n) {
+                        let off = func.params[i]
+                            .default
+                            .as_ref()
+                            .is_some_and(|d| matches!(d.kind, ExprKind::Bool(false)));
+                        let sites = prog.call_sites(f);
+                        let passed = sites.iter().any(|(_, call)| match &call.kind {
+                            ExprKind::Call { args, .. } => {
+                                runtime::has_splat(args) || kw(args, n).is_some() || pos(args, i).is_some()
+                            }
+                            _ => true,
+                        });
+                        if off && !sites.is_empty() && !passed && prog.local_defs(f, n).len() == 1 {
+                            return true;
+                        }
+                    }
+                }
+            }
+        }
+        child = *st;
+    }
+    false
 }
 
 /// Whether `target` is `torch.backends.cudnn.benchmark` (any import alias).

@@ -53,7 +53,11 @@ declare_rule! {
     /// its function: wherever the request runs, it replaces the assignment. Likewise
     /// a seeding helper that sets `cudnn.benchmark` itself (off when its
     /// `deterministic` argument asks, on otherwise) and is called after the
-    /// assignment in its function: wherever the seed is set, the helper decides. Where the code also asks for
+    /// assignment in its function: wherever the seed is set, the helper decides —
+    /// unless the helper's only assignment sits under a flag off by default that
+    /// no call passes (`if deterministic:` in `set_random_seed(seed,
+    /// deterministic=False)` called as `set_random_seed(args.seed)`), which never
+    /// runs. Where the code also asks for
     /// determinism, that message wins.
     ///
     /// ## Why
@@ -187,8 +191,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 };
                 let path = code.prog.external(scope, func);
                 let request = match path.as_deref() {
-                    Some("torch.use_deterministic_algorithms") => {
+                    Some("torch.use_deterministic_algorithms" | "torch.set_deterministic") => {
                         kw(args, "mode")
+                            .or_else(|| kw(args, "d"))
                             .or_else(|| pos(args, 0))
                             .and_then(|m| runtime::is_true(code.prog, code.cfg, code.rt, scope, m))
                             == Some(true)
