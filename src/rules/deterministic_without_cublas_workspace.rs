@@ -1,6 +1,7 @@
 declare_rule! {
     /// ## What it checks
-    /// `torch.use_deterministic_algorithms(True)` (without `warn_only=True`) or
+    /// `torch.use_deterministic_algorithms(True)` (without `warn_only=True`; also
+    /// its PyTorch 1.7–1.8 name, `torch.set_deterministic(True)`) or
     /// `torch.set_deterministic_debug_mode("error")` in the training code of an
     /// experiment whose image ships a PyTorch that needs `CUBLAS_WORKSPACE_CONFIG`
     /// for deterministic cuBLAS — Determined's default images, or an image whose name
@@ -53,19 +54,23 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     // Without an experiment, the PyTorch the repository's own requirements
     // pin (`torch==2.8.0`); without either, the release is not known.
     let standalone = !code.cfg.present;
+    // The release, where the pin or the image tells it; `None` where it is
+    // not known, and only `torch.set_deterministic` (a 1.x name) then tells.
     let version = match (standalone, &code.cfg.image) {
         (true, _) => match code.cfg.torch_pin {
-            Some((major, minor)) if (major, minor) < (2, 10) => {
-                format!("{major}.{minor} (the newest the repository's requirements allow)")
-            }
-            _ => return,
+            Some((major, minor)) if (major, minor) < (2, 10) => Some(format!(
+                "{major}.{minor} (the newest the repository's requirements allow)"
+            )),
+            Some(_) => return,
+            None => None,
         },
-        (false, None) => "before 2.10 (Determined's default images)".to_string(),
+        (false, None) => Some("before 2.10 (Determined's default images)".to_string()),
         (false, Some(Some(image))) => match torch_version(image) {
-            Some((major, minor)) if (major, minor) < (2, 10) => format!("{major}.{minor} ({image})"),
-            _ => return,
+            Some((major, minor)) if (major, minor) < (2, 10) => Some(format!("{major}.{minor} ({image})")),
+            Some(_) => return,
+            None => None,
         },
-        (false, Some(None)) => return,
+        (false, Some(None)) => None,
     };
     if !env_assignments(&code, VAR).is_empty() {
         return;
@@ -74,6 +79,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         code.prog,
         &[
             "torch.use_deterministic_algorithms",
+            // Its name in PyTorch 1.7 and 1.8.
+            "torch.set_deterministic",
             "torch.set_deterministic_debug_mode",
         ],
     );
@@ -91,8 +98,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         let ExprKind::Call { args, .. } = &call.kind else {
             continue;
         };
-        let requires = if path_ == "torch.use_deterministic_algorithms" {
-            let mode = kw(args, "mode").or_else(|| pos(args, 0));
+        let requires = if path_ == "torch.use_deterministic_algorithms" || path_ == "torch.set_deterministic" {
+            let mode = kw(args, "mode").or_else(|| kw(args, "d")).or_else(|| pos(args, 0));
             let on = mode.and_then(|m| runtime::is_true(code.prog, code.cfg, code.rt, scope, m)) == Some(true);
             let warn_only = kw(args, "warn_only").map(|w| runtime::is_true(code.prog, code.cfg, code.rt, scope, w));
             on && matches!(warn_only, None | Some(Some(false)))
@@ -106,6 +113,13 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         if !requires {
             continue;
         }
+        let version = match &version {
+            Some(v) => v.clone(),
+            None if path_ == "torch.set_deterministic" => {
+                "1.x (the releases that have `torch.set_deterministic`)".to_string()
+            }
+            None => continue,
+        };
         if let Some(stmt) = code.prog.stmt_of(&anc) {
             if dead_branch(code.prog, code.cfg, code.rt, scope, &anc, stmt) {
                 continue;
