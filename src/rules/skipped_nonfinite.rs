@@ -4,15 +4,17 @@
 //! `x != x`) in a rank's step loop, when the rest of the loop runs a
 //! collective (the DDP backward's gradient all-reduce, an optimizer step of
 //! a sharded model, a barrier). The loss is the rank's own: a rank whose
-//! batch overflows skips the collective while the others wait in it.
+//! batch overflows skips the collective while the others wait in it. A
+//! `break` on such a test (`if torch.isnan(loss): break`) leaves the step
+//! loop on that rank while the others go on to the next step's collective.
 //!
 //! Silent where the checked value is the same on every rank (computed from
 //! an `all_reduce`/`reduce`/`gather`/`broadcast` result, or reduced in place
 //! before the test), where the loop runs under a DDP model's `join()`
 //! context (which shadows the collectives of ranks that run out), and where
-//! the skip does not end in `continue`.
+//! the skip ends neither in `continue` nor in `break`.
 
-use super::swallowed_error_skips_collective::rest_of_loop;
+use super::swallowed_error_skips_collective::{loop_body, rest_of_loop};
 use super::training_support::{excerpt, Code};
 use super::Sink;
 use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
@@ -41,7 +43,7 @@ pub(super) fn nonfinite_skips(code: &Code<'_>, ddp: bool, out: &mut Sink<'_>) {
         if !code.rt.world_at(prog, scope.m).distributed() {
             continue;
         }
-        let mut hits: Vec<(&Stmt, &Expr, Scope, &Expr, runtime::Collective)> = Vec::new();
+        let mut hits: Vec<(&Stmt, &Expr, Scope, &Expr, runtime::Collective, bool)> = Vec::new();
         prog.walk_stmts(scope, &mut |anc, s| {
             let StmtKind::If { test, body, .. } = &s.kind else {
                 return;
@@ -49,14 +51,30 @@ pub(super) fn nonfinite_skips(code: &Code<'_>, ddp: bool, out: &mut Sink<'_>) {
             let Some(value) = nonfinite_test(code, scope, test) else {
                 return;
             };
-            if !ends_in_continue(body) || agreed(code, scope, value, s) || under_join(anc) {
+            if agreed(code, scope, value, s) || under_join(anc) {
                 return;
             }
-            if let Some((cs, call, c)) = skipped_collective(code, scope, anc, s, ddp) {
-                hits.push((s, value, cs, call, c));
+            if ends_in_continue(body) {
+                if let Some((cs, call, c)) = skipped_collective(code, scope, anc, s, ddp) {
+                    hits.push((s, value, cs, call, c, false));
+                }
+            } else if ends_in_break(body) {
+                // `if torch.isnan(loss): break`: the rank leaves its step loop
+                // while the others go on to the next step's collectives.
+                if runtime::runs_on_one_rank(prog, scope, anc, s as *const Stmt as *const ()) {
+                    return;
+                }
+                let found = loop_body(anc).and_then(|blocks| {
+                    blocks
+                        .into_iter()
+                        .find_map(|b| first_collective(prog, scope, b, ddp, 2))
+                });
+                if let Some((cs, call, c)) = found {
+                    hits.push((s, value, cs, call, c, true));
+                }
             }
         });
-        for (s, value, cs, call, c) in hits {
+        for (s, value, cs, call, c, leaves) in hits {
             let value = excerpt(code.text(scope.m, value.span));
             report_skip(
                 code,
@@ -64,7 +82,11 @@ pub(super) fn nonfinite_skips(code: &Code<'_>, ddp: bool, out: &mut Sink<'_>) {
                 scope,
                 s,
                 (cs, call, &c),
-                |what, others| format!("`{value}` is this rank's own loss: the rank whose batch overflows `continue`s past {what} while {others} wait in it, and the job hangs until the collective times out"),
+                |what, others| if leaves {
+                    format!("`{value}` is this rank's own loss: the rank whose batch overflows leaves the loop with `break`, while {others} go on to {what} of the next step and wait in it, and the job hangs until the collective times out")
+                } else {
+                    format!("`{value}` is this rank's own loss: the rank whose batch overflows `continue`s past {what} while {others} wait in it, and the job hangs until the collective times out")
+                },
                 "agree before skipping: all_reduce a non-finite flag and let every rank skip the step together, or keep the step on every rank (zero the loss, or let the gradient scaler skip the update, which it does on every rank alike)",
             );
         }
@@ -182,6 +204,11 @@ pub(super) fn nonfinite_test<'p>(code: &Code<'p>, scope: Scope, test: &'p Expr) 
 /// `if` inside it).
 pub(super) fn ends_in_continue(body: &[Stmt]) -> bool {
     first_continue(body).is_some()
+}
+
+/// Whether `body` ends in `break` (its last statement).
+fn ends_in_break(body: &[Stmt]) -> bool {
+    matches!(body.last().map(|s| &s.kind), Some(StmtKind::Break))
 }
 
 /// Whether the checked value is the same on every rank: it mentions, or a

@@ -54,7 +54,9 @@ declare_rule! {
     /// wrap a model: not where every `prepare` is handed only dicts of modules,
     /// optimizers, loaders or objects of plain classes). The same holds for a step skipped on a
     /// non-finite loss (`if not math.isfinite(loss_value): continue`,
-    /// `if torch.isnan(loss).any(): continue`) before such a collective: the loss
+    /// `if torch.isnan(loss).any(): continue`) before such a collective, or the
+    /// step loop left on one (`if torch.isnan(loss): break`) while the other ranks
+    /// go on to the next step's: the loss
     /// is the rank's own, unless it was reduced across ranks first; a loop under
     /// the DDP model's `join()` context is left alone. The same holds for a
     /// step skipped on what the rank's own batch holds (`if any(len(t) < 1
@@ -809,7 +811,7 @@ pub(super) fn rest_of_loop<'p>(anc: &[Anc<'p>], stmt: &'p Stmt) -> Option<Vec<&'
 
 /// The body of the innermost enclosing loop (what `break` skips in later
 /// iterations).
-fn loop_body<'p>(anc: &[Anc<'p>]) -> Option<Vec<&'p [Stmt]>> {
+pub(super) fn loop_body<'p>(anc: &[Anc<'p>]) -> Option<Vec<&'p [Stmt]>> {
     anc.iter().rev().find_map(|a| match a {
         Anc::Stmt(s) => match &s.kind {
             StmtKind::For { body, .. } | StmtKind::While { body, .. } => Some(vec![body.as_slice()]),
