@@ -1,6 +1,7 @@
 declare_rule! {
     /// ## What it checks
-    /// A `DataLoader` (torch's, `determined.pytorch.DataLoader`, or a project
+    /// A `DataLoader` (torch's, `determined.pytorch.DataLoader`, MONAI's
+    /// `monai.data.DataLoader`, or a project
     /// subclass of torch's that leaves the workers to it — also one with its
     /// own signature that hands its `num_workers` to torch's unchanged but has
     /// no `persistent_workers` to hand on, pytracking's `LTRLoader`, reported
@@ -155,7 +156,10 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     if !pipeline && !code.rt.distributed_somewhere() {
         return;
     }
-    for scope in code.scopes_for(&["torch.utils.data.DataLoader", DET_LOADER], &["num_workers"]) {
+    for scope in code.scopes_for(
+        &["torch.utils.data.DataLoader", DET_LOADER, MONAI_LOADER],
+        &["num_workers"],
+    ) {
         let host = if pipeline {
             // The pipeline's hosts run the experiment's code only.
             if code.prog.detached(scope.m) {
@@ -176,10 +180,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             let ExprKind::Call { func, args, .. } = &e.kind else {
                 return;
             };
-            let torch_or_det = code
-                .prog
-                .external(scope, func)
-                .is_some_and(|path| path == "torch.utils.data.DataLoader" || path == DET_LOADER);
+            let torch_or_det = code.prog.external(scope, func).is_some_and(|path| {
+                path == "torch.utils.data.DataLoader" || path == DET_LOADER || is_monai_loader(&path)
+            });
             let subclass = if torch_or_det {
                 None
             } else {
@@ -1326,6 +1329,14 @@ fn lightning_hook(code: &Code<'_>, f: crate::training::program::FuncId) -> bool 
 
 /// A method that takes a data loader over (`wrap_data_loader`,
 /// `wrap_dataloader`): not Determined's API, a pipeline framework's.
+/// MONAI's `DataLoader`: torch's, with MONAI's collate and worker seeding;
+/// its workers start and stop as torch's do.
+const MONAI_LOADER: &str = "monai.data.DataLoader";
+
+fn is_monai_loader(path: &str) -> bool {
+    path == MONAI_LOADER || path == "monai.data.dataloader.DataLoader"
+}
+
 fn is_loader_wrapper(name: &str) -> bool {
     matches!(name, "wrap_data_loader" | "wrap_dataloader" | "wrap_train_loader")
 }
