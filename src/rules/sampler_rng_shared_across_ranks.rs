@@ -4,7 +4,8 @@ declare_rule! {
     /// `DataLoader(shuffle=True)` and a `torch.randperm` used as the sample order (not one drawn in a
     /// model class's methods, a pick among the forward pass's inputs, nor one sized by a
     /// `for` counter over a `range`, nor by a
-    /// tensor, `x.shape[0]` or a mask's `.sum().item()`: a pick among the rank's
+    /// tensor, `x.shape[0]` (also unpacked, `n, device = x.shape[0], x.device`) or a
+    /// mask's `.sum().item()`: a pick among the rank's
     /// own rows or pixels, nor one whose first entries only become a `Subset`'s
     /// indices, `Subset(ds, torch.randperm(n)[:k])`, in a program that shards its
     /// samples: the ranks must hold the same subset for the shards to split it),
@@ -516,8 +517,29 @@ fn tensor_sized(code: &Code<'_>, scope: Scope, perm: &Expr) -> bool {
     if of_tensor(scope, n) {
         return true;
     }
-    if !matches!(n.kind, ExprKind::Name(_)) {
+    let ExprKind::Name(name) = &n.kind else {
         return false;
+    };
+    // `num_samples, device = samples.shape[0], samples.device`: the
+    // element of the tuple the name is unpacked from.
+    if let Some(f) = scope.func() {
+        let defs = code.prog.local_defs(f, name);
+        let element = |d: &crate::training::program::LocalDef<'_>| match d {
+            crate::training::program::LocalDef::Assign { value, proj } => match (&value.kind, proj.as_slice()) {
+                (
+                    ExprKind::Tuple(items),
+                    [crate::training::program::Proj::Key(crate::training::program::Key::Int(i))],
+                ) => usize::try_from(*i)
+                    .ok()
+                    .and_then(|i| items.get(i))
+                    .is_some_and(|e| of_tensor(scope, e)),
+                _ => false,
+            },
+            _ => false,
+        };
+        if !defs.is_empty() && defs.iter().all(element) {
+            return true;
+        }
     }
     let sources = code.prog.sources(scope, n);
     !sources.terms.is_empty() && sources.terms.iter().all(|t| of_tensor(t.scope, t.expr))

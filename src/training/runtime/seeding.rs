@@ -46,6 +46,10 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
             "lhotse.utils.fix_random_seed",
             // timm's: torch, numpy and `random` with `seed + rank`.
             "timm.utils.random_seed",
+            // ColossalAI's: `random`, numpy and torch (all devices) with one
+            // seed.
+            "colossalai.utils.set_seed",
+            "colossalai.utils.common.set_seed",
         ],
     );
     let mut first = None;
