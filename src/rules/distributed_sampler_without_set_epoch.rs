@@ -15,7 +15,10 @@ declare_rule! {
     /// A loader handed on in a list (`Trainer(net, [loader])`) is one of its
     /// entries wherever the list goes: a `….sampler.set_epoch(…)` anywhere in its
     /// program may tell it, so that keeps the rule silent, and a finding offers
-    /// no fix (the trainer holds the list, not the loader).
+    /// no fix (the trainer holds the list, not the loader). A test of the sampler
+    /// (`shuffle=(self.train_sampler is None)`) keeps nothing of it; a sampler kept
+    /// as `self.train_sampler` is told through any `….train_sampler.set_epoch(…)`
+    /// in its program (a holder object the script keeps).
     ///
     /// ## Why
     /// `DistributedSampler` shuffles with `seed + epoch`. Without `set_epoch(epoch)`
@@ -194,6 +197,15 @@ fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr
     if !complete || escapes || loaders.is_empty() {
         return None;
     }
+    // Kept as `self.train_sampler` and told the epoch through an instance
+    // the analysis does not follow (`dataloader.train_sampler.set_epoch(e)`
+    // where the class stores it in two branches).
+    if names.iter().any(|(s, t)| match &t.kind {
+        ExprKind::Attribute { attr, .. } => told_by_name(code, s.m, attr),
+        _ => false,
+    }) {
+        return None;
+    }
     // A set_epoch call reaches the passes of a program it runs in (a
     // shared data module's sampler, told the epoch by the pre-training
     // script and not by the evaluation script that drops it): the programs
@@ -315,6 +327,15 @@ fn told_through_entry(code: &Code<'_>, m: ModId) -> bool {
             text.contains("sampler.set_epoch(")
         }
     })
+}
+
+/// Whether some module of `m`'s programs calls `set_epoch` on an attribute
+/// named `attr` (`….train_sampler.set_epoch(…)`).
+fn told_by_name(code: &Code<'_>, m: ModId, attr: &str) -> bool {
+    let prog = code.prog;
+    let needle = format!(".{attr}.set_epoch(");
+    prog.modules()
+        .any(|other| prog.same_program(other, m) && prog.text(other).contains(&needle))
 }
 
 /// External calls a sampler or loader may pass through without escaping.

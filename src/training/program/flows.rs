@@ -206,6 +206,9 @@ impl Program {
                 ExprKind::IfExp { body, orelse, .. } if std::ptr::eq(&**body, e) || std::ptr::eq(&**orelse, e) => {
                     queue.push((scope, up.to_vec(), p, depth + 1));
                 }
+                // `sampler is None` (`shuffle=(sampler is None)`), `x == y`:
+                // a comparison reads the value and keeps nothing of it.
+                ExprKind::Compare { .. } => {}
                 ExprKind::BoolOp { .. } | ExprKind::Named { .. } | ExprKind::Await(_) => {
                     queue.push((scope, up.to_vec(), p, depth + 1));
                 }
@@ -252,6 +255,8 @@ impl Program {
                     }
                 }
                 StmtKind::Expr(_) => {}
+                // `if sampler:` tests the value and keeps nothing of it.
+                StmtKind::If { test, .. } | StmtKind::While { test, .. } if std::ptr::eq(test, e) => {}
                 _ => visit(Flow::Escapes { scope, at: e }),
             },
             Anc::Comp(g) if std::ptr::eq(&g.iter, e) => {
