@@ -300,6 +300,7 @@ fn sample_use(code: &Code<'_>, u: &super::unsorted_directory_listing::Use) -> St
         }
         Use::DataFiles => "`load_dataset(data_files=…)` reads the files in that order".to_string(),
         Use::Concatenated => "the datasets made from its items are joined in that order".to_string(),
+        Use::Joined => "the datasets made from its items are joined in that order by `ConcatDataset`".to_string(),
         Use::Dataset(k, attr, via, _) => {
             let indexed = match via {
                 None => "indexed in __getitem__".to_string(),

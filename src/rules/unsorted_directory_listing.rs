@@ -43,7 +43,8 @@ declare_rule! {
     /// list of files handed to a Hugging Face `load_dataset(…, data_files=…)`
     /// counts too: the dataset's rows come in the files' order; so do datasets
     /// made one per entry (in a `for` over the listing, also through
-    /// `enumerate`) and joined by `concatenate_datasets`. A walk (`for root, dirs,
+    /// `enumerate`) and joined by `concatenate_datasets`, or by torch's `ConcatDataset` in a
+    /// program that shards its samples. A walk (`for root, dirs,
     /// files in os.walk(d)`) counts unless its body sorts `dirs` in place and reads
     /// `files` sorted: the descent follows `dirs`.
     ///
@@ -86,6 +87,9 @@ pub(super) enum Use {
     DataFiles,
     /// Datasets made one per entry and joined by `concatenate_datasets`.
     Concatenated,
+    /// Datasets made one per entry and joined by torch's `ConcatDataset`, in
+    /// a program that shards its samples.
+    Joined,
     /// Kept as `self.<attr>` of a class; indexed in `__getitem__` of that
     /// class, or in a helper method (`via`: its name and the dataset class
     /// whose `__getitem__` calls it).
@@ -128,6 +132,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 Use::SlicedByRank => "each rank takes its entries by their position in the list (sliced or indexed by the rank)".to_string(),
                 Use::DataFiles => "`load_dataset(data_files=…)` reads the files in that order: the dataset's rows, which a distributed trainer hands ranks by position, come in a different order on each rank".to_string(),
                 Use::Concatenated => "the datasets made from its entries are joined in that order by `concatenate_datasets`: the rows, which a distributed trainer hands ranks by position, come in a different order on each rank".to_string(),
+                Use::Joined => "the datasets made from its entries are joined in that order by `ConcatDataset`: its samples, which a sharding sampler hands ranks by position, come in a different order on each rank".to_string(),
                 Use::Dataset(k, attr, via, appended) => {
                     let name = |k: ClassId| code.prog.class(k).map_or(String::new(), |c| c.name.clone());
                     let class = name(*k);
@@ -252,6 +257,7 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
     let mut by_rank = false;
     let mut data_files = false;
     let mut concatenated = false;
+    let mut joined = false;
     let mut comps: Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> = Vec::new();
     let mut stored: Vec<(Scope, &'p Expr, bool)> = Vec::new();
     let mut loops: Vec<(Scope, &'p Stmt)> = Vec::new();
@@ -272,6 +278,13 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
             pos: ArgPos::Pos(0) | ArgPos::Kw("dsets"),
             ..
         } if p.ends_with("concatenate_datasets") => concatenated = true,
+        // `ConcatDataset(datasets)`: sample i is found by walking the
+        // datasets in the list's order.
+        Flow::Arg {
+            callee: Callee::External(p),
+            pos: ArgPos::Pos(0) | ArgPos::Kw("datasets"),
+            ..
+        } if p == "torch.utils.data.ConcatDataset" || p == "torch.utils.data.dataset.ConcatDataset" => joined = true,
         // `files[rank::world]`, or `params[rank]`: each rank takes its
         // entries by position.
         Flow::Index { scope, index, .. } if depends_on_rank(prog, scope, index) => {
@@ -373,6 +386,9 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
     }
     if by_rank {
         return Some(Use::SlicedByRank);
+    }
+    if joined && shards_samples(code, scope.m) {
+        return Some(Use::Joined);
     }
     if concatenated {
         return Some(Use::Concatenated);
