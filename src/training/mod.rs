@@ -140,6 +140,10 @@ pub struct TrainingSources {
 #[derive(Clone, Debug)]
 pub struct TrainingFile {
     pub file: FileId,
+    /// Its path in the context (`/`-separated): where two files answer to
+    /// one module name (two projects' `utils/data_utils.py`), an import
+    /// takes the one nearest the importer.
+    pub path: String,
     pub module: String,
     /// See [`TrainingInput::aliases`].
     pub aliases: Vec<String>,
@@ -289,6 +293,7 @@ pub fn attach(
             .is_some_and(|n| n == "__init__.py");
         files.push(TrainingFile {
             file: reg.file,
+            path: t.input.name.clone(),
             module: t.module.clone(),
             aliases: t.aliases.clone(),
             package,
@@ -315,6 +320,7 @@ pub fn attach(
             .unwrap_or_default();
         files.push(TrainingFile {
             file: *id,
+            path: name.to_string(),
             module,
             aliases: Vec::new(),
             package: false,

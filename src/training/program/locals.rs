@@ -222,14 +222,14 @@ impl Program {
                             continue;
                         }
                         let sym = match b {
-                            ModBinding::Import(p) => self.dotted_sym(&p, 0),
+                            ModBinding::Import(p) => self.dotted_sym_from(Some(f.m), &p, 0),
                             ModBinding::From { module, name } => {
                                 let full = if module.is_empty() {
                                     name
                                 } else {
                                     format!("{module}.{name}")
                                 };
-                                self.dotted_sym(&full, 0)
+                                self.dotted_sym_from(Some(f.m), &full, 0)
                             }
                             _ => None,
                         };

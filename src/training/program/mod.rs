@@ -294,6 +294,7 @@ const BUILTINS: &[&str] = &[
 struct FileEntry {
     parsed: Arc<ParsedFile>,
     file: FileId,
+    path: String,
     module: String,
     package: bool,
     role: FileRole,
@@ -323,6 +324,9 @@ pub struct Program {
     experiment: bool,
     files: Vec<FileEntry>,
     by_module: HashMap<String, ModId>,
+    /// The module names two or more files answer to (two projects' scripts
+    /// each beside its own `utils/`), with those files.
+    shared: HashMap<String, Vec<ModId>>,
     tables: Vec<HashMap<String, Vec<ModBinding>>>,
     /// The chunks each identifier occurs in (built on first use): where a
     /// function's call sites can be.
@@ -396,6 +400,7 @@ impl Program {
             .map(|f| FileEntry {
                 parsed: Arc::clone(&f.parsed),
                 file: f.file,
+                path: f.path.clone(),
                 module: f.module.clone(),
                 package: f.package,
                 role: f.role,
@@ -404,7 +409,9 @@ impl Program {
             })
             .collect();
         let mut by_module = HashMap::default();
+        let mut shared: HashMap<String, Vec<ModId>> = HashMap::default();
         for (i, f) in entries.iter().enumerate() {
+            shared.entry(f.module.clone()).or_default().push(i as ModId);
             by_module.entry(f.module.clone()).or_insert(i as ModId);
             // `pkg.__main__` also answers to nothing else; a script is also
             // known by its stem (done by discovery).
@@ -415,11 +422,13 @@ impl Program {
                 by_module.entry(alias.clone()).or_insert(i as ModId);
             }
         }
+        shared.retain(|name, ms| ms.len() > 1 && !name.is_empty());
         let experiment = entries.iter().any(|f| f.programs & 1 != 0);
         let mut program = Program {
             experiment,
             files: entries,
             by_module,
+            shared,
             tables: Vec::new(),
             words: OnceLock::new(),
             sites: Mutex::new(HashMap::default()),

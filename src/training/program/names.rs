@@ -70,24 +70,51 @@ impl Program {
         name.rsplit_once('.').map_or(String::new(), |(p, _)| p.to_string())
     }
 
-    /// The project module `dotted` names, or the project module a prefix
-    /// names with the rest as an attribute path.
-    pub(super) fn project_module(&self, dotted: &str) -> Option<(ModId, String)> {
-        if let Some(m) = self.by_module.get(dotted) {
-            return Some((*m, String::new()));
+    /// The module `dotted` names as module `from` imports it: where several
+    /// files answer to the name, the one whose folder shares the longest
+    /// path with `from`'s (Python searches the importing script's folder
+    /// first).
+    pub(super) fn module_from(&self, from: Option<ModId>, dotted: &str) -> Option<ModId> {
+        let first = self.by_module.get(dotted).copied()?;
+        let (Some(from), Some(candidates)) = (from, self.shared.get(dotted)) else {
+            return Some(first);
+        };
+        let Some(here) = self.files.get(from as usize).map(|f| f.path.as_str()) else {
+            return Some(first);
+        };
+        let common = |p: &str| here.split('/').zip(p.split('/')).take_while(|(a, b)| a == b).count();
+        let mut best = first;
+        let mut best_len = self.files.get(first as usize).map_or(0, |f| common(&f.path));
+        for m in candidates {
+            let len = self.files.get(*m as usize).map_or(0, |f| common(&f.path));
+            if len > best_len {
+                best = *m;
+                best_len = len;
+            }
+        }
+        Some(best)
+    }
+
+    /// The project module `dotted` names (as module `from` imports it), or
+    /// the project module a prefix names with the rest as an attribute path.
+    fn project_module_from(&self, from: Option<ModId>, dotted: &str) -> Option<(ModId, String)> {
+        if let Some(m) = self.module_from(from, dotted) {
+            return Some((m, String::new()));
         }
         let mut cut = dotted.len();
         while let Some(i) = dotted[..cut].rfind('.') {
-            if let Some(m) = self.by_module.get(&dotted[..i]) {
-                return Some((*m, dotted[i + 1..].to_string()));
+            if let Some(m) = self.module_from(from, &dotted[..i]) {
+                return Some((m, dotted[i + 1..].to_string()));
             }
             cut = i;
         }
         None
     }
 
-    pub(super) fn dotted_sym(&self, dotted: &str, depth: u32) -> Option<Sym> {
-        match self.project_module(dotted) {
+    /// What the dotted path names, as module `from` imports it: a project
+    /// module, a name in one, or an object outside the project.
+    pub(super) fn dotted_sym_from(&self, from: Option<ModId>, dotted: &str, depth: u32) -> Option<Sym> {
+        match self.project_module_from(from, dotted) {
             Some((m, rest)) if rest.is_empty() => Some(Sym::Module(m)),
             Some((m, rest)) => {
                 let mut parts = rest.split('.');
@@ -116,15 +143,15 @@ impl Program {
                 return None;
             }
             return table.get("*")?.iter().find_map(|b| match b {
-                ModBinding::From { module, .. } => match self.by_module.get(module.as_str()) {
-                    Some(m2) if *m2 != m => self.global(*m2, name, depth + 1),
+                ModBinding::From { module, .. } => match self.module_from(Some(m), module.as_str()) {
+                    Some(m2) if m2 != m => self.global(m2, name, depth + 1),
                     _ => None,
                 },
                 _ => None,
             });
         };
         match binding {
-            ModBinding::Import(path) => self.dotted_sym(path, depth),
+            ModBinding::Import(path) => self.dotted_sym_from(Some(m), path, depth),
             ModBinding::From { module, name } => {
                 let full = if module.is_empty() {
                     name.clone()
@@ -134,16 +161,16 @@ impl Program {
                 // `from pkg import name`: what the package binds as `name`
                 // (its `__init__`'s `from .name import name` rebinds the
                 // submodule's attribute), else the submodule.
-                let package = self.by_module.get(module.as_str()).copied();
-                if let Some(m2) = self.by_module.get(&full) {
+                let package = self.module_from(Some(m), module.as_str());
+                if let Some(m2) = self.module_from(Some(m), &full) {
                     if !package.is_some_and(|p| p != m && self.binds(p, name)) {
-                        return Some(Sym::Module(*m2));
+                        return Some(Sym::Module(m2));
                     }
                 }
-                match package.as_ref() {
-                    Some(m2) if *m2 != m => self.global(*m2, name, depth + 1),
+                match package {
+                    Some(m2) if m2 != m => self.global(m2, name, depth + 1),
                     Some(_) => None,
-                    None => self.dotted_sym(&full, depth),
+                    None => self.dotted_sym_from(Some(m), &full, depth),
                 }
             }
             ModBinding::Def(f) => Some(Sym::Func(*f)),
@@ -170,9 +197,9 @@ impl Program {
             Sym::Module(m) => {
                 // The package's own binding shadows a submodule of that name.
                 let sub = format!("{}.{name}", self.module_name(*m));
-                if let Some(m2) = self.by_module.get(&sub) {
+                if let Some(m2) = self.module_from(Some(*m), &sub) {
                     if !self.binds(*m, name) {
-                        return Some(Sym::Module(*m2));
+                        return Some(Sym::Module(m2));
                     }
                 }
                 self.global(*m, name, depth + 1)

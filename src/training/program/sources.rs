@@ -444,12 +444,12 @@ impl Program {
             let [ModBinding::From { module, name: orig }] = bindings.as_slice() else {
                 return (at, Some(bindings));
             };
-            match self.by_module.get(module.as_str()) {
+            match self.module_from(Some(at), module.as_str()) {
                 Some(m2)
-                    if *m2 != at
-                        && (!self.by_module.contains_key(&format!("{module}.{orig}")) || self.binds(*m2, orig)) =>
+                    if m2 != at
+                        && (!self.by_module.contains_key(&format!("{module}.{orig}")) || self.binds(m2, orig)) =>
                 {
-                    at = *m2;
+                    at = m2;
                     name = orig.clone();
                 }
                 _ => return (at, Some(bindings)),

@@ -12,6 +12,7 @@ fn program(files: &[(&str, &str)]) -> Program {
         .enumerate()
         .map(|(i, (module, text))| TrainingFile {
             file: FileId(i as u32),
+            path: format!("{}.py", module.replace('.', "/")),
             module: module.trim_end_matches(".__init__").to_string(),
             aliases: Vec::new(),
             package: module.ends_with(".__init__"),
