@@ -1,7 +1,8 @@
 declare_rule! {
     /// ## What it checks
     /// A shuffling `torch.utils.data.DistributedSampler` (or a subclass that keeps
-    /// its epoch-seeded order) whose `DataLoader` is iterated in an epoch loop that
+    /// its epoch-seeded order, MONAI's among them) whose `DataLoader` (torch's or
+    /// MONAI's) is iterated in an epoch loop that
     /// trains — the batches reach a backward pass or an optimizer step, also
     /// through an endless generator (`while True: for b in loader: yield b`) that a
     /// training loop draws from with `next(…)`, or started over with `iter(loader)`
@@ -53,6 +54,15 @@ use crate::training::runtime::{self, arg, has_splat};
 
 const SAMPLER: &str = "torch.utils.data.DistributedSampler";
 
+/// MONAI's subclass (`even_divisible` before torch's arguments, so
+/// `shuffle` is its fifth): the same epoch-seeded order.
+fn is_monai_sampler(path: &str) -> bool {
+    matches!(
+        path,
+        "monai.data.DistributedSampler" | "monai.data.samplers.DistributedSampler"
+    )
+}
+
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
     if !code.rt.distributed_somewhere() {
@@ -70,7 +80,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             if !is_epoch_sampler(&code, &subclasses, scope, func) || has_splat(args) {
                 return;
             }
-            let shuffles = arg(args, "shuffle", 3)
+            let monai = matches!(code.prog.callee(scope, func), Callee::External(p) if is_monai_sampler(&p));
+            let shuffles = arg(args, "shuffle", if monai { 4 } else { 3 })
                 .is_none_or(|v| runtime::is_true(code.prog, code.cfg, code.rt, scope, v) == Some(true));
             if !shuffles {
                 return;
@@ -86,7 +97,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
 /// subclass (one of `subclasses`) whose order still follows `self.epoch`.
 fn is_epoch_sampler(code: &Code<'_>, subclasses: &[ClassId], scope: Scope, func: &Expr) -> bool {
     match code.prog.callee(scope, func) {
-        Callee::External(p) => p == SAMPLER,
+        Callee::External(p) => p == SAMPLER || is_monai_sampler(&p),
         Callee::Class(k) => subclasses.contains(&k) && keeps_epoch_order(code, k),
         _ => false,
     }
@@ -181,7 +192,9 @@ fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr
             pos,
             anc,
         } => match &callee {
-            Callee::External(p) if p == "torch.utils.data.DataLoader" => {
+            Callee::External(p)
+                if p == "torch.utils.data.DataLoader" || super::loader_workers_not_persistent::is_monai_loader(&p) =>
+            {
                 if matches!(pos, ArgPos::Kw("sampler" | "batch_sampler") | ArgPos::Pos(3 | 4)) {
                     loaders.push((s, anc, call));
                 }

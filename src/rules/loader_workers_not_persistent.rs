@@ -1333,7 +1333,7 @@ fn lightning_hook(code: &Code<'_>, f: crate::training::program::FuncId) -> bool 
 /// its workers start and stop as torch's do.
 const MONAI_LOADER: &str = "monai.data.DataLoader";
 
-fn is_monai_loader(path: &str) -> bool {
+pub(super) fn is_monai_loader(path: &str) -> bool {
     path == MONAI_LOADER || path == "monai.data.dataloader.DataLoader"
 }
 
