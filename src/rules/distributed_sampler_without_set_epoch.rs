@@ -193,7 +193,7 @@ fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr
             anc,
         } => match &callee {
             Callee::External(p)
-                if p == "torch.utils.data.DataLoader" || super::loader_workers_not_persistent::is_monai_loader(&p) =>
+                if p == "torch.utils.data.DataLoader" || super::loader_workers_not_persistent::is_monai_loader(p) =>
             {
                 if matches!(pos, ArgPos::Kw("sampler" | "batch_sampler") | ArgPos::Pos(3 | 4)) {
                     loaders.push((s, anc, call));
