@@ -200,6 +200,25 @@ impl Program {
                                 None => visit(Flow::Escapes { scope, at: p }),
                             }
                         }
+                        // `loader = [train_loader, val_loader]`: the list's
+                        // `i`-th entry, read back as `loader[i]` here or,
+                        // where it is returned, at the callers.
+                        Some(Anc::Stmt(st))
+                            if matches!(&st.kind, StmtKind::Assign { targets, value }
+                                if std::ptr::eq(value, *p) && targets.len() == 1
+                                    && matches!(targets[0].kind, ExprKind::Name(_)))
+                                && scope.func().is_some_and(|f| {
+                                    let StmtKind::Assign { targets, .. } = &st.kind else {
+                                        return false;
+                                    };
+                                    let ExprKind::Name(list) = &targets[0].kind else {
+                                        return false;
+                                    };
+                                    items
+                                        .iter()
+                                        .position(|i| std::ptr::eq(i, e))
+                                        .is_some_and(|i| self.literal_entry(f, list, i, queue, depth))
+                                }) => {}
                         _ => self.container_flow(scope, up, p, places, visit),
                     }
                 }
@@ -386,6 +405,94 @@ impl Program {
                 }
                 _ => {}
             }
+        }
+        followed
+    }
+
+    /// Entry `i` of the list literal bound to the local `list` of `f` (only
+    /// binding of the name): its reads `list[i]` in `f`, and, where `f`
+    /// returns `list`, the reads `y[i]` of each caller's `y = f(…)`. False
+    /// where neither is seen (the caller then treats the list as before).
+    fn literal_entry<'p>(
+        &'p self,
+        f: FuncId,
+        list: &str,
+        i: usize,
+        queue: &mut Vec<(Scope, Vec<Anc<'p>>, &'p Expr, u32)>,
+        depth: u32,
+    ) -> bool {
+        // The one container the name is bound to (another binding, the test
+        // loader of `if args.test_mode: loader = test_loader`, is no list).
+        let containers = self
+            .local_defs(f, list)
+            .iter()
+            .filter(|d| {
+                !matches!(d, LocalDef::Assign { value, proj } if proj.is_empty()
+                    && !matches!(value.kind, ExprKind::List(_) | ExprKind::Tuple(_)))
+            })
+            .count();
+        if containers != 1 {
+            return false;
+        }
+        let index_reads = |scope: Scope, name: &str, queue: &mut Vec<(Scope, Vec<Anc<'p>>, &'p Expr, u32)>| {
+            let mut found = false;
+            let mut other = false;
+            self.walk_exprs(scope, &mut |anc, x| {
+                let ExprKind::Name(n) = &x.kind else { return };
+                if n != name {
+                    return;
+                }
+                match anc.last() {
+                    Some(Anc::Expr(p)) => match &p.kind {
+                        ExprKind::Subscript { value, index } if std::ptr::eq(&**value, x) => {
+                            if matches!(index.kind, ExprKind::Int(k) if k == i as i64) {
+                                queue.push((scope, anc[..anc.len() - 1].to_vec(), p, depth + 1));
+                                found = true;
+                            } else if !matches!(index.kind, ExprKind::Int(_)) {
+                                other = true;
+                            }
+                        }
+                        _ => other = true,
+                    },
+                    Some(Anc::Stmt(st)) if matches!(&st.kind, StmtKind::Return(Some(v)) if std::ptr::eq(v, x)) => {}
+                    Some(Anc::Stmt(st)) if matches!(&st.kind, StmtKind::Assign { targets, .. } if targets.iter().any(|t| std::ptr::eq(t, x))) => {}
+                    _ => other = true,
+                }
+            });
+            (found, other)
+        };
+        let (mut followed, other) = index_reads(f.scope(), list, queue);
+        if other {
+            return false;
+        }
+        let mut returned = false;
+        self.walk_stmts(f.scope(), &mut |_, st| {
+            if matches!(&st.kind, StmtKind::Return(Some(v)) if matches!(&v.kind, ExprKind::Name(n) if n == list)) {
+                returned = true;
+            }
+        });
+        if !returned {
+            return followed;
+        }
+        for (s2, call) in self.call_sites(f) {
+            let Some(anc) = self.ancestors_of(s2, call) else {
+                continue;
+            };
+            let (Some(Anc::Stmt(st)), Some(g)) = (anc.last(), s2.func()) else {
+                continue;
+            };
+            let StmtKind::Assign { targets, value } = &st.kind else {
+                continue;
+            };
+            if !std::ptr::eq(value, call) || targets.len() != 1 {
+                continue;
+            }
+            let ExprKind::Name(y) = &targets[0].kind else { continue };
+            if self.local_defs(g, y).len() != 1 {
+                continue;
+            }
+            let (found, _) = index_reads(g.scope(), y, queue);
+            followed |= found;
         }
         followed
     }
