@@ -203,22 +203,7 @@ impl Program {
                         // `loader = [train_loader, val_loader]`: the list's
                         // `i`-th entry, read back as `loader[i]` here or,
                         // where it is returned, at the callers.
-                        Some(Anc::Stmt(st))
-                            if matches!(&st.kind, StmtKind::Assign { targets, value }
-                                if std::ptr::eq(value, *p) && targets.len() == 1
-                                    && matches!(targets[0].kind, ExprKind::Name(_)))
-                                && scope.func().is_some_and(|f| {
-                                    let StmtKind::Assign { targets, .. } = &st.kind else {
-                                        return false;
-                                    };
-                                    let ExprKind::Name(list) = &targets[0].kind else {
-                                        return false;
-                                    };
-                                    items
-                                        .iter()
-                                        .position(|i| std::ptr::eq(i, e))
-                                        .is_some_and(|i| self.literal_entry(f, list, i, queue, depth))
-                                }) => {}
+                        Some(Anc::Stmt(st)) if self.bound_entry(scope, st, p, items, e, queue, depth) => {}
                         _ => self.container_flow(scope, up, p, places, visit),
                     }
                 }
@@ -409,10 +394,41 @@ impl Program {
         followed
     }
 
-    /// Entry `i` of the list literal bound to the local `list` of `f` (only
-    /// binding of the name): its reads `list[i]` in `f`, and, where `f`
-    /// returns `list`, the reads `y[i]` of each caller's `y = f(…)`. False
-    /// where neither is seen (the caller then treats the list as before).
+    /// Whether `e`, an entry of the list or tuple literal `container` (with
+    /// `items`) that statement `st` of a function binds to one name, is
+    /// followed by [`Self::literal_entry`].
+    #[allow(clippy::too_many_arguments)]
+    fn bound_entry<'p>(
+        &'p self,
+        scope: Scope,
+        st: &Stmt,
+        container: &Expr,
+        items: &[Expr],
+        e: &Expr,
+        queue: &mut Vec<(Scope, Vec<Anc<'p>>, &'p Expr, u32)>,
+        depth: u32,
+    ) -> bool {
+        let StmtKind::Assign { targets, value } = &st.kind else {
+            return false;
+        };
+        let ([target], Some(f)) = (targets.as_slice(), scope.func()) else {
+            return false;
+        };
+        let ExprKind::Name(list) = &target.kind else {
+            return false;
+        };
+        std::ptr::eq(value, container)
+            && items
+                .iter()
+                .position(|i| std::ptr::eq(i, e))
+                .is_some_and(|i| self.literal_entry(f, list, i, queue, depth))
+    }
+
+    /// Entry `i` of the list literal bound to the local `list` of `f` (its
+    /// only binding to a container): its reads `list[i]` in `f`, and, where
+    /// `f` returns `list`, the reads `y[i]` of each caller's `y = f(…)`.
+    /// False where neither is seen, or `f` reads the list otherwise (the
+    /// caller then treats the list as before).
     fn literal_entry<'p>(
         &'p self,
         f: FuncId,
