@@ -155,7 +155,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         // A closure handed to a call (`optimizer.step(closure)`, LBFGS's):
         // how often each rank runs it, and what the code around it pairs
         // its collectives with, is that call's.
-        if scope.func().is_some_and(|f| handed_to_a_call(&code, f)) {
+        if scope.func().is_some_and(|f| handed_to_an_optimizer_step(&code, f)) {
             continue;
         }
         let cx = Counter {
@@ -614,18 +614,16 @@ impl Counter<'_, '_> {
             // closure): it runs as often as the optimizer calls it, which is
             // not known here.
             let stepping = matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "step");
-            for a in args.iter().filter(|_| stepping) {
-                let (crate::training::ast::Arg::Pos(v) | crate::training::ast::Arg::Kw { value: v, .. }) = a else {
-                    continue;
-                };
-                if !matches!(v.kind, ExprKind::Name(_)) {
-                    continue;
+            let handed = |a: &crate::training::ast::Arg| match a {
+                crate::training::ast::Arg::Pos(v) | crate::training::ast::Arg::Kw { value: v, .. } => {
+                    matches!(v.kind, ExprKind::Name(_))
+                        && matches!(prog.expr_sym(scope, v), Some(crate::training::program::Sym::Func(g))
+                            if self.has_collective(g.scope(), prog.body(g.scope())))
                 }
-                if let Some(crate::training::program::Sym::Func(g)) = prog.expr_sym(scope, v) {
-                    if self.has_collective(g.scope(), prog.body(g.scope())) {
-                        return None;
-                    }
-                }
+                _ => false,
+            };
+            if stepping && args.iter().any(handed) {
+                return None;
             }
             if let Callee::Func(f) = prog.callee(scope, func) {
                 // A rank parameter given something other than this
@@ -1056,7 +1054,7 @@ fn rank_param_overridden(code: &Code<'_>, scope: Scope, call: &Expr, f: FuncId) 
 /// optimizer's step in the function around it (`optimizer.step(closure)`,
 /// L-BFGS's closure, which the optimizer calls as often as it needs). A
 /// signal handler or a thread's target is not such a protocol.
-fn handed_to_a_call(code: &Code<'_>, f: FuncId) -> bool {
+fn handed_to_an_optimizer_step(code: &Code<'_>, f: FuncId) -> bool {
     let prog = code.prog;
     let (Some(parent), Some(func)) = (prog.parent_func(f), prog.func(f)) else {
         return false;
