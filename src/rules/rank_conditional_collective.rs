@@ -22,7 +22,8 @@ declare_rule! {
     /// save helper calling a common saver calling the state saver that runs
     /// `accelerator.save_state`); a helper's single-process fallback (`if not
     /// ddp:`, `if not dist.is_initialized():`) is an arm no rank of a
-    /// multi-rank run takes. A rank read as `dist.get_rank()` or `0` (`try: rank =
+    /// multi-rank run takes, and such a question inside a test
+    /// (`dist.is_initialized() and is_master()`) is answered yes. A rank read as `dist.get_rank()` or `0` (`try: rank =
     /// dist.get_rank() except: rank = 0`) is the rank; `rank % ngpus_per_node == 0`
     /// with the per-node count unknown is the first process of each node, not
     /// every rank. A forward pass of a
@@ -680,6 +681,14 @@ impl Counter<'_, '_> {
     }
 
     fn value(&self, scope: Scope, e: &Expr, r: i64, bits: u32) -> Option<Val> {
+        // `dist.is_initialized() and is_master()`: every rank of a
+        // multi-rank run is past the question (a helper's single-process
+        // fallback runs on none).
+        if !mentions_rank(self.code.prog, scope, e) {
+            if let Some(positive) = runtime::distributed_test(self.code.prog, scope, e) {
+                return Some(Val::Bool(positive));
+            }
+        }
         if let Some(i) = self.atoms.iter().position(|a| *a == (scope.m, e.span)) {
             return Some(Val::Bool(bits & (1 << i) != 0));
         }
