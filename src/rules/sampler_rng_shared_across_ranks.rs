@@ -133,7 +133,9 @@ declare_rule! {
     /// an optimizer's `.step()`, not a sampler's `scheduler.step(model_output,
     /// t, sample)`) drawing from torch's global RNG without `generator=` — a diffusion
     /// model's `torch.randint(0, T, (b,))` timesteps and `torch.randn_like(x)`
-    /// noise, in its body or two calls down — draws the same numbers on every
+    /// noise, in its body or two calls down (a call of the model, held
+    /// directly, through `DistributedDataParallel` or through what
+    /// `accelerator.prepare` hands back, runs its class's `forward`) — draws the same numbers on every
     /// rank at every step, so the ranks' different samples share one set of
     /// noise and timesteps. Reported at the seeding call; left alone are draws
     /// on one rank, `set_seed(…, device_specific=True)`, and code with a
@@ -470,10 +472,10 @@ fn sample_order(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], perm: &Expr) -> 
 /// is given (Cutie's reference frames, `torch.randperm(ti)[:k]`), not the
 /// order of the dataset's samples.
 fn in_module_method(code: &Code<'_>, scope: Scope) -> bool {
-    scope.func().and_then(|f| code.prog.class_of(f)).is_some_and(|k| {
-        code.prog
-            .derives_from(k, &["torch.nn.Module", "torch.nn.modules.module.Module"])
-    })
+    scope
+        .func()
+        .and_then(|f| code.prog.class_of(f))
+        .is_some_and(|k| code.prog.derives_from(k, crate::training::program::TORCH_MODULE))
 }
 
 /// Whether the permutation's size is the counter of a `for` over a

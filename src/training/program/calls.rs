@@ -50,10 +50,17 @@ impl Program {
         }
         // `sampler(prompt=…)` on a local bound only to instances of one
         // training-code class (`sampler = XFluxSampler(…)`): its `__call__`.
+        // `model(x)` on an instance of a training-code `nn.Module` (held
+        // through DDP or Accelerate): its `forward`.
         if let ExprKind::Name(_) = &func.kind {
             if let Some(k) = self.instance_class(scope, func) {
                 if let Some(f) = self.method(k, "__call__") {
                     return Callee::Func(f);
+                }
+                if self.derives_from(k, TORCH_MODULE) {
+                    if let Some(f) = self.method(k, "forward") {
+                        return Callee::Func(f);
+                    }
                 }
             }
         }
@@ -95,18 +102,27 @@ impl Program {
             let LocalDef::Assign { value, proj } = d else {
                 return None;
             };
+            if self.wraps_itself(f.scope(), n, value, &proj) {
+                moved = true;
+                continue;
+            }
             if !proj.is_empty() {
                 return None;
+            }
+            // `Net().cuda(local_rank)`: the module built, moved.
+            let mut value = value;
+            while let ExprKind::Call { func, .. } = &value.kind {
+                match &func.kind {
+                    ExprKind::Attribute { value: recv, attr } if SAME_MODULE.contains(&attr.as_str()) => {
+                        moved = true;
+                        value = recv;
+                    }
+                    _ => break,
+                }
             }
             let ExprKind::Call { func, .. } = &value.kind else {
                 return None;
             };
-            if let ExprKind::Attribute { value: recv, attr } = &func.kind {
-                if matches!(&recv.kind, ExprKind::Name(r) if r == n) && SAME_MODULE.contains(&attr.as_str()) {
-                    moved = true;
-                    continue;
-                }
-            }
             let Some(Sym::Class(k)) = self.expr_sym(f.scope(), func) else {
                 return None;
             };
@@ -116,11 +132,62 @@ impl Program {
                 Some(_) => return None,
             }
         }
-        if moved && !class.is_some_and(|k| self.derives_from(k, &["torch.nn.Module", "torch.nn.modules.module.Module"]))
-        {
+        if moved && !class.is_some_and(|k| self.derives_from(k, TORCH_MODULE)) {
             return None;
         }
         class
+    }
+
+    /// Whether `value` (taken at `proj`) hands back the module the name `n`
+    /// already holds, or a wrapper whose call runs that module's
+    /// `forward`: `model.cuda()`, `DDP(model, …)`, `torch.compile(model)`,
+    /// `accelerator.prepare(model)`, the matching entry of `vae, model =
+    /// accelerator.prepare(vae, model)`, the engine of
+    /// `deepspeed.initialize(model=model, …)`.
+    fn wraps_itself(&self, scope: Scope, n: &str, value: &Expr, proj: &[Proj]) -> bool {
+        let ExprKind::Call { func, args, .. } = &value.kind else {
+            return false;
+        };
+        let is_n = |e: &Expr| matches!(&e.kind, ExprKind::Name(r) if r == n);
+        let positional = |i: usize| {
+            args.iter()
+                .filter_map(|a| match a {
+                    Arg::Pos(x) => Some(x),
+                    _ => None,
+                })
+                .nth(i)
+        };
+        if let ExprKind::Attribute { value: recv, attr } = &func.kind {
+            if proj.is_empty() && is_n(recv) && SAME_MODULE.contains(&attr.as_str()) {
+                return true;
+            }
+            if matches!(attr.as_str(), "prepare" | "prepare_model")
+                && self.built_by(scope, recv, "accelerate.Accelerator")
+            {
+                return match proj {
+                    [] => args.len() == 1 && positional(0).is_some_and(is_n),
+                    [Proj::Key(Key::Int(i))] => usize::try_from(*i).ok().and_then(positional).is_some_and(is_n),
+                    _ => false,
+                };
+            }
+        }
+        let Some(path) = self.external(scope, func) else {
+            return false;
+        };
+        if path == "deepspeed.initialize" {
+            return matches!(proj, [Proj::Key(Key::Int(0))])
+                && args
+                    .iter()
+                    .any(|a| matches!(a, Arg::Kw { name: k, value: v, .. } if k == "model" && is_n(v)));
+        }
+        proj.is_empty() && MODULE_WRAPPERS.contains(&path.as_str()) && positional(0).is_some_and(is_n)
+    }
+
+    /// Whether some binding of `recv` is a call of the external `ctor`.
+    fn built_by(&self, scope: Scope, recv: &Expr, ctor: &str) -> bool {
+        self.sources(scope, recv).terms.iter().any(|t| {
+            matches!(&t.expr.kind, ExprKind::Call { func, .. } if self.external(t.scope, func).as_deref() == Some(ctor))
+        })
     }
 
     /// The class and the one construction the local name `e` is bound to

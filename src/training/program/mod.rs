@@ -316,6 +316,23 @@ pub const SAME_MODULE: &[&str] = &[
     "requires_grad_",
 ];
 
+/// The paths of `torch.nn.Module`.
+pub const TORCH_MODULE: &[&str] = &["torch.nn.Module", "torch.nn.modules.module.Module"];
+
+/// Wrappers whose call runs the wrapped module's `forward` (their first
+/// argument), or that hand back the module itself.
+const MODULE_WRAPPERS: &[&str] = &[
+    "torch.nn.parallel.DistributedDataParallel",
+    "torch.nn.parallel.distributed.DistributedDataParallel",
+    "torch.nn.DataParallel",
+    "torch.nn.parallel.DataParallel",
+    "torch.distributed.fsdp.FullyShardedDataParallel",
+    "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel",
+    "torch.compile",
+    "torch.nn.SyncBatchNorm.convert_sync_batchnorm",
+    "apex.parallel.DistributedDataParallel",
+];
+
 /// The program: every training file, its top-level names, and the
 /// questions rules ask.
 pub struct Program {
