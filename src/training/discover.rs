@@ -439,6 +439,9 @@ pub fn discover(
             q.module.rsplit_once('.').map_or(String::new(), |(p, _)| p.to_string())
         };
         let mut targets = Vec::new();
+        // A file run as the program: the entry, or a named file with a
+        // main guard.
+        let script = matches!(q.role, FileRole::Entry | FileRole::Named) && scanned.mentions(&["__main__"]);
         // The import path as this module's imports see it: with the
         // folders its own code puts on `sys.path`, and, from the import
         // on, those a sibling path-setup module adds (`import
@@ -448,7 +451,14 @@ pub fn discover(
         for imp in imports {
             for (rel, module) in resolve_import(&ctx, imp, &package, &roots, &q.rel) {
                 targets.push(rel.clone());
-                if ctx.linked_as(&rel, &module) {
+                // Also a file of a package imported by a script beside it
+                // under its name from there (`from engine import train`,
+                // `import util.misc` in `mae/main.py`, where
+                // `mae/__init__.py` makes the files `mae.engine` and
+                // `mae.util.misc`): the script's folder is first on its path.
+                // Not a module of the package that is only imported: its
+                // `import torch` is torch, whatever sits beside it.
+                if ctx.linked_as(&rel, &module) || (script && below(&rel, &folder(&q.rel))) {
                     let names = imported_as.entry(rel.clone()).or_default();
                     if !names.contains(&module) {
                         names.push(module.clone());
@@ -597,6 +607,11 @@ pub fn discover(
 /// package, without `__init__.py`) takes the name that import gives it,
 /// which the importer's names refer to: `lit_llama.packed_dataset` for
 /// `lit_llama/packed_dataset.py`, named as `packed_dataset`.
+/// Whether the context file `rel` lies in folder `dir` or below it.
+fn below(rel: &str, dir: &str) -> bool {
+    dir.is_empty() || rel.strip_prefix(dir).is_some_and(|rest| rest.starts_with('/'))
+}
+
 fn adopt_name(file: &mut TrainingInput, module: String) {
     if file.role == FileRole::Named && module.ends_with(&format!(".{}", file.module)) {
         file.module = module;
@@ -928,6 +943,62 @@ from detsd.utils import f
                 "{got:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_script_inside_a_package_names_its_siblings_from_its_folder() {
+        // scale-mae's layout: `mae/__init__.py` makes the files `mae.…`,
+        // and the script `mae/main.py` imports `engine` and `util.misc`
+        // from its own folder, first on its path. A module of a package
+        // that is only imported (`strategies/base.py`) imports torch, not
+        // the `strategies/torch.py` beside it.
+        let files = [
+            ("mae/__init__.py", ""),
+            (
+                "mae/main.py",
+                "import util.misc as misc\nfrom engine import train_one_epoch\n\nif __name__ == \"__main__\":\n    train_one_epoch()\n",
+            ),
+            ("mae/engine.py", "def train_one_epoch():\n    pass\n"),
+            ("mae/util/__init__.py", ""),
+            ("mae/util/misc.py", ""),
+            ("mae/strategies/__init__.py", ""),
+            ("mae/strategies/base.py", "import torch\n"),
+            ("mae/strategies/torch.py", ""),
+        ];
+        let s = discover_in(
+            &files,
+            None,
+            &[
+                "mae/main.py",
+                "mae/engine.py",
+                "mae/strategies/base.py",
+                "mae/strategies/torch.py",
+            ],
+        );
+        let aliases = |rel: &str| -> Vec<String> {
+            s.files
+                .iter()
+                .find(|f| f.input.name.trim_start_matches("/ctx/") == rel)
+                .map(|f| f.aliases.clone())
+                .unwrap_or_default()
+        };
+        let module = |rel: &str| -> String {
+            s.files
+                .iter()
+                .find(|f| f.input.name.trim_start_matches("/ctx/") == rel)
+                .map(|f| f.module.clone())
+                .unwrap_or_default()
+        };
+        assert_eq!(module("mae/engine.py"), "mae.engine");
+        assert_eq!(aliases("mae/engine.py"), vec!["engine".to_string()]);
+        // Read through the import only: it takes the import's name.
+        assert_eq!(module("mae/util/misc.py"), "util.misc");
+        assert_eq!(module("mae/strategies/torch.py"), "mae.strategies.torch");
+        assert!(
+            aliases("mae/strategies/torch.py").is_empty(),
+            "{:?}",
+            aliases("mae/strategies/torch.py")
+        );
     }
 
     #[test]
