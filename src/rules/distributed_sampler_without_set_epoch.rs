@@ -19,7 +19,12 @@ declare_rule! {
     /// no fix (the trainer holds the list, not the loader). A test of the sampler
     /// (`shuffle=(self.train_sampler is None)`) keeps nothing of it; a sampler kept
     /// as `self.train_sampler` is told through any `….train_sampler.set_epoch(…)`
-    /// in its program (a holder object the script keeps).
+    /// in its program (a holder object the script keeps). A sampler put in a
+    /// dict of a loader's keyword arguments that a helper fills and returns
+    /// (`kwargs["sampler"] = DistributedSampler(…, shuffle=mode == "train")`,
+    /// llama-recipes' `get_dataloader_kwargs`) is followed into each loader
+    /// that takes the dict (`DataLoader(ds, **train_dl_kwargs)`), for the
+    /// calls whose `mode` makes it shuffle.
     ///
     /// ## Why
     /// `DistributedSampler` shuffles with `seed + epoch`. Without `set_epoch(epoch)`
@@ -81,12 +86,19 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 return;
             }
             let monai = matches!(code.prog.callee(scope, func), Callee::External(p) if is_monai_sampler(&p));
-            let shuffles = arg(args, "shuffle", if monai { 4 } else { 3 })
-                .is_none_or(|v| runtime::is_true(code.prog, code.cfg, code.rt, scope, v) == Some(true));
-            if !shuffles {
-                return;
-            }
-            if let Some(finding) = analyse(&code, scope, anc, e) {
+            let shuffle = arg(args, "shuffle", if monai { 4 } else { 3 });
+            let shuffles =
+                shuffle.is_none_or(|v| runtime::is_true(code.prog, code.cfg, code.rt, scope, v) == Some(true));
+            // `shuffle=mode == "train"` in a helper that builds the loader's
+            // arguments: it shuffles for the callers that pass "train".
+            let per_call = match shuffle {
+                Some(v) if !shuffles => match shuffling_calls(&code, scope, v) {
+                    Some(calls) => Some(calls),
+                    None => return,
+                },
+                _ => None,
+            };
+            if let Some(finding) = analyse(&code, scope, anc, e, per_call.as_deref()) {
                 report(cx, &code, out, scope, e, finding);
             }
         });
@@ -168,13 +180,20 @@ struct Finding<'p> {
     dropped: Option<(Scope, Span)>,
 }
 
-fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr) -> Option<Finding<'p>> {
+fn analyse<'p>(
+    code: &Code<'p>,
+    scope: Scope,
+    anc: &[Anc<'p>],
+    sampler: &'p Expr,
+    per_call: Option<&[*const Expr]>,
+) -> Option<Finding<'p>> {
     let prog = code.prog;
     // The modules that call set_epoch on the sampler.
     let mut set_epoch: Vec<ModId> = Vec::new();
     let mut escapes = false;
     let mut loaders: Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> = Vec::new();
     let mut names: Vec<(Scope, &'p Expr)> = Vec::new();
+    let mut entries: Vec<(Scope, &'p Expr)> = Vec::new();
     let through = |callee: &Callee, pos: &ArgPos<'_>| {
         matches!(callee, Callee::External(p) if p == "torch.utils.data.BatchSampler")
             && matches!(pos, ArgPos::Pos(0) | ArgPos::Kw("sampler"))
@@ -204,9 +223,32 @@ fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr
             _ => escapes = true,
         },
         Flow::Stored { scope: s, target } => names.push((s, target)),
+        // An entry of a dict of the loader's arguments (followed below).
+        Flow::Escapes { scope: s, at } if loader_entry(at).is_some() && s.func().is_some() => entries.push((s, at)),
         Flow::Escapes { .. } | Flow::Returned { .. } => escapes = true,
         _ => {}
     });
+    // Stored as an entry of a dict of the loader's arguments the function
+    // returns (`kwargs["sampler"] = DistributedSampler(…)`, then
+    // `DataLoader(ds, **get_dataloader_kwargs(…))` in the caller):
+    // the loaders that take the dict.
+    if !entries.is_empty() {
+        if !loaders.is_empty() {
+            return None;
+        }
+        for (s, at) in &entries {
+            if let Some(d) = loader_entry(at) {
+                loaders.extend(splatted_loaders(code, *s, d, per_call));
+            }
+        }
+        // A dict no loader takes whole: it goes where it is not followed.
+        if loaders.is_empty() {
+            return None;
+        }
+    } else if per_call.is_some() {
+        // Shuffling depends on the caller, and the loader is not built there.
+        return None;
+    }
     if !complete || escapes || loaders.is_empty() {
         return None;
     }
@@ -328,6 +370,123 @@ fn analyse<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr
         told_elsewhere: set_epoch.first().copied(),
         dropped,
     })
+}
+
+/// The dict `d` of `d["sampler"]` / `d["batch_sampler"]`: an entry of a
+/// loader's keyword arguments.
+fn loader_entry(target: &Expr) -> Option<&str> {
+    let ExprKind::Subscript { value, index } = &target.kind else {
+        return None;
+    };
+    match (&value.kind, &index.kind) {
+        (ExprKind::Name(d), ExprKind::Str(key)) if matches!(key.as_str(), "sampler" | "batch_sampler") => Some(d),
+        _ => None,
+    }
+}
+
+/// The calls of the function of `scope` for which `shuffle` (the
+/// sampler's argument there) is true, where it compares a parameter with
+/// a string (`mode == "train"`, `split != "val"`) and the call passes a
+/// string for it; `None` when that is not the shape.
+fn shuffling_calls(code: &Code<'_>, scope: Scope, shuffle: &Expr) -> Option<Vec<*const Expr>> {
+    let prog = code.prog;
+    let ExprKind::Compare { left, rest } = &shuffle.kind else {
+        return None;
+    };
+    let [(op, right)] = rest.as_slice() else { return None };
+    let (ExprKind::Name(param), ExprKind::Str(want)) = (&left.kind, &right.kind) else {
+        return None;
+    };
+    let equal = match op.as_str() {
+        "==" => true,
+        "!=" => false,
+        _ => return None,
+    };
+    let f = scope.func()?;
+    let index = prog.func(f)?.params.iter().position(|p| p.name == *param)?;
+    if prog
+        .local_defs(f, param)
+        .iter()
+        .any(|d| !matches!(d, crate::training::program::LocalDef::Param(_)))
+    {
+        return None;
+    }
+    // A call passing something else (`split` handed on by another
+    // helper) is left out: whether it shuffles is not known here.
+    let mut calls = Vec::new();
+    for (_, call) in prog.call_sites(f) {
+        let value = match prog.bind(f, call, index) {
+            crate::training::program::Bound::Given(v) | crate::training::program::Bound::Default(v) => v,
+            _ => continue,
+        };
+        let ExprKind::Str(given) = &value.kind else { continue };
+        if (given == want) == equal {
+            calls.push(call as *const Expr);
+        }
+    }
+    Some(calls)
+}
+
+/// The loaders built from the dict `d` that the function of `scope`
+/// fills and returns: `DataLoader(ds, **kwargs)` where the caller bound
+/// `kwargs = f(…)`, or `DataLoader(ds, **f(…))` (only the calls in
+/// `per_call`, where given).
+fn splatted_loaders<'p>(
+    code: &Code<'p>,
+    scope: Scope,
+    d: &str,
+    per_call: Option<&[*const Expr]>,
+) -> Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> {
+    let prog = code.prog;
+    let mut out = Vec::new();
+    let Some(f) = scope.func() else { return out };
+    let returned = prog.returns(f);
+    if returned.is_empty() || !returned.iter().all(|r| matches!(&r.kind, ExprKind::Name(n) if n == d)) {
+        return out;
+    }
+    let is_loader = |s: Scope, func: &Expr| {
+        matches!(prog.callee(s, func), Callee::External(p)
+            if p == "torch.utils.data.DataLoader" || super::loader_workers_not_persistent::is_monai_loader(&p))
+    };
+    for (cs, call) in prog.call_sites(f).into_iter().take(8) {
+        if per_call.is_some_and(|calls| !calls.contains(&(call as *const Expr))) {
+            continue;
+        }
+        // The name the caller binds the dict to (`kwargs = f(…)`), once.
+        let mut bound: Option<String> = None;
+        prog.walk_stmts(cs, &mut |_, st| {
+            if let StmtKind::Assign { targets, value } = &st.kind {
+                if let ([t], true) = (targets.as_slice(), std::ptr::eq(value, call)) {
+                    if let ExprKind::Name(n) = &t.kind {
+                        bound = Some(n.clone());
+                    }
+                }
+            }
+        });
+        if let (Some(n), Some(g)) = (&bound, cs.func()) {
+            if prog.local_defs(g, n).len() != 1 {
+                continue;
+            }
+        }
+        prog.walk_exprs(cs, &mut |anc, e| {
+            let ExprKind::Call { func, args, .. } = &e.kind else {
+                return;
+            };
+            if !is_loader(cs, func) {
+                return;
+            }
+            let takes = args.iter().any(|a| match a {
+                crate::training::ast::Arg::StarStar(x) => {
+                    std::ptr::eq(x, call) || matches!((&x.kind, &bound), (ExprKind::Name(n), Some(b)) if n == b)
+                }
+                _ => false,
+            });
+            if takes {
+                out.push((cs, anc.to_vec(), e));
+            }
+        });
+    }
+    out
 }
 
 /// Whether some module of `m`'s programs calls `set_epoch` on a loader's
