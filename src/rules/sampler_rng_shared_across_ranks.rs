@@ -138,7 +138,9 @@ declare_rule! {
     /// `accelerator.prepare` hands back, runs its class's `forward`) — draws the same numbers on every
     /// rank at every step, so the ranks' different samples share one set of
     /// noise and timesteps. Reported at the seeding call; left alone are draws
-    /// on one rank, `set_seed(…, device_specific=True)`, and code with a
+    /// on one rank, loops a module's main guard alone runs (also in a
+    /// self-test function only that block calls) when the module is not the
+    /// program's script, `set_seed(…, device_specific=True)`, and code with a
     /// model-parallel RNG of its own (Megatron's or fairscale's seeds, where
     /// tensor-parallel ranks must draw alike).
     ///

@@ -95,10 +95,13 @@ pub(super) fn step_draws_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
             // A loop in a module's main guard runs only when that module is
             // the script: the seeding must run in its program, not in a
             // trainer that imports the module for its functions.
-            if scope.func().is_none()
-                && runtime::in_main_guard(anc)
-                && !reached_in_script(prog, *seed_scope, scope.m, 3)
-            {
+            // So does a function only that block calls (a module's
+            // `_test_max_eig()` self-test under its main guard).
+            let guarded = match scope.func() {
+                None => runtime::in_main_guard(anc),
+                Some(f) => only_from_main_guard(prog, f),
+            };
+            if guarded && !reached_in_script(prog, *seed_scope, scope.m, 3) {
                 return;
             }
             if runtime::runs_on_one_rank(prog, scope, anc, s as *const Stmt as *const ())
@@ -209,6 +212,20 @@ fn reached_from(
         .into_iter()
         .take(8)
         .any(|(s, _)| reached_from(prog, s, m, depth - 1))
+}
+
+/// Whether function `f` is called, and only at module level under the
+/// `if __name__ == "__main__":` block of its own module.
+fn only_from_main_guard(prog: &crate::training::program::Program, f: crate::training::program::FuncId) -> bool {
+    let sites = prog.call_sites(f);
+    !sites.is_empty()
+        && sites.iter().all(|(s, call)| {
+            s.func().is_none()
+                && s.m == f.m
+                && prog
+                    .ancestors_of(*s, call)
+                    .is_some_and(|anc| runtime::in_main_guard(&anc))
+        })
 }
 
 /// Whether the seeding in `seed` runs when module `m` is the script: in `m`
