@@ -183,8 +183,9 @@ impl Program {
         proj.is_empty() && MODULE_WRAPPERS.contains(&path.as_str()) && positional(0).is_some_and(is_n)
     }
 
-    /// Whether some binding of `recv` is a call of the external `ctor`.
-    fn built_by(&self, scope: Scope, recv: &Expr, ctor: &str) -> bool {
+    /// Whether some binding of `recv` is a call of the external `ctor`
+    /// (`accelerator = Accelerator(…)`).
+    pub fn built_by(&self, scope: Scope, recv: &Expr, ctor: &str) -> bool {
         self.sources(scope, recv).terms.iter().any(|t| {
             matches!(&t.expr.kind, ExprKind::Call { func, .. } if self.external(t.scope, func).as_deref() == Some(ctor))
         })

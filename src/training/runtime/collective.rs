@@ -523,10 +523,7 @@ pub(super) fn is_engine_like(prog: &Program, scope: Scope, recv: &Expr) -> bool 
 }
 
 pub(super) fn accelerator(prog: &Program, scope: Scope, recv: &Expr) -> bool {
-    let s = prog.sources(scope, recv);
-    s.terms.iter().any(|t| {
-        matches!(&t.expr.kind, ExprKind::Call { func, .. } if prog.external(t.scope, func).as_deref() == Some("accelerate.Accelerator"))
-    })
+    prog.built_by(scope, recv, "accelerate.Accelerator")
 }
 
 /// The paths of FSDP's wrapper class (FSDP1, whose `state_dict()` gathers
