@@ -24,7 +24,11 @@ declare_rule! {
     /// (`kwargs["sampler"] = DistributedSampler(…, shuffle=mode == "train")`,
     /// llama-recipes' `get_dataloader_kwargs`) is followed into each loader
     /// that takes the dict (`DataLoader(ds, **train_dl_kwargs)`), for the
-    /// calls whose `mode` makes it shuffle.
+    /// calls whose `mode` makes it shuffle. The fix (unsafe: it assumes the
+    /// loader holds this sampler on every run) calls `set_epoch` at the top of
+    /// the epoch loop, on the sampler or the loader's `.sampler` as the
+    /// loop's function names it: a local, `self.x`, or the parameter every
+    /// call hands it (`train(model, train_dataloader, …)`).
     ///
     /// ## Why
     /// `DistributedSampler` shuffles with `seed + epoch`. Without `set_epoch(epoch)`
@@ -351,12 +355,16 @@ fn analyse<'p>(
     let (loop_scope, loop_stmt) = training_loop?;
     // How the loop's function names the sampler: a local, `self.x`, or the
     // loader's `.sampler`.
-    let handle = handle_in(code, loop_scope, &names).or_else(|| {
-        if contained {
-            return None;
-        }
-        handle_in(code, loop_scope, &loader_names).map(|l| format!("{l}.sampler"))
-    });
+    let handle = handle_in(code, loop_scope, &names)
+        .or_else(|| param_handle(code, loop_scope, &names))
+        .or_else(|| {
+            if contained {
+                return None;
+            }
+            handle_in(code, loop_scope, &loader_names)
+                .or_else(|| param_handle(code, loop_scope, &loader_names))
+                .map(|l| format!("{l}.sampler"))
+        });
     let loader = loader_names.first().map(|(s, t)| code.text(s.m, t.span).to_string());
     let dropped = names
         .iter()
@@ -548,6 +556,38 @@ fn handle_in(code: &Code<'_>, scope: Scope, stored: &[(Scope, &Expr)]) -> Option
         }
     }
     None
+}
+
+/// The parameter of `scope`'s function that every call hands one of the
+/// `stored` names (`train(model, train_dataloader, …)` for the loader kept
+/// as `train_dataloader` by the caller), where the function does not bind
+/// it again.
+fn param_handle(code: &Code<'_>, scope: Scope, stored: &[(Scope, &Expr)]) -> Option<String> {
+    let prog = code.prog;
+    let f = scope.func()?;
+    let params = &prog.func(f)?.params;
+    let sites = prog.call_sites(f);
+    let mut found: Option<usize> = None;
+    for (cs, call) in &sites {
+        let held = |e: &Expr| {
+            matches!(&e.kind, ExprKind::Name(a)
+                if stored.iter().any(|(s, t)| s == cs && matches!(&t.kind, ExprKind::Name(n) if n == a)))
+        };
+        let at = (0..params.len())
+            .find(|i| matches!(prog.bind(f, call, *i), crate::training::program::Bound::Given(v) if held(v)))?;
+        match found {
+            None => found = Some(at),
+            Some(i) if i == at => {}
+            Some(_) => return None,
+        }
+    }
+    let i = found?;
+    let name = &params.get(i)?.name;
+    matches!(
+        prog.local_defs(f, name).as_slice(),
+        [crate::training::program::LocalDef::Param(_)]
+    )
+    .then(|| name.clone())
 }
 
 /// The epoch loop around an iteration: the innermost enclosing loop in the
