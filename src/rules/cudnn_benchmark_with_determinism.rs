@@ -219,8 +219,13 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         });
     }
     let live = |site: &Site<'_>| !dead_branch(code.prog, code.cfg, code.rt, site.scope, &site.anc, site.stmt);
+    // A request the run turns on with a flag (`if args.cudnn_deterministic:`,
+    // off by default) is lost in the launching process all the same when
+    // the flag is given.
+    let flagged = |site: &Site<'_>| !off_whatever_the_flags(&code, site);
+    let spawn_requests: Vec<&Site<'_>> = requests.iter().filter(|r| flagged(r)).collect();
     let requests: Vec<&Site<'_>> = requests.iter().filter(|r| live(r)).collect();
-    before_spawn(&code, &requests, out);
+    before_spawn(&code, &spawn_requests, out);
     let chains = if benchmarks.is_empty() {
         Vec::new()
     } else {
@@ -394,99 +399,245 @@ fn under_main_guard(anc: &[Anc<'_>]) -> bool {
     })
 }
 
+/// Whether a site is in a branch that is off whatever the run's flags say:
+/// its condition is false without an argparse default's say (a literal, a
+/// constant); a branch off only by a flag's default may run.
+fn off_whatever_the_flags(code: &Code<'_>, site: &Site<'_>) -> bool {
+    let mut child: *const Stmt = site.stmt;
+    for a in site.anc.iter().rev() {
+        if let Anc::Stmt(s) = a {
+            if let StmtKind::If { test, body, orelse } = &s.kind {
+                let in_body = body.iter().any(|b| std::ptr::eq(b, child));
+                let in_else = orelse.iter().any(|b| std::ptr::eq(b, child));
+                if in_body || in_else {
+                    let v = runtime::constant_or_default(code.prog, code.cfg, code.rt, site.scope, test)
+                        .filter(|r| r.default_at.is_none())
+                        .and_then(|r| r.as_bool());
+                    if let Some(v) = v.filter(|_| !from_command_line(code, site.scope, test)) {
+                        if (in_body && !v) || (in_else && v) {
+                            return true;
+                        }
+                    }
+                }
+            }
+            child = *s;
+        }
+    }
+    false
+}
+
+/// Whether a test reads a command-line flag (`args.cudnn_deterministic`,
+/// also through a helper's parameter the caller binds to it).
+fn from_command_line(code: &Code<'_>, scope: Scope, test: &Expr) -> bool {
+    let prog = code.prog;
+    let mut names: Vec<&Expr> = Vec::new();
+    let mut stack = Vec::new();
+    crate::training::program::walk_expr(test, &mut stack, &mut |_, n| {
+        if let crate::training::program::Node::Expr(e) = n {
+            if matches!(e.kind, ExprKind::Name(_) | ExprKind::Attribute { .. }) {
+                names.push(e);
+            }
+        }
+    });
+    names.into_iter().take(8).any(|e| {
+        prog.sources(scope, e).terms.iter().any(|t| match &t.expr.kind {
+            ExprKind::Call { func, .. } => {
+                matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "parse_args" || attr == "parse_known_args")
+            }
+            _ => false,
+        })
+    })
+}
+
+/// A launcher helper's call in the launching function, with the functions
+/// of the code handed to it (`launch(main_worker, …)`).
+type Launcher<'p> = (&'p Expr, Vec<crate::training::program::FuncId>);
+
 /// Determinism requested in the launching process, which then starts the
 /// ranks with `torch.multiprocessing.spawn`: the fresh interpreters never
-/// run the request (nor the seeds set beside it).
+/// run the request (nor the seeds set beside it). The request may sit in a
+/// helper the launching function calls (`seed_everything(args.seed,
+/// args.cudnn_deterministic)`: reported at that call), and the spawn in a
+/// launcher helper it calls next (`launch(main_worker, …)` whose body calls
+/// `mp.spawn(distributed_worker, args=(fn, …))`, detectron2's shape).
 fn before_spawn(code: &Code<'_>, requests: &[&Site<'_>], out: &mut Sink<'_>) {
+    let prog = code.prog;
     let spawns = runtime::calls(
-        code.prog,
+        prog,
         &["torch.multiprocessing.spawn", "torch.multiprocessing.start_processes"],
     );
     if spawns.is_empty() {
         return;
     }
-    let mut reported: Vec<Scope> = Vec::new();
+    // A spawn that starts fresh interpreters (not `start_method="fork"`),
+    // with the function it starts.
+    let fresh = |call: &Expr| match &call.kind {
+        ExprKind::Call { args, .. } => {
+            !kw(args, "start_method").is_some_and(|m| matches!(&m.kind, ExprKind::Str(v) if v == "fork"))
+        }
+        _ => false,
+    };
+    let mut reported: Vec<(Scope, Span)> = Vec::new();
     for r in requests {
-        if reported.contains(&r.scope) || (r.scope.f.is_none() && !under_main_guard(&r.anc)) {
-            continue;
-        }
-        let Some((_, _, call, _)) = spawns.iter().find(|(scope, _, call, _)| {
-            *scope == r.scope
-                && call.span.start > r.span.end
-                && match &call.kind {
-                    ExprKind::Call { args, .. } => {
-                        !kw(args, "start_method").is_some_and(|m| matches!(&m.kind, ExprKind::Str(v) if v == "fork"))
+        // Where the request runs in the launching function: itself, or
+        // the calls of the helper holding it (at most a few).
+        let mut places: Vec<(Scope, Span, Vec<Anc<'_>>)> = vec![(r.scope, r.span, r.anc.clone())];
+        if let Some(f) = r.scope.func() {
+            let sites = prog.call_sites(f);
+            if sites.len() <= 3 && !prog.escapes(f) {
+                for (cs, call) in sites {
+                    if let Some(a) = prog.ancestors_of(cs, call) {
+                        places.push((cs, call.span, a));
                     }
-                    _ => false,
-                }
-        }) else {
-            continue;
-        };
-        let ExprKind::Call { args, .. } = &call.kind else {
-            continue;
-        };
-        let Some(target_expr) = pos(args, 0).or_else(|| kw(args, "fn")) else {
-            continue;
-        };
-        // The function the ranks run, and what it calls; unresolved: silent.
-        let Callee::Func(entry) = code.prog.callee(r.scope, target_expr) else {
-            continue;
-        };
-        let mut spawned = code.prog.callees_of(entry.scope(), code.prog.body(entry.scope()), 4);
-        spawned.push(entry);
-        // The spawned code asks for determinism itself, or a module-level
-        // request runs again when a spawned interpreter imports the module.
-        if requests.iter().any(|o| {
-            code.prog.same_program(o.scope.m, r.scope.m)
-                && (o.scope.func().is_some_and(|f| spawned.contains(&f))
-                    || (o.scope.f.is_none() && !under_main_guard(&o.anc)))
-        }) {
-            continue;
-        }
-        let target = code.text(r.scope.m, target_expr.span);
-        // Seeds set in the same function before the spawn.
-        let mut seeds: Vec<&str> = Vec::new();
-        for (scope, _, seed, path) in runtime::calls(
-            code.prog,
-            &[
-                "random.seed",
-                "numpy.random.seed",
-                "torch.manual_seed",
-                "torch.cuda.manual_seed",
-                "torch.cuda.manual_seed_all",
-            ],
-        ) {
-            if scope == r.scope && seed.span.start < call.span.start {
-                let name = match path.as_str() {
-                    "numpy.random.seed" => "np.random.seed",
-                    "random.seed" => "random.seed",
-                    "torch.manual_seed" => "torch.manual_seed",
-                    _ => "torch.cuda.manual_seed",
-                };
-                if !seeds.contains(&name) {
-                    seeds.push(name);
                 }
             }
         }
-        reported.push(r.scope);
-        let what = code.text(r.scope.m, r.span).lines().next().unwrap_or("").trim();
-        let also = if seeds.is_empty() {
-            String::new()
-        } else {
-            format!(
-                ", and the seeds set here ({}) do not reach them either",
-                seeds.join(", ")
-            )
-        };
-        let d = out.at_loc(
-            code.loc(r.scope.m, r.span),
-            format!("`{what}` runs in the process that starts the ranks with mp.spawn; each spawned rank is a fresh interpreter that runs only `{target}`, so the ranks train without it{also}"),
-        );
-        d.label(code.file(r.scope.m), call.span, "starts fresh interpreters");
-        d.help(format!(
-            "make the request{} at the start of `{target}`, which every rank runs",
-            if seeds.is_empty() { "" } else { " and set the seeds" }
-        ));
+        for (scope, at, anc) in places {
+            if reported.contains(&(scope, at)) || (scope.f.is_none() && !under_main_guard(&anc)) {
+                continue;
+            }
+            // The spawn after it in the same function, or in a launcher
+            // helper called after it (with the functions handed to it).
+            let mut found: Option<(&Expr, Option<Launcher<'_>>)> = spawns
+                .iter()
+                .find(|(s, _, call, _)| *s == scope && call.span.start > at.end && fresh(call))
+                .map(|(_, _, call, _)| (*call, None));
+            if found.is_none() {
+                prog.walk_exprs(scope, &mut |_, e| {
+                    if found.is_some() || e.span.start <= at.end {
+                        return;
+                    }
+                    let ExprKind::Call { func, args, .. } = &e.kind else {
+                        return;
+                    };
+                    let Callee::Func(l) = prog.callee(scope, func) else {
+                        return;
+                    };
+                    let Some(spawn) = spawns
+                        .iter()
+                        .find(|(s, _, call, _)| s.func() == Some(l) && fresh(call))
+                        .map(|(_, _, call, _)| *call)
+                    else {
+                        return;
+                    };
+                    let handed: Vec<crate::training::program::FuncId> = args
+                        .iter()
+                        .filter_map(|a| match a {
+                            crate::training::ast::Arg::Pos(v) | crate::training::ast::Arg::Kw { value: v, .. } => {
+                                match prog.callee(scope, v) {
+                                    Callee::Func(g) => Some(g),
+                                    _ => None,
+                                }
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    found = Some((spawn, Some((e, handed))));
+                });
+            }
+            let Some((call, via)) = found else { continue };
+            let call: &Expr = call;
+            let ExprKind::Call { args, .. } = &call.kind else {
+                continue;
+            };
+            let Some(target_expr) = pos(args, 0).or_else(|| kw(args, "fn")) else {
+                continue;
+            };
+            let spawn_scope = match &via {
+                None => scope,
+                Some(_) => match spawns.iter().find(|(_, _, c, _)| std::ptr::eq(*c, call)) {
+                    Some((s, _, _, _)) => *s,
+                    None => continue,
+                },
+            };
+            // The function the ranks run, and what it calls; unresolved: silent.
+            let Callee::Func(entry) = prog.callee(spawn_scope, target_expr) else {
+                continue;
+            };
+            let mut starts = vec![entry];
+            if let Some((_, handed)) = &via {
+                // The launcher's worker calls the function it was handed.
+                if handed.is_empty() {
+                    continue;
+                }
+                starts.extend(handed.iter().copied());
+            }
+            let mut spawned = Vec::new();
+            for s0 in &starts {
+                spawned.extend(prog.callees_of(s0.scope(), prog.body(s0.scope()), 4));
+                spawned.push(*s0);
+            }
+            // The spawned code asks for determinism itself, or a module-level
+            // request runs again when a spawned interpreter imports the module.
+            if requests.iter().any(|o| {
+                prog.same_program(o.scope.m, r.scope.m)
+                    && (o.scope.func().is_some_and(|f| spawned.contains(&f))
+                        || (o.scope.f.is_none() && !under_main_guard(&o.anc)))
+            }) {
+                continue;
+            }
+            let target = match &via {
+                Some((_, handed)) => handed.first().and_then(|g| prog.func(*g)).map_or_else(
+                    || code.text(spawn_scope.m, target_expr.span).to_string(),
+                    |f| f.name.clone(),
+                ),
+                None => code.text(scope.m, target_expr.span).to_string(),
+            };
+            let start_at = match &via {
+                Some((launch, _)) => launch.span,
+                None => call.span,
+            };
+            // Seeds set in the launching function before the spawn, or in
+            // the helper holding the request.
+            let mut seeds: Vec<&str> = Vec::new();
+            for (s, _, seed, path) in runtime::calls(
+                prog,
+                &[
+                    "random.seed",
+                    "numpy.random.seed",
+                    "torch.manual_seed",
+                    "torch.cuda.manual_seed",
+                    "torch.cuda.manual_seed_all",
+                ],
+            ) {
+                if (s == scope && seed.span.start < start_at.start) || (s == r.scope && r.scope != scope) {
+                    let name = match path.as_str() {
+                        "numpy.random.seed" => "np.random.seed",
+                        "random.seed" => "random.seed",
+                        "torch.manual_seed" => "torch.manual_seed",
+                        _ => "torch.cuda.manual_seed",
+                    };
+                    if !seeds.contains(&name) {
+                        seeds.push(name);
+                    }
+                }
+            }
+            reported.push((scope, at));
+            let what = code.text(scope.m, at).lines().next().unwrap_or("").trim();
+            let also = if seeds.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", and the seeds set here ({}) do not reach them either",
+                    seeds.join(", ")
+                )
+            };
+            let d = out.at_loc(
+                code.loc(scope.m, at),
+                format!("`{what}` runs in the process that starts the ranks with mp.spawn; each spawned rank is a fresh interpreter that runs only `{target}`, so the ranks train without it{also}"),
+            );
+            if r.scope != scope {
+                d.label(code.file(r.scope.m), r.span, "the request it makes");
+            }
+            d.label(code.file(spawn_scope.m), call.span, "starts fresh interpreters");
+            if let Some((launch, _)) = &via {
+                d.label(code.file(scope.m), launch.span, "through this launcher");
+            }
+            d.help(format!(
+                "make the request{} at the start of `{target}`, which every rank runs",
+                if seeds.is_empty() { "" } else { " and set the seeds" }
+            ));
+        }
     }
 }
 

@@ -249,9 +249,23 @@ fn analyse<'p>(
         if loaders.is_empty() {
             return None;
         }
-    } else if per_call.is_some() {
-        // Shuffling depends on the caller, and the loader is not built there.
-        return None;
+    } else if let Some(calls) = per_call {
+        // Shuffling depends on the caller (`mk_loader(cfg, is_train=True)`)
+        // and the loader is built here: followed from the calls that
+        // shuffle, as what they return (nothing, where it is not returned).
+        let f = scope.func()?;
+        if loaders.is_empty() || !loaders.iter().all(|(s, _, _)| s.func() == Some(f)) {
+            return None;
+        }
+        loaders = prog
+            .call_sites(f)
+            .into_iter()
+            .filter(|(_, c)| calls.contains(&(*c as *const Expr)))
+            .filter_map(|(cs, c)| prog.ancestors_of(cs, c).map(|a| (cs, a, c)))
+            .collect();
+        if loaders.is_empty() {
+            return None;
+        }
     }
     if !complete || escapes || loaders.is_empty() {
         return None;
@@ -287,7 +301,12 @@ fn analyse<'p>(
             return None;
         }
         let mut attrs: Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> = Vec::new();
-        let ok = prog.flows(s, &a, loader, &iteration_wrapper, &mut |flow| match flow {
+        // Also a wrapper class of the code that passes over its loader
+        // (`InfiniteIterator(PrefetchLoader(loader))`).
+        let through = |callee: &Callee, pos: &ArgPos<'_>| {
+            iteration_wrapper(callee, pos) || matches!(callee, Callee::Class(k) if prog.iterates_arg(*k, pos))
+        };
+        let ok = prog.flows(s, &a, loader, &through, &mut |flow| match flow {
             Flow::Attr { scope, expr, name, anc } if name == "sampler" || name == "batch_sampler" => {
                 attrs.push((scope, anc, expr));
             }
@@ -297,6 +316,13 @@ fn analyse<'p>(
                 anc,
             } if training_loop.is_none() && !told(scope.m) && trains(code, scope, st) => {
                 training_loop = epoch_loop(code, scope, &anc);
+                // Through an endless wrapper that starts the loader over
+                // (`for step, batch in enumerate(InfiniteIterator(loader)):`):
+                // the step loop passes over it again and again.
+                if training_loop.is_none() && restarted_by_wrapper(code, scope, st) {
+                    training_loop = Some((scope, st));
+                    anew = true;
+                }
             }
             // `iter(loader)` again in a loop that trains (`except
             // StopIteration: it = iter(loader)` in a step loop, a
@@ -398,16 +424,22 @@ fn loader_entry(target: &Expr) -> Option<&str> {
 /// string for it; `None` when that is not the shape.
 fn shuffling_calls(code: &Code<'_>, scope: Scope, shuffle: &Expr) -> Option<Vec<*const Expr>> {
     let prog = code.prog;
-    let ExprKind::Compare { left, rest } = &shuffle.kind else {
-        return None;
-    };
-    let [(op, right)] = rest.as_slice() else { return None };
-    let (ExprKind::Name(param), ExprKind::Str(want)) = (&left.kind, &right.kind) else {
-        return None;
-    };
-    let equal = match op.as_str() {
-        "==" => true,
-        "!=" => false,
+    // `shuffle=is_train`: the calls that pass `True`; `shuffle=mode ==
+    // "train"`: those that pass the string compared with.
+    let (param, want, equal) = match &shuffle.kind {
+        ExprKind::Name(param) => (param, None, true),
+        ExprKind::Compare { left, rest } => {
+            let [(op, right)] = rest.as_slice() else { return None };
+            let (ExprKind::Name(param), ExprKind::Str(want)) = (&left.kind, &right.kind) else {
+                return None;
+            };
+            let equal = match op.as_str() {
+                "==" => true,
+                "!=" => false,
+                _ => return None,
+            };
+            (param, Some(want), equal)
+        }
         _ => return None,
     };
     let f = scope.func()?;
@@ -427,8 +459,12 @@ fn shuffling_calls(code: &Code<'_>, scope: Scope, shuffle: &Expr) -> Option<Vec<
             crate::training::program::Bound::Given(v) | crate::training::program::Bound::Default(v) => v,
             _ => continue,
         };
-        let ExprKind::Str(given) = &value.kind else { continue };
-        if (given == want) == equal {
+        let shuffles = match (&value.kind, want) {
+            (ExprKind::Str(given), Some(want)) => (given == want) == equal,
+            (ExprKind::Bool(b), None) => *b,
+            _ => continue,
+        };
+        if shuffles {
             calls.push(call as *const Expr);
         }
     }
@@ -588,6 +624,27 @@ fn param_handle(code: &Code<'_>, scope: Scope, stored: &[(Scope, &Expr)]) -> Opt
         [crate::training::program::LocalDef::Param(_)]
     )
     .then(|| name.clone())
+}
+
+/// Whether a `for` passes over a wrapper of the code that starts what it
+/// wraps over when it runs out (`InfiniteIterator(loader)`).
+fn restarted_by_wrapper(code: &Code<'_>, scope: Scope, st: &Stmt) -> bool {
+    let StmtKind::For { iter, .. } = &st.kind else {
+        return false;
+    };
+    let prog = code.prog;
+    let mut hit = false;
+    let mut stack = Vec::new();
+    crate::training::program::walk_expr(iter, &mut stack, &mut |_, n| {
+        if let crate::training::program::Node::Expr(e) = n {
+            if let ExprKind::Call { func, .. } = &e.kind {
+                if let Callee::Class(k) = prog.callee(scope, func) {
+                    hit |= prog.restarts_arg(k);
+                }
+            }
+        }
+    });
+    hit
 }
 
 /// The epoch loop around an iteration: the innermost enclosing loop in the

@@ -762,6 +762,31 @@ fn resolved_max(_code: &Code<'_>, w: &Written<'_>) -> Option<i64> {
     ints.into_iter().max()
 }
 
+/// Whether a loop's test holds at scheduled passes only: an equality or
+/// membership (`epoch == switch_epoch`, `epoch in milestones`), a
+/// comparison with an entry of a schedule (`e >= skip_epochs[0]`), or a
+/// period (`epoch % 10 == 0`); `and` of any such, `or` of only such.
+fn at_scheduled_passes(test: &Expr) -> bool {
+    match &test.kind {
+        ExprKind::BoolOp { and: true, left, right } => at_scheduled_passes(left) || at_scheduled_passes(right),
+        ExprKind::BoolOp {
+            and: false,
+            left,
+            right,
+        } => at_scheduled_passes(left) && at_scheduled_passes(right),
+        ExprKind::Compare { left, rest } => {
+            let scheduled = |e: &Expr| {
+                matches!(e.kind, ExprKind::Subscript { .. })
+                    || matches!(&e.kind, ExprKind::BinOp { op, .. } if op == "%")
+            };
+            rest.iter().any(|(op, _)| op == "==" || op == "in")
+                || scheduled(left)
+                || rest.iter().any(|(_, e)| scheduled(e))
+        }
+        _ => false,
+    }
+}
+
 /// Whether the loader's iterator is created more than once: a `for` or
 /// comprehension over it inside a loop (or in a function called from one),
 /// or a trial's validation loader, which Determined re-iterates.
@@ -801,10 +826,19 @@ fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loader: &'p Ex
             makes_loader(prog, scope, anc, target, built_by, sites, &mut builds.borrow_mut())
         });
         if let Some(anc) = made_here {
-            for a in &anc {
+            // Only the loops that make it at (nearly) every pass: not one
+            // that makes it again at scheduled passes only (`if e >=
+            // skip_epochs[0]: loader = renew_loader(skip)`, `if epoch % 10
+            // == 0:`), whose other passes go over the loader they kept. At
+            // every pass but the first (`if epoch != 0:`) counts as every.
+            let mut scheduled = false;
+            for a in anc.iter().rev() {
                 if let Anc::Stmt(s) = a {
-                    if runtime::reruns(s, target) && !rebuilt.borrow().contains(&(*s as *const _)) {
+                    if runtime::reruns(s, target) && !scheduled && !rebuilt.borrow().contains(&(*s as *const _)) {
                         rebuilt.borrow_mut().push(*s as *const _);
+                    }
+                    if let StmtKind::If { test, .. } = &s.kind {
+                        scheduled |= at_scheduled_passes(test);
                     }
                 }
             }

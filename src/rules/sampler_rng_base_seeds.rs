@@ -19,8 +19,9 @@
 //! rank's own process) or one the code does not resolve is reported only
 //! where the same function also seeds the RNG the draw reads (`random`,
 //! numpy) alike on every rank — alike with workers or without — and not for
-//! a test, an evaluation script, a program that runs no backward pass, or
-//! a seeding helper nothing calls.
+//! a test, an evaluation script, a program that runs no backward pass, a
+//! seeding helper nothing calls, or a loader built in a function nothing
+//! calls.
 //! Silent otherwise for a worker count not known to be above 0, a loader with its
 //! own generator or an init function that seeds from anything but the
 //! base seed (one that only re-seeds from `torch.initial_seed()` leaves it
@@ -122,10 +123,10 @@ pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
     for LoaderCall { scope, args, workers } in worker_loaders(code) {
         // The seedings of each program the loader runs in (a shared data
         // module's loader, built by scripts that each seed).
-        let seeded: Vec<(runtime::World, Scope, Span, Option<Span>)> = alike_all(code, seedings, scope.m)
+        let seeded: Vec<(u64, runtime::World, Scope, Span, Option<Span>)> = alike_all(code, seedings, scope.m)
             .into_iter()
-            .filter_map(|(world, s)| match s {
-                Seeding::Call { scope, call, arg } => Some((world, *scope, *call, *arg)),
+            .filter_map(|(bit, world, s)| match s {
+                Seeding::Call { scope, call, arg } => Some((bit, world, *scope, *call, *arg)),
                 _ => None,
             })
             .collect();
@@ -194,6 +195,15 @@ pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
         if (zero || unknown) && test_or_evaluation(code, scope.m) {
             continue;
         }
+        // Nor a loader of a plain function nothing calls (a detection
+        // package's test-loader builder that the package only exports).
+        if (zero || unknown)
+            && scope
+                .func()
+                .is_some_and(|f| prog.class_of(f).is_none() && prog.call_sites(f).is_empty() && !prog.escapes(f))
+        {
+            continue;
+        }
         let Some(call_expr) = loader_call(prog, scope, args) else {
             continue;
         };
@@ -212,10 +222,14 @@ pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
         let Some(draw) = workers_draw(prog, scope, dataset) else {
             continue;
         };
-        for (world, seed_scope, call, arg) in seeded {
+        for (bit, world, seed_scope, call, arg) in seeded {
             // Reported once where the seed is chosen: the seeding itself,
-            // or the call of the seeding helper in this loader's program.
-            let at = outer_call(code, seed_scope, arg, Some(scope.m)).unwrap_or((seed_scope, call));
+            // or the call of the seeding helper in this program (a data
+            // module shared by two scripts that each call
+            // `set_random_seed(args.seed)`: at each script's call).
+            let at = outer_call(code, seed_scope, arg, Some(bit))
+                .or_else(|| caller_call(code, seed_scope, arg, bit, scope))
+                .unwrap_or((seed_scope, call));
             if reported.contains(&at) || workers_seeded_apart(code, seed_scope, call) {
                 continue;
             }
@@ -237,7 +251,7 @@ pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
             report(
                 code,
                 out,
-                (seed_scope, call, arg),
+                (seed_scope, call, arg, at),
                 (scope, call_expr),
                 (&count, init.as_deref()),
                 &draw,
@@ -711,16 +725,13 @@ fn any_dataset_draws(prog: &Program, steps: &mut u32) -> Option<DrawSite> {
 fn report(
     code: &Code<'_>,
     out: &mut Sink<'_>,
-    (seed_scope, call, arg): (Scope, Span, Option<Span>),
+    (seed_scope, call, arg, (at_scope, at)): (Scope, Span, Option<Span>, (Scope, Span)),
     (loader_scope, loader): (Scope, &Expr),
     (count, init): (&[i64], Option<&str>),
     draw: &DrawSite,
     world: runtime::World,
 ) {
     let prog = code.prog;
-    // `fix_random_seeds(args.seed)` → `torch.manual_seed(seed)`: the call
-    // that passes the seed in, where the one helper has one caller.
-    let (at_scope, at) = outer_call(code, seed_scope, arg, Some(loader_scope.m)).unwrap_or((seed_scope, call));
     let seeding = excerpt(code.text(at_scope.m, at));
     let value = arg
         .and_then(|a| {
@@ -785,20 +796,74 @@ fn report(
 }
 
 /// The one call site of the seeding helper around `call`, when the seed is
-/// the helper's parameter; with `program`, the one site among those in that
-/// module's programs (four entry scripts each calling `fix_random_seeds(args.seed)`:
-/// the script whose loader is reported).
+/// the helper's parameter; with `programs` (a mask of
+/// [`Program::programs`]), the one site among those in these programs (four
+/// entry scripts each calling `fix_random_seeds(args.seed)`: the script of
+/// the program whose loader is reported).
 pub(super) fn outer_call(
     code: &Code<'_>,
     scope: Scope,
     arg: Option<Span>,
-    program: Option<ModId>,
+    programs: Option<u64>,
 ) -> Option<(Scope, Span)> {
     let prog = code.prog;
     let text = code.text(scope.m, arg?);
     let f = scope.func()?;
     let func = prog.func(f)?;
     let index = func.params.iter().position(|p| p.name == text)?;
-    prog.sole_binding(f, index, program)
+    prog.sole_binding(f, index, programs)
         .map(|(site_scope, site, _)| (site_scope, site.span))
+}
+
+/// Where a seeding helper called more than once in the program (bit
+/// `bit`) is called on the way to the loader in `loader`: the one call
+/// site in a function that calls the loader's function, at most four
+/// callers up, or in that function itself (a script's `start_training()`
+/// beside its `start_inference()`, each calling `set_random_seed(cfg.seed)`).
+fn caller_call(code: &Code<'_>, scope: Scope, arg: Option<Span>, bit: u64, loader: Scope) -> Option<(Scope, Span)> {
+    let prog = code.prog;
+    let text = code.text(scope.m, arg?);
+    let f = scope.func()?;
+    let index = prog.func(f)?.params.iter().position(|p| p.name == text)?;
+    if prog.escapes(f) {
+        return None;
+    }
+    // The loader's function and its callers, a few levels up.
+    let mut callers = vec![loader.func()?];
+    let mut i = 0;
+    while i < callers.len() && callers.len() < 32 {
+        let at = callers[i];
+        i += 1;
+        if i > 4 * 8 {
+            break;
+        }
+        for (s, _) in prog.call_sites(at) {
+            if let Some(g) = s.func() {
+                if !callers.contains(&g) {
+                    callers.push(g);
+                }
+            }
+        }
+    }
+    let mut found: Vec<(Scope, &Expr)> = prog
+        .call_sites(f)
+        .into_iter()
+        .filter(|(s, _)| prog.programs(s.m) & bit != 0 && s.func().is_some_and(|g| callers.contains(&g)))
+        .collect();
+    // The training path's, where the script's inference entry builds the
+    // same loaders (`start_inference()` beside `start_training()`).
+    if found.len() > 1 {
+        let inference = |s: &Scope| {
+            s.func().and_then(|g| prog.func(g)).is_some_and(|x| {
+                let name = x.name.to_ascii_lowercase();
+                ["infer", "eval", "test", "predict"].iter().any(|w| name.contains(w)) && !name.contains("train")
+            })
+        };
+        found.retain(|(s, _)| !inference(s));
+    }
+    let [(site_scope, site)] = found.as_slice() else {
+        return None;
+    };
+    let (site_scope, site) = (*site_scope, *site);
+    matches!(prog.bind(f, site, index), crate::training::program::Bound::Given(_)).then_some((site_scope, site.span))
 }

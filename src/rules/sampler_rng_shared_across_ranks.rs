@@ -270,6 +270,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             } else if path == TORCH_LOADER {
                 if let Some(at) = shuffled_loader(&code, scope, args) {
                     if !managed(&code, scope, anc, e)
+                        && !over_rank_buffer(&code, scope, args)
+                        && !over_datapipe(&code, scope, anc, args)
                         && (feeds_training(&code, scope, anc, e) || drawn_through_wrapper(&code, scope, anc, e))
                     {
                         hits.push(Hit {
@@ -447,6 +449,114 @@ fn shuffled_loader(code: &Code<'_>, scope: Scope, args: &[Arg]) -> Option<Span> 
     })?;
     let on = runtime::is_true(code.prog, code.cfg, code.rt, scope, value)?;
     on.then_some(span)
+}
+
+/// Whether the loader's dataset is made from a buffer its object fills at
+/// run time (`self.pi_buffer = deque(…)`, `self.pi_buffer.append(pref)`,
+/// then `DataLoader(builder(buffer=self.pi_buffer), shuffle=True)`): the
+/// rank's own rollouts or feedback, different on every rank, so an equal
+/// shuffle orders different samples.
+fn over_rank_buffer(code: &Code<'_>, scope: Scope, args: &[Arg]) -> bool {
+    let prog = code.prog;
+    let Some(dataset) = kw(args, "dataset").or_else(|| pos(args, 0)) else {
+        return false;
+    };
+    let sources = prog.sources(scope, dataset);
+    if sources.unknown || sources.terms.is_empty() {
+        return false;
+    }
+    let filled = |s: Scope, e: &Expr| {
+        let ExprKind::Attribute { value, attr } = &e.kind else {
+            return false;
+        };
+        let Some(k) = prog.self_class(s, value) else {
+            return false;
+        };
+        let assigns = prog.self_assignments(k, attr);
+        let empty_container = !assigns.is_empty()
+            && assigns.iter().all(|(sc, v, p)| {
+                p.is_empty()
+                    && v.is_some_and(|v| match &v.kind {
+                        ExprKind::List(items) => items.is_empty(),
+                        ExprKind::Call { func, args, .. } => {
+                            matches!(
+                                prog.external(*sc, func).as_deref(),
+                                Some("collections.deque" | "builtins.list")
+                            ) && args.iter().all(|a| !matches!(a, Arg::Pos(_)))
+                        }
+                        _ => false,
+                    })
+            });
+        if !empty_container {
+            return false;
+        }
+        // Filled by the class: `self.<attr>.append(…)` / `.extend(…)`.
+        let needle_a = format!("self.{attr}.append(");
+        let needle_e = format!("self.{attr}.extend(");
+        prog.code_modules().any(|m| {
+            let text = prog.text(m);
+            text.contains(&needle_a) || text.contains(&needle_e)
+        })
+    };
+    sources.terms.iter().all(|t| {
+        t.proj.is_empty()
+            && match &t.expr.kind {
+                ExprKind::Call { args: a, .. } => a.iter().any(|x| match x {
+                    Arg::Pos(v) | Arg::Kw { value: v, .. } => filled(t.scope, v),
+                    _ => false,
+                }),
+                _ => filled(t.scope, t.expr),
+            }
+    })
+}
+
+/// Whether the loader's dataset is a DataPipe (an `if isinstance(ds,
+/// IterDataPipe):` around the loader, or a pipe built with
+/// `.sharding_filter()` or from `torchdata`): torch's DataLoader then
+/// shares one shuffle seed across the ranks on purpose and shards after
+/// shuffling, so equal draws are its design.
+fn over_datapipe(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], args: &[Arg]) -> bool {
+    let prog = code.prog;
+    let Some(dataset) = kw(args, "dataset").or_else(|| pos(args, 0)) else {
+        return false;
+    };
+    let ds_text = code.text(scope.m, dataset.span);
+    let pipe_type = |e: &Expr| {
+        let t = code.text(scope.m, e.span);
+        t.ends_with("DataPipe")
+    };
+    let guarded = anc.iter().any(|a| match a {
+        Anc::Stmt(st) => match &st.kind {
+            crate::training::ast::StmtKind::If { test, .. } => match &test.kind {
+                ExprKind::Call { func, args: a, .. }
+                    if prog.external(scope, func.as_ref()).as_deref() == Some("builtins.isinstance") =>
+                {
+                    pos(a, 0).is_some_and(|x| code.text(scope.m, x.span) == ds_text)
+                        && pos(a, 1).is_some_and(|ty| match &ty.kind {
+                            ExprKind::Tuple(items) => items.iter().any(pipe_type),
+                            _ => pipe_type(ty),
+                        })
+                }
+                _ => false,
+            },
+            _ => false,
+        },
+        _ => false,
+    });
+    if guarded {
+        return true;
+    }
+    let sources = prog.sources(scope, dataset);
+    !sources.terms.is_empty()
+        && sources.terms.iter().all(|t| match &t.expr.kind {
+            ExprKind::Call { func, .. } => {
+                matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "sharding_filter")
+                    || prog
+                        .external(t.scope, func)
+                        .is_some_and(|p| p.starts_with("torchdata.") || p.contains(".datapipes."))
+            }
+            _ => false,
+        })
 }
 
 /// Whether a `torch.randperm` result is consumed as a sample order:

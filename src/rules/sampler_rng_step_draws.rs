@@ -143,7 +143,7 @@ pub(super) fn step_draws_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
                 .map(|(s, e)| (s, e.span))
         });
         let (at_scope, at) = match helper {
-            true => outer_call(code, *seed_scope, *arg, Some(scope.m))
+            true => outer_call(code, *seed_scope, *arg, Some(prog.programs(scope.m)))
                 .or(caller_here)
                 .unwrap_or((*seed_scope, *call)),
             false => (*seed_scope, *call),

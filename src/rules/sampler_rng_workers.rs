@@ -61,13 +61,17 @@ pub(super) fn alike<'s>(code: &Code<'_>, seedings: &'s [(u64, Seeding)], m: ModI
 
 /// Every program of module `m` whose ranks all seed alike, with its world
 /// (a loader in a shared data module, built by two scripts that each seed).
-pub(super) fn alike_all<'s>(code: &Code<'_>, seedings: &'s [(u64, Seeding)], m: ModId) -> Vec<(World, &'s Seeding)> {
+pub(super) fn alike_all<'s>(
+    code: &Code<'_>,
+    seedings: &'s [(u64, Seeding)],
+    m: ModId,
+) -> Vec<(u64, World, &'s Seeding)> {
     code.rt
         .worlds_of(code.prog, m)
         .into_iter()
         .filter_map(|(bit, w)| {
             let s = seedings.iter().find(|(b, _)| *b == bit).map(|(_, s)| s)?;
-            (w.distributed() && *s != Seeding::NotIdentical).then_some((w, s))
+            (w.distributed() && *s != Seeding::NotIdentical).then_some((bit, w, s))
         })
         .collect()
 }

@@ -103,6 +103,8 @@ fn reads_own_batch(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], s: &Stmt, tes
     // What each name the body binds before the test is made from, and the
     // names bound from a result every rank shares.
     let mut deps: Vec<(String, Vec<String>)> = Vec::new();
+    // The names bound from what a component of the object answers.
+    let mut called: Vec<String> = Vec::new();
     let mut shared: Vec<String> = Vec::new();
     let mut stack = Vec::new();
     for b in body {
@@ -137,7 +139,20 @@ fn reads_own_batch(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], s: &Stmt, tes
             };
             let used = names_in(value);
             let agreed_value = shares_result(value);
+            // A method of a component the object holds
+            // (`self.collector.collect_feedback(…)`).
+            let from_call = match &value.kind {
+                ExprKind::Call { func, .. } => match &func.kind {
+                    ExprKind::Attribute { value: holder, .. } => matches!(&holder.kind,
+                        ExprKind::Attribute { value: me, .. } if matches!(&me.kind, ExprKind::Name(n) if n == "self")),
+                    _ => false,
+                },
+                _ => false,
+            };
             for t in targets {
+                if from_call && matches!(st.kind, StmtKind::Assign { .. }) {
+                    called.extend(names_in(t));
+                }
                 for n in names_in(t) {
                     if agreed_value && !shared.contains(&n) {
                         shared.push(n.clone());
@@ -166,6 +181,16 @@ fn reads_own_batch(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], s: &Stmt, tes
     if !read.iter().any(|n| batch.contains(n)) || read.iter().any(|n| shared.contains(n)) {
         return false;
     }
+    // `if feedback is None: continue` where `feedback` is what a component
+    // answered for the batch (`self.collector.collect_feedback(prompts)`):
+    // it may answer None for reasons of its own (an asynchronous collector
+    // still filling, the same on every rank), not for what this rank's
+    // batch holds.
+    if let Some(x) = none_test(test) {
+        if !batch.contains(&x.to_string()) && called.iter().any(|n| n == x) {
+            return false;
+        }
+    }
     // A test that asks a helper of the program which runs a collective
     // itself (mmf's `validate_batch_sizes(n)` gathering every rank's size
     // and comparing): its answer is agreed, or at least not this rank's alone.
@@ -173,6 +198,18 @@ fn reads_own_batch(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], s: &Stmt, tes
         return false;
     }
     loader_like(code, scope, iterated) && super::unsorted_directory_listing::shards_samples(code, scope.m)
+}
+
+/// The name an `x is None` test asks about.
+fn none_test(test: &Expr) -> Option<&str> {
+    let ExprKind::Compare { left, rest } = &test.kind else {
+        return None;
+    };
+    let [(op, right)] = rest.as_slice() else { return None };
+    match (&left.kind, op.as_str(), &right.kind) {
+        (ExprKind::Name(x), "is", ExprKind::None) => Some(x),
+        _ => None,
+    }
 }
 
 /// Whether `test` calls a function of the training code that runs a

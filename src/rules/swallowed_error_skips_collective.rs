@@ -178,9 +178,21 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         let mut fallbacks = Vec::new();
         let mut unevens = Vec::new();
         code.prog.walk_stmts(scope, &mut |anc, s| {
-            let StmtKind::Try { body, handlers, .. } = &s.kind else {
+            let StmtKind::Try {
+                body,
+                handlers,
+                finalbody,
+                ..
+            } = &s.kind
+            else {
                 return;
             };
+            // A worker that reports its end to the process that started it
+            // (`finally: results_queue.put(("train_stopped", 1 + worker_id))`):
+            // that supervisor learns of the failure and ends the job.
+            if reports_to_parent(&code, scope, finalbody) {
+                return;
+            }
             for h in handlers {
                 let Some(caught) = caught(&code, scope, h) else {
                     continue;
@@ -294,6 +306,29 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             d.label(code.file(cs.m), call.span, "the collective its steps run");
         }
     }
+}
+
+/// Whether statements put something on a queue (`queue.put(…)`,
+/// `put_nowait(…)`): a worker's message to the process that supervises it.
+fn reports_to_parent(code: &Code<'_>, scope: Scope, stmts: &[Stmt]) -> bool {
+    use crate::training::program::{walk_stmt, Node};
+    let prog = code.prog;
+    let mut found = false;
+    let mut stack = Vec::new();
+    for st in stmts {
+        walk_stmt(st, &mut stack, &mut |_, n| {
+            let Node::Expr(e) = n else { return };
+            let ExprKind::Call { func, .. } = &e.kind else { return };
+            let ExprKind::Attribute { attr, .. } = &func.kind else {
+                return;
+            };
+            if matches!(attr.as_str(), "put" | "put_nowait") {
+                // Not an HTTP client's `requests.put(…)`.
+                found |= prog.external(scope, func).is_none_or(|p| !p.starts_with("requests."));
+            }
+        });
+    }
+    found
 }
 
 fn caught(code: &Code<'_>, scope: Scope, h: &Handler) -> Option<(Caught, String)> {

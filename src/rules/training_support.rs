@@ -242,7 +242,11 @@ pub(crate) fn managed(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &E
             if let (Some(func), Some(k)) = (prog.func(f), prog.class_of(f)) {
                 let hook = func.name.ends_with("_dataloader");
                 let lightning = prog.external_bases(k).iter().any(|b| b.starts_with("lightning."));
-                if hook && lightning && !lightning_sampler_off(code) {
+                // Sharded by the Trainer, or a hook Lightning never calls
+                // (the datamodules the Trainer is handed are of other
+                // classes: ViLT's per-dataset modules under a multitask
+                // module that makes its own loaders).
+                if hook && lightning && (!lightning_sampler_off(code) || hook_never_run(code, f, k)) {
                     managed = true;
                 }
             }
@@ -255,6 +259,53 @@ pub(crate) fn managed(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &E
     // `accelerator.prepare(…)` (returned in a tuple from a helper that a
     // test swaps for a mock): taken as prepared, so nothing is said.
     managed || (lost && prepares_loaders(code, scope.m))
+}
+
+/// Whether the data hook `f` of the Lightning class `k` never runs: nothing
+/// calls it, and every datamodule the program hands a Trainer
+/// (`trainer.fit(model, datamodule=dm)`) is built by a class of the code
+/// that is neither `k` nor derives from it. `false` where no such hand-over
+/// is seen, or one is not known.
+fn hook_never_run(code: &Code<'_>, f: FuncId, k: crate::training::program::ClassId) -> bool {
+    let prog = code.prog;
+    if !prog.call_sites(f).is_empty() || prog.escapes(f) {
+        return false;
+    }
+    let mut handed = 0usize;
+    let mut other = true;
+    for m in prog.code_modules() {
+        let chunks: Vec<u32> = prog.chunks_mentioning(m, &["datamodule"]).collect();
+        for c in chunks {
+            for scope in prog.scopes(m, c) {
+                prog.walk_exprs(scope, &mut |_, e| {
+                    let ExprKind::Call { func, args, .. } = &e.kind else {
+                        return;
+                    };
+                    let ExprKind::Attribute { value, attr } = &func.kind else {
+                        return;
+                    };
+                    if !matches!(attr.as_str(), "fit" | "validate" | "test" | "predict" | "tune")
+                        || !runtime::lightning_trainer(prog, scope, value)
+                    {
+                        return;
+                    }
+                    let Some(dm) = kw(args, "datamodule") else { return };
+                    handed += 1;
+                    let sources = prog.sources(scope, dm);
+                    other &= !sources.unknown
+                        && !sources.terms.is_empty()
+                        && sources.terms.iter().all(|t| match &t.expr.kind {
+                            ExprKind::Call { func, .. } if t.proj.is_empty() => match prog.callee(t.scope, func) {
+                                Callee::Class(c) => c != k && !prog.ancestors(c).contains(&k),
+                                _ => false,
+                            },
+                            _ => false,
+                        });
+                });
+            }
+        }
+    }
+    handed > 0 && other
 }
 
 /// Whether module `m` calls `prepare(…)` on an Accelerate `Accelerator`.

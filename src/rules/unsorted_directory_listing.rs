@@ -73,6 +73,7 @@ declare_rule! {
 
 use super::training_support::{code, managed, Code, DET_LOADER};
 use super::{Cx, Sink};
+use crate::source::Span;
 use crate::training::ast::{Arg, DictItem, Expr, ExprKind, Stmt, StmtKind};
 use crate::training::program::{
     walk_expr, walk_stmt, Anc, ArgPos, Callee, ClassId, Flow, FuncId, LocalDef, Node, Scope, Sym,
@@ -106,7 +107,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         if !code.rt.world_at(code.prog, scope.m).distributed() {
             continue;
         }
-        let mut hits: Vec<(&Expr, String, Use, bool)> = Vec::new();
+        let mut hits: Vec<(&Expr, String, Use, bool, Option<Span>)> = Vec::new();
         code.prog.walk_exprs(scope, &mut |anc, e| {
             let Some((name, fixable)) = listing(&code, scope, e) else {
                 return;
@@ -123,11 +124,25 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                     return;
                 }
             }
+            // `next(os.walk(root))[1]`: one level's folders (or files),
+            // which `sorted(…)` orders.
+            let taken = match anc {
+                [.., Anc::Expr(sub), Anc::Expr(next)] => match (&sub.kind, &next.kind) {
+                    (ExprKind::Subscript { value, .. }, ExprKind::Call { func, .. })
+                        if std::ptr::eq(&**value, *next)
+                            && code.prog.external(scope, func).as_deref() == Some("builtins.next") =>
+                    {
+                        Some(sub.span)
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
             if let Some(u) = order_use(&code, scope, anc, e, 0) {
-                hits.push((e, name, u, fixable));
+                hits.push((e, name, u, fixable, taken));
             }
         });
-        for (call, name, u, fixable) in hits {
+        for (call, name, u, fixable, taken) in hits {
             let why = match &u {
                 Use::SlicedByRank => "each rank takes its entries by their position in the list (sliced or indexed by the rank)".to_string(),
                 Use::DataFiles => "`load_dataset(data_files=…)` reads the files in that order: the dataset's rows, which a distributed trainer hands ranks by position, come in a different order on each rank".to_string(),
@@ -153,12 +168,16 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 code.loc(scope.m, call.span),
                 format!("{name} returns directory order, which can differ between ranks, and {why}"),
             );
-            d.help(if name == "os.walk()" {
+            d.help(if taken.is_some() {
+                "sort the entries taken from the walk's first level; shuffling afterwards does not help, as each rank shuffles its own order"
+            } else if name == "os.walk()" {
                 "sort what the walk fills (`sorted(filelist)`), or sort `dirs` in place and read `sorted(files)` in the loop; shuffling afterwards does not help, as each rank shuffles its own order"
             } else {
                 "sort the listing; shuffling afterwards does not help, as each rank shuffles its own order"
             });
-            if fixable {
+            if let Some(sub) = taken {
+                d.unsafe_fix("sort the entries", vec![code.sorted_edit(scope.m, sub, sub)]);
+            } else if fixable {
                 d.unsafe_fix(
                     "sort the listing",
                     vec![code.sorted_edit(scope.m, call.span, call.span)],
@@ -230,8 +249,12 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
         return None;
     }
     let prog = code.prog;
+    // `next(os.walk(root))[1]`: the first level's folders, in listing order.
+    let walk =
+        matches!(&e.kind, ExprKind::Call { func, .. } if prog.external(scope, func).as_deref() == Some("os.walk"));
     let through = |callee: &Callee, pos: &ArgPos<'_>| match callee {
         Callee::External(p) => match p.as_str() {
+            "builtins.next" => walk && matches!(pos, ArgPos::Pos(0)),
             "builtins.list" | "builtins.tuple" | "builtins.enumerate" | "builtins.iter" => {
                 matches!(pos, ArgPos::Pos(0))
             }
@@ -262,6 +285,7 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
     let mut stored: Vec<(Scope, &'p Expr, bool)> = Vec::new();
     let mut loops: Vec<(Scope, &'p Stmt)> = Vec::new();
     let mut extended: Vec<(Scope, &'p Expr)> = Vec::new();
+    let mut picked: Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> = Vec::new();
     prog.flows(scope, anc, e, &through, &mut |flow| match flow {
         Flow::Method { name: "sort", .. } => sorted = true,
         Flow::Arg {
@@ -289,6 +313,15 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
         // entries by position.
         Flow::Index { scope, index, .. } if depends_on_rank(prog, scope, index) => {
             by_rank = true;
+        }
+        // `next(os.walk(root))[1]` (the folders) or `[2]` (the files).
+        Flow::Index {
+            scope,
+            expr,
+            index,
+            anc,
+        } if walk && matches!(index.kind, ExprKind::Int(1 | 2)) => {
+            picked.push((scope, anc, expr));
         }
         Flow::Iterated { scope, stmt: None, anc } => {
             // The listing feeds a comprehension: its result keeps the order.
@@ -386,6 +419,11 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
     }
     if by_rank {
         return Some(Use::SlicedByRank);
+    }
+    for (s, a, x) in picked {
+        if let Some(u) = order_use(code, s, &a, x, depth + 1) {
+            return Some(u);
+        }
     }
     if joined && shards_samples(code, scope.m) {
         return Some(Use::Joined);
@@ -634,6 +672,21 @@ fn accumulators(st: &Stmt) -> (Vec<&Expr>, Vec<&Expr>, bool) {
                 // file opened from the entry).
                 let bound: Vec<(&Expr, &Expr)> = match &st.kind {
                     StmtKind::Assign { targets, value } => targets.iter().map(|t| (t, value)).collect(),
+                    // `image.append(route_dir + "/rgb")`: a local list the
+                    // body fills from the entry is made from it too (then
+                    // `self.images.append(image)`).
+                    StmtKind::Expr(call) => match &call.kind {
+                        ExprKind::Call { func, args, .. } if args.len() == 1 => match (&func.kind, args.first()) {
+                            (ExprKind::Attribute { value: list, attr }, Some(Arg::Pos(arg)))
+                                if matches!(attr.as_str(), "append" | "extend")
+                                    && matches!(list.kind, ExprKind::Name(_)) =>
+                            {
+                                vec![(&**list, arg)]
+                            }
+                            _ => return,
+                        },
+                        _ => return,
+                    },
                     StmtKind::With { items, .. } => items
                         .iter()
                         .filter_map(|i| i.var.as_ref().map(|v| (v, &i.ctx)))
@@ -761,7 +814,7 @@ fn attr_reads<'p>(code: &Code<'p>, k: ClassId, attr: &str, target: &'p Expr) -> 
             .take(8),
     );
     let mut out = Vec::new();
-    for c in classes {
+    for c in classes.iter().copied() {
         for f in prog.own_methods(c) {
             let s = f.scope();
             prog.walk_exprs(s, &mut |anc, e| {
@@ -786,6 +839,57 @@ fn attr_reads<'p>(code: &Code<'p>, k: ClassId, attr: &str, target: &'p Expr) -> 
                     out.push((s, anc.to_vec(), e));
                 }
             });
+        }
+    }
+    // Read through an instance outside the class (`config =
+    // GlobalConfig()`, `config.initialize()` lists the folders into
+    // `self.train_data`, then `CARLA_Data(root=config.train_data)`).
+    let of_k = |s: Scope, x: &Expr| {
+        if !matches!(x.kind, ExprKind::Name(_)) {
+            return false;
+        }
+        let sources = prog.sources(s, x);
+        !sources.unknown
+            && !sources.terms.is_empty()
+            && sources.terms.iter().all(|t| match &t.expr.kind {
+                ExprKind::Call { func, .. } if t.proj.is_empty() => match prog.callee(t.scope, func) {
+                    Callee::Class(c) => c == k || prog.ancestors(c).contains(&k),
+                    _ => false,
+                },
+                _ => false,
+            })
+    };
+    for m in prog.code_modules() {
+        let chunks: Vec<u32> = prog.chunks_mentioning(m, &[attr]).collect();
+        for ch in chunks {
+            for s in prog.scopes(m, ch) {
+                if s.func()
+                    .is_some_and(|f| prog.class_of(f).is_some_and(|c| classes.contains(&c)))
+                {
+                    continue;
+                }
+                prog.walk_exprs(s, &mut |anc, e| {
+                    let ExprKind::Attribute { value, attr: a } = &e.kind else {
+                        return;
+                    };
+                    if a != attr || out.len() >= MAX_READS || !of_k(s, value) {
+                        return;
+                    }
+                    let in_target = anc.iter().rev().find_map(|x| match x {
+                        Anc::Stmt(st) => Some(st),
+                        _ => None,
+                    });
+                    let within = |t: &Expr| t.span.start <= e.span.start && e.span.end <= t.span.end;
+                    let stored = in_target.is_some_and(|st| match &st.kind {
+                        StmtKind::Assign { targets, .. } => targets.iter().any(within),
+                        StmtKind::AugAssign { target, .. } => within(target),
+                        _ => false,
+                    });
+                    if !stored {
+                        out.push((s, anc.to_vec(), e));
+                    }
+                });
+            }
         }
     }
     out

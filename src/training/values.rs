@@ -527,6 +527,23 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
                 let r = prog.sources_with(t.scope, arg, t.proj.clone());
                 return resolve_terms(prog, env, &r, depth);
             }
+            // `vars(args)["k"]`: the namespace's attribute.
+            "builtins.vars" => {
+                let [arg] = positional.as_slice() else { return None };
+                let (Proj::Key(Key::Str(k)), rest) = t.proj.split_first()? else {
+                    return None;
+                };
+                // A store through the dict (`vars(args)["k"] = …`) is not
+                // the namespace's attribute store the parser's reading
+                // looks for.
+                if field_stored(prog, k) {
+                    return None;
+                }
+                let mut proj = vec![Proj::Attr(k.clone())];
+                proj.extend(rest.iter().cloned());
+                let r = prog.sources_with(t.scope, arg, proj);
+                return resolve_terms(prog, env, &r, depth);
+            }
             "argparse.ArgumentParser.parse_args" => {}
             // The config Hydra composes from the project's YAML files for
             // the function it wraps, chosen on the command line: read as
@@ -575,6 +592,36 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
             // changed by stores to the wrapper (see above).
             return v.from_files.is_some().then_some(v);
         }
+    }
+    // `para['num_workers']` of a holder whose `__getitem__` reads
+    // `self.args[key]`: that field's entry, unless some code stores to a
+    // field of that name (`para['num_workers'] = …` through `__setitem__`,
+    // `self.args['num_workers'] = …` after parsing).
+    if let (Callee::Class(k), Some((Proj::Key(Key::Str(key)), _))) = (&callee, t.proj.split_first()) {
+        let field = prog.item_field(*k)?;
+        if field_stored(prog, key) {
+            return None;
+        }
+        let assigns = prog.self_assignments(*k, field);
+        let mut values: Option<Resolved> = None;
+        for (scope, value, p) in &assigns {
+            let mut full = p.clone();
+            full.extend(t.proj.iter().cloned());
+            let r = prog.sources_with(*scope, (*value)?, full);
+            let v = resolve_terms(prog, env, &r, depth + 1)?;
+            values = Some(match values {
+                None => v,
+                Some(mut acc) => {
+                    for x in v.values {
+                        if !acc.values.contains(&x) {
+                            acc.values.push(x);
+                        }
+                    }
+                    acc
+                }
+            });
+        }
+        return values;
     }
     let ExprKind::Attribute { value: recv, attr } = &func.kind else {
         return None;

@@ -375,19 +375,19 @@ impl Program {
         out
     }
 
-    /// The one call of `f` (among those in module `program`'s programs,
-    /// where given and `f` has several) and the argument it writes for
+    /// The one call of `f` (among those in the programs of the mask
+    /// `programs` ([`Program::programs`]), where given and `f` has several) and the argument it writes for
     /// parameter `index` (not a default, not a `**kwargs` splat), where `f`
     /// is called nowhere else that could be read: the place a value passed
     /// into a helper is chosen (`fix_random_seeds(args.seed)`).
-    pub fn sole_binding(&self, f: FuncId, index: usize, program: Option<ModId>) -> Option<(Scope, &Expr, &Expr)> {
+    pub fn sole_binding(&self, f: FuncId, index: usize, programs: Option<u64>) -> Option<(Scope, &Expr, &Expr)> {
         if self.escapes(f) {
             return None;
         }
         let mut sites = self.call_sites(f);
-        if let Some(m) = program {
+        if let Some(bits) = programs {
             if sites.len() > 1 {
-                sites.retain(|(s, _)| self.same_program(s.m, m));
+                sites.retain(|(s, _)| self.programs(s.m) & bits != 0);
             }
         }
         let [(scope, call)] = sites.as_slice() else {

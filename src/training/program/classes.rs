@@ -23,6 +23,106 @@ impl Program {
         })
     }
 
+    /// The field a class's `__getitem__` hands every key to, where the
+    /// method is the one line `return self.<field>[key]` (a config holder
+    /// around `vars(parser.parse_args())`: `para['num_workers']` is
+    /// `para.args['num_workers']`).
+    pub fn item_field(&self, k: ClassId) -> Option<&str> {
+        let f = self.func(self.method(k, "__getitem__")?)?;
+        let [me, key] = f.params.as_slice() else { return None };
+        let [stmt] = f.body.as_slice() else { return None };
+        let StmtKind::Return(Some(ret)) = &stmt.kind else {
+            return None;
+        };
+        let ExprKind::Subscript { value, index } = &ret.kind else {
+            return None;
+        };
+        let ExprKind::Attribute { value: holder, attr } = &value.kind else {
+            return None;
+        };
+        let on_self = matches!(&holder.kind, ExprKind::Name(n) if *n == me.name);
+        let by_key = matches!(&index.kind, ExprKind::Name(n) if *n == key.name);
+        (on_self && by_key).then_some(attr.as_str())
+    }
+
+    /// Whether instances of class `k` pass over what their constructor
+    /// takes at `pos`: `__init__` keeps that parameter as `self.<x>` and
+    /// `__iter__` iterates `self.<x>` (`for batch in self.loader: yield …`,
+    /// `self.iterator = iter(self.iterable)` in an endless loop) — a
+    /// prefetcher or an endless iterator around a loader.
+    pub fn iterates_arg(&self, k: ClassId, pos: &ArgPos<'_>) -> bool {
+        self.passes_over_arg(k, pos).is_some()
+    }
+
+    /// Whether the instances of class `k` start over on what they wrap
+    /// when it runs out (`except StopIteration: self.iterator =
+    /// iter(self.iterable)` in `__iter__`'s endless loop): iterating one
+    /// passes over the wrapped loader again and again.
+    pub fn restarts_arg(&self, k: ClassId) -> bool {
+        (0..4).any(|i| self.passes_over_arg(k, &ArgPos::Pos(i)) == Some(true))
+    }
+
+    /// [`Program::iterates_arg`], with whether `__iter__` passes over the
+    /// kept value inside a loop of its own (starting it over).
+    fn passes_over_arg(&self, k: ClassId, pos: &ArgPos<'_>) -> Option<bool> {
+        let (init, iter_fn) = (self.method(k, "__init__")?, self.method(k, "__iter__")?);
+        let init_fn = self.func(init)?;
+        let param = match pos {
+            ArgPos::Pos(i) => init_fn.params.get(i + 1),
+            ArgPos::Kw(name) => init_fn.params.iter().skip(1).find(|p| p.name == *name),
+            ArgPos::Star => None,
+        };
+        let param = param.filter(|p| p.kind == crate::python::ast::ParamKind::Normal)?;
+        let me = init_fn.params.first().map(|p| p.name.as_str())?;
+        // `self.<x> = <param>` at the top of `__init__`.
+        let kept: Vec<&str> = init_fn
+            .body
+            .iter()
+            .filter_map(|st| match &st.kind {
+                StmtKind::Assign { targets, value } if matches!(&value.kind, ExprKind::Name(n) if *n == param.name) => {
+                    targets.iter().find_map(|t| match &t.kind {
+                        ExprKind::Attribute { value, attr } if matches!(&value.kind, ExprKind::Name(n) if n == me) => {
+                            Some(attr.as_str())
+                        }
+                        _ => None,
+                    })
+                }
+                _ => None,
+            })
+            .collect();
+        if kept.is_empty() {
+            return None;
+        }
+        let iter_def = self.func(iter_fn)?;
+        let it_me = iter_def.params.first().map(|p| p.name.as_str())?;
+        let is_kept = |e: &Expr| {
+            matches!(&e.kind, ExprKind::Attribute { value, attr }
+                if kept.contains(&attr.as_str()) && matches!(&value.kind, ExprKind::Name(n) if n == it_me))
+        };
+        let looped = |anc: &[Anc<'_>]| {
+            anc.iter()
+                .any(|a| matches!(a, Anc::Stmt(s) if matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. })))
+        };
+        let mut found: Option<bool> = None;
+        self.walk_stmts(iter_fn.scope(), &mut |anc, st| {
+            if let StmtKind::For { iter, .. } = &st.kind {
+                if is_kept(iter) {
+                    found = Some(found.unwrap_or(false) || looped(anc));
+                }
+            }
+        });
+        self.walk_exprs(iter_fn.scope(), &mut |anc, e| {
+            if let ExprKind::Call { func, args, .. } = &e.kind {
+                if matches!(&func.kind, ExprKind::Name(n) if n == "iter")
+                    && matches!(args.first(), Some(crate::python::ast::Arg::Pos(a)) if is_kept(a))
+                {
+                    found = Some(found.unwrap_or(false) || looped(anc));
+                }
+            }
+        });
+        found
+    }
+
     /// The methods the class's own body defines, in their order.
     pub fn own_methods(&self, k: ClassId) -> Vec<FuncId> {
         self.class(k).map_or_else(Vec::new, |class| {

@@ -1,0 +1,30 @@
+# stagec fixture: the dataset of pos_s24_walk_first_level_and_config_listing
+# expect:
+#   T110 at 16:27: one level of the walk; the fix sorts the entries taken
+#   (`sorted(next(os.walk(sub_root))[1])`).
+# ----
+import os
+
+import numpy as np
+from torch.utils.data import Dataset
+
+
+class DrivingData(Dataset):
+    def __init__(self, root, seq_len=1):
+        self.images = []
+        for sub_root in root:
+            routes = next(os.walk(sub_root))[1]
+            for route in routes:
+                route_dir = sub_root + "/" + route
+                num_seq = len(os.listdir(route_dir + "/lidar"))
+                for seq in range(num_seq - seq_len):
+                    image = []
+                    for idx in range(seq_len):
+                        image.append(route_dir + "/rgb" + f"/{(seq + idx):04}.jpg")
+                    self.images.append(image)
+
+    def __len__(self):
+        return len(self.images)
+
+    def __getitem__(self, index):
+        return np.load(self.images[index][0])
