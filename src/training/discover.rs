@@ -449,7 +449,30 @@ pub fn discover(
         let mut roots = q.roots.clone();
         add_roots(&mut roots, super::syspath::added_folders(&scanned, &q.rel));
         for imp in imports {
-            for (rel, module) in resolve_import(&ctx, imp, &package, &roots, &q.rel) {
+            let mut found = resolve_import(&ctx, imp, &package, &roots, &q.rel);
+            // A script run from a folder above its own, with that folder on
+            // the path (`cd multi_modality && PYTHONPATH=. torchrun
+            // tasks/retrieval.py`, which imports `utils.basic_utils`): an
+            // absolute import found nowhere else is looked up from the
+            // script's enclosing folders, nearest first, and the folder
+            // that has it stays on the path for the script's other imports
+            // and for the modules it loads.
+            if found.is_empty() && script && imp.level == 0 {
+                let mut dir = folder(&folder(&q.rel));
+                while !dir.is_empty() {
+                    if !roots.contains(&dir) {
+                        let tried = vec![dir.clone()];
+                        let hit = resolve_import(&ctx, imp, &package, &tried, &q.rel);
+                        if !hit.is_empty() {
+                            roots.push(dir.clone());
+                            found = hit;
+                            break;
+                        }
+                    }
+                    dir = folder(&dir);
+                }
+            }
+            for (rel, module) in found {
                 targets.push(rel.clone());
                 // Also a file of a package imported by a script beside it
                 // under its name from there (`from engine import train`,
@@ -999,6 +1022,41 @@ from detsd.utils import f
             "{:?}",
             aliases("mae/strategies/torch.py")
         );
+    }
+
+    #[test]
+    fn a_script_run_from_a_folder_above_finds_its_imports_there() {
+        // unmasked_teacher's layout: `multi_modality/tasks/retrieval.py` is
+        // run from `multi_modality/` with that folder on the path, and
+        // imports `utils.basic_utils` and `tasks.pretrain` from there; the
+        // module it loads (`tasks/pretrain.py`) finds `dataset` the same way.
+        let files = [
+            (
+                "multi_modality/tasks/retrieval.py",
+                "from utils.basic_utils import setup_seed\nfrom tasks.pretrain import setup_dataloaders\n\nif __name__ == \"__main__\":\n    setup_seed(0)\n",
+            ),
+            ("multi_modality/tasks/pretrain.py", "from dataset import create_loader\n"),
+            ("multi_modality/utils/basic_utils.py", "def setup_seed(seed):\n    pass\n"),
+            ("multi_modality/dataset/__init__.py", "def create_loader():\n    pass\n"),
+            ("other/utils/basic_utils.py", ""),
+        ];
+        let s = discover_in(&files, None, &["multi_modality/tasks/retrieval.py"]);
+        let module = |rel: &str| -> Option<String> {
+            s.files
+                .iter()
+                .find(|f| f.input.name.trim_start_matches("/ctx/") == rel)
+                .map(|f| f.module.clone())
+        };
+        assert_eq!(
+            module("multi_modality/utils/basic_utils.py").as_deref(),
+            Some("utils.basic_utils")
+        );
+        assert_eq!(
+            module("multi_modality/tasks/pretrain.py").as_deref(),
+            Some("tasks.pretrain")
+        );
+        assert_eq!(module("multi_modality/dataset/__init__.py").as_deref(), Some("dataset"));
+        assert_eq!(module("other/utils/basic_utils.py"), None);
     }
 
     #[test]

@@ -1,0 +1,5 @@
+import torch.distributed as dist
+
+
+def get_rank():
+    return dist.get_rank() if dist.is_initialized() else 0
