@@ -476,6 +476,35 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
             _ => {}
         }
     }
+    // `files["train"] = [f for f in listing if …]` into a local dict made
+    // empty (`files = {}`): the dict, followed where it goes
+    // (`load_dataset(…, data_files=files)`).
+    for (s, target, _) in &stored {
+        let ExprKind::Subscript { value, .. } = &target.kind else {
+            continue;
+        };
+        let (ExprKind::Name(n), Some(f)) = (&value.kind, s.func()) else {
+            continue;
+        };
+        for d in prog.local_defs(f, n) {
+            if let LocalDef::Assign { value, proj } = d {
+                let empty_dict = match &value.kind {
+                    ExprKind::Dict(items) => items.is_empty(),
+                    ExprKind::Call { func, args, .. } => {
+                        args.is_empty() && prog.external(*s, func).as_deref() == Some("builtins.dict")
+                    }
+                    _ => false,
+                };
+                if proj.is_empty() && empty_dict {
+                    if let Some(a) = prog.ancestors_of(*s, value) {
+                        if let Some(u) = order_use(code, *s, &a, value, depth + 1) {
+                            return Some(u);
+                        }
+                    }
+                }
+            }
+        }
+    }
     // `self.files = listing` in a dataset indexed in __getitem__.
     for (s, target, appended) in &stored {
         let ExprKind::Attribute { value, attr } = &target.kind else {
