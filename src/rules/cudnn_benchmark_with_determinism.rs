@@ -8,7 +8,11 @@ declare_rule! {
     /// the two arms of one `if`/`else`, and not in a branch whose condition is known
     /// to be false (an unset `--deterministic` flag). Also a determinism request
     /// made inside the function (or `__main__` block) that then starts the ranks
-    /// with `torch.multiprocessing.spawn`, when the spawned code makes none itself.
+    /// with `torch.multiprocessing.spawn`, when the spawned code makes none itself:
+    /// also through a seeding helper it calls (reported at that call), through a
+    /// launcher helper whose body spawns the worker that runs the function it is
+    /// handed (`launch(main_worker, …)`), and under a flag the run turns on
+    /// (`if args.cudnn_deterministic:`), lost whenever the flag is given.
     /// Lightning's spellings count alike: `Trainer(benchmark=True)` sets
     /// `cudnn.benchmark`, `Trainer(deterministic=True)` asks for determinism.
     /// An assignment from a parameter (`cudnn.benchmark = benchmark` in a

@@ -7,7 +7,11 @@ declare_rule! {
     /// through an endless generator (`while True: for b in loader: yield b`) that a
     /// training loop draws from with `next(…)`, or started over with `iter(loader)`
     /// inside a loop that trains (a step loop's `except StopIteration:` restart, a
-    /// prefetcher's `reset()` at each epoch) — when no
+    /// prefetcher's `reset()` at each epoch), or drawn by a training loop through
+    /// a wrapper class of the code that passes over the loader
+    /// (`PrefetchLoader(loader)`) and starts it over when it runs out
+    /// (`InfiniteIterator(loader)`, whose `__iter__` calls `iter(self.iterable)`
+    /// again) — when no
     /// `set_epoch` call reaches the sampler: not on the sampler itself, not as
     /// `loader.sampler.set_epoch(…)`, not in a helper it is passed to. A sampler
     /// built by a data module two scripts share counts per program: the
@@ -24,7 +28,9 @@ declare_rule! {
     /// (`kwargs["sampler"] = DistributedSampler(…, shuffle=mode == "train")`,
     /// llama-recipes' `get_dataloader_kwargs`) is followed into each loader
     /// that takes the dict (`DataLoader(ds, **train_dl_kwargs)`), for the
-    /// calls whose `mode` makes it shuffle. The fix (unsafe: it assumes the
+    /// calls whose `mode` makes it shuffle. A loader factory whose sampler
+    /// shuffles by a parameter (`shuffle=is_train`) is followed from the calls
+    /// that pass `True` only. The fix (unsafe: it assumes the
     /// loader holds this sampler on every run) calls `set_epoch` at the top of
     /// the epoch loop, on the sampler or the loader's `.sampler` as the
     /// loop's function names it: a local, `self.x`, or the parameter every

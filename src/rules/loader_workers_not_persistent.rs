@@ -70,6 +70,13 @@ declare_rule! {
     /// in the evaluation's loop), or made and passed over in a function that
     /// keeps it nowhere else, called in a loop (a tracker's `detect()` per
     /// video): each pass has a new loader, which persistent_workers cannot keep.
+    /// A loader made again only at scheduled passes (`if e >= skip_epochs[0]:
+    /// loader = renew_loader(skip)`, `if epoch % 10 == 0:`) is still passed over
+    /// again at the others, and is reported; at every pass but the first (`if
+    /// epoch != 0:`) counts as every pass. A count read through a holder whose
+    /// `__getitem__` is `return self.args[key]` (`para['num_workers']` over
+    /// `vars(parser.parse_args())`), or through `vars(args)[…]`, is the
+    /// parser's, unless some code stores to a field of that name.
     /// A count read from a JSON or YAML config file the code loads at run time
     /// (`json.load(f)[…]`, `yaml.safe_load(f)[…]`, `OmegaConf.load(p).…`, also
     /// through an `AttrDict` of it, or the config `@hydra.main` composes and hands

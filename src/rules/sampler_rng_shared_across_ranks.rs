@@ -31,7 +31,11 @@ declare_rule! {
     /// shard for you — `determined.pytorch.DataLoader`, `accelerator.prepare`,
     /// Lightning's sampler injection, `DistributedSampler` — need the shared stream
     /// instead (a per-rank generator there makes shards overlap), and are left alone,
-    /// as are explicit generators and literal seeds, draws made on one rank only
+    /// as are a loader over a DataPipe (torch shares its shuffle seed across the
+    /// ranks and shards after shuffling), a loader over a buffer its object
+    /// fills at run time (`self.pi_buffer.append(…)`: each rank's own rollouts,
+    /// so an equal shuffle orders different samples), a Lightning data hook of
+    /// a class no Trainer is handed, explicit generators and literal seeds, draws made on one rank only
     /// (under `if rank == 0:`, or in a helper called only there) and a
     /// `randperm` broadcast from one rank (`dist.broadcast(perm, 0)`). `random_split` is the
     /// opposite case: the split must be the same everywhere, so it is reported

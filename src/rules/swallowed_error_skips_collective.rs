@@ -66,7 +66,10 @@ declare_rule! {
     /// its own batches): a test that reads only the loop's counter, or
     /// what went through a gather or reduction first, or that asks a helper
     /// of the program which runs a collective itself (mmf's
-    /// `validate_batch_sizes(n)`), is agreed across ranks and left alone. So is a fallback after
+    /// `validate_batch_sizes(n)`), is agreed across ranks and left alone, and so
+    /// is `x is None` on what a component the object holds answered for the
+    /// batch (`self.collector.collect_feedback(prompts)`, which may answer
+    /// None for reasons of its own). So is a fallback after
     /// an earlier `try` whose read failure was only logged (its name unbound,
     /// the next `try` fails and falls back).
     /// A handler that re-raises only when a flag is off (`if fail_safe: …
@@ -91,8 +94,11 @@ declare_rule! {
     /// `get_world_size() == 1`, a helper of the program that always ends in
     /// `raise`), code that runs in one process, a `Dataset`'s
     /// `__getitem__` that returns another sample or `None` (the number of steps
-    /// stays equal on every rank), and loops that run no collective (an
-    /// evaluation loop whose totals are all-reduced after it).
+    /// stays equal on every rank), loops that run no collective (an
+    /// evaluation loop whose totals are all-reduced after it), and a `try`
+    /// whose `finally` reports to a queue (`results_queue.put(("train_stopped",
+    /// 1 + worker_id))`): the worker tells the process supervising it, which
+    /// ends the job.
     ///
     /// ## Example
     /// ```python

@@ -28,8 +28,12 @@ declare_rule! {
     /// Fabric or Lightning to shard it later (each rank reads all of it). The
     /// listing is followed through comprehensions, progress bars (`tqdm(…)`),
     /// a `self.<attr>` it is kept in and read back in another method of the
-    /// class or of a subclass, through `for` loops that append
+    /// class or of a subclass (or outside the class, through an instance:
+    /// `config.initialize()` lists into `self.train_data`, then
+    /// `Dataset(root=config.train_data)`), through `for` loops that append
     /// its entries to a list (`for n in os.listdir(d): self.items.append(...)`,
+    /// also through a per-sample list the loop fills first, `image.append(d + n)`
+    /// then `self.images.append(image)`,
     /// or `db += [record]`, or into a mapping keyed by them whose keys are read
     /// back in order, `list(labels.keys())`,
     /// also a list made with `list()` and returned to the dataset, alone or
@@ -41,12 +45,14 @@ declare_rule! {
     /// (opened in a `with` block, `with h5py.File(name) as f:`) appended to a
     /// list stacked by `np.concatenate`/`np.vstack`/`torch.cat`. A
     /// list of files handed to a Hugging Face `load_dataset(…, data_files=…)`
+    /// (also as an entry of a local dict of splits, `files["train"] = […]`)
     /// counts too: the dataset's rows come in the files' order; so do datasets
     /// made one per entry (in a `for` over the listing, also through
     /// `enumerate`) and joined by `concatenate_datasets`, or by torch's `ConcatDataset` in a
     /// program that shards its samples. A walk (`for root, dirs,
     /// files in os.walk(d)`) counts unless its body sorts `dirs` in place and reads
-    /// `files` sorted: the descent follows `dirs`.
+    /// `files` sorted: the descent follows `dirs`; so does one level of it
+    /// (`next(os.walk(d))[1]`, whose fix sorts the entries taken).
     ///
     /// ## Why
     /// Directory order is whatever the file system returns: it differs between file
