@@ -7,7 +7,10 @@ declare_rule! {
     /// `numpy.random.randint(…)` and the like from a generator the program has not
     /// seeded before the draw, `time.time()`, `os.getpid()` — on the way to the
     /// sampler (`seed = opt['manual_seed']`, then `if seed is None: seed =
-    /// random.randint(1, 10000)`).
+    /// random.randint(1, 10000)`), also stored into the parsed flag
+    /// (`if args.randomized_seed: args.seed = random.randint(0, 10000)`). A
+    /// seeding call counts as before the draw unless it sits after it in the
+    /// same function, or in a function reached only from there.
     ///
     /// ## Why
     /// `DistributedSampler` shuffles the whole dataset with `seed + epoch` on every
@@ -115,14 +118,27 @@ fn entropy_draw<'p>(
 ) -> Option<(crate::training::program::Scope, &'p Expr, &'static str, bool)> {
     let prog = code.prog;
     let sources = prog.sources(scope, seed);
+    // The values to look at: the sources without projection, and what the
+    // code stores into a parsed flag (`args.seed = random.randint(0, 10000)`
+    // under `if args.randomized_seed:`), which the parser's own default does
+    // not show.
+    let mut values: Vec<(crate::training::program::Scope, &'p Expr, bool)> = Vec::new();
     for t in &sources.terms {
-        if !t.proj.is_empty() {
-            continue;
+        if t.proj.is_empty() {
+            values.push((t.scope, t.expr, false));
+        } else if let [crate::training::program::Proj::Attr(dest)] = t.proj.as_slice() {
+            values.extend(
+                flag_stores(code, t.scope, t.expr, dest)
+                    .into_iter()
+                    .map(|(s, e)| (s, e, true)),
+            );
         }
+    }
+    for (t_scope, t_expr, stored) in values {
         // `int(time.time())`: the value converted.
-        let mut e = t.expr;
+        let mut e = t_expr;
         if let ExprKind::Call { func, args, .. } = &e.kind {
-            if prog.external(t.scope, func).as_deref() == Some("builtins.int") {
+            if prog.external(t_scope, func).as_deref() == Some("builtins.int") {
                 if let Some(inner) = pos(args, 0) {
                     e = inner;
                 }
@@ -131,14 +147,14 @@ fn entropy_draw<'p>(
         let ExprKind::Call { func, .. } = &e.kind else {
             continue;
         };
-        let Some(p) = prog.external(t.scope, func) else {
+        let Some(p) = prog.external(t_scope, func) else {
             continue;
         };
         let Some((name, seeding)) = DRAWS.iter().find(|(d, _)| *d == p) else {
             continue;
         };
         if let Some(seeding) = seeding {
-            if seeded_before(code, t.scope, e, seeding) {
+            if seeded_before(code, t_scope, e, seeding) {
                 continue;
             }
         }
@@ -152,7 +168,56 @@ fn entropy_draw<'p>(
             "os.getpid" => "is the process id, different on every rank",
             _ => "reads the clock, which differs between ranks",
         };
-        return Some((t.scope, e, shown, sources.terms.len() == 1));
+        return Some((t_scope, e, shown, sources.terms.len() == 1 && !stored));
     }
     None
+}
+
+/// The values the code stores into the flag `dest` of the namespace the
+/// parse `parsed` returns (`args.seed = …` where `args = parse_args()`
+/// returns `parser.parse_args()`), anywhere in its program (at most 8).
+fn flag_stores<'p>(
+    code: &super::training_support::Code<'p>,
+    scope: crate::training::program::Scope,
+    parsed: &'p Expr,
+    dest: &str,
+) -> Vec<(crate::training::program::Scope, &'p Expr)> {
+    use crate::training::ast::StmtKind;
+    let prog = code.prog;
+    let ExprKind::Call { func, .. } = &parsed.kind else {
+        return Vec::new();
+    };
+    if !matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "parse_args" || attr == "parse_known_args") {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for m in prog.code_modules().filter(|m| prog.same_program(*m, scope.m)) {
+        let chunks: Vec<u32> = prog.chunks_mentioning(m, &[dest]).collect();
+        for c in chunks {
+            for s in prog.scopes(m, c) {
+                prog.walk_stmts(s, &mut |_, st| {
+                    let StmtKind::Assign { targets, value } = &st.kind else {
+                        return;
+                    };
+                    for t in targets {
+                        let ExprKind::Attribute { value: recv, attr } = &t.kind else {
+                            continue;
+                        };
+                        if attr != dest || !matches!(recv.kind, ExprKind::Name(_)) || out.len() >= 8 {
+                            continue;
+                        }
+                        let same = prog
+                            .sources(s, recv)
+                            .terms
+                            .iter()
+                            .any(|r| r.proj.is_empty() && std::ptr::eq(r.expr, parsed));
+                        if same {
+                            out.push((s, value));
+                        }
+                    }
+                });
+            }
+        }
+    }
+    out
 }

@@ -110,12 +110,40 @@ pub(super) fn seeded(code: &Code<'_>, m: ModId, seed: &str) -> bool {
 
 /// Whether the RNG may be seeded before `draw` (in `scope`): [`seeded`],
 /// leaving out seeding calls in the draw's own scope after it (`seed =
-/// random.randint(1, 10000)`, then `random.seed(seed)`).
+/// random.randint(1, 10000)`, then `random.seed(seed)`), and those in
+/// functions that the draw's function reaches only from its statements
+/// after the draw (`get_model(cfg, seed=args.seed)` calling
+/// `set_random_seed(seed)` once the seed is drawn).
 pub(super) fn seeded_before(code: &Code<'_>, scope: Scope, draw: &Expr, seed: &str) -> bool {
-    trial(code)
-        || seeding_calls(code, scope.m, seed, true)
-            .iter()
-            .any(|(s, span)| !(*s == scope && span.start >= draw.span.end))
+    if trial(code) {
+        return true;
+    }
+    let calls = seeding_calls(code, scope.m, seed, true);
+    if calls.is_empty() {
+        return false;
+    }
+    let prog = code.prog;
+    let body = prog.body(scope);
+    let split = body
+        .iter()
+        .position(|st| st.span.end > draw.span.start)
+        .unwrap_or(body.len());
+    let (before, rest) = body.split_at(split);
+    // The statement holding the draw may call anything before it.
+    let (holding, after) = rest.split_at(rest.len().min(1));
+    let mut reached_before = prog.callees_of(scope, before, 4);
+    reached_before.extend(prog.callees_of(scope, holding, 4));
+    let after_only: Vec<_> = prog
+        .callees_of(scope, after, 4)
+        .into_iter()
+        .filter(|f| !reached_before.contains(f) && Some(*f) != scope.func())
+        .collect();
+    calls.iter().any(|(s, span)| {
+        if *s == scope {
+            return span.start < draw.span.end;
+        }
+        !s.func().is_some_and(|f| after_only.contains(&f))
+    })
 }
 
 fn trial(code: &Code<'_>) -> bool {
