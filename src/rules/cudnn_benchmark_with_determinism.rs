@@ -407,27 +407,14 @@ fn under_main_guard(anc: &[Anc<'_>]) -> bool {
 /// its condition is false without an argparse default's say (a literal, a
 /// constant); a branch off only by a flag's default may run.
 fn off_whatever_the_flags(code: &Code<'_>, site: &Site<'_>) -> bool {
-    let mut child: *const Stmt = site.stmt;
-    for a in site.anc.iter().rev() {
-        if let Anc::Stmt(s) = a {
-            if let StmtKind::If { test, body, orelse } = &s.kind {
-                let in_body = body.iter().any(|b| std::ptr::eq(b, child));
-                let in_else = orelse.iter().any(|b| std::ptr::eq(b, child));
-                if in_body || in_else {
-                    let v = runtime::constant_or_default(code.prog, code.cfg, code.rt, site.scope, test)
-                        .filter(|r| r.default_at.is_none())
-                        .and_then(|r| r.as_bool());
-                    if let Some(v) = v.filter(|_| !from_command_line(code, site.scope, test)) {
-                        if (in_body && !v) || (in_else && v) {
-                            return true;
-                        }
-                    }
-                }
-            }
-            child = *s;
+    runtime::dead_branch_by(&site.anc, site.stmt, &|test| {
+        if from_command_line(code, site.scope, test) {
+            return None;
         }
-    }
-    false
+        runtime::constant_or_default(code.prog, code.cfg, code.rt, site.scope, test)
+            .filter(|r| r.default_at.is_none())
+            .and_then(|r| r.as_bool())
+    })
 }
 
 /// Whether a test reads a command-line flag (`args.cudnn_deterministic`,

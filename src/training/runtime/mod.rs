@@ -762,6 +762,12 @@ pub fn dead_branch(
     anc: &[Anc<'_>],
     node: *const Stmt,
 ) -> bool {
+    dead_branch_by(anc, node, &|test| is_true(prog, config, runtime, scope, test))
+}
+
+/// [`dead_branch`], with the conditions' truth as `truth` answers it
+/// (`None`: not known).
+pub fn dead_branch_by(anc: &[Anc<'_>], node: *const Stmt, truth: &dyn Fn(&Expr) -> Option<bool>) -> bool {
     let mut child: *const Stmt = node;
     for a in anc.iter().rev() {
         if let Anc::Stmt(s) = a {
@@ -769,7 +775,7 @@ pub fn dead_branch(
                 let in_body = body.iter().any(|b| std::ptr::eq(b, child));
                 let in_else = orelse.iter().any(|b| std::ptr::eq(b, child));
                 if in_body || in_else {
-                    if let Some(v) = is_true(prog, config, runtime, scope, test) {
+                    if let Some(v) = truth(test) {
                         if (in_body && !v) || (in_else && v) {
                             return true;
                         }
