@@ -612,12 +612,20 @@ fn class_draws(prog: &Program, k: ClassId, depth: u32, steps: &mut u32) -> Optio
     let methods = prog.own_methods(k);
     let apart = DrawnApart::of(prog, &methods);
     let skip = |p: &str, e: &Expr| apart.skips(p, e);
+    // PyTorch Geometric's datasets build their files once, in the rank's
+    // own process (`process()`, `download()`), before any loader runs.
+    let pyg = prog.external_bases(k).iter().any(|b| b.starts_with("torch_geometric."));
     for id in methods {
         // Construction runs in the rank's own process, not in a
         // worker: only the random transforms it builds count.
-        let built_only = prog
-            .func(id)
-            .is_some_and(|x| matches!(x.name.as_str(), "__init__" | "__len__" | "__repr__"));
+        let built_only = prog.func(id).is_some_and(|x| {
+            matches!(x.name.as_str(), "__init__" | "__len__" | "__repr__")
+                || (pyg
+                    && matches!(
+                        x.name.as_str(),
+                        "process" | "download" | "raw_file_names" | "processed_file_names"
+                    ))
+        });
         if let Some(d) = helper_draws(prog, id.scope(), built_only, 0, steps, &skip) {
             return Some(d);
         }

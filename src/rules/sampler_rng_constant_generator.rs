@@ -1,8 +1,10 @@
 //! T101 (`sampler-rng-shared-across-ranks`) on the half-applied fix: a
 //! `torch.Generator()` seeded with the same constant on every rank
 //! (`g = torch.Generator(); g.manual_seed(777)`, `torch.Generator().manual_seed(seed)`
-//! with `seed` a resolved constant) handed to a `DataLoader` in multi-rank
-//! code. The loader draws from it
+//! with `seed` a resolved constant, or the run's configured seed read from the
+//! parser, Hydra's config or a config file the code loads, also through a
+//! helper such as `get_generator(cfg.seed)`, reported at that call) handed to
+//! a `DataLoader` in multi-rank code. The loader draws from it
 //!
 //! - its shuffle order (`shuffle=True`, no sampler of its own): every rank
 //!   draws the same permutation of the same dataset and trains on the same
@@ -121,8 +123,12 @@ fn check_generator<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], gen: &'p 
     if runtime::mentions_rank(prog, *seed_scope, seed) {
         return;
     }
+    // A resolved constant, or the run's configured seed (`cfg.seed` of the
+    // config Hydra composes, `args.seed` of the parser): the same on every
+    // rank, whatever the run sets.
     let value = match runtime::constant(prog, code.cfg, code.rt, *seed_scope, seed).and_then(|r| r.single().cloned()) {
-        Some(Const::Int(v)) => v,
+        Some(Const::Int(v)) => Some(v),
+        _ if configured(code, *seed_scope, seed) => None,
         _ => return,
     };
     for (s, call) in loaders {
@@ -144,6 +150,53 @@ fn check_generator<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], gen: &'p 
     }
 }
 
+/// The argument the one call of the function around `seed` passes for
+/// it, where `seed` is that function's parameter (a generator helper).
+fn chosen_at<'p>(code: &Code<'p>, scope: Scope, seed: &'p Expr) -> Option<(Scope, &'p Expr)> {
+    let prog = code.prog;
+    let ExprKind::Name(n) = &seed.kind else { return None };
+    let f = scope.func()?;
+    let index = prog.func(f)?.params.iter().position(|p| p.name == *n)?;
+    if prog.local_defs(f, n).iter().any(|d| !matches!(d, LocalDef::Param(_))) {
+        return None;
+    }
+    let (site_scope, _, arg) = prog.sole_binding(f, index, None)?;
+    Some((site_scope, arg))
+}
+
+/// Whether `seed` is read from the run's configuration only: an option of
+/// the parser (`args.seed`), of the config Hydra composes (`cfg.seed`) or
+/// of a config file the code loads (`OmegaConf.load(path).seed`), through
+/// names and parameters — one value for every rank.
+fn configured(code: &Code<'_>, scope: Scope, seed: &Expr) -> bool {
+    let prog = code.prog;
+    let sources = prog.sources(scope, seed);
+    !sources.unknown
+        && !sources.terms.is_empty()
+        && sources.terms.iter().all(|t| {
+            use crate::training::program::Proj;
+            !t.proj.is_empty()
+                && t.proj.iter().all(|p| matches!(p, Proj::Attr(_) | Proj::Key(_)))
+                && match &t.expr.kind {
+                    ExprKind::Call { func, .. } => {
+                        matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "parse_args")
+                            || matches!(
+                                prog.external(t.scope, func).as_deref(),
+                                Some(
+                                    "hydra.main"
+                                        | "omegaconf.OmegaConf.load"
+                                        | "json.load"
+                                        | "yaml.safe_load"
+                                        | "yaml.load"
+                                        | "yaml.full_load"
+                                )
+                            )
+                    }
+                    _ => false,
+                }
+        })
+}
+
 /// What a loader called with `args` draws from its generator, when that
 /// makes ranks alike.
 fn draws(code: &Code<'_>, scope: Scope, args: &[Arg]) -> Option<Draw> {
@@ -161,7 +214,7 @@ fn draws(code: &Code<'_>, scope: Scope, args: &[Arg]) -> Option<Draw> {
     }
     let workers = kw(args, "num_workers").or_else(|| pos(args, 5));
     let some_workers = workers
-        .and_then(|w| runtime::constant(prog, code.cfg, code.rt, scope, w))
+        .and_then(|w| runtime::constant_or_default(prog, code.cfg, code.rt, scope, w))
         .and_then(|r| r.ints())
         .is_some_and(|v| !v.is_empty() && v.iter().all(|n| *n > 0))
         // `persistent_workers=True` raises without workers.
@@ -229,15 +282,18 @@ fn report(
     code: &Code<'_>,
     out: &mut Sink<'_>,
     (seed_scope, seed): (Scope, &Expr),
-    value: i64,
+    value: Option<i64>,
     (loader_scope, loader): (Scope, &Expr),
     draw: Draw,
 ) {
+    // `get_generator(cfg.seed)` → `g.manual_seed(seed)`: where the one
+    // caller chooses the seed.
+    let (seed_scope, seed) = chosen_at(code, seed_scope, seed).unwrap_or((seed_scope, seed));
     let text = excerpt(code.text(seed_scope.m, seed.span));
-    let shown = if text == value.to_string() {
-        text
-    } else {
-        format!("{text} = {value}")
+    let shown = match value {
+        Some(v) if text == v.to_string() => text,
+        Some(v) => format!("{text} = {v}"),
+        None => format!("the run's configured seed (`{text}`)"),
     };
     let message = match draw {
         Draw::Order => format!(

@@ -38,6 +38,30 @@ impl Program {
                     }
                 }
             }
+            // `metric_logger.log_every(…)` on a local bound only to
+            // instances of an outside `MetricLogger` (DeiT's and MAE's
+            // `misc.MetricLogger()`, from a module not in the context):
+            // that class's method, by its path.
+            if let (ExprKind::Name(n), Some(f)) = (&value.kind, scope.func()) {
+                let defs = self.local_defs(f, n);
+                let paths: Vec<Option<String>> = defs
+                    .iter()
+                    .map(|d| match d {
+                        LocalDef::Assign { value: v, proj } if proj.is_empty() => match &v.kind {
+                            ExprKind::Call { func: ctor, .. } => self
+                                .external(f.scope(), ctor)
+                                .filter(|p| p.ends_with(".MetricLogger") || p == "MetricLogger"),
+                            _ => None,
+                        },
+                        _ => None,
+                    })
+                    .collect();
+                if let [Some(p), rest @ ..] = paths.as_slice() {
+                    if rest.iter().all(|q| q.as_deref() == Some(p.as_str())) {
+                        return Callee::External(format!("{p}.{attr}"));
+                    }
+                }
+            }
             // `DataModule(…).train_dataloader()`: a method of the
             // training-code class constructed right there.
             if let ExprKind::Call { func: ctor, .. } = &value.kind {
@@ -315,6 +339,19 @@ impl Program {
     /// {"cifar10": Cifar10, "imagenet": ImageNet}`). `None` for anything
     /// else, or a dict with another value or a `**` splat.
     pub fn registry_classes(&self, scope: Scope, func: &Expr) -> Option<Vec<ClassId>> {
+        // `dataset_map[key][0](**kwargs)` of a table of tuples (DROID-SLAM's
+        // `{'tartan': (TartanAir, )}`): the tuples' entry at that index.
+        let mut entry: Option<usize> = None;
+        let func = match &func.kind {
+            ExprKind::Subscript { value, index } => match (&value.kind, &index.kind) {
+                (ExprKind::Subscript { .. }, ExprKind::Int(i)) => {
+                    entry = Some(usize::try_from(*i).ok()?);
+                    &**value
+                }
+                _ => func,
+            },
+            _ => func,
+        };
         let table = match &func.kind {
             ExprKind::Subscript { value, index } if !matches!(index.kind, ExprKind::Str(_) | ExprKind::Int(_)) => {
                 &**value
@@ -337,6 +374,11 @@ impl Program {
         for item in items {
             let crate::training::ast::DictItem::Pair { value, .. } = item else {
                 return None;
+            };
+            let value = match (entry, &value.kind) {
+                (None, _) => value,
+                (Some(i), ExprKind::Tuple(items) | ExprKind::List(items)) => items.get(i)?,
+                (Some(_), _) => return None,
             };
             match self.expr_sym(t.scope, value) {
                 Some(Sym::Class(k)) => {

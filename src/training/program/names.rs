@@ -560,6 +560,15 @@ const PREFIXES: &[(&str, &str)] = &[
         "torchdata.stateful_dataloader.StatefulDataLoader",
         "torch.utils.data.DataLoader",
     ),
+    // PyTorch Geometric's DataLoader is torch's with a collate of its own
+    // (the same workers, samplers, shuffling and keywords; its fourth
+    // positional argument is `follow_batch`, where code rarely writes one).
+    (
+        "torch_geometric.loader.dataloader.DataLoader",
+        "torch_geometric.loader.DataLoader",
+    ),
+    ("torch_geometric.data.DataLoader", "torch_geometric.loader.DataLoader"),
+    ("torch_geometric.loader.DataLoader", "torch.utils.data.DataLoader"),
 ];
 
 /// Canonical names for the aliases modules export (`torch.utils.data.
@@ -616,6 +625,12 @@ mod tests {
             ),
             ("torch.random.manual_seed", "torch.manual_seed"),
             ("numpy.random.seed", "numpy.random.seed"),
+            ("torch_geometric.loader.DataLoader", "torch.utils.data.DataLoader"),
+            ("torch_geometric.data.DataLoader", "torch.utils.data.DataLoader"),
+            (
+                "torch_geometric.loader.dataloader.DataLoader",
+                "torch.utils.data.DataLoader",
+            ),
         ] {
             assert_eq!(normalize(given), canonical, "{given}");
         }
