@@ -440,6 +440,111 @@ fn from_command_line(code: &Code<'_>, scope: Scope, test: &Expr) -> bool {
     })
 }
 
+/// A fresh-interpreter spawn that follows a place in the launching
+/// function: the spawn call, the scope it is in, the launcher helper's call
+/// where it goes through one (`launch(main_worker, …)`), the functions the
+/// ranks run (the spawned one, what it calls, and the functions handed to
+/// the launcher) and the name of the function they run for messages.
+pub(super) struct Spawn<'p> {
+    pub(super) call: &'p Expr,
+    pub(super) scope: Scope,
+    pub(super) launcher: Option<&'p Expr>,
+    pub(super) spawned: Vec<crate::training::program::FuncId>,
+    pub(super) target: String,
+}
+
+/// The spawn of fresh interpreters (`mp.spawn`, `start_processes` not
+/// forking) after `at` in `scope`: in the same function, or in a launcher
+/// helper it calls after `at` whose body spawns a worker that runs the
+/// function it was handed (detectron2's `launch`). Its target unresolved:
+/// `None`.
+pub(super) fn spawn_after<'p>(code: &Code<'p>, scope: Scope, at: Span) -> Option<Spawn<'p>> {
+    let prog = code.prog;
+    let spawns = runtime::calls(
+        prog,
+        &["torch.multiprocessing.spawn", "torch.multiprocessing.start_processes"],
+    );
+    let fresh = |call: &Expr| match &call.kind {
+        ExprKind::Call { args, .. } => {
+            !kw(args, "start_method").is_some_and(|m| matches!(&m.kind, ExprKind::Str(v) if v == "fork"))
+        }
+        _ => false,
+    };
+    let mut found: Option<(Scope, &'p Expr, Option<Launcher<'p>>)> = spawns
+        .iter()
+        .find(|(s, _, call, _)| *s == scope && call.span.start > at.end && fresh(call))
+        .map(|(s, _, call, _)| (*s, *call, None));
+    if found.is_none() {
+        prog.walk_exprs(scope, &mut |_, e| {
+            if found.is_some() || e.span.start <= at.end {
+                return;
+            }
+            let ExprKind::Call { func, args, .. } = &e.kind else {
+                return;
+            };
+            let Callee::Func(l) = prog.callee(scope, func) else {
+                return;
+            };
+            let Some((s, call)) = spawns
+                .iter()
+                .find(|(s, _, call, _)| s.func() == Some(l) && fresh(call))
+                .map(|(s, _, call, _)| (*s, *call))
+            else {
+                return;
+            };
+            let handed: Vec<crate::training::program::FuncId> = args
+                .iter()
+                .filter_map(|a| match a {
+                    crate::training::ast::Arg::Pos(v) | crate::training::ast::Arg::Kw { value: v, .. } => {
+                        match prog.callee(scope, v) {
+                            Callee::Func(g) => Some(g),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                })
+                .collect();
+            found = Some((s, call, Some((e, handed))));
+        });
+    }
+    let (spawn_scope, call, via) = found?;
+    let ExprKind::Call { args, .. } = &call.kind else {
+        return None;
+    };
+    let target_expr = pos(args, 0).or_else(|| kw(args, "fn"))?;
+    // The function the ranks run, and what it calls; unresolved: none.
+    let Callee::Func(entry) = prog.callee(spawn_scope, target_expr) else {
+        return None;
+    };
+    let mut starts = vec![entry];
+    if let Some((_, handed)) = &via {
+        // The launcher's worker calls the function it was handed.
+        if handed.is_empty() {
+            return None;
+        }
+        starts.extend(handed.iter().copied());
+    }
+    let mut spawned = Vec::new();
+    for s0 in &starts {
+        spawned.extend(prog.callees_of(s0.scope(), prog.body(s0.scope()), 4));
+        spawned.push(*s0);
+    }
+    let target = match &via {
+        Some((_, handed)) => handed.first().and_then(|g| prog.func(*g)).map_or_else(
+            || code.text(spawn_scope.m, target_expr.span).to_string(),
+            |f| f.name.clone(),
+        ),
+        None => code.text(scope.m, target_expr.span).to_string(),
+    };
+    Some(Spawn {
+        call,
+        scope: spawn_scope,
+        launcher: via.map(|(l, _)| l),
+        spawned,
+        target,
+    })
+}
+
 /// A launcher helper's call in the launching function, with the functions
 /// of the code handed to it (`launch(main_worker, …)`).
 type Launcher<'p> = (&'p Expr, Vec<crate::training::program::FuncId>);
@@ -453,21 +558,6 @@ type Launcher<'p> = (&'p Expr, Vec<crate::training::program::FuncId>);
 /// `mp.spawn(distributed_worker, args=(fn, …))`, detectron2's shape).
 fn before_spawn(code: &Code<'_>, requests: &[&Site<'_>], out: &mut Sink<'_>) {
     let prog = code.prog;
-    let spawns = runtime::calls(
-        prog,
-        &["torch.multiprocessing.spawn", "torch.multiprocessing.start_processes"],
-    );
-    if spawns.is_empty() {
-        return;
-    }
-    // A spawn that starts fresh interpreters (not `start_method="fork"`),
-    // with the function it starts.
-    let fresh = |call: &Expr| match &call.kind {
-        ExprKind::Call { args, .. } => {
-            !kw(args, "start_method").is_some_and(|m| matches!(&m.kind, ExprKind::Str(v) if v == "fork"))
-        }
-        _ => false,
-    };
     let mut reported: Vec<(Scope, Span)> = Vec::new();
     for r in requests {
         // Where the request runs in the launching function: itself, or
@@ -487,97 +577,20 @@ fn before_spawn(code: &Code<'_>, requests: &[&Site<'_>], out: &mut Sink<'_>) {
             if reported.contains(&(scope, at)) || (scope.f.is_none() && !under_main_guard(&anc)) {
                 continue;
             }
-            // The spawn after it in the same function, or in a launcher
-            // helper called after it (with the functions handed to it).
-            let mut found: Option<(&Expr, Option<Launcher<'_>>)> = spawns
-                .iter()
-                .find(|(s, _, call, _)| *s == scope && call.span.start > at.end && fresh(call))
-                .map(|(_, _, call, _)| (*call, None));
-            if found.is_none() {
-                prog.walk_exprs(scope, &mut |_, e| {
-                    if found.is_some() || e.span.start <= at.end {
-                        return;
-                    }
-                    let ExprKind::Call { func, args, .. } = &e.kind else {
-                        return;
-                    };
-                    let Callee::Func(l) = prog.callee(scope, func) else {
-                        return;
-                    };
-                    let Some(spawn) = spawns
-                        .iter()
-                        .find(|(s, _, call, _)| s.func() == Some(l) && fresh(call))
-                        .map(|(_, _, call, _)| *call)
-                    else {
-                        return;
-                    };
-                    let handed: Vec<crate::training::program::FuncId> = args
-                        .iter()
-                        .filter_map(|a| match a {
-                            crate::training::ast::Arg::Pos(v) | crate::training::ast::Arg::Kw { value: v, .. } => {
-                                match prog.callee(scope, v) {
-                                    Callee::Func(g) => Some(g),
-                                    _ => None,
-                                }
-                            }
-                            _ => None,
-                        })
-                        .collect();
-                    found = Some((spawn, Some((e, handed))));
-                });
-            }
-            let Some((call, via)) = found else { continue };
-            let call: &Expr = call;
-            let ExprKind::Call { args, .. } = &call.kind else {
+            let Some(spawn) = spawn_after(code, scope, at) else {
                 continue;
             };
-            let Some(target_expr) = pos(args, 0).or_else(|| kw(args, "fn")) else {
-                continue;
-            };
-            let spawn_scope = match &via {
-                None => scope,
-                Some(_) => match spawns.iter().find(|(_, _, c, _)| std::ptr::eq(*c, call)) {
-                    Some((s, _, _, _)) => *s,
-                    None => continue,
-                },
-            };
-            // The function the ranks run, and what it calls; unresolved: silent.
-            let Callee::Func(entry) = prog.callee(spawn_scope, target_expr) else {
-                continue;
-            };
-            let mut starts = vec![entry];
-            if let Some((_, handed)) = &via {
-                // The launcher's worker calls the function it was handed.
-                if handed.is_empty() {
-                    continue;
-                }
-                starts.extend(handed.iter().copied());
-            }
-            let mut spawned = Vec::new();
-            for s0 in &starts {
-                spawned.extend(prog.callees_of(s0.scope(), prog.body(s0.scope()), 4));
-                spawned.push(*s0);
-            }
             // The spawned code asks for determinism itself, or a module-level
             // request runs again when a spawned interpreter imports the module.
             if requests.iter().any(|o| {
                 prog.same_program(o.scope.m, r.scope.m)
-                    && (o.scope.func().is_some_and(|f| spawned.contains(&f))
+                    && (o.scope.func().is_some_and(|f| spawn.spawned.contains(&f))
                         || (o.scope.f.is_none() && !under_main_guard(&o.anc)))
             }) {
                 continue;
             }
-            let target = match &via {
-                Some((_, handed)) => handed.first().and_then(|g| prog.func(*g)).map_or_else(
-                    || code.text(spawn_scope.m, target_expr.span).to_string(),
-                    |f| f.name.clone(),
-                ),
-                None => code.text(scope.m, target_expr.span).to_string(),
-            };
-            let start_at = match &via {
-                Some((launch, _)) => launch.span,
-                None => call.span,
-            };
+            let target = &spawn.target;
+            let start_at = spawn.launcher.map_or(spawn.call.span, |l| l.span);
             // Seeds set in the launching function before the spawn, or in
             // the helper holding the request.
             let mut seeds: Vec<&str> = Vec::new();
@@ -620,8 +633,8 @@ fn before_spawn(code: &Code<'_>, requests: &[&Site<'_>], out: &mut Sink<'_>) {
             if r.scope != scope {
                 d.label(code.file(r.scope.m), r.span, "the request it makes");
             }
-            d.label(code.file(spawn_scope.m), call.span, "starts fresh interpreters");
-            if let Some((launch, _)) = &via {
+            d.label(code.file(spawn.scope.m), spawn.call.span, "starts fresh interpreters");
+            if let Some(launch) = spawn.launcher {
                 d.label(code.file(scope.m), launch.span, "through this launcher");
             }
             d.help(format!(

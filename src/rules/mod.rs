@@ -154,6 +154,7 @@ mod sampler_rng_shuffled_list;
 mod sampler_rng_step_draws;
 mod sampler_rng_worker_sums;
 mod sampler_rng_workers;
+pub mod seed_before_spawn;
 mod signal_flag_collective;
 mod skipped_local_batch;
 mod skipped_nonfinite;

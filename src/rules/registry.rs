@@ -102,6 +102,7 @@ pub static RULES: &[Registered] = &[
     register!(fp8_output_reaches_loss::FP8_OUTPUT_REACHES_LOSS),
     register!(trial_class_never_run::TRIAL_CLASS_NEVER_RUN),
     register!(distributed_sampler_seed_per_rank::DISTRIBUTED_SAMPLER_SEED_PER_RANK),
+    register!(seed_before_spawn::SEED_BEFORE_SPAWN),
     register!(variable_syntax::VARIABLE_SYNTAX),
     register!(unset_variable::UNSET_VARIABLE),
     register!(yaml_syntax::YAML_SYNTAX),

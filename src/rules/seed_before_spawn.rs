@@ -1,0 +1,198 @@
+declare_rule! {
+    /// ## What it checks
+    /// A seeding of the global RNGs (`torch.manual_seed`, `random.seed`,
+    /// `np.random.seed`, Lightning's, `transformers`' or Accelerate's
+    /// `set_seed`) that runs in the process which then starts the ranks as
+    /// fresh interpreters (`torch.multiprocessing.spawn`, `start_processes`
+    /// without `fork`): in the launching function itself, or in a seeding
+    /// helper it calls (`set_seed(cfg.seed)` inside the `get_cfg(args)` that
+    /// `main()` calls before `mp.spawn(main_worker, …)`), also when the ranks
+    /// start through a launcher helper (`launch(main_worker, …)`). Reported
+    /// at the seeding call of the launching path nearest to the code's own
+    /// choice of seed: the call of the seeding helper where there is one.
+    ///
+    /// Silent where the spawned code seeds the RNGs itself (the spawned
+    /// function, what it calls, or module-level code of the program that a
+    /// spawned interpreter runs again on import), where the spawn forks,
+    /// where the target of the spawn is not known, and where the launching
+    /// path also asks for determinism (`cudnn.deterministic = True`, T108
+    /// reports that request and the seeds beside it).
+    ///
+    /// ## Why
+    /// A spawned rank is a new Python interpreter: it imports the modules
+    /// and runs only the spawned function. The global RNGs of that process
+    /// start from the operating system's entropy, whatever the launcher
+    /// seeded. The script reads as seeded, but every run initialises,
+    /// augments and drops out differently, and `--seed` changes nothing.
+    /// Seed at the start of the spawned function (adding the rank where the
+    /// ranks must draw apart).
+    ///
+    /// ## Example
+    /// ```python
+    /// def main():
+    ///     args = parse_args()
+    ///     set_seed(args.seed)                       # warning: the ranks never run it
+    ///     mp.spawn(main_worker, nprocs=ngpus, args=(args,))
+    ///
+    /// def main_worker(rank, args):
+    ///     set_seed(args.seed + rank)                # fix: seed in every rank
+    /// ```
+    pub static SEED_BEFORE_SPAWN = {
+        code: "T115",
+        name: "seed-before-spawn",
+        family: Training,
+        severity: Warning,
+        summary: "Seeds set before mp.spawn starts the ranks never reach them",
+    };
+}
+
+use super::cudnn_benchmark_with_determinism::spawn_after;
+use super::training_support::{code, excerpt, Code};
+use super::{Cx, Sink};
+use crate::source::Span;
+use crate::training::ast::{ExprKind, StmtKind};
+use crate::training::program::{walk_stmt, Node, Scope};
+use crate::training::runtime;
+
+/// The seeding calls of the global RNGs.
+const SEEDINGS: &[&str] = &[
+    "torch.manual_seed",
+    "random.seed",
+    "numpy.random.seed",
+    "torch.cuda.manual_seed",
+    "torch.cuda.manual_seed_all",
+    "lightning.seed_everything",
+    "lightning.fabric.seed_everything",
+    "transformers.set_seed",
+    "transformers.trainer_utils.set_seed",
+    "accelerate.utils.set_seed",
+];
+
+/// Most callers followed up from a seeding call to the launching function.
+const CALLERS: u32 = 3;
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(code) = code(cx) else { return };
+    let prog = code.prog;
+    let seedings = runtime::calls(prog, SEEDINGS);
+    if seedings.is_empty() {
+        return;
+    }
+    let mut reported: Vec<(Scope, Span)> = Vec::new();
+    for (scope, _, call, _) in &seedings {
+        // A seeding helper of the code's own (`set_seed(seed)`): reported
+        // at the call that passes it the seed, on each launching path.
+        let helper = scope
+            .func()
+            .and_then(|f| prog.func(f))
+            .is_some_and(|x| x.name.to_ascii_lowercase().contains("seed"));
+        // The launching paths: the seeding itself and its callers, a few
+        // levels up, each place with its scope, the call there, and where
+        // to report.
+        let mut work: Vec<(Scope, Span, u32, (Scope, Span))> = vec![(*scope, call.span, 0, (*scope, call.span))];
+        let mut seen: Vec<Scope> = Vec::new();
+        while let Some((s, at, depth, report_at)) = work.pop() {
+            if seen.contains(&s) || seen.len() > 16 {
+                continue;
+            }
+            seen.push(s);
+            if let Some(spawn) = spawn_after(&code, s, at) {
+                if reported.contains(&report_at)
+                    || seeded_in_ranks(&code, &seedings, &spawn.spawned)
+                    || asks_determinism(&code, s)
+                    || asks_determinism(&code, *scope)
+                {
+                    continue;
+                }
+                reported.push(report_at);
+                let (rs, rat) = report_at;
+                let what = excerpt(code.text(rs.m, rat));
+                let d = out.at_loc(
+                    code.loc(rs.m, rat),
+                    format!(
+                        "`{what}` seeds the process that then starts the ranks with mp.spawn; each spawned rank is a fresh interpreter that runs only `{}`, so its RNGs start from the system's entropy and the run is not seeded at all",
+                        spawn.target
+                    ),
+                );
+                d.label(code.file(spawn.scope.m), spawn.call.span, "starts fresh interpreters");
+                if let Some(l) = spawn.launcher {
+                    d.label(code.file(s.m), l.span, "through this launcher");
+                }
+                d.help(format!(
+                    "seed at the start of `{}`, which every rank runs (add the rank where the ranks must draw apart)",
+                    spawn.target
+                ));
+                continue;
+            }
+            if depth >= CALLERS {
+                continue;
+            }
+            let Some(f) = s.func() else { continue };
+            let sites = prog.call_sites(f);
+            if sites.len() > 8 || prog.escapes(f) {
+                continue;
+            }
+            for (cs, site) in sites {
+                let at_here = if depth == 0 && helper {
+                    (cs, site.span)
+                } else {
+                    report_at
+                };
+                work.push((cs, site.span, depth + 1, at_here));
+            }
+        }
+    }
+}
+
+/// Whether a seeding runs in the ranks: in a function they run, or at
+/// module level outside a main guard (run again on import).
+fn seeded_in_ranks(
+    code: &Code<'_>,
+    seedings: &[(
+        Scope,
+        Vec<crate::training::program::Anc<'_>>,
+        &crate::training::ast::Expr,
+        String,
+    )],
+    spawned: &[crate::training::program::FuncId],
+) -> bool {
+    let prog = code.prog;
+    seedings.iter().any(|(s, anc, _, _)| match s.func() {
+        Some(f) => {
+            spawned.contains(&f)
+                || prog
+                    .call_sites(f)
+                    .iter()
+                    .any(|(cs, _)| cs.func().is_some_and(|g| spawned.contains(&g)))
+        }
+        None => !runtime::in_main_guard(anc),
+    })
+}
+
+/// Whether the function of `scope` asks for determinism
+/// (`cudnn.deterministic = True`, `torch.use_deterministic_algorithms(…)`).
+fn asks_determinism(code: &Code<'_>, scope: Scope) -> bool {
+    let prog = code.prog;
+    let mut found = false;
+    let mut stack = Vec::new();
+    for st in prog.body(scope) {
+        walk_stmt(st, &mut stack, &mut |_, n| match n {
+            Node::Stmt(s) => {
+                if let StmtKind::Assign { targets, .. } = &s.kind {
+                    found |= targets
+                        .iter()
+                        .any(|t| matches!(&t.kind, ExprKind::Attribute { attr, .. } if attr == "deterministic"));
+                }
+            }
+            Node::Expr(e) => {
+                if let ExprKind::Call { func, .. } = &e.kind {
+                    found |= matches!(
+                        prog.external(scope, func).as_deref(),
+                        Some("torch.use_deterministic_algorithms" | "torch.set_deterministic")
+                    );
+                }
+            }
+        });
+    }
+    found
+}
