@@ -450,6 +450,8 @@ pub(super) struct Spawn<'p> {
     pub(super) scope: Scope,
     pub(super) launcher: Option<&'p Expr>,
     pub(super) spawned: Vec<crate::training::program::FuncId>,
+    /// The function the spawn starts (the launcher's worker for a launcher).
+    pub(super) entry: crate::training::program::FuncId,
     pub(super) target: String,
 }
 
@@ -536,11 +538,16 @@ pub(super) fn spawn_after<'p>(code: &Code<'p>, scope: Scope, at: Span) -> Option
         ),
         None => code.text(scope.m, target_expr.span).to_string(),
     };
+    let entry = match &via {
+        Some((_, handed)) => handed.first().copied().unwrap_or(entry),
+        None => entry,
+    };
     Some(Spawn {
         call,
         scope: spawn_scope,
         launcher: via.map(|(l, _)| l),
         spawned,
+        entry,
         target,
     })
 }

@@ -78,7 +78,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     if seedings.is_empty() {
         return;
     }
-    let mut reported: Vec<(Scope, Span)> = Vec::new();
+    // One finding per launching function and spawn, at its first seeding
+    // (`random.seed(…)`, `torch.manual_seed(…)`, … in one block).
+    let mut found: Vec<Found<'_>> = Vec::new();
     for (scope, _, call, _) in &seedings {
         // A seeding helper of the code's own (`set_seed(seed)`): reported
         // at the call that passes it the seed, on each launching path.
@@ -97,31 +99,22 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             }
             seen.push(s);
             if let Some(spawn) = spawn_after(&code, s, at) {
-                if reported.contains(&report_at)
-                    || seeded_in_ranks(&code, &seedings, &spawn.spawned)
+                if seeded_in_ranks(&code, &seedings, &spawn.spawned)
                     || asks_determinism(&code, s)
                     || asks_determinism(&code, *scope)
                 {
                     continue;
                 }
-                reported.push(report_at);
-                let (rs, rat) = report_at;
-                let what = excerpt(code.text(rs.m, rat));
-                let d = out.at_loc(
-                    code.loc(rs.m, rat),
-                    format!(
-                        "`{what}` seeds the process that then starts the ranks with mp.spawn; each spawned rank is a fresh interpreter that runs only `{}`, so its RNGs start from the system's entropy and the run is not seeded at all",
-                        spawn.target
-                    ),
-                );
-                d.label(code.file(spawn.scope.m), spawn.call.span, "starts fresh interpreters");
-                if let Some(l) = spawn.launcher {
-                    d.label(code.file(s.m), l.span, "through this launcher");
+                let key = (s, spawn.call.span);
+                match found.iter_mut().find(|f| f.key == key) {
+                    Some(f) if report_at.1.start < f.at.1.start && report_at.0 == f.at.0 => f.at = report_at,
+                    Some(_) => {}
+                    None => found.push(Found {
+                        key,
+                        at: report_at,
+                        spawn,
+                    }),
                 }
-                d.help(format!(
-                    "seed at the start of `{}`, which every rank runs (add the rank where the ranks must draw apart)",
-                    spawn.target
-                ));
                 continue;
             }
             if depth >= CALLERS {
@@ -142,6 +135,62 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             }
         }
     }
+    let mut reported: Vec<(Scope, Span)> = Vec::new();
+    for Found { key, at, spawn } in found {
+        if reported.contains(&at) {
+            continue;
+        }
+        reported.push(at);
+        let (rs, rat) = at;
+        let what = excerpt(code.text(rs.m, rat));
+        // `if args.multiprocessing_distributed: mp.spawn(main_worker, …)
+        // else: main_worker(args.gpu, …)`: the direct call runs seeded.
+        let direct = calls_directly(&code, key.0, spawn.entry);
+        let when = if direct {
+            format!(
+                " (on the path that spawns them; `{}` called directly runs seeded)",
+                spawn.target
+            )
+        } else {
+            String::new()
+        };
+        let d = out.at_loc(
+            code.loc(rs.m, rat),
+            format!(
+                "`{what}` seeds the process that then starts the ranks with mp.spawn{when}; each spawned rank is a fresh interpreter that runs only `{}`, so its RNGs start from the system's entropy and the run is not seeded at all",
+                spawn.target
+            ),
+        );
+        d.label(code.file(spawn.scope.m), spawn.call.span, "starts fresh interpreters");
+        if let Some(l) = spawn.launcher {
+            d.label(code.file(key.0.m), l.span, "through this launcher");
+        }
+        d.help(format!(
+            "seed at the start of `{}`, which every rank runs (add the rank where the ranks must draw apart)",
+            spawn.target
+        ));
+    }
+}
+
+/// A launching path whose seeding the spawned ranks never run: the
+/// launching function and its spawn, where to report, and the spawn.
+struct Found<'p> {
+    key: (Scope, Span),
+    at: (Scope, Span),
+    spawn: super::cudnn_benchmark_with_determinism::Spawn<'p>,
+}
+
+/// Whether the launching function also calls the spawned function itself
+/// (a path without spawning).
+fn calls_directly(code: &Code<'_>, scope: Scope, entry: crate::training::program::FuncId) -> bool {
+    let prog = code.prog;
+    let mut found = false;
+    prog.walk_exprs(scope, &mut |_, e| {
+        if let ExprKind::Call { func, .. } = &e.kind {
+            found |= prog.callee(scope, func) == crate::training::program::Callee::Func(entry);
+        }
+    });
+    found
 }
 
 /// Whether a seeding runs in the ranks: in a function they run, or at

@@ -98,7 +98,7 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
         // Seeded in the launcher before `mp.spawn(train, …)` starts the
         // ranks: each rank is a fresh interpreter whose torch RNG starts
         // from its own random seed, not this one.
-        if launches_fresh_ranks(prog, *scope) || spawned_from_main_guard(prog, *scope, anc) {
+        if launches_fresh_ranks(prog, *scope, &within) || spawned_from_main_guard(prog, *scope, anc) {
             continue;
         }
         let ExprKind::Call { args, .. } = &call.kind else {
@@ -207,10 +207,28 @@ fn called_by_name(prog: &Program, name: &str, within: &dyn Fn(ModId) -> bool) ->
 /// Whether `scope` (or, for a seeding helper, each function calling it)
 /// starts the ranks as new interpreters: `torch.multiprocessing.spawn`, or
 /// `start_processes` with its default start method.
-fn launches_fresh_ranks(prog: &Program, scope: Scope) -> bool {
-    let spawns_here = |s: Scope| {
+fn launches_fresh_ranks(prog: &Program, scope: Scope, within: &dyn Fn(ModId) -> bool) -> bool {
+    // A spawn in the function, or in a launcher helper it calls
+    // (`launch(main_worker, …)` whose body calls `mp.spawn`).
+    let spawns_in = |s: Scope| {
         let mut found = false;
         prog.walk_exprs(s, &mut |_, e| found = found || spawns_fresh(prog, s, e));
+        found
+    };
+    let spawns_here = |s: Scope| {
+        let mut found = spawns_in(s);
+        if !found {
+            prog.walk_exprs(s, &mut |_, e| {
+                if found {
+                    return;
+                }
+                if let ExprKind::Call { func, .. } = &e.kind {
+                    if let Callee::Func(l) = prog.callee(s, func) {
+                        found = l.scope() != s && spawns_in(l.scope());
+                    }
+                }
+            });
+        }
         found
     };
     if scope.func().is_none() {
@@ -220,7 +238,9 @@ fn launches_fresh_ranks(prog: &Program, scope: Scope) -> bool {
         return true;
     }
     let Some(f) = scope.func() else { return false };
-    let sites = prog.call_sites(f);
+    // The calls in this program (a helper two scripts share: each script's
+    // own launch decides).
+    let sites: Vec<_> = prog.call_sites(f).into_iter().filter(|(s, _)| within(s.m)).collect();
     !sites.is_empty() && sites.len() <= 4 && sites.iter().all(|(s, _)| s.func().is_some() && spawns_here(*s))
 }
 
