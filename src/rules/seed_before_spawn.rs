@@ -13,7 +13,9 @@ declare_rule! {
     ///
     /// Silent where the spawned code seeds the RNGs itself (the spawned
     /// function, what it calls, or module-level code of the program that a
-    /// spawned interpreter runs again on import), where the spawn forks,
+    /// spawned interpreter runs again on import), where the seeding (or the
+    /// helper holding it) is also reached on a path that spawns nothing (an
+    /// engine the ranks run by name may call it), where the spawn forks,
     /// where the target of the spawn is not known, and where the launching
     /// path also asks for determinism (`cudnn.deterministic = True`, T108
     /// reports that request and the seeds beside it).
@@ -93,6 +95,11 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         // to report.
         let mut work: Vec<(Scope, Span, u32, (Scope, Span))> = vec![(*scope, call.span, 0, (*scope, call.span))];
         let mut seen: Vec<Scope> = Vec::new();
+        // Every way up from the seeding reaches a spawn: a seeding helper
+        // also called on a path that spawns nothing (the engine a rank runs
+        // by name, VISSL's `set_seeds(cfg, dist_rank)`) may seed the ranks.
+        let mut only_launching = true;
+        let mut here: Vec<Found<'_>> = Vec::new();
         while let Some((s, at, depth, report_at)) = work.pop() {
             if seen.contains(&s) || seen.len() > 16 {
                 continue;
@@ -105,33 +112,36 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 {
                     continue;
                 }
-                let key = (s, spawn.call.span);
-                match found.iter_mut().find(|f| f.key == key) {
-                    Some(f) if report_at.1.start < f.at.1.start && report_at.0 == f.at.0 => f.at = report_at,
-                    Some(_) => {}
-                    None => found.push(Found {
-                        key,
-                        at: report_at,
-                        spawn,
-                    }),
+                here.push(Found {
+                    key: (s, spawn.call.span),
+                    at: report_at,
+                    spawn,
+                });
+                continue;
+            }
+            let sites = s.func().map(|f| (prog.call_sites(f), prog.escapes(f)));
+            match sites {
+                Some((sites, false)) if depth < CALLERS && !sites.is_empty() && sites.len() <= 8 => {
+                    for (cs, site) in sites {
+                        let at_here = if depth == 0 && helper {
+                            (cs, site.span)
+                        } else {
+                            report_at
+                        };
+                        work.push((cs, site.span, depth + 1, at_here));
+                    }
                 }
-                continue;
+                _ => only_launching = false,
             }
-            if depth >= CALLERS {
-                continue;
-            }
-            let Some(f) = s.func() else { continue };
-            let sites = prog.call_sites(f);
-            if sites.len() > 8 || prog.escapes(f) {
-                continue;
-            }
-            for (cs, site) in sites {
-                let at_here = if depth == 0 && helper {
-                    (cs, site.span)
-                } else {
-                    report_at
-                };
-                work.push((cs, site.span, depth + 1, at_here));
+        }
+        if !only_launching {
+            continue;
+        }
+        for h in here {
+            match found.iter_mut().find(|f| f.key == h.key) {
+                Some(f) if h.at.1.start < f.at.1.start && h.at.0 == f.at.0 => f.at = h.at,
+                Some(_) => {}
+                None => found.push(h),
             }
         }
     }
