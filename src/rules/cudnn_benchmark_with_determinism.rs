@@ -460,12 +460,8 @@ pub(super) struct Spawn<'p> {
 /// helper it calls after `at` whose body spawns a worker that runs the
 /// function it was handed (detectron2's `launch`). Its target unresolved:
 /// `None`.
-pub(super) fn spawn_after<'p>(code: &Code<'p>, scope: Scope, at: Span) -> Option<Spawn<'p>> {
+pub(super) fn spawn_after<'p>(code: &Code<'p>, spawns: &[SpawnCall<'p>], scope: Scope, at: Span) -> Option<Spawn<'p>> {
     let prog = code.prog;
-    let spawns = runtime::calls(
-        prog,
-        &["torch.multiprocessing.spawn", "torch.multiprocessing.start_processes"],
-    );
     let fresh = |call: &Expr| match &call.kind {
         ExprKind::Call { args, .. } => {
             !kw(args, "start_method").is_some_and(|m| matches!(&m.kind, ExprKind::Str(v) if v == "fork"))
@@ -552,6 +548,18 @@ pub(super) fn spawn_after<'p>(code: &Code<'p>, scope: Scope, at: Span) -> Option
     })
 }
 
+/// A call of `torch.multiprocessing.spawn` or `start_processes`, as
+/// [`runtime::calls`] lists it.
+pub(super) type SpawnCall<'p> = (Scope, Vec<Anc<'p>>, &'p Expr, String);
+
+/// The program's spawn calls, listed once per check.
+pub(super) fn spawn_calls<'p>(code: &Code<'p>) -> Vec<SpawnCall<'p>> {
+    runtime::calls(
+        code.prog,
+        &["torch.multiprocessing.spawn", "torch.multiprocessing.start_processes"],
+    )
+}
+
 /// A launcher helper's call in the launching function, with the functions
 /// of the code handed to it (`launch(main_worker, …)`).
 type Launcher<'p> = (&'p Expr, Vec<crate::training::program::FuncId>);
@@ -565,6 +573,13 @@ type Launcher<'p> = (&'p Expr, Vec<crate::training::program::FuncId>);
 /// `mp.spawn(distributed_worker, args=(fn, …))`, detectron2's shape).
 fn before_spawn(code: &Code<'_>, requests: &[&Site<'_>], out: &mut Sink<'_>) {
     let prog = code.prog;
+    if requests.is_empty() {
+        return;
+    }
+    let spawns = spawn_calls(code);
+    if spawns.is_empty() {
+        return;
+    }
     let mut reported: Vec<(Scope, Span)> = Vec::new();
     for r in requests {
         // Where the request runs in the launching function: itself, or
@@ -584,7 +599,7 @@ fn before_spawn(code: &Code<'_>, requests: &[&Site<'_>], out: &mut Sink<'_>) {
             if reported.contains(&(scope, at)) || (scope.f.is_none() && !under_main_guard(&anc)) {
                 continue;
             }
-            let Some(spawn) = spawn_after(code, scope, at) else {
+            let Some(spawn) = spawn_after(code, &spawns, scope, at) else {
                 continue;
             };
             // The spawned code asks for determinism itself, or a module-level

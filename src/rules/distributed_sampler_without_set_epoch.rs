@@ -309,8 +309,24 @@ fn analyse<'p>(
         let mut attrs: Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> = Vec::new();
         // Also a wrapper class of the code that passes over its loader
         // (`InfiniteIterator(PrefetchLoader(loader))`).
+        // Asked once per class and argument.
+        let wrappers: std::cell::RefCell<Vec<(ClassId, String, bool)>> = Default::default();
         let through = |callee: &Callee, pos: &ArgPos<'_>| {
-            iteration_wrapper(callee, pos) || matches!(callee, Callee::Class(k) if prog.iterates_arg(*k, pos))
+            if iteration_wrapper(callee, pos) {
+                return true;
+            }
+            let Callee::Class(k) = callee else { return false };
+            let key = match pos {
+                ArgPos::Pos(i) => i.to_string(),
+                ArgPos::Kw(n) => (*n).to_string(),
+                ArgPos::Star => return false,
+            };
+            if let Some((_, _, v)) = wrappers.borrow().iter().find(|(c, p, _)| c == k && *p == key) {
+                return *v;
+            }
+            let v = prog.iterates_arg(*k, pos);
+            wrappers.borrow_mut().push((*k, key, v));
+            v
         };
         let ok = prog.flows(s, &a, loader, &through, &mut |flow| match flow {
             Flow::Attr { scope, expr, name, anc } if name == "sampler" || name == "batch_sampler" => {

@@ -48,7 +48,7 @@ declare_rule! {
     };
 }
 
-use super::cudnn_benchmark_with_determinism::spawn_after;
+use super::cudnn_benchmark_with_determinism::{spawn_after, spawn_calls};
 use super::training_support::{code, excerpt, Code};
 use super::{Cx, Sink};
 use crate::source::Span;
@@ -76,6 +76,11 @@ const CALLERS: u32 = 3;
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
     let prog = code.prog;
+    // Most programs start no fresh interpreters: nothing to ask then.
+    let spawns = spawn_calls(&code);
+    if spawns.is_empty() {
+        return;
+    }
     let seedings = runtime::calls(prog, SEEDINGS);
     if seedings.is_empty() {
         return;
@@ -105,7 +110,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 continue;
             }
             seen.push(s);
-            if let Some(spawn) = spawn_after(&code, s, at) {
+            if let Some(spawn) = spawn_after(&code, &spawns, s, at) {
                 if seeded_in_ranks(&code, &seedings, &spawn.spawned)
                     || asks_determinism(&code, s)
                     || asks_determinism(&code, *scope)

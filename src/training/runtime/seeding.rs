@@ -208,6 +208,14 @@ fn called_by_name(prog: &Program, name: &str, within: &dyn Fn(ModId) -> bool) ->
 /// starts the ranks as new interpreters: `torch.multiprocessing.spawn`, or
 /// `start_processes` with its default start method.
 fn launches_fresh_ranks(prog: &Program, scope: Scope, within: &dyn Fn(ModId) -> bool) -> bool {
+    // No module of the code mentions a spawn: nothing to look for.
+    if !prog.code_modules().any(|m| {
+        prog.chunks_mentioning(m, &["spawn", "start_processes"])
+            .next()
+            .is_some()
+    }) {
+        return false;
+    }
     // A spawn in the function, or in a launcher helper it calls
     // (`launch(main_worker, …)` whose body calls `mp.spawn`).
     let spawns_in = |s: Scope| {
