@@ -100,10 +100,11 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         // to report.
         let mut work: Vec<(Scope, Span, u32, (Scope, Span))> = vec![(*scope, call.span, 0, (*scope, call.span))];
         let mut seen: Vec<Scope> = Vec::new();
-        // Every way up from the seeding reaches a spawn: a seeding helper
-        // also called on a path that spawns nothing (the engine a rank runs
-        // by name, VISSL's `set_seeds(cfg, dist_rank)`) may seed the ranks.
-        let mut only_launching = true;
+        // Every way up from the seeding, in the launching program, reaches
+        // a spawn: a seeding helper also called on a path that spawns
+        // nothing (the engine a rank runs by name, VISSL's
+        // `set_seeds(cfg, dist_rank)`) may seed the ranks.
+        let mut dead_ends: Vec<Scope> = Vec::new();
         let mut here: Vec<Found<'_>> = Vec::new();
         while let Some((s, at, depth, report_at)) = work.pop() {
             if seen.contains(&s) || seen.len() > 16 {
@@ -136,12 +137,12 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                         work.push((cs, site.span, depth + 1, at_here));
                     }
                 }
-                _ => only_launching = false,
+                _ => dead_ends.push(s),
             }
         }
-        if !only_launching {
-            continue;
-        }
+        // Only a way up in the launching program counts (another script
+        // calling the shared helper without spawning runs its own ranks).
+        here.retain(|h| !dead_ends.iter().any(|d| prog.same_program(d.m, h.key.0.m)));
         for h in here {
             match found.iter_mut().find(|f| f.key == h.key) {
                 Some(f) if h.at.1.start < f.at.1.start && h.at.0 == f.at.0 => f.at = h.at,
