@@ -602,26 +602,21 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
         if field_stored(prog, key) {
             return None;
         }
-        let assigns = prog.self_assignments(*k, field);
-        let mut values: Option<Resolved> = None;
-        for (scope, value, p) in &assigns {
-            let mut full = p.clone();
+        // Every assignment of the field, read as one set of sources.
+        let mut all: Option<super::program::Sources<'_>> = None;
+        for (scope, value, p) in prog.self_assignments(*k, field) {
+            let mut full = p;
             full.extend(t.proj.iter().cloned());
-            let r = prog.sources_with(*scope, (*value)?, full);
-            let v = resolve_terms(prog, env, &r, depth + 1)?;
-            values = Some(match values {
-                None => v,
-                Some(mut acc) => {
-                    for x in v.values {
-                        if !acc.values.contains(&x) {
-                            acc.values.push(x);
-                        }
-                    }
-                    acc
+            let r = prog.sources_with(scope, value?, full);
+            match &mut all {
+                None => all = Some(r),
+                Some(acc) => {
+                    acc.unknown |= r.unknown;
+                    acc.terms.extend(r.terms);
                 }
-            });
+            }
         }
-        return values;
+        return resolve_terms(prog, env, &all?, depth + 1);
     }
     let ExprKind::Attribute { value: recv, attr } = &func.kind else {
         return None;
