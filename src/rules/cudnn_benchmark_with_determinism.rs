@@ -112,10 +112,10 @@ pub(super) struct Site<'p> {
 
 /// A benchmark switch: where, its literal `True` (the fix), what it is, and
 /// the call that passes `True` into it where it is a parameter.
-type Benchmark<'p> = (Site<'p>, Option<Span>, &'static str, Option<Passed>);
+pub(super) type Benchmark<'p> = (Site<'p>, Option<Span>, &'static str, Option<Passed>);
 
 /// A literal `True` passed into a benchmark switch's parameter.
-struct Passed {
+pub(super) struct Passed {
     scope: Scope,
     /// The argument (`benchmark=True`).
     arg: Span,
@@ -125,103 +125,7 @@ struct Passed {
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
-    let mut benchmarks: Vec<Benchmark<'_>> = Vec::new();
-    let mut requests: Vec<Site<'_>> = Vec::new();
-    for scope in code.scopes(&["benchmark", "deterministic"]) {
-        // Lightning's `Trainer(benchmark=True)` sets cudnn.benchmark;
-        // `Trainer(deterministic=True)` asks for deterministic algorithms.
-        code.prog.walk_exprs(scope, &mut |anc, e| {
-            let ExprKind::Call { func, args, .. } = &e.kind else {
-                return;
-            };
-            if code.prog.external(scope, func).as_deref() != Some(runtime::TRAINER) {
-                return;
-            }
-            let Some(stmt) = code.prog.stmt_of(anc) else { return };
-            for a in args {
-                let crate::training::ast::Arg::Kw { name, value, span, .. } = a else {
-                    continue;
-                };
-                let on = runtime::is_true(code.prog, code.cfg, code.rt, scope, value) == Some(true);
-                if !on || !matches!(value.kind, ExprKind::Bool(true)) && name == "deterministic" {
-                    continue;
-                }
-                let site = Site {
-                    scope,
-                    anc: anc.to_vec(),
-                    stmt,
-                    span: *span,
-                };
-                match name.as_str() {
-                    "benchmark" => {
-                        let literal = matches!(value.kind, ExprKind::Bool(true)).then_some(value.span);
-                        benchmarks.push((site, literal, "Trainer(benchmark=True)", None));
-                    }
-                    "deterministic" => requests.push(site),
-                    _ => {}
-                }
-            }
-        });
-        code.prog.walk_stmts(scope, &mut |anc, s| match &s.kind {
-            StmtKind::Assign { targets, value } => {
-                for t in targets {
-                    let ExprKind::Attribute { value: base, attr } = &t.kind else {
-                        continue;
-                    };
-                    if code.prog.external(scope, base).as_deref() != Some("torch.backends.cudnn") {
-                        continue;
-                    }
-                    let on = runtime::is_true(code.prog, code.cfg, code.rt, scope, value) == Some(true);
-                    let site = Site {
-                        scope,
-                        anc: anc.to_vec(),
-                        stmt: s,
-                        span: s.span,
-                    };
-                    match attr.as_str() {
-                        "benchmark" if on => {
-                            let literal = matches!(value.kind, ExprKind::Bool(true)).then_some(value.span);
-                            let passed = passed_true(&code, scope, value);
-                            benchmarks.push((site, literal, "cudnn.benchmark = True", passed));
-                        }
-                        "deterministic" if on => requests.push(site),
-                        _ => {}
-                    }
-                }
-            }
-            StmtKind::Expr(e) => {
-                let ExprKind::Call { func, args, .. } = &e.kind else {
-                    return;
-                };
-                let path = code.prog.external(scope, func);
-                let request = match path.as_deref() {
-                    Some("torch.use_deterministic_algorithms" | "torch.set_deterministic") => {
-                        kw(args, "mode")
-                            .or_else(|| kw(args, "d"))
-                            .or_else(|| pos(args, 0))
-                            .and_then(|m| runtime::is_true(code.prog, code.cfg, code.rt, scope, m))
-                            == Some(true)
-                    }
-                    Some("torch.set_deterministic_debug_mode") => {
-                        pos(args, 0).or_else(|| kw(args, "debug_mode")).is_some_and(|m| {
-                            !matches!(&m.kind, ExprKind::Int(0))
-                                && !matches!(&m.kind, ExprKind::Str(s) if s == "default")
-                        })
-                    }
-                    _ => false,
-                };
-                if request {
-                    requests.push(Site {
-                        scope,
-                        anc: anc.to_vec(),
-                        stmt: s,
-                        span: e.span,
-                    });
-                }
-            }
-            _ => {}
-        });
-    }
+    let (benchmarks, requests) = switches(&code);
     let live = |site: &Site<'_>| !dead_branch(code.prog, code.cfg, code.rt, site.scope, &site.anc, site.stmt);
     // A request the run turns on with a flag (`if args.cudnn_deterministic:`,
     // off by default) is lost in the launching process all the same when
@@ -292,6 +196,110 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             );
         }
     }
+}
+
+/// The benchmark switches and the determinism requests of the code: the
+/// cuDNN assignments, Lightning's `Trainer(benchmark=…, deterministic=…)`
+/// and torch's deterministic-algorithm calls, each where it is turned on.
+pub(super) fn switches<'p>(code: &Code<'p>) -> (Vec<Benchmark<'p>>, Vec<Site<'p>>) {
+    let mut benchmarks: Vec<Benchmark<'p>> = Vec::new();
+    let mut requests: Vec<Site<'p>> = Vec::new();
+    for scope in code.scopes(&["benchmark", "deterministic"]) {
+        // Lightning's `Trainer(benchmark=True)` sets cudnn.benchmark;
+        // `Trainer(deterministic=True)` asks for deterministic algorithms.
+        code.prog.walk_exprs(scope, &mut |anc, e| {
+            let ExprKind::Call { func, args, .. } = &e.kind else {
+                return;
+            };
+            if code.prog.external(scope, func).as_deref() != Some(runtime::TRAINER) {
+                return;
+            }
+            let Some(stmt) = code.prog.stmt_of(anc) else { return };
+            for a in args {
+                let crate::training::ast::Arg::Kw { name, value, span, .. } = a else {
+                    continue;
+                };
+                let on = runtime::is_true(code.prog, code.cfg, code.rt, scope, value) == Some(true);
+                if !on || !matches!(value.kind, ExprKind::Bool(true)) && name == "deterministic" {
+                    continue;
+                }
+                let site = Site {
+                    scope,
+                    anc: anc.to_vec(),
+                    stmt,
+                    span: *span,
+                };
+                match name.as_str() {
+                    "benchmark" => {
+                        let literal = matches!(value.kind, ExprKind::Bool(true)).then_some(value.span);
+                        benchmarks.push((site, literal, "Trainer(benchmark=True)", None));
+                    }
+                    "deterministic" => requests.push(site),
+                    _ => {}
+                }
+            }
+        });
+        code.prog.walk_stmts(scope, &mut |anc, s| match &s.kind {
+            StmtKind::Assign { targets, value } => {
+                for t in targets {
+                    let ExprKind::Attribute { value: base, attr } = &t.kind else {
+                        continue;
+                    };
+                    if code.prog.external(scope, base).as_deref() != Some("torch.backends.cudnn") {
+                        continue;
+                    }
+                    let on = runtime::is_true(code.prog, code.cfg, code.rt, scope, value) == Some(true);
+                    let site = Site {
+                        scope,
+                        anc: anc.to_vec(),
+                        stmt: s,
+                        span: s.span,
+                    };
+                    match attr.as_str() {
+                        "benchmark" if on => {
+                            let literal = matches!(value.kind, ExprKind::Bool(true)).then_some(value.span);
+                            let passed = passed_true(code, scope, value);
+                            benchmarks.push((site, literal, "cudnn.benchmark = True", passed));
+                        }
+                        "deterministic" if on => requests.push(site),
+                        _ => {}
+                    }
+                }
+            }
+            StmtKind::Expr(e) => {
+                let ExprKind::Call { func, args, .. } = &e.kind else {
+                    return;
+                };
+                let path = code.prog.external(scope, func);
+                let request = match path.as_deref() {
+                    Some("torch.use_deterministic_algorithms" | "torch.set_deterministic") => {
+                        kw(args, "mode")
+                            .or_else(|| kw(args, "d"))
+                            .or_else(|| pos(args, 0))
+                            .and_then(|m| runtime::is_true(code.prog, code.cfg, code.rt, scope, m))
+                            == Some(true)
+                    }
+                    Some("torch.set_deterministic_debug_mode") => {
+                        pos(args, 0).or_else(|| kw(args, "debug_mode")).is_some_and(|m| {
+                            !matches!(&m.kind, ExprKind::Int(0))
+                                && !matches!(&m.kind, ExprKind::Str(s) if s == "default")
+                        })
+                    }
+                    _ => false,
+                };
+                if request {
+                    requests.push(Site {
+                        scope,
+                        anc: anc.to_vec(),
+                        stmt: s,
+                        span: e.span,
+                    });
+                }
+            }
+            _ => {}
+        });
+    }
+    (benchmarks, requests)
 }
 
 /// Where `value`, a parameter of its function (`cudnn.benchmark =
@@ -406,7 +414,7 @@ fn under_main_guard(anc: &[Anc<'_>]) -> bool {
 /// Whether a site is in a branch that is off whatever the run's flags say:
 /// its condition is false without an argparse default's say (a literal, a
 /// constant); a branch off only by a flag's default may run.
-fn off_whatever_the_flags(code: &Code<'_>, site: &Site<'_>) -> bool {
+pub(super) fn off_whatever_the_flags(code: &Code<'_>, site: &Site<'_>) -> bool {
     runtime::dead_branch_by(&site.anc, site.stmt, &|test| {
         if from_command_line(code, site.scope, test) {
             return None;
@@ -417,8 +425,9 @@ fn off_whatever_the_flags(code: &Code<'_>, site: &Site<'_>) -> bool {
     })
 }
 
-/// Whether a test reads a command-line flag (`args.cudnn_deterministic`,
-/// also through a helper's parameter the caller binds to it).
+/// Whether a test reads the run's configuration (`args.cudnn_deterministic`,
+/// `cfg.deterministic`), also through a helper's parameter the caller binds
+/// to it.
 fn from_command_line(code: &Code<'_>, scope: Scope, test: &Expr) -> bool {
     let prog = code.prog;
     let mut names: Vec<&Expr> = Vec::new();
@@ -431,12 +440,10 @@ fn from_command_line(code: &Code<'_>, scope: Scope, test: &Expr) -> bool {
         }
     });
     names.into_iter().take(8).any(|e| {
-        prog.sources(scope, e).terms.iter().any(|t| match &t.expr.kind {
-            ExprKind::Call { func, .. } => {
-                matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "parse_args" || attr == "parse_known_args")
-            }
-            _ => false,
-        })
+        prog.sources(scope, e)
+            .terms
+            .iter()
+            .any(|t| runtime::run_configuration(prog, t))
     })
 }
 

@@ -184,10 +184,7 @@ fn flag_stores<'p>(
 ) -> Vec<(crate::training::program::Scope, &'p Expr)> {
     use crate::training::ast::StmtKind;
     let prog = code.prog;
-    let ExprKind::Call { func, .. } = &parsed.kind else {
-        return Vec::new();
-    };
-    if !matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "parse_args" || attr == "parse_known_args") {
+    if !crate::training::runtime::parses_command_line(parsed) {
         return Vec::new();
     }
     let mut out = Vec::new();

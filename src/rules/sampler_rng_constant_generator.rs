@@ -177,23 +177,7 @@ fn configured(code: &Code<'_>, scope: Scope, seed: &Expr) -> bool {
             use crate::training::program::Proj;
             !t.proj.is_empty()
                 && t.proj.iter().all(|p| matches!(p, Proj::Attr(_) | Proj::Key(_)))
-                && match &t.expr.kind {
-                    ExprKind::Call { func, .. } => {
-                        matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "parse_args")
-                            || matches!(
-                                prog.external(t.scope, func).as_deref(),
-                                Some(
-                                    "hydra.main"
-                                        | "omegaconf.OmegaConf.load"
-                                        | "json.load"
-                                        | "yaml.safe_load"
-                                        | "yaml.load"
-                                        | "yaml.full_load"
-                                )
-                            )
-                    }
-                    _ => false,
-                }
+                && runtime::run_configuration(prog, t)
         })
 }
 

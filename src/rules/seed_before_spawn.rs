@@ -48,12 +48,14 @@ declare_rule! {
     };
 }
 
-use super::cudnn_benchmark_with_determinism::{spawn_after, spawn_calls};
+use super::cudnn_benchmark_with_determinism::{
+    off_whatever_the_flags, spawn_after, spawn_calls, switches, Site, Spawn,
+};
 use super::training_support::{code, excerpt, Code};
 use super::{Cx, Sink};
 use crate::source::Span;
-use crate::training::ast::{ExprKind, StmtKind};
-use crate::training::program::{walk_stmt, Node, Scope};
+use crate::training::ast::ExprKind;
+use crate::training::program::Scope;
 use crate::training::runtime;
 
 /// The seeding calls of the global RNGs.
@@ -88,6 +90,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     // One finding per launching function and spawn, at its first seeding
     // (`random.seed(…)`, `torch.manual_seed(…)`, … in one block).
     let mut found: Vec<Found<'_>> = Vec::new();
+    // The determinism requests (T108's), gathered at the first spawn found.
+    let mut requests: Option<Vec<Site<'_>>> = None;
     for (scope, _, call, _) in &seedings {
         // A seeding helper of the code's own (`set_seed(seed)`): reported
         // at the call that passes it the seed, on each launching path.
@@ -112,10 +116,14 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             }
             seen.push(s);
             if let Some(spawn) = spawn_after(&code, &spawns, s, at) {
-                if seeded_in_ranks(&code, &seedings, &spawn.spawned)
-                    || asks_determinism(&code, s)
-                    || asks_determinism(&code, *scope)
-                {
+                // Those a flag may turn on count: T108 reports them.
+                let requests = requests.get_or_insert_with(|| {
+                    let mut all = switches(&code).1;
+                    all.retain(|r| !off_whatever_the_flags(&code, r));
+                    all
+                });
+                let asks = |at: Scope| requests.iter().any(|r| r.scope == at);
+                if seeded_in_ranks(&code, &seedings, &spawn.spawned) || asks(s) || asks(*scope) {
                     continue;
                 }
                 here.push(Found {
@@ -193,7 +201,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
 struct Found<'p> {
     key: (Scope, Span),
     at: (Scope, Span),
-    spawn: super::cudnn_benchmark_with_determinism::Spawn<'p>,
+    spawn: Spawn<'p>,
 }
 
 /// Whether the launching function also calls the spawned function itself
@@ -232,32 +240,4 @@ fn seeded_in_ranks(
         }
         None => !runtime::in_main_guard(anc),
     })
-}
-
-/// Whether the function of `scope` asks for determinism
-/// (`cudnn.deterministic = True`, `torch.use_deterministic_algorithms(…)`).
-fn asks_determinism(code: &Code<'_>, scope: Scope) -> bool {
-    let prog = code.prog;
-    let mut found = false;
-    let mut stack = Vec::new();
-    for st in prog.body(scope) {
-        walk_stmt(st, &mut stack, &mut |_, n| match n {
-            Node::Stmt(s) => {
-                if let StmtKind::Assign { targets, .. } = &s.kind {
-                    found |= targets
-                        .iter()
-                        .any(|t| matches!(&t.kind, ExprKind::Attribute { attr, .. } if attr == "deterministic"));
-                }
-            }
-            Node::Expr(e) => {
-                if let ExprKind::Call { func, .. } = &e.kind {
-                    found |= matches!(
-                        prog.external(scope, func).as_deref(),
-                        Some("torch.use_deterministic_algorithms" | "torch.set_deterministic")
-                    );
-                }
-            }
-        });
-    }
-    found
 }

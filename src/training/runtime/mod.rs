@@ -747,6 +747,34 @@ fn constant_with(
     values::constant(prog, &env, scope, e)
 }
 
+/// Whether `e` is the call that parses the command line
+/// (`parser.parse_args()`, `parser.parse_known_args()`).
+pub fn parses_command_line(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Call { func, .. }
+        if matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "parse_args" || attr == "parse_known_args"))
+}
+
+/// The calls a run's configuration comes from besides the command line:
+/// the config Hydra composes and config files the code loads.
+const CONFIG_SOURCES: &[&str] = &[
+    "hydra.main",
+    "omegaconf.OmegaConf.load",
+    "json.load",
+    "yaml.safe_load",
+    "yaml.load",
+    "yaml.full_load",
+];
+
+/// Whether a source term is the run's configuration, one value for every
+/// rank that the user picks: the parsed command line, Hydra's config, a
+/// config file the code loads (the term's expression is the call that
+/// gives it; [`super::program::Term::proj`] says what is read of it).
+pub fn run_configuration(prog: &Program, t: &super::program::Term<'_>) -> bool {
+    parses_command_line(t.expr)
+        || matches!(&t.expr.kind, ExprKind::Call { func, .. }
+            if prog.external(t.scope, func).is_some_and(|p| CONFIG_SOURCES.contains(&p.as_str())))
+}
+
 /// Whether `e` is `True` as a constant.
 pub fn is_true(prog: &Program, config: &ConfigFacts, runtime: &Runtime, scope: Scope, e: &Expr) -> Option<bool> {
     constant(prog, config, runtime, scope, e).and_then(|r| r.as_bool())
