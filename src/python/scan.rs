@@ -265,6 +265,8 @@ pub fn scan(text: &str) -> Scan {
             if let Some(import) = import_line(s) {
                 out.imports.push(import);
             }
+        } else if s.contains("import_module(") {
+            out.imports.extend(loaded_by_name(s));
         }
     }
     if let Some(start) = decorators_from {
@@ -342,6 +344,62 @@ fn import_line(line: &str) -> Option<ImportLine> {
     }
 }
 
+/// Most modules one line loads by name that are kept.
+const MAX_LOADED: usize = 4;
+
+/// The modules a line loads by name with `importlib.import_module(…)`: a
+/// literal name (`"models.resnet"`), or an f-string whose placeholders each
+/// stand for one part of the dotted name (`f"s3prl.downstream.{task}.expert"`
+/// loads `s3prl.downstream.*.expert`, each `*` one name). The first part
+/// must be written out; a relative name (`package=` given) is left alone.
+fn loaded_by_name(line: &str) -> Vec<ImportLine> {
+    let mut out = Vec::new();
+    for (at, _) in line.match_indices("import_module(").take(MAX_LOADED) {
+        let rest = line[at + "import_module(".len()..].trim_start();
+        let (formatted, rest) = match rest.strip_prefix('f') {
+            Some(r) => (true, r),
+            None => (false, rest),
+        };
+        let Some(quote) = rest.chars().next().filter(|c| *c == '"' || *c == '\'') else {
+            continue;
+        };
+        let body = &rest[1..];
+        let Some(end) = body.find(quote) else { continue };
+        let written = &body[..end];
+        let mut name = String::new();
+        let mut depth = 0usize;
+        let mut ok = true;
+        for c in written.chars() {
+            match c {
+                '{' if formatted => {
+                    if depth == 0 {
+                        name.push('*');
+                    }
+                    depth += 1;
+                }
+                '}' if formatted => depth = depth.saturating_sub(1),
+                _ if depth > 0 => {}
+                _ => name.push(c),
+            }
+            ok &= depth <= 2;
+        }
+        // A name with `*` for whole parts only, its first part written out.
+        let parts_ok = name
+            .split('.')
+            .enumerate()
+            .all(|(i, part)| (part == "*" && i > 0) || is_dotted(part));
+        if ok && depth == 0 && parts_ok && !name.is_empty() {
+            out.push(ImportLine {
+                level: 0,
+                module: String::new(),
+                names: Vec::new(),
+                plain: vec![name],
+            });
+        }
+    }
+    out
+}
+
 fn is_dotted(s: &str) -> bool {
     !s.is_empty()
         && s.split('.').all(|part| {
@@ -374,6 +432,25 @@ mod tests {
         assert!(got[1].2.starts_with("@dec(") && got[1].2.contains("return a"));
         assert_eq!((got[2].0, got[2].1.as_str()), (ChunkKind::Class, "C"));
         assert_eq!(got[3].0, ChunkKind::Code);
+    }
+
+    #[test]
+    fn modules_loaded_by_name() {
+        let got = |line: &str| -> Vec<Vec<String>> { scan(line).imports.into_iter().map(|i| i.plain).collect() };
+        assert_eq!(
+            got("    expert = importlib.import_module(f\"s3prl.downstream.{self.args.downstream}.expert\")\n"),
+            vec![vec!["s3prl.downstream.*.expert".to_string()]]
+        );
+        assert_eq!(
+            got("m = import_module('models.resnet')\n"),
+            vec![vec!["models.resnet".to_string()]]
+        );
+        // Placeholders that are not whole parts, a name read from a
+        // variable, and a first part not written out load nothing known.
+        assert!(got("m = import_module(f\"models.{name}_net\")\n").is_empty());
+        assert!(got("m = import_module(name)\n").is_empty());
+        assert!(got("m = import_module(f\"{pkg}.expert\")\n").is_empty());
+        assert!(got("m = import_module(\".expert\", package=p)\n").is_empty());
     }
 
     #[test]

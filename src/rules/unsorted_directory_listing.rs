@@ -82,7 +82,7 @@ use super::{Cx, Sink};
 use crate::source::Span;
 use crate::training::ast::{Arg, DictItem, Expr, ExprKind, Stmt, StmtKind};
 use crate::training::program::{
-    walk_expr, walk_stmt, Anc, ArgPos, Callee, ClassId, Flow, FuncId, LocalDef, Node, Scope, Sym,
+    walk_expr, walk_stmt, Anc, ArgPos, Callee, ClassId, Flow, FuncId, Key, LocalDef, Node, Proj, Scope, Sym,
 };
 use crate::training::runtime::depends_on_rank;
 
@@ -228,7 +228,8 @@ fn listing(code: &Code<'_>, scope: Scope, e: &Expr) -> Option<(String, bool)> {
 
 /// Whether some origin of `e` is a `pathlib` path: `Path(…)`, a path
 /// joined with `/` (`Path(cfg.ROOT) / split`), or one a path method makes
-/// (`root.resolve()`, `root.joinpath(…)`, `root.parent`).
+/// (`root.resolve()`, `root.joinpath(…)`, `root.parent`), or an entry of a
+/// path's listing.
 fn path_valued(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bool {
     if depth > 3 {
         return false;
@@ -242,6 +243,12 @@ fn path_valued(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bool {
             ) || matches!(&func.kind, ExprKind::Attribute { value, attr }
                 if matches!(attr.as_str(), "resolve" | "absolute" | "expanduser" | "joinpath" | "with_name")
                     && path_valued(code, t.scope, value, depth + 1))
+                // An entry of a path's listing (`for entry in root.iterdir():
+                // entry.glob("*.wav")`).
+                || matches!(&func.kind, ExprKind::Attribute { value, attr }
+                    if matches!(attr.as_str(), "iterdir" | "glob" | "rglob")
+                        && matches!(t.proj.as_slice(), [Proj::Iter])
+                        && path_valued(code, t.scope, value, depth + 1))
         }
         ExprKind::BinOp { left, op, .. } if op == "/" => path_valued(code, t.scope, left, depth + 1),
         ExprKind::Attribute { value, attr } if attr == "parent" => path_valued(code, t.scope, value, depth + 1),
@@ -473,8 +480,21 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
                 let Some(f) = s.func() else { continue };
                 for d in prog.local_defs(f, n) {
                     if let LocalDef::Assign { value, proj } = d {
-                        if proj.is_empty() && empty_list(prog, s, value) {
+                        // Made empty, or made a list already (`data = [… for
+                        // x in data_list]`, then `data += [… for p in
+                        // listing]`): the listing's entries come after, in
+                        // its order.
+                        if proj.is_empty() && (empty_list(prog, s, value) || made_list(value)) {
                             locals.push((s, value));
+                        }
+                        // `train, valid = [], []`: the part it takes.
+                        if let ([Proj::Key(Key::Int(i))], ExprKind::Tuple(parts) | ExprKind::List(parts)) =
+                            (proj.as_slice(), &value.kind)
+                        {
+                            let part = usize::try_from(*i).ok().and_then(|i| parts.get(i));
+                            if let Some(part) = part.filter(|p| empty_list(prog, s, p) || made_list(p)) {
+                                locals.push((s, part));
+                            }
                         }
                     }
                 }
@@ -549,6 +569,18 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
         }
     }
     None
+}
+
+/// Whether `value` is a list display or a list comprehension.
+fn made_list(value: &Expr) -> bool {
+    matches!(
+        &value.kind,
+        ExprKind::List(_)
+            | ExprKind::Comp {
+                kind: crate::training::ast::CompKind::List,
+                ..
+            }
+    )
 }
 
 /// Whether `value` makes an empty list: `[]` or `list()`.
@@ -1008,6 +1040,20 @@ fn key_order_reads<'p>(code: &Code<'p>, scope: Scope, x: &'p Expr) -> Vec<(Scope
     out
 }
 
+/// Whether method `f` calls `super().__getitem__(…)`.
+fn calls_super_getitem(prog: &crate::training::program::Program, f: FuncId) -> bool {
+    let mut found = false;
+    prog.walk_exprs(f.scope(), &mut |_, e| {
+        if let ExprKind::Call { func, .. } = &e.kind {
+            if let ExprKind::Attribute { value, attr } = &func.kind {
+                found |= attr == "__getitem__"
+                    && matches!(&value.kind, ExprKind::Call { func: sup, .. } if matches!(&sup.kind, ExprKind::Name(n) if n == "super"));
+            }
+        }
+    });
+    found
+}
+
 /// The dataset class through whose `__getitem__` `self.<attr>` of class
 /// `k` is indexed with a computed index, when a sharding sampler or loader
 /// consumes that dataset: `k` itself, indexing in `__getitem__` (`None`),
@@ -1017,7 +1063,19 @@ fn key_order_reads<'p>(code: &Code<'p>, scope: Scope, x: &'p Expr) -> Vec<(Scope
 pub(super) fn indexing_dataset(code: &Code<'_>, k: ClassId, attr: &str) -> Option<Option<(String, ClassId)>> {
     let prog = code.prog;
     if let Some(f) = prog.method(k, "__getitem__") {
-        if indexes(code, f, attr) {
+        // Or the base's, which the class's own hands the index to
+        // (`wav = super().__getitem__(idx)`).
+        let base = || {
+            calls_super_getitem(prog, f)
+                .then(|| {
+                    prog.ancestors(k)
+                        .into_iter()
+                        .skip(1)
+                        .find_map(|b| prog.own_method(b, "__getitem__"))
+                })
+                .flatten()
+        };
+        if indexes(code, f, attr) || base().is_some_and(|g| g != f && indexes(code, g, attr)) {
             return sharded_dataset(code, k).then_some(None);
         }
     }
@@ -1260,7 +1318,7 @@ fn consumers<'p>(code: &Code<'p>, k: ClassId) -> (bool, bool) {
             prog.flows(s, &a, e, &through, &mut on_flow);
         }
         for (s, a, c) in loaders {
-            if managed(code, s, &a, c) {
+            if managed(code, s, &a, c) || rank_sampler(code, s, c) {
                 sharded = true;
             } else if returned_unused(code, s, &a, c) && (own_sampler(c) || rewraps_loaders(code, s.m)) {
                 unseen = true;
@@ -1313,6 +1371,46 @@ fn own_sampler(loader: &Expr) -> bool {
         Arg::Pos(_) => i >= 3,
         _ => true,
     })
+}
+
+/// Whether a loader's sampler splits the samples by rank though the
+/// dataset is not handed to it: a wrapper of another sampler
+/// (`DistributedSamplerWrapper(WeightedRandomSampler(…))` of catalyst,
+/// also chosen under `if dist.is_initialized():`), through local names.
+fn rank_sampler(code: &Code<'_>, scope: Scope, loader: &Expr) -> bool {
+    let prog = code.prog;
+    let ExprKind::Call { args, .. } = &loader.kind else {
+        return false;
+    };
+    let Some(sampler) = crate::training::runtime::kw(args, "sampler")
+        .or_else(|| crate::training::runtime::kw(args, "batch_sampler"))
+        .or_else(|| crate::training::runtime::pos(args, 3))
+    else {
+        return false;
+    };
+    prog.sources(scope, sampler).terms.iter().take(8).any(|t| {
+        t.proj.is_empty()
+            && matches!(&t.expr.kind, ExprKind::Call { func, .. } if distributed_sampler(code, t.scope, func))
+    })
+}
+
+/// Whether `func` names a sampler that splits by rank: torch's
+/// `DistributedSampler`, a library's or the project's class named so
+/// (`DistributedSamplerWrapper`, `DistributedGroupSampler`), or a project
+/// subclass of torch's.
+fn distributed_sampler(code: &Code<'_>, scope: Scope, func: &Expr) -> bool {
+    let prog = code.prog;
+    match prog.callee(scope, func) {
+        Callee::External(p) => p
+            .rsplit('.')
+            .next()
+            .is_some_and(|last| last.contains("DistributedSampler")),
+        Callee::Class(c) => {
+            prog.derives_from(c, &["torch.utils.data.DistributedSampler"])
+                || prog.class(c).is_some_and(|x| x.name.contains("DistributedSampler"))
+        }
+        _ => false,
+    }
 }
 
 /// Whether the program module `m` runs in hands loaders to something that

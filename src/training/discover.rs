@@ -159,6 +159,42 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// The modules under `roots` whose dotted names match `pattern`, where
+    /// each `*` stands for one part (`s3prl.downstream.*.expert`, what
+    /// `import_module(f"s3prl.downstream.{task}.expert")` may load): at most
+    /// [`MAX_MATCHED`], in name order.
+    fn matching(&self, pattern: &str, roots: &[String]) -> Vec<String> {
+        let want: Vec<&str> = pattern.split('.').collect();
+        let mut out: Vec<String> = Vec::new();
+        for root in roots {
+            let prefix = if root.is_empty() {
+                String::new()
+            } else {
+                format!("{root}/")
+            };
+            for rel in self.files.keys().filter(|r| r.starts_with(&prefix)) {
+                let inner = &rel[prefix.len()..];
+                let Some(stem) = inner.strip_suffix("/__init__.py").or_else(|| inner.strip_suffix(".py")) else {
+                    continue;
+                };
+                let parts: Vec<&str> = stem.split('/').collect();
+                let fits = parts.len() == want.len()
+                    && parts.iter().zip(&want).all(|(p, w)| *w == "*" || p == w)
+                    && parts.iter().all(|p| is_identifier(p));
+                if fits {
+                    let dotted = parts.join(".");
+                    if !out.contains(&dotted) {
+                        out.push(dotted);
+                    }
+                }
+                if out.len() >= MAX_MATCHED {
+                    return out;
+                }
+            }
+        }
+        out
+    }
+
     /// The file of module `dotted` under one of `roots`: `(relative path,
     /// module name)`.
     fn module(&self, dotted: &str, roots: &[String]) -> Option<(String, String)> {
@@ -204,6 +240,15 @@ impl<'a> Context<'a> {
 }
 
 /// `root/rest`, with an empty root meaning the context root.
+/// Most modules one name pattern of a dynamic import is read as.
+const MAX_MATCHED: usize = 32;
+
+/// Whether `s` is a Python identifier (a part of a module name).
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_alphabetic() || c == '_') && chars.all(|c| c.is_alphanumeric() || c == '_')
+}
+
 fn join(root: &str, rest: &str) -> String {
     if root.is_empty() {
         rest.to_string()
@@ -804,7 +849,13 @@ fn resolve_import(
     };
     if !imp.plain.is_empty() {
         for m in &imp.plain {
-            add_chain(m, roots, &mut out);
+            if m.contains('*') {
+                for found in ctx.matching(m, &with_own(m, roots)) {
+                    add_chain(&found, roots, &mut out);
+                }
+            } else {
+                add_chain(m, roots, &mut out);
+            }
         }
         return out;
     }
@@ -1057,6 +1108,42 @@ from detsd.utils import f
         );
         assert_eq!(module("multi_modality/dataset/__init__.py").as_deref(), Some("dataset"));
         assert_eq!(module("other/utils/basic_utils.py"), None);
+    }
+
+    #[test]
+    fn modules_loaded_by_name_are_the_ones_the_pattern_matches() {
+        // s3prl's runner loads `s3prl.downstream.{task}.expert`: each task's
+        // `expert.py` may run in the program, and nothing else below.
+        let files = [
+            (
+                "s3prl/run.py",
+                "from s3prl.runner import Runner\n\nif __name__ == \"__main__\":\n    Runner().train()\n",
+            ),
+            (
+                "s3prl/runner.py",
+                "import importlib\n\nclass Runner:\n    def train(self):\n        m = importlib.import_module(f\"s3prl.downstream.{self.task}.expert\")\n",
+            ),
+            ("s3prl/downstream/asr/expert.py", ""),
+            ("s3prl/downstream/commands/expert.py", ""),
+            ("s3prl/downstream/commands/dataset.py", ""),
+            ("s3prl/downstream/expert.py", ""),
+        ];
+        let s = discover_in(&files, None, &["s3prl/run.py"]);
+        let mut found: Vec<&str> = s
+            .files
+            .iter()
+            .map(|f| f.input.name.trim_start_matches("/ctx/"))
+            .collect();
+        found.sort_unstable();
+        assert_eq!(
+            found,
+            [
+                "s3prl/downstream/asr/expert.py",
+                "s3prl/downstream/commands/expert.py",
+                "s3prl/run.py",
+                "s3prl/runner.py"
+            ]
+        );
     }
 
     #[test]

@@ -138,7 +138,7 @@ impl Program {
     }
 
     /// A method the class's own body defines.
-    fn own_method(&self, k: ClassId, name: &str) -> Option<FuncId> {
+    pub fn own_method(&self, k: ClassId, name: &str) -> Option<FuncId> {
         let class = self.class(k)?;
         class.body.iter().find_map(|s| match s.kind {
             StmtKind::FunctionDef(f) => {
