@@ -210,7 +210,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             leaving_ranks(&code, scope, ddp, out, &mut left, &exits, &exiting);
             continue;
         };
-        if differ.is_empty() {
+        if differ.is_empty() || staggered(&code, &cx, scope) {
             leaving_ranks(&code, scope, ddp, out, &mut left, &exits, &exiting);
             continue;
         }
@@ -328,6 +328,52 @@ enum End {
 
 type Counts = BTreeMap<String, u32>;
 
+/// Whether `scope` is the `__enter__` or `__exit__` of a context manager
+/// whose two methods, run one after the other, run each collective as
+/// often on every rank (alpaca_farm's staggered construction: even ranks
+/// wait at a barrier on entry, odd ranks on exit, and all once more).
+fn staggered(code: &Code<'_>, cx: &Counter<'_, '_>, scope: Scope) -> bool {
+    let prog = code.prog;
+    let Some(f) = scope.func() else { return false };
+    if !prog
+        .func(f)
+        .is_some_and(|x| matches!(x.name.as_str(), "__enter__" | "__exit__"))
+    {
+        return false;
+    }
+    let Some(k) = prog.class_of(f) else { return false };
+    let (Some(enter), Some(exit)) = (prog.method(k, "__enter__"), prog.method(k, "__exit__")) else {
+        return false;
+    };
+    let scopes = [enter.scope(), exit.scope()];
+    let mut atoms: Vec<(ModId, Span)> = Vec::new();
+    for s in scopes {
+        prog.walk_stmts(s, &mut |_, st| {
+            if let StmtKind::If { test, body, orelse } = &st.kind {
+                if mentions_rank(prog, s, test) || cx.has_collective(s, body) || cx.has_collective(s, orelse) {
+                    collect_atoms(code, s, test, &mut atoms);
+                }
+            }
+        });
+    }
+    // `self.world_size > 1` read in both: one value.
+    let (atoms, same) = merge_repeated_atoms(code, scopes[0], atoms);
+    if atoms.len() > MAX_ATOMS {
+        return false;
+    }
+    let counter = Counter {
+        code,
+        ddp: cx.ddp,
+        atoms,
+        same,
+        leaving: false,
+        neutral: Vec::new(),
+        exiting: cx.exiting,
+        memo: cx.memo,
+    };
+    counter.differ_over(&scopes).is_some_and(|d| d.is_empty())
+}
+
 fn add(out: &mut Counts, more: Counts, times: u32) {
     for (k, v) in more {
         *out.entry(k).or_default() += v * times;
@@ -343,11 +389,25 @@ impl Counter<'_, '_> {
     /// number of times in `scope`, over every assignment of the atoms;
     /// `None` when a rank condition cannot be decided.
     fn differ(&self, scope: Scope) -> Option<Vec<String>> {
+        self.differ_over(&[scope])
+    }
+
+    /// [`Counter::differ`] over the functions of `scopes` run one after
+    /// the other (a context manager's `__enter__` and `__exit__`).
+    fn differ_over(&self, scopes: &[Scope]) -> Option<Vec<String>> {
         let mut differ: Vec<String> = Vec::new();
         for bits in 0u32..(1 << self.atoms.len()) {
             let mut per_rank: Vec<Counts> = Vec::new();
             for r in RANKS {
-                per_rank.push(self.count(scope, self.code.prog.body(scope), r, bits, 0)?.0);
+                let mut total = Counts::new();
+                for scope in scopes {
+                    add(
+                        &mut total,
+                        self.count(*scope, self.code.prog.body(*scope), r, bits, 0)?.0,
+                        1,
+                    );
+                }
+                per_rank.push(total);
             }
             let kinds: std::collections::BTreeSet<&String> = per_rank.iter().flat_map(|m| m.keys()).collect();
             for k in kinds {
@@ -614,11 +674,14 @@ impl Counter<'_, '_> {
             // to an optimizer's step (`optimizer.step(closure)`, L-BFGS's
             // closure): it runs as often as the optimizer calls it, which is
             // not known here.
-            let stepping = matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "step");
+            // So is one handed to a library's call (`wandb.agent(sweep,
+            // function=trainer.train)`, which runs it for the sweep).
+            let stepping = matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "step")
+                || matches!(prog.callee(scope, func), Callee::External(_));
             let handed = |a: &crate::training::ast::Arg| match a {
                 crate::training::ast::Arg::Pos(v) | crate::training::ast::Arg::Kw { value: v, .. } => {
-                    matches!(v.kind, ExprKind::Name(_))
-                        && matches!(prog.expr_sym(scope, v), Some(crate::training::program::Sym::Func(g))
+                    matches!(v.kind, ExprKind::Name(_) | ExprKind::Attribute { .. })
+                        && matches!(prog.callee(scope, v), Callee::Func(g)
                             if self.has_collective(g.scope(), prog.body(g.scope())))
                 }
                 _ => false,

@@ -37,7 +37,7 @@ use super::training_support::{draws_random, excerpt, Code, DET_LOADER};
 use super::Sink;
 use crate::source::Span;
 use crate::training::ast::{Expr, ExprKind, StmtKind};
-use crate::training::program::{walk_expr, Anc, ArgPos, Callee, ClassId, Flow, ModId, Node, Program, Scope};
+use crate::training::program::{walk_expr, Anc, ArgPos, Bound, Callee, ClassId, Flow, ModId, Node, Program, Scope};
 use crate::training::runtime::{self, kw, pos, Seeding};
 use crate::training::values::Const;
 
@@ -456,7 +456,7 @@ fn expr_draws(prog: &Program, scope: Scope, e: &Expr, depth: u32, steps: &mut u3
         if let Some(classes) = prog.registry_classes(scope, func) {
             let mut first = None;
             for k in classes {
-                match class_draws(prog, k, 0, steps) {
+                match class_draws(prog, k, 0, steps, &[]) {
                     Some(d) => first = first.or(Some(d)),
                     None => {
                         first = None;
@@ -481,7 +481,7 @@ fn expr_draws(prog: &Program, scope: Scope, e: &Expr, depth: u32, steps: &mut u3
                     path: p,
                 });
             }
-            Callee::Class(k) => found = class_draws(prog, k, 0, steps),
+            Callee::Class(k) => found = class_draws(prog, k, 0, steps, &fixed_attrs(prog, k, c)),
             Callee::Func(f) => {
                 found = scope_draws(prog, f.scope(), true, steps).or_else(|| {
                     prog.returns(f)
@@ -556,7 +556,7 @@ fn list_additions<'p>(prog: &'p Program, scope: Scope, name: &str) -> Vec<&'p Ex
 /// functions it calls are searched too, two calls deep (a dataset's
 /// `_prepare_im` calling `transforms.random_sized_crop`, which draws).
 fn scope_draws(prog: &Program, scope: Scope, built_only: bool, steps: &mut u32) -> Option<DrawSite> {
-    helper_draws(prog, scope, built_only, 0, steps, &|_, _| false)
+    helper_draws(prog, scope, built_only, 0, steps, &|_, _, _| false)
 }
 
 /// `skip`: draws that repeat nothing across ranks (by path and call).
@@ -566,18 +566,18 @@ fn helper_draws(
     built_only: bool,
     depth: u32,
     steps: &mut u32,
-    skip: &dyn Fn(&str, &Expr) -> bool,
+    skip: &dyn Fn(&str, &Expr, &[Anc<'_>]) -> bool,
 ) -> Option<DrawSite> {
     let mut found = None;
     let mut helpers: Vec<Scope> = Vec::new();
-    prog.walk_exprs(scope, &mut |_, e| {
+    prog.walk_exprs(scope, &mut |anc, e| {
         if found.is_some() || *steps == 0 {
             return;
         }
         *steps -= 1;
         let ExprKind::Call { func, .. } = &e.kind else { return };
         if let Some(p) = prog.external(scope, func) {
-            if if built_only { random_transform(&p) } else { draws(&p) } && !skip(&p, e) {
+            if if built_only { random_transform(&p) } else { draws(&p) } && !skip(&p, e, anc) {
                 found = Some(DrawSite {
                     scope,
                     span: e.span,
@@ -604,35 +604,150 @@ fn helper_draws(
 }
 
 /// A random draw in a training-code class's methods or its bases'.
-fn class_draws(prog: &Program, k: ClassId, depth: u32, steps: &mut u32) -> Option<DrawSite> {
+/// `fixed`: the attributes the construction fixes (see [`fixed_attrs`]);
+/// a draw in an arm they rule out (`if self.mode == 'train':` in a dataset
+/// built with `mode="test"`) does not count.
+fn class_draws(
+    prog: &Program,
+    k: ClassId,
+    depth: u32,
+    steps: &mut u32,
+    fixed: &[(String, String)],
+) -> Option<DrawSite> {
     if depth > 3 {
         return None;
     }
     prog.class(k)?;
     let methods = prog.own_methods(k);
     let apart = DrawnApart::of(prog, &methods);
-    let skip = |p: &str, e: &Expr| apart.skips(p, e);
+    let skip = |p: &str, e: &Expr, anc: &[Anc<'_>]| {
+        apart.skips(p, e)
+            || (!fixed.is_empty()
+                && prog
+                    .stmt_of(anc)
+                    .is_some_and(|st| runtime::dead_branch_by(anc, st, &|test| fixed_test(test, fixed))))
+    };
     // PyTorch Geometric's datasets build their files once, in the rank's
     // own process (`process()`, `download()`), before any loader runs.
     let pyg = prog.external_bases(k).iter().any(|b| b.starts_with("torch_geometric."));
     for id in methods {
         // Construction runs in the rank's own process, not in a
         // worker: only the random transforms it builds count.
-        let built_only = prog.func(id).is_some_and(|x| {
-            matches!(x.name.as_str(), "__init__" | "__len__" | "__repr__")
-                || (pyg
-                    && matches!(
-                        x.name.as_str(),
-                        "process" | "download" | "raw_file_names" | "processed_file_names"
-                    ))
-        });
+        let built_only = construction_only(prog, id, 0)
+            || prog.func(id).is_some_and(|x| {
+                pyg && matches!(
+                    x.name.as_str(),
+                    "process" | "download" | "raw_file_names" | "processed_file_names"
+                )
+            });
         if let Some(d) = helper_draws(prog, id.scope(), built_only, 0, steps, &skip) {
             return Some(d);
         }
     }
     prog.bases(k)
         .into_iter()
-        .find_map(|b| class_draws(prog, b, depth + 1, steps))
+        .find_map(|b| class_draws(prog, b, depth + 1, steps, fixed))
+}
+
+/// Whether method `f` runs only while the dataset is built or measured, in
+/// the rank's own process: `__init__`, `__len__`, `__repr__`, or a helper
+/// only they call (`self.inter_data = self._process_test_data()` in
+/// `__init__`), a couple of calls down.
+fn construction_only(prog: &Program, f: crate::training::program::FuncId, depth: u32) -> bool {
+    let Some(func) = prog.func(f) else { return false };
+    if matches!(func.name.as_str(), "__init__" | "__len__" | "__repr__") {
+        return true;
+    }
+    if depth >= 2 || func.name.starts_with("__") || prog.escapes(f) {
+        return false;
+    }
+    let sites = prog.call_sites(f);
+    !sites.is_empty()
+        && sites.len() <= 8
+        && sites.iter().all(|(s, _)| {
+            s.func()
+                .is_some_and(|g| g != f && construction_only(prog, g, depth + 1))
+        })
+}
+
+/// The attributes a construction `call` of class `k` fixes to a string:
+/// `self.mode = mode` in `__init__`, where the call passes `mode="test"`
+/// (or leaves a literal default). At most a few.
+fn fixed_attrs(prog: &Program, k: ClassId, call: &Expr) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let Some(init) = prog.method(k, "__init__") else {
+        return out;
+    };
+    let Some(func) = prog.func(init) else { return out };
+    prog.walk_stmts(init.scope(), &mut |_, st| {
+        let StmtKind::Assign { targets, value } = &st.kind else {
+            return;
+        };
+        let ExprKind::Name(param) = &value.kind else { return };
+        let Some(index) = func.params.iter().position(|p| p.name == *param) else {
+            return;
+        };
+        for t in targets {
+            let ExprKind::Attribute { value: me, attr } = &t.kind else {
+                continue;
+            };
+            if !matches!(&me.kind, ExprKind::Name(n) if n == "self") || out.len() >= 4 {
+                continue;
+            }
+            if let Bound::Given(v) | Bound::Default(v) = prog.bind(init, call, index) {
+                if let ExprKind::Str(lit) = &v.kind {
+                    out.push((attr.clone(), lit.clone()));
+                }
+            }
+        }
+    });
+    // An attribute assigned twice is not fixed by the call.
+    let mut kept: Vec<(String, String)> = Vec::new();
+    for (a, v) in &out {
+        if out.iter().filter(|(b, _)| b == a).count() == 1 {
+            kept.push((a.clone(), v.clone()));
+        }
+    }
+    kept
+}
+
+/// The truth of a test on a fixed attribute (`self.mode == 'train'`,
+/// `self.split != "test"`, `self.mode in ("train", "trainval")`).
+fn fixed_test(test: &Expr, fixed: &[(String, String)]) -> Option<bool> {
+    let ExprKind::Compare { left, rest } = &test.kind else {
+        return None;
+    };
+    let [(op, right)] = rest.as_slice() else { return None };
+    let attr_of = |e: &Expr| match &e.kind {
+        ExprKind::Attribute { value, attr } if matches!(&value.kind, ExprKind::Name(n) if n == "self") => {
+            fixed.iter().find(|(a, _)| a == attr).map(|(_, v)| v.as_str())
+        }
+        _ => None,
+    };
+    fn lit(e: &Expr) -> Option<&str> {
+        match &e.kind {
+            ExprKind::Str(s) => Some(s.as_str()),
+            _ => None,
+        }
+    }
+    let (value, other) = match (attr_of(left), attr_of(right)) {
+        (Some(v), None) => (v, right),
+        (None, Some(v)) if op != "in" && op != "not in" => (v, &**left),
+        _ => return None,
+    };
+    match op.as_str() {
+        "==" => lit(other).map(|l| l == value),
+        "!=" => lit(other).map(|l| l != value),
+        "in" | "not in" => {
+            let (ExprKind::Tuple(items) | ExprKind::List(items)) = &other.kind else {
+                return None;
+            };
+            let lits: Option<Vec<&str>> = items.iter().map(lit).collect();
+            let inside = lits?.contains(&value);
+            Some(if op == "in" { inside } else { !inside })
+        }
+        _ => None,
+    }
 }
 
 /// What a dataset class's methods draw that repeats nothing across ranks
@@ -723,7 +838,7 @@ fn any_dataset_draws(prog: &Program, steps: &mut u32) -> Option<DrawSite> {
         if !prog.derives_from(k, &["torch.utils.data.Dataset", "torch.utils.data.IterableDataset"]) {
             continue;
         }
-        if let Some(d) = class_draws(prog, k, 0, steps) {
+        if let Some(d) = class_draws(prog, k, 0, steps, &[]) {
             return Some(d);
         }
     }

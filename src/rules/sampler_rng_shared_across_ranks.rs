@@ -315,6 +315,18 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             runtime::World::Ranks(Some(n)) => format!("all {n} ranks"),
             _ => "all ranks".to_string(),
         };
+        // A helper that seeds from its own parameter and then draws
+        // (`def filter_train(mapping, n, seed): torch.manual_seed(seed);
+        // torch.randperm(…)`) makes a pick it means to repeat: on every rank
+        // and in every run alike.
+        if let Seeding::Call {
+            scope, arg: Some(arg), ..
+        } = seeding
+        {
+            if *scope == hit.scope && seeded_from_parameter(&code, *scope, *arg) {
+                continue;
+            }
+        }
         let source = match seeding {
             Seeding::Trial => "Determined's trial seed".to_string(),
             Seeding::Call { scope, call, .. } => format!("`{}`", excerpt(code.text(scope.m, *call))),
@@ -581,6 +593,16 @@ fn sample_order(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], perm: &Expr) -> 
     let picks_shared_set =
         uses.subset && !uses.order && super::unsorted_directory_listing::shards_samples(code, scope.m);
     (uses.order || uses.subset) && !picks_shared_set && !uses.by_rank && !uses.broadcast
+}
+
+/// Whether the seeding's argument at `arg` is a parameter of the function
+/// of `scope` (`torch.manual_seed(seed)` in `def pick(items, seed):`).
+fn seeded_from_parameter(code: &Code<'_>, scope: Scope, arg: Span) -> bool {
+    let text = code.text(scope.m, arg);
+    scope
+        .func()
+        .and_then(|f| code.prog.func(f))
+        .is_some_and(|func| func.params.iter().any(|p| p.name == text))
 }
 
 /// Whether `scope` is a method of a model class (a `torch.nn.Module`

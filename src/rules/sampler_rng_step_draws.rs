@@ -293,7 +293,8 @@ fn draw_in(code: &Code<'_>, scope: Scope, body: &[Stmt], depth: u32) -> Option<D
                 Callee::External(p)
                     if DRAWS.contains(&p.as_str())
                         && kw(args, "generator").is_none()
-                        && !runtime::runs_on_one_rank(prog, scope, anc, e as *const Expr as *const ()) =>
+                        && !runtime::runs_on_one_rank(prog, scope, anc, e as *const Expr as *const ())
+                        && !gathered_before(code, scope, e.span) =>
                 {
                     found = Some(Draw {
                         scope,
@@ -319,6 +320,10 @@ fn draw_in(code: &Code<'_>, scope: Scope, body: &[Stmt], depth: u32) -> Option<D
         let Callee::Func(f) = prog.callee(scope, func) else {
             continue;
         };
+        // Called on what every rank gathered: its draws must repeat too.
+        if gathered_before(code, scope, call.span) {
+            continue;
+        }
         // A method the training code's subclasses override (a trainer's
         // abstract `compute_loss`, each model's trainer implementing it).
         let mut targets = vec![f];
@@ -331,4 +336,28 @@ fn draw_in(code: &Code<'_>, scope: Scope, body: &[Stmt], depth: u32) -> Option<D
         }
     }
     None
+}
+
+/// Whether the function of `scope` gathers every rank's values before
+/// `at` (`dist.all_gather(…)`, a broadcast): what it computes after is the
+/// same on every rank (a partial-FC head sampling the feature columns of
+/// the gathered embeddings), so a draw there must repeat across ranks.
+fn gathered_before(code: &Code<'_>, scope: Scope, at: Span) -> bool {
+    let prog = code.prog;
+    if scope.func().is_none() {
+        return false;
+    }
+    let mut found = false;
+    prog.walk_exprs(scope, &mut |_, e| {
+        if found || e.span.end > at.start || !matches!(e.kind, ExprKind::Call { .. }) {
+            return;
+        }
+        found = runtime::collective(prog, scope, e, false).is_some_and(|c| {
+            matches!(
+                c.kind.as_str(),
+                "all_gather" | "all_gather_into_tensor" | "all_gather_object" | "_all_gather_base" | "broadcast"
+            )
+        });
+    });
+    found
 }

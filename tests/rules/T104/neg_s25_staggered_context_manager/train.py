@@ -1,0 +1,40 @@
+# stagec fixture: s25 neg_staggered_context_manager (issue 22, class 2; review 33b's
+#                 alpaca_farm: a context manager staggers the ranks' model creation, even ranks
+#                 waiting at a barrier on entry and odd ranks on exit, then all once more: every
+#                 rank runs two barriers in all)
+# named: on the command line (`torchrun --nproc_per_node 8 train.py`)
+# expect: nothing
+# ----
+import os
+
+import torch
+import torch.distributed as dist
+
+
+class staggered_object_creation:
+    def __init__(self, local_rank, world_size):
+        self.local_rank = local_rank
+        self.world_size = world_size
+
+    def __enter__(self, *args):
+        if self.world_size > 1 and self.local_rank % 2 == 0:
+            dist.barrier()
+        return self
+
+    def __exit__(self, *args):
+        if self.world_size > 1:
+            if self.local_rank % 2 == 1:
+                dist.barrier()
+            dist.barrier()
+
+
+def main():
+    dist.init_process_group("nccl")
+    local_rank = int(os.environ["LOCAL_RANK"])
+    with staggered_object_creation(local_rank, dist.get_world_size()):
+        model = torch.nn.Linear(1024, 1024)
+    model.cuda(local_rank)
+
+
+if __name__ == "__main__":
+    main()
