@@ -458,8 +458,8 @@ enum Subclass {
 
 /// A project class deriving from torch's `DataLoader` whose calls start
 /// torch's workers as torch's own would: no class on the way names
-/// `persistent_workers`, an `__iter__` goes through `super().__iter__()`
-/// (so each pass still starts the workers), and either no class names
+/// `persistent_workers`, a class's own `__iter__` goes through
+/// `super().__iter__()` (so each pass still starts the workers), and either no class names
 /// `num_workers` and an `__init__` takes `**kwargs` and hands them on
 /// ([`Subclass::Plain`]), or the class derives from torch's directly and
 /// its `__init__` hands its own `num_workers` parameter to torch's
@@ -488,11 +488,19 @@ fn loader_subclass(code: &Code<'_>, scope: Scope, func: &Expr) -> Option<Subclas
         prog.class(c)
             .and_then(|class| prog.text(c.m).get(class.span.start..class.span.end))
     };
+    // The class's own `__iter__`, where it has one: it must start a pass
+    // through torch's (CoCLR's `FastDataLoader` takes one iterator in
+    // `__init__` and yields from it at every pass: its workers stay).
+    let iter_text = |c: ClassId| {
+        prog.own_method(c, "__iter__")
+            .and_then(|f| prog.func(f))
+            .and_then(|func| prog.text(c.m).get(func.span.start..func.span.end))
+    };
     let mut texts = Vec::new();
     for c in &classes {
         let text = text_of(*c)?;
-        if text.contains("persistent_workers") || text.contains("def __iter__") && !text.contains("super().__iter__()")
-        {
+        let restarts = iter_text(*c).is_none_or(|t| t.contains("super().__iter__()"));
+        if text.contains("persistent_workers") || !restarts {
             return None;
         }
         texts.push(text);
