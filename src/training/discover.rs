@@ -243,6 +243,10 @@ impl<'a> Context<'a> {
 /// Most modules one name pattern of a dynamic import is read as.
 const MAX_MATCHED: usize = 32;
 
+/// Most programs a script that loads a module by name is read as (one per
+/// module it may load); with more, one program holds them all.
+const MAX_VARIANTS: usize = 8;
+
 /// Whether `s` is a Python identifier (a part of a module name).
 fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
@@ -409,6 +413,11 @@ pub fn discover(
     // Each file's context path, and the context files its imports name.
     let mut rels: Vec<String> = Vec::new();
     let mut edges: HashMap<String, Vec<String>> = HashMap::new();
+    // The modules each file loads by one name pattern (`import_module(
+    // f"evals.{name}.eval")`): alternatives, one of which a run loads; and
+    // the files some import names outright.
+    let mut alternatives: Vec<(String, Vec<String>)> = Vec::new();
+    let mut named_imports: HashSet<String> = HashSet::new();
     let mut problems = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
     let mut bytes = 0usize;
@@ -517,6 +526,22 @@ pub fn discover(
                     dir = folder(&dir);
                 }
             }
+            let pattern = imp.plain.iter().find(|m| m.contains('*'));
+            match pattern {
+                Some(p) => {
+                    let parts = p.split('.').count();
+                    let mut group: Vec<String> = found
+                        .iter()
+                        .filter(|(_, module)| module.split('.').count() == parts)
+                        .map(|(rel, _)| rel.clone())
+                        .collect();
+                    group.dedup();
+                    if group.len() > 1 {
+                        alternatives.push((q.rel.clone(), group));
+                    }
+                }
+                None => named_imports.extend(found.iter().map(|(rel, _)| rel.clone())),
+            }
             for (rel, module) in found {
                 targets.push(rel.clone());
                 // Also a file of a package imported by a script beside it
@@ -589,11 +614,11 @@ pub fn discover(
     // entry imports; everything when its entry was not found), and one per
     // named file that neither the experiment nor another named file imports
     // (a script of its own: what it imports runs in it).
-    let reach = |from: &[&str]| -> HashSet<String> {
+    let reach_without = |from: &[&str], blocked: &HashSet<&str>| -> HashSet<String> {
         let mut reached: HashSet<String> = HashSet::new();
         let mut stack: Vec<&str> = from.to_vec();
         while let Some(rel) = stack.pop() {
-            if !reached.insert(rel.to_string()) {
+            if blocked.contains(rel) || !reached.insert(rel.to_string()) {
                 continue;
             }
             if let Some(next) = edges.get(rel) {
@@ -601,6 +626,31 @@ pub fn discover(
             }
         }
         reached
+    };
+    let reach = |from: &[&str]| reach_without(from, &HashSet::new());
+    // A script that loads one of several modules by name runs one of them:
+    // each is a program of its own (the first such choice the script
+    // reaches, of at most `MAX_VARIANTS` modules none imports outright),
+    // as the variants of what `reached` holds.
+    let variants = |from: &str, reached: &HashSet<String>| -> Vec<HashSet<String>> {
+        let choice = alternatives.iter().find_map(|(importer, group)| {
+            let open: Vec<&str> = group
+                .iter()
+                .filter(|m| !named_imports.contains(*m))
+                .map(String::as_str)
+                .collect();
+            (reached.contains(importer) && (2..=MAX_VARIANTS).contains(&open.len())).then_some(open)
+        });
+        match choice {
+            Some(open) => open
+                .iter()
+                .map(|chosen| {
+                    let blocked: HashSet<&str> = open.iter().copied().filter(|m| m != chosen).collect();
+                    reach_without(&[from], &blocked)
+                })
+                .collect(),
+            None => vec![reached.clone()],
+        }
     };
     let mut programs: Vec<(u64, HashSet<String>)> = Vec::new();
     // The files each program starts from.
@@ -631,9 +681,16 @@ pub fn discover(
             .enumerate()
             .any(|(j, (other, theirs))| j != i && theirs.contains(*rel) && !reached.contains(*other));
         if !imported {
-            roots.push((1u64 << next_bit, (*rel).clone()));
-            programs.push((1u64 << next_bit, reached.clone()));
-            next_bit = (next_bit + 1).min(63);
+            let mut each = variants(rel, reached);
+            // Past 63 programs in all, the script's are one.
+            if next_bit as usize + each.len() > 63 {
+                each = vec![reached.clone()];
+            }
+            for reached in each {
+                roots.push((1u64 << next_bit, (*rel).clone()));
+                programs.push((1u64 << next_bit, reached));
+                next_bit = (next_bit + 1).min(63);
+            }
         }
     }
     for (f, rel) in files.iter_mut().zip(&rels) {
@@ -1144,6 +1201,21 @@ from detsd.utils import f
                 "s3prl/runner.py"
             ]
         );
+        // A run loads one of them: each is a program of its own, the
+        // script and its runner in both.
+        let bits = |rel: &str| -> (u64, u64) {
+            s.files
+                .iter()
+                .find(|f| f.input.name.trim_start_matches("/ctx/") == rel)
+                .map_or((0, 0), |f| (f.programs, f.scripts))
+        };
+        let (asr, commands) = (
+            bits("s3prl/downstream/asr/expert.py").0,
+            bits("s3prl/downstream/commands/expert.py").0,
+        );
+        assert!(asr != 0 && commands != 0 && asr & commands == 0, "{asr:b} {commands:b}");
+        assert_eq!(bits("s3prl/runner.py").0, asr | commands);
+        assert_eq!(bits("s3prl/run.py"), (asr | commands, asr | commands));
     }
 
     #[test]
