@@ -261,6 +261,115 @@ pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
     }
 }
 
+/// A dataset whose constructor seeds a global RNG with a constant
+/// (`random.seed(1234)` in HiFi-GAN-style `__init__`s), read by a loader
+/// without workers on every rank of a multi-rank program: the draws of its
+/// items (`random.randint` for the crop) come from that RNG in the rank's
+/// own process, so every rank draws the same numbers. With workers, torch
+/// reseeds `random`, numpy and torch in each worker from its base seed, and
+/// the other checks read that.
+pub(super) fn constructor_seeds_alike(code: &Code<'_>, out: &mut Sink<'_>) {
+    let prog = code.prog;
+    let mut reported: Vec<Span> = Vec::new();
+    for (scope, anc, call, _) in runtime::calls(prog, &["torch.utils.data.DataLoader"]) {
+        if !code.rt.world_at(prog, scope.m).distributed() {
+            continue;
+        }
+        let ExprKind::Call { args, .. } = &call.kind else {
+            continue;
+        };
+        if runtime::has_splat(args) {
+            continue;
+        }
+        // No workers: `num_workers=0`, or left out.
+        let zero = match kw(args, "num_workers").or_else(|| pos(args, 5)) {
+            None => true,
+            Some(w) => runtime::constant_or_default(prog, code.cfg, code.rt, scope, w)
+                .and_then(|r| r.ints())
+                .is_some_and(|v| !v.is_empty() && v.iter().all(|n| *n == 0)),
+        };
+        if !zero
+            || !live(code, scope, &anc, call)
+            || runtime::runs_on_one_rank(prog, scope, &anc, call as *const Expr as *const ())
+            || sharded_for_you(code, scope, &anc, call)
+            || test_or_evaluation(code, scope.m)
+        {
+            continue;
+        }
+        let Some(dataset) = kw(args, "dataset").or_else(|| pos(args, 0)) else {
+            continue;
+        };
+        for t in prog.sources(scope, dataset).terms.iter().take(4) {
+            let ExprKind::Call { func, .. } = &t.expr.kind else {
+                continue;
+            };
+            let Callee::Class(k) = prog.callee(t.scope, func) else {
+                continue;
+            };
+            let Some((seed_scope, seed_call, module)) = constructor_seed(code, k) else {
+                continue;
+            };
+            if reported.contains(&seed_call.span) {
+                continue;
+            }
+            let mut steps = STEPS;
+            let Some(draw) = class_draws(prog, k, 0, &mut steps, &fixed_attrs(prog, k, t.expr)) else {
+                continue;
+            };
+            if !draw.path.starts_with(module) {
+                continue;
+            }
+            reported.push(seed_call.span);
+            let class = prog.class(k).map_or(String::new(), |c| c.name.clone());
+            let d = out.at_loc(
+                code.loc(seed_scope.m, seed_call.span),
+                format!(
+                    "`{}` in `{class}.__init__` seeds the same constant on every rank, and the DataLoader reads the dataset without workers: what its items draw (`{}`) comes from that RNG in each rank's own process, so every rank draws the same numbers for its own samples",
+                    excerpt(code.text(seed_scope.m, seed_call.span)),
+                    draw.what
+                ),
+            );
+            d.label(code.file(scope.m), call.span, "read here without workers");
+            d.label(code.file(draw.scope.m), draw.span, "drawn here");
+            d.help("seed with a value that differs per rank (`random.seed(1234 + rank)`), or leave the seeding to the program's own, per-rank choice");
+        }
+    }
+}
+
+/// A seeding of a global RNG with an integer literal in the constructor of
+/// class `k` (or a base's): its scope, the call, and the prefix of the
+/// draws it seeds (`random.`, `numpy.random.`, `torch.`).
+fn constructor_seed<'p>(code: &Code<'p>, k: ClassId) -> Option<(Scope, &'p Expr, &'static str)> {
+    let prog = code.prog;
+    let init = prog.method(k, "__init__")?;
+    let scope = init.scope();
+    let mut found = None;
+    prog.walk_exprs(scope, &mut |anc, e| {
+        if found.is_some() {
+            return;
+        }
+        let ExprKind::Call { func, args, .. } = &e.kind else {
+            return;
+        };
+        let module = match prog.external(scope, func).as_deref() {
+            Some("random.seed") => "random.",
+            Some("numpy.random.seed") => "numpy.random.",
+            Some("torch.manual_seed") => "torch.",
+            _ => return,
+        };
+        let literal =
+            matches!(args.as_slice(), [crate::training::ast::Arg::Pos(a)] if matches!(a.kind, ExprKind::Int(_)));
+        if literal
+            && !anc
+                .iter()
+                .any(|a| matches!(a, Anc::Stmt(st) if matches!(st.kind, StmtKind::If { .. })))
+        {
+            found = Some((scope, e, module));
+        }
+    });
+    found
+}
+
 /// Whether the loader, or the sampler it is given, is told not to shuffle.
 fn fixed_order(code: &Code<'_>, scope: Scope, args: &[crate::training::ast::Arg]) -> bool {
     let prog = code.prog;

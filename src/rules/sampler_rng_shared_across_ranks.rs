@@ -229,6 +229,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     super::sampler_rng_workers::worker_seeds_alike(&code, &seedings, out);
     super::sampler_rng_workers::dataset_seeds_from_worker_id(&code, out);
     super::sampler_rng_base_seeds::base_seeds_alike(&code, &seedings, out);
+    super::sampler_rng_base_seeds::constructor_seeds_alike(&code, out);
     super::sampler_rng_step_draws::step_draws_alike(&code, &seedings, out);
     super::sampler_rng_workers::iterable_split_by_worker_only(&code, out);
     if seedings.iter().all(|(_, s)| *s == Seeding::NotIdentical) {
