@@ -805,7 +805,7 @@ fn at_scheduled_passes(test: &Expr) -> bool {
 /// Whether the loader's iterator is created more than once: a `for` or
 /// comprehension over it inside a loop (or in a function called from one),
 /// or a trial's validation loader, which Determined re-iterates.
-fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loader: &'p Expr) -> bool {
+pub(super) fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loader: &'p Expr) -> bool {
     let prog = code.prog;
     // A loader built anew at each pass (`for x in DataLoader(part, …)` in the
     // epoch loop): its workers start with it whatever persistent_workers

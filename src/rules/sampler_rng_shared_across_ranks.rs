@@ -227,6 +227,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     super::sampler_rng_worker_sums::rank_plus_worker_seeds(&code, out);
     constant_worker_seeds(&code, out);
     super::sampler_rng_workers::worker_seeds_alike(&code, &seedings, out);
+    super::sampler_rng_workers::epoch_repeating_worker_seeds(&code, out);
     super::sampler_rng_workers::dataset_seeds_from_worker_id(&code, out);
     super::sampler_rng_base_seeds::base_seeds_alike(&code, &seedings, out);
     super::sampler_rng_base_seeds::constructor_seeds_alike(&code, out);

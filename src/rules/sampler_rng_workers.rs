@@ -263,6 +263,148 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
     }
 }
 
+/// `worker_init_fn`s that seed each worker apart from the rank and the
+/// worker id but the same at every pass (mmdetection's `num_workers * rank
+/// + worker_id + seed`), on a loader that restarts its workers at each
+/// pass: every epoch's workers draw the random numbers of the last, where
+/// torch's own seeding (from a base seed drawn at each pass) would not.
+pub(super) fn epoch_repeating_worker_seeds(code: &Code<'_>, out: &mut Sink<'_>) {
+    let prog = code.prog;
+    let mut reported: Vec<Span> = Vec::new();
+    for (scope, anc, call, _) in runtime::calls(prog, &[TORCH_LOADER]) {
+        if !code.rt.world_at(prog, scope.m).distributed() || !live(code, scope, &anc, call) {
+            continue;
+        }
+        let ExprKind::Call { args, .. } = &call.kind else {
+            continue;
+        };
+        if has_splat(args) {
+            continue;
+        }
+        let Some(workers) = kw(args, "num_workers").or_else(|| pos(args, 5)) else {
+            continue;
+        };
+        let n = runtime::constant(prog, code.cfg, code.rt, scope, workers);
+        if n.as_ref()
+            .and_then(|r| r.ints())
+            .is_some_and(|v| v.is_empty() || v.iter().any(|n| *n < 1))
+        {
+            continue;
+        }
+        // Workers kept alive keep their streams going from pass to pass.
+        if kw(args, "persistent_workers")
+            .is_some_and(|p| runtime::is_true(prog, code.cfg, code.rt, scope, p) != Some(false))
+        {
+            continue;
+        }
+        let Some(init) = kw(args, "worker_init_fn").or_else(|| pos(args, 10)) else {
+            continue;
+        };
+        let Some((f, bound)) = init_function(code, scope, init) else {
+            continue;
+        };
+        let Some(func) = prog.func(f) else { continue };
+        let skip = usize::from(prog.class_of(f).is_some());
+        let worker: Vec<&str> = func
+            .params
+            .iter()
+            .skip(skip)
+            .map(|p| p.name.as_str())
+            .filter(|n| !bound.iter().any(|b| b.name == *n))
+            .collect();
+        let params = Params {
+            worker: &worker,
+            bound: &bound,
+        };
+        // Seeded by rank (the seeds alike across ranks are the other
+        // check's): a bound value or the seed itself reads it.
+        let by_rank = bound.iter().any(|b| depends_on_rank(prog, b.scope, b.value));
+        let fs = f.scope();
+        let mut first: Option<(Span, &Expr)> = None;
+        let mut every = true;
+        prog.walk_exprs(fs, &mut |_, e| {
+            let ExprKind::Call {
+                func: callee, args: a, ..
+            } = &e.kind
+            else {
+                return;
+            };
+            let Some(path) = prog.external(fs, callee) else { return };
+            if !matches!(path.as_str(), "numpy.random.seed" | "random.seed" | "torch.manual_seed") {
+                return;
+            }
+            match pos(a, 0) {
+                Some(v) if fixed_per_loader(code, fs, &params, v, 0) => {
+                    if first.is_none() {
+                        first = Some((e.span, v));
+                    }
+                }
+                _ => every = false,
+            }
+        });
+        let Some((at, seed)) = first else { continue };
+        if !every || reported.contains(&at) || !(by_rank || depends_on_rank(prog, fs, seed)) {
+            continue;
+        }
+        if !super::loader_workers_not_persistent::reiterated(code, scope, &anc, call) {
+            continue;
+        }
+        reported.push(at);
+        let shown = match prog.class_of(f).and_then(|k| prog.class(k)) {
+            Some(class) => class.name.clone(),
+            None => func.name.clone(),
+        };
+        // The seed as computed, where it is a local (`worker_seed =
+        // num_workers * rank + worker_id + seed`).
+        let src = prog.sources(fs, seed);
+        let computed = match src.terms.as_slice() {
+            [t] if matches!(seed.kind, ExprKind::Name(_)) && t.scope == fs && !std::ptr::eq(t.expr, seed) => t.expr,
+            _ => seed,
+        };
+        let d = out.at_loc(
+            code.loc(fs.m, at),
+            format!(
+                "worker_init_fn `{shown}` seeds each worker from its rank and worker id only (`{}`): the loader starts its workers again at every pass (no persistent_workers), and each pass's workers get the seeds of the last, so every epoch draws the same random numbers as the one before",
+                excerpt(code.text(fs.m, computed.span))
+            ),
+        );
+        d.label(code.file(scope.m), init.span, "every worker of every pass runs it");
+        d.help("mix in what changes at each pass: the worker's own base seed (`torch.initial_seed()`, which torch draws anew at every pass, plus the rank), or keep the workers with persistent_workers=True");
+    }
+}
+
+/// Whether a worker seed is the same at every pass of the loader: built by
+/// arithmetic from the worker id, values a `partial` bound when the loader
+/// was made, the function's locals computed from those, and integers.
+fn fixed_per_loader(code: &Code<'_>, scope: Scope, params: &Params<'_, '_>, e: &Expr, depth: u32) -> bool {
+    if depth > 6 {
+        return false;
+    }
+    match &e.kind {
+        ExprKind::Int(_) => true,
+        ExprKind::BinOp { left, op, right } if matches!(op.as_str(), "+" | "-" | "*" | "%" | "//" | "^") => {
+            fixed_per_loader(code, scope, params, left, depth + 1)
+                && fixed_per_loader(code, scope, params, right, depth + 1)
+        }
+        ExprKind::Call { func, args, .. }
+            if code.prog.external(scope, func).as_deref() == Some("builtins.int") && args.len() == 1 =>
+        {
+            pos(args, 0).is_some_and(|a| fixed_per_loader(code, scope, params, a, depth + 1))
+        }
+        ExprKind::Name(n) if params.worker.contains(&n.as_str()) || params.bound.iter().any(|b| b.name == *n) => true,
+        ExprKind::Name(_) => {
+            let src = code.prog.sources(scope, e);
+            match src.terms.as_slice() {
+                [t] if !src.unknown && t.proj.is_empty() && t.scope == scope && !std::ptr::eq(t.expr, e) => {
+                    fixed_per_loader(code, scope, params, t.expr, depth + 1)
+                }
+                _ => is_int(code, scope, e),
+            }
+        }
+        _ => worker_id(code, scope, e),
+    }
+}
+
 /// The shown name of a `worker_init_fn` that only re-seeds from the
 /// worker's base seed: every seeding call in it (`random.seed`,
 /// `np.random.seed`, `torch.manual_seed`) takes `torch.initial_seed()`
