@@ -5,7 +5,9 @@ declare_rule! {
     /// subclass of torch's that leaves the workers to it — also one with its
     /// own signature that hands its `num_workers` to torch's unchanged but has
     /// no `persistent_workers` to hand on, pytracking's `LTRLoader`, reported
-    /// without a fix and with the class named) whose `num_workers`
+    /// without a fix and with the class named; not one whose own `__iter__`
+    /// yields from one iterator it took once, CoCLR's `FastDataLoader`,
+    /// which keeps its workers) whose `num_workers`
     /// resolves to 1 or more — written out, through module constants and
     /// `**kwargs` dicts (literals or `dict(k=v, …)`), argparse defaults (also
     /// `parser.set_defaults(…)`, with a config file's values where it splats one the

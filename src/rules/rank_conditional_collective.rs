@@ -87,7 +87,13 @@ declare_rule! {
     /// uploads (`shard=False`). A nested function handed to an optimizer's step
     /// (`optimizer.step(closure)`, L-BFGS's closure) runs as often as that call
     /// runs it, in a protocol the code around it defines: its collectives are
-    /// left alone, there and where it is handed on. A rank test that cannot be
+    /// left alone, there and where it is handed on; so is a function handed to
+    /// a library's call (`wandb.agent(sweep_id, function=trainer.train)` on
+    /// rank 0 while the other ranks call `trainer.train()`: the library runs
+    /// it). A context manager whose `__enter__` and `__exit__` together run
+    /// each collective as often on every rank (alpaca_farm's staggered
+    /// construction: even ranks wait on entry, odd ranks on exit, all once
+    /// more) is balanced. A rank test that cannot be
     /// decided but whose arms end the function alike (`if not distributed or
     /// gpu == 0: return summary`, then `return None`) counts either way.
     ///

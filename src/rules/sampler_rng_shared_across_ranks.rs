@@ -108,7 +108,22 @@ declare_rule! {
     /// the module the draw reads (`random.seed(args.seed)`,
     /// `np.random.seed(args.seed)`) with the same value on every rank — not
     /// for tests, evaluation scripts, programs without a backward pass, or
-    /// seeding helpers nothing calls. A dataset class that
+    /// seeding helpers nothing calls. What a dataset draws only while it is
+    /// built (`__init__`, or a helper only the constructor calls, such as
+    /// `self.data = self._subsample()`) runs in the rank's own process, not
+    /// the workers, and a draw in an arm the construction rules out (`if
+    /// self.mode == "train":` in a dataset built with `mode="test"`) does not
+    /// count. A dataset whose constructor seeds a global RNG with a literal
+    /// (`random.seed(1234)`, HiFi-GAN style) read by a loader without workers
+    /// on every rank is reported at that seeding: the items' draws from that
+    /// RNG (`random.randint` for the crop) repeat on every rank. A
+    /// `worker_init_fn` that seeds each worker from the rank, the worker id
+    /// and the run's seed only (mmdetection's `num_workers * rank + worker_id
+    /// + seed`, bound with `partial`) on a loader that restarts its workers at
+    /// each pass (no `persistent_workers`, passed over in a loop) is reported
+    /// too: each pass's workers get the last pass's seeds, so every epoch
+    /// draws the same numbers (one that adds `torch.initial_seed()`, drawn
+    /// anew at each pass, is left alone). A dataset class that
     /// reseeds `random` or numpy's RNG from the system's entropy
     /// (`random.seed(None)`, `np.random.seed()`) draws apart with that module,
     /// and a shuffle of the list it cut to this rank's share (`self.data =
@@ -142,7 +157,11 @@ declare_rule! {
     /// `accelerator.prepare` hands back, runs its class's `forward`) — draws the same numbers on every
     /// rank at every step, so the ranks' different samples share one set of
     /// noise and timesteps. Reported at the seeding call; left alone are draws
-    /// on one rank, loops a module's main guard alone runs (also in a
+    /// on one rank, draws after the function gathers every rank's values
+    /// (`dist.all_gather`, a broadcast: a partial-FC head sampling columns or
+    /// classes of the gathered embeddings must draw alike), also in a helper
+    /// it calls after gathering, a `randperm` in a helper that seeds from its
+    /// own `seed` parameter right there (a pick it means to repeat), loops a module's main guard alone runs (also in a
     /// self-test function only that block calls) when the module is not the
     /// program's script, `set_seed(…, device_specific=True)`, and code with a
     /// model-parallel RNG of its own (Megatron's or fairscale's seeds, where

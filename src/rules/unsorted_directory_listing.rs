@@ -8,8 +8,11 @@ declare_rule! {
     /// indexed by it (`chunks[rank]`, also a list filled from the listing in a loop,
     /// and a class's `self.data` filled so and cut by a method to the rank's share,
     /// `self.data = self.data[rank::world]`), or a
-    /// dataset attribute indexed in `__getitem__` of a dataset that a sharding sampler
-    /// or loader consumes (`DistributedSampler`, `determined.pytorch.DataLoader`, a
+    /// dataset attribute indexed in `__getitem__` (its own, or a base's that it
+    /// hands the index to with `super().__getitem__(idx)`) of a dataset that a sharding sampler
+    /// or loader consumes (`DistributedSampler`, a sampler wrapper named so,
+    /// such as catalyst's `DistributedSamplerWrapper(WeightedRandomSampler(…))`,
+    /// `determined.pytorch.DataLoader`, a
     /// loader prepared by Accelerate or Lightning, or handed to a Lightning Trainer's `fit`), possibly through `random_split`,
     /// `Subset`, `ConcatDataset` or dataset arithmetic (`a + b`, and `100 * a` where
     /// the class defines `__rmul__`) (the dataset constructed directly, or through a
@@ -26,7 +29,12 @@ declare_rule! {
     /// all end in loaders nothing splits keep it silent, and so does a
     /// returned loader given no sampler in a program without Accelerate,
     /// Fabric or Lightning to shard it later (each rank reads all of it). The
-    /// listing is followed through comprehensions, progress bars (`tqdm(…)`),
+    /// listing is followed through comprehensions, lists it is added to
+    /// after they were made (`data = […]`, then `data += [… for p in
+    /// root.glob("*.wav")]`; `train, valid = [], []`), the entries of a path's
+    /// listing listed again (`for entry in root.iterdir(): entry.glob(…)`),
+    /// modules a script loads by name (`importlib.import_module(
+    /// f"tasks.{task}.expert")`, each a program of its own), progress bars (`tqdm(…)`),
     /// a `self.<attr>` it is kept in and read back in another method of the
     /// class or of a subclass (or outside the class, through an instance:
     /// `config.initialize()` lists into `self.train_data`, then
