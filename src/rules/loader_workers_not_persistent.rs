@@ -894,8 +894,27 @@ pub(super) fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loa
     };
     // The classes that keep the loader in an attribute of `self`.
     let mut kept_in: Vec<crate::training::program::ClassId> = Vec::new();
+    // Local dicts the loader is an entry of (`loaders[task] = loader`, or a
+    // pair `(loader, ratio)`): a mixing wrapper may take the whole dict.
+    let containers: std::cell::RefCell<Vec<(Scope, String)>> = std::cell::RefCell::default();
     let mut on_flow = |flow: Flow<'p>| {
         note_kept(&flow);
+        if let Flow::Escapes { scope, at } | Flow::Contained { scope, container: at } = &flow {
+            if let Some(d) = pair_entry(prog, *scope, at) {
+                if containers.borrow().len() < 4 {
+                    containers.borrow_mut().push((*scope, d));
+                }
+            }
+        }
+        if let Flow::Stored { scope, target } = &flow {
+            if let ExprKind::Subscript { value, .. } = &target.kind {
+                if let ExprKind::Name(d) = &value.kind {
+                    if containers.borrow().len() < 4 {
+                        containers.borrow_mut().push((*scope, d.clone()));
+                    }
+                }
+            }
+        }
         match flow {
             Flow::Entered { scope, func, .. } => {
                 carry.extend(scope.func());
@@ -1062,6 +1081,33 @@ pub(super) fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loa
             prog.flows(rs, &ranc, read, &through, &mut on_flow);
         }
     }
+    // Handed, in its dict, to a wrapper that starts the dict's loaders over
+    // as they run out (a `MetaLoader` mixing tasks): passed over again and
+    // again.
+    for (s, d) in containers.take() {
+        let Some(f) = s.func() else { continue };
+        for def in prog.local_defs(f, &d).into_iter().take(2) {
+            let crate::training::program::LocalDef::Assign { value, proj } = def else {
+                continue;
+            };
+            if !proj.is_empty() {
+                continue;
+            }
+            let Some(vanc) = prog.ancestors_of(s, value) else {
+                continue;
+            };
+            prog.flows(s, &vanc, value, &through, &mut |flow| {
+                if let Flow::Arg {
+                    callee: crate::training::program::Callee::Class(k),
+                    pos,
+                    ..
+                } = flow
+                {
+                    again |= prog.restarts_entries_of_arg(k, &pos);
+                }
+            });
+        }
+    }
     if anew || built_in.is_some() && iterated.is_empty() {
         return false;
     }
@@ -1081,6 +1127,33 @@ pub(super) fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loa
                     runtime::called_in_loop_below(prog, f, 3, callers, &skip, &stop)
                 })
         })
+}
+
+/// The local dict a pair holding `at` is stored into (`loaders[task] =
+/// (loader, ratio)`): its name.
+fn pair_entry(prog: &crate::training::program::Program, scope: Scope, at: &Expr) -> Option<String> {
+    let anc = prog.ancestors_of(scope, at)?;
+    // Given the pair itself (the container the flow follows), or its item.
+    let (st, pair) = match anc.as_slice() {
+        [.., Anc::Stmt(st)] if matches!(at.kind, ExprKind::Tuple(_)) => (*st, at),
+        [.., Anc::Stmt(st), Anc::Expr(pair)] if matches!(&pair.kind, ExprKind::Tuple(items) if items.iter().any(|x| std::ptr::eq(x, at))) => {
+            (*st, *pair)
+        }
+        _ => return None,
+    };
+    let StmtKind::Assign { targets, value } = &st.kind else {
+        return None;
+    };
+    if !std::ptr::eq(value, pair) {
+        return None;
+    }
+    targets.iter().find_map(|t| match &t.kind {
+        ExprKind::Subscript { value, .. } => match &value.kind {
+            ExprKind::Name(d) => Some(d.clone()),
+            _ => None,
+        },
+        _ => None,
+    })
 }
 
 /// Whether the store of `target` (ancestors `anc`, in `scope`) keeps a

@@ -62,6 +62,90 @@ impl Program {
         (0..4).any(|i| self.passes_over_arg(k, &ArgPos::Pos(i)) == Some(true))
     }
 
+    /// Whether instances of class `k` keep the entries of a mapping their
+    /// constructor takes at `pos` (`for n, l in loaders.items():
+    /// self.name2loader[n] = l`, also unpacking a `(loader, ratio)` pair)
+    /// and start one over inside a loop of `__iter__` (`iter_ =
+    /// iter(self.name2loader[task])` when it runs out): UNITER's and
+    /// ClipBERT's `MetaLoader`, mixing the loaders of several tasks.
+    pub fn restarts_entries_of_arg(&self, k: ClassId, pos: &ArgPos<'_>) -> bool {
+        let (Some(init), Some(iter_fn)) = (self.method(k, "__init__"), self.method(k, "__iter__")) else {
+            return false;
+        };
+        let Some(init_fn) = self.func(init) else { return false };
+        let param = match pos {
+            ArgPos::Pos(i) => init_fn.params.get(i + 1),
+            ArgPos::Kw(name) => init_fn.params.iter().skip(1).find(|p| p.name == *name),
+            ArgPos::Star => None,
+        };
+        let Some(param) = param.filter(|p| p.kind == crate::python::ast::ParamKind::Normal) else {
+            return false;
+        };
+        let Some(me) = init_fn.params.first().map(|p| p.name.as_str()) else {
+            return false;
+        };
+        let over_param = |e: &Expr| match &e.kind {
+            ExprKind::Name(n) => *n == param.name,
+            ExprKind::Call { func, args, .. } => {
+                args.is_empty()
+                    && matches!(&func.kind, ExprKind::Attribute { value, attr }
+                        if matches!(attr.as_str(), "items" | "values")
+                            && matches!(&value.kind, ExprKind::Name(n) if *n == param.name))
+            }
+            _ => false,
+        };
+        // `self.<x>[…] = …` inside a loop over the parameter.
+        let mut kept: Vec<String> = Vec::new();
+        self.walk_stmts(init.scope(), &mut |anc, st| {
+            let StmtKind::Assign { targets, .. } = &st.kind else {
+                return;
+            };
+            let in_loop = anc.iter().any(
+                |a| matches!(a, Anc::Stmt(s) if matches!(&s.kind, StmtKind::For { iter, .. } if over_param(iter))),
+            );
+            if !in_loop {
+                return;
+            }
+            for t in targets {
+                if let ExprKind::Subscript { value, .. } = &t.kind {
+                    if let ExprKind::Attribute { value: base, attr } = &value.kind {
+                        if matches!(&base.kind, ExprKind::Name(n) if n == me) && !kept.contains(attr) {
+                            kept.push(attr.clone());
+                        }
+                    }
+                }
+            }
+        });
+        if kept.is_empty() {
+            return false;
+        }
+        let Some(it_me) = self
+            .func(iter_fn)
+            .and_then(|f| f.params.first())
+            .map(|p| p.name.clone())
+        else {
+            return false;
+        };
+        let mut found = false;
+        self.walk_exprs(iter_fn.scope(), &mut |anc, e| {
+            let ExprKind::Call { func, args, .. } = &e.kind else {
+                return;
+            };
+            if !matches!(&func.kind, ExprKind::Name(n) if n == "iter") {
+                return;
+            }
+            let entry = matches!(args.first(), Some(crate::python::ast::Arg::Pos(a))
+                if matches!(&a.kind, ExprKind::Subscript { value, .. }
+                    if matches!(&value.kind, ExprKind::Attribute { value: base, attr }
+                        if kept.contains(attr) && matches!(&base.kind, ExprKind::Name(n) if *n == it_me))));
+            let looped = anc
+                .iter()
+                .any(|a| matches!(a, Anc::Stmt(s) if matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. })));
+            found |= entry && looped;
+        });
+        found
+    }
+
     /// [`Program::iterates_arg`], with whether `__iter__` passes over the
     /// kept value inside a loop of its own (starting it over).
     fn passes_over_arg(&self, k: ClassId, pos: &ArgPos<'_>) -> Option<bool> {
