@@ -118,8 +118,8 @@ declare_rule! {
     /// on every rank is reported at that seeding: the items' draws from that
     /// RNG (`random.randint` for the crop) repeat on every rank. A
     /// `worker_init_fn` that seeds each worker from the rank, the worker id
-    /// and the run's seed only (mmdetection's `num_workers * rank + worker_id
-    /// + seed`, bound with `partial`) on a loader that restarts its workers at
+    /// and the run's seed only (mmdetection's
+    /// `num_workers * rank + worker_id + seed`, bound with `partial`) on a loader that restarts its workers at
     /// each pass (no `persistent_workers`, passed over in a loop) is reported
     /// too: each pass's workers get the last pass's seeds, so every epoch
     /// draws the same numbers (one that adds `torch.initial_seed()`, drawn

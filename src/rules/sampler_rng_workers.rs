@@ -264,8 +264,8 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
 }
 
 /// `worker_init_fn`s that seed each worker apart from the rank and the
-/// worker id but the same at every pass (mmdetection's `num_workers * rank
-/// + worker_id + seed`), on a loader that restarts its workers at each
+/// worker id but the same at every pass (mmdetection's
+/// `num_workers * rank + worker_id + seed`), on a loader that restarts its workers at each
 /// pass: every epoch's workers draw the random numbers of the last, where
 /// torch's own seeding (from a base seed drawn at each pass) would not.
 pub(super) fn epoch_repeating_worker_seeds(code: &Code<'_>, out: &mut Sink<'_>) {
