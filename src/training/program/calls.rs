@@ -1035,6 +1035,46 @@ impl Program {
 
     /// How a call binds parameter `index` of `f` (whose call it is).
     pub fn bind<'p>(&'p self, f: FuncId, call: &'p Expr, index: usize) -> Bound<'p> {
+        self.bind_with(f, call, index, &|_| None)
+    }
+
+    /// [`Program::bind`] for a call in `scope`, reading past a starred
+    /// argument whose length is known there (`build_dataloader(*dataset,
+    /// is_train, opts)`, where every value `dataset` can hold is a pair).
+    pub fn bind_at<'p>(&'p self, scope: Scope, f: FuncId, call: &'p Expr, index: usize) -> Bound<'p> {
+        self.bind_with(f, call, index, &|e| self.star_len(scope, e))
+    }
+
+    /// How many items a starred argument spreads: every value it can hold
+    /// is a tuple or list display of that length.
+    fn star_len(&self, scope: Scope, e: &Expr) -> Option<usize> {
+        let sources = self.sources(scope, e);
+        if sources.unknown || sources.terms.is_empty() {
+            return None;
+        }
+        let mut len = None;
+        for t in &sources.terms {
+            let (ExprKind::Tuple(items) | ExprKind::List(items)) = &t.expr.kind else {
+                return None;
+            };
+            if !t.proj.is_empty() || items.iter().any(|i| matches!(i.kind, ExprKind::Starred(_))) {
+                return None;
+            }
+            if len.is_some_and(|n| n != items.len()) {
+                return None;
+            }
+            len = Some(items.len());
+        }
+        len
+    }
+
+    fn bind_with<'p>(
+        &'p self,
+        f: FuncId,
+        call: &'p Expr,
+        index: usize,
+        star_len: &dyn Fn(&Expr) -> Option<usize>,
+    ) -> Bound<'p> {
         let Some(func) = self.func(f) else {
             return Bound::Unknown;
         };
@@ -1089,7 +1129,15 @@ impl Program {
                     positional += 1;
                 }
                 Arg::Kw { name, value, .. } if *name == param.name => return Bound::Given(value),
-                Arg::Star(_) => return Bound::Unknown,
+                Arg::Star(e) => {
+                    let Some(n) = star_len(e) else { return Bound::Unknown };
+                    // The parameter is one of the spread items: not known
+                    // which expression gives it.
+                    if (positional + shift..positional + shift + n).contains(&index) {
+                        return Bound::Unknown;
+                    }
+                    positional += n;
+                }
                 Arg::StarStar(_) => return Bound::Unknown,
                 _ => {}
             }

@@ -372,9 +372,9 @@ impl Program {
         let (idle, live): (Vec<_>, Vec<_>) = sites.into_iter().partition(|(scope, _)| idle(scope));
         let any_live = live
             .iter()
-            .any(|(_, call)| !matches!(self.bind(f, call, index), Bound::Missing));
+            .any(|(scope, call)| !matches!(self.bind_at(*scope, f, call, index), Bound::Missing));
         for (scope, call) in live {
-            match self.bind(f, call, index) {
+            match self.bind_at(scope, f, call, index) {
                 Bound::Given(e) => {
                     bound += 1;
                     self.go(scope, e, proj.to_vec(), out, budget, seen, depth)
@@ -388,7 +388,7 @@ impl Program {
             }
         }
         for (scope, call) in idle {
-            let (at, e) = match self.bind(f, call, index) {
+            let (at, e) = match self.bind_at(scope, f, call, index) {
                 Bound::Given(e) => (scope, e),
                 Bound::Default(d) => (def_scope, d),
                 Bound::Missing => continue,

@@ -328,3 +328,26 @@ def main():\n    mp.spawn(worker, (8, cfg), 2)\n    mp.spawn(fn=worker, args=(3,
     assert!(matches!(p.bind(worker, sites[1].1, 2), Bound::Missing));
     assert!(matches!(p.bind(worker, sites[2].1, 1), Bound::Unknown));
 }
+
+#[test]
+fn a_starred_pair_is_read_past_where_its_length_is_known() {
+    // UNITER's `build_dataloader(*dataset, is_train, opts)`, where every
+    // dataset builder returns `(dataset, collate_fn)`.
+    const STAR: &str = "def build(ds, collate, train, opts):\n    return opts\n\
+def make(k):\n    if k:\n        return (1, 2)\n    return (3, 4)\n\
+def odd(k):\n    if k:\n        return (1, 2)\n    return (3,)\n\
+def main(opts):\n    pair = make(0)\n    build(*pair, True, opts)\n    other = odd(0)\n    build(*other, True, opts)\n";
+    let p = program(&[("train", STAR)]);
+    let build = func(&p, 0, "build");
+    let sites = p.call_sites(build);
+    assert_eq!(sites.len(), 2);
+    let (s, known) = sites[0];
+    assert!(matches!(p.bind_at(s, build, known, 3), Bound::Given(e) if e.kind == ExprKind::Name("opts".into())));
+    assert!(matches!(p.bind_at(s, build, known, 2), Bound::Given(e) if e.kind == ExprKind::Bool(true)));
+    // A spread item, and a call without the scope: not known.
+    assert!(matches!(p.bind_at(s, build, known, 1), Bound::Unknown));
+    assert!(matches!(p.bind(build, known, 3), Bound::Unknown));
+    // Pairs and singles: the length is not known.
+    let (s, unknown) = sites[1];
+    assert!(matches!(p.bind_at(s, build, unknown, 3), Bound::Unknown));
+}
