@@ -88,7 +88,8 @@ declare_rule! {
     /// (`optimizer.step(closure)`, L-BFGS's closure) runs as often as that call
     /// runs it, in a protocol the code around it defines: its collectives are
     /// left alone, there and where it is handed on; so is a function handed to
-    /// a library's call (`wandb.agent(sweep_id, function=trainer.train)` on
+    /// a library's call as its callback (`fn=`, `func=`, `function=`,
+    /// `target=`, `callback=`: `wandb.agent(sweep_id, function=trainer.train)` on
     /// rank 0 while the other ranks call `trainer.train()`: the library runs
     /// it). A context manager whose `__enter__` and `__exit__` together run
     /// each collective as often on every rank (alpaca_farm's staggered
@@ -680,19 +681,27 @@ impl Counter<'_, '_> {
             // to an optimizer's step (`optimizer.step(closure)`, L-BFGS's
             // closure): it runs as often as the optimizer calls it, which is
             // not known here.
-            // So is one handed to a library's call (`wandb.agent(sweep,
-            // function=trainer.train)`, which runs it for the sweep).
-            let stepping = matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "step")
-                || matches!(prog.callee(scope, func), Callee::External(_));
+            // So is one handed to a library's call as its callback
+            // (`wandb.agent(sweep, function=trainer.train)`, which runs it for
+            // the sweep).
+            let stepping = matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "step");
+            let runs_collectives = |v: &Expr| {
+                matches!(v.kind, ExprKind::Name(_) | ExprKind::Attribute { .. })
+                    && matches!(prog.callee(scope, v), Callee::Func(g)
+                        if self.has_collective(g.scope(), prog.body(g.scope())))
+            };
             let handed = |a: &crate::training::ast::Arg| match a {
-                crate::training::ast::Arg::Pos(v) | crate::training::ast::Arg::Kw { value: v, .. } => {
-                    matches!(v.kind, ExprKind::Name(_) | ExprKind::Attribute { .. })
-                        && matches!(prog.callee(scope, v), Callee::Func(g)
-                            if self.has_collective(g.scope(), prog.body(g.scope())))
+                crate::training::ast::Arg::Pos(v) | crate::training::ast::Arg::Kw { value: v, .. } if stepping => {
+                    runs_collectives(v)
+                }
+                crate::training::ast::Arg::Kw { name, value: v, .. } => {
+                    ["fn", "func", "function", "target", "callback"].contains(&name.as_str())
+                        && runs_collectives(v)
+                        && matches!(prog.callee(scope, func), Callee::External(_))
                 }
                 _ => false,
             };
-            if stepping && args.iter().any(handed) {
+            if args.iter().any(handed) {
                 return None;
             }
             if let Callee::Func(f) = prog.callee(scope, func) {

@@ -270,6 +270,17 @@ pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
 /// the other checks read that.
 pub(super) fn constructor_seeds_alike(code: &Code<'_>, out: &mut Sink<'_>) {
     let prog = code.prog;
+    // Most code seeds in no constructor: nothing to follow then.
+    let in_constructors = runtime::calls(prog, &["random.seed", "numpy.random.seed", "torch.manual_seed"])
+        .iter()
+        .any(|(s, ..)| {
+            s.func()
+                .and_then(|f| prog.func(f))
+                .is_some_and(|x| x.name == "__init__")
+        });
+    if !in_constructors {
+        return;
+    }
     let mut reported: Vec<Span> = Vec::new();
     for (scope, anc, call, _) in runtime::calls(prog, &["torch.utils.data.DataLoader"]) {
         if !code.rt.world_at(prog, scope.m).distributed() {

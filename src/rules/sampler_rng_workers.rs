@@ -272,13 +272,14 @@ pub(super) fn epoch_repeating_worker_seeds(code: &Code<'_>, out: &mut Sink<'_>) 
     let prog = code.prog;
     let mut reported: Vec<Span> = Vec::new();
     for (scope, anc, call, _) in runtime::calls(prog, &[TORCH_LOADER]) {
-        if !code.rt.world_at(prog, scope.m).distributed() || !live(code, scope, &anc, call) {
-            continue;
-        }
         let ExprKind::Call { args, .. } = &call.kind else {
             continue;
         };
-        if has_splat(args) {
+        // The init function first: most loaders have none.
+        let Some(init) = kw(args, "worker_init_fn").or_else(|| pos(args, 10)) else {
+            continue;
+        };
+        if has_splat(args) || !code.rt.world_at(prog, scope.m).distributed() || !live(code, scope, &anc, call) {
             continue;
         }
         let Some(workers) = kw(args, "num_workers").or_else(|| pos(args, 5)) else {
@@ -297,9 +298,6 @@ pub(super) fn epoch_repeating_worker_seeds(code: &Code<'_>, out: &mut Sink<'_>) 
         {
             continue;
         }
-        let Some(init) = kw(args, "worker_init_fn").or_else(|| pos(args, 10)) else {
-            continue;
-        };
         let Some((f, bound)) = init_function(code, scope, init) else {
             continue;
         };
