@@ -875,9 +875,26 @@ pub(super) fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loa
     // Kept anywhere else (an attribute, a container, a caller) it may be
     // the same loader at the next call.
     let per_call = std::cell::Cell::new(built_by.is_some());
+    // The callers that keep, in a local, the loader a call of the builder
+    // made just then (`loader = get_test_loader(…)` in `run_test`, called
+    // at each evaluation): a new loader at each of their calls too.
+    let fresh_in: std::cell::RefCell<Vec<FuncId>> = std::cell::RefCell::default();
     let note_kept = |flow: &Flow<'p>| {
         let leaves = match flow {
-            Flow::Stored { scope, target } => !matches!(target.kind, ExprKind::Name(_)) || scope.func() != built_by,
+            Flow::Stored { scope, target } if matches!(target.kind, ExprKind::Name(_)) && scope.func() != built_by => {
+                let made = prog.ancestors_of(*scope, target).is_some_and(|anc| {
+                    let sites = builder_sites.get_or_init(|| BuilderSites::of(prog, built_by));
+                    makes_loader(prog, *scope, &anc, target, built_by, sites, &mut builds.borrow_mut())
+                });
+                match (made, scope.func()) {
+                    (true, Some(g)) => {
+                        fresh_in.borrow_mut().push(g);
+                        false
+                    }
+                    _ => true,
+                }
+            }
+            Flow::Stored { target, .. } => !matches!(target.kind, ExprKind::Name(_)),
             Flow::Returned { .. } | Flow::Escapes { .. } => true,
             Flow::Method { name, .. } => {
                 matches!(*name, "append" | "extend" | "insert" | "add" | "update" | "setdefault")
@@ -897,8 +914,17 @@ pub(super) fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loa
     // Local dicts the loader is an entry of (`loaders[task] = loader`, or a
     // pair `(loader, ratio)`): a mixing wrapper may take the whole dict.
     let containers: std::cell::RefCell<Vec<(Scope, String)>> = std::cell::RefCell::default();
+    // The functions the loader is handed to from inside the loop that
+    // builds it (`get_results_of_one_sequence(sequence_loader=…)` in the
+    // loop over sequences that makes a loader for each).
+    let mut entered_in_build_loop: Vec<FuncId> = Vec::new();
     let mut on_flow = |flow: Flow<'p>| {
         note_kept(&flow);
+        if let (Flow::Entered { scope: s, call, func }, Some(Some(l))) = (&flow, built_in) {
+            if *s == scope && l.span.start <= call.span.start && call.span.end <= l.span.end {
+                entered_in_build_loop.push(*func);
+            }
+        }
         if let Flow::Escapes { scope, at } | Flow::Contained { scope, container: at } = &flow {
             if let Some(d) = pair_entry(prog, *scope, at) {
                 if containers.borrow().len() < 4 {
@@ -1108,6 +1134,11 @@ pub(super) fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loa
             });
         }
     }
+    // Passed over once by a function the building loop calls with it: one
+    // pass per loader made.
+    anew |= iterated
+        .iter()
+        .any(|(s, in_loop)| !in_loop && s.func().is_some_and(|f| entered_in_build_loop.contains(&f)));
     if anew || built_in.is_some() && iterated.is_empty() {
         return false;
     }
@@ -1118,7 +1149,8 @@ pub(super) fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loa
     // in a trainer's `validate()`), not from a parameter, passes over this
     // loader whoever calls it: each of its calls in a loop is a pass.
     let anyone = |_: FuncId| true;
-    let stop = |g: FuncId| per_call.get() && Some(g) == built_by;
+    let fresh_in = fresh_in.take();
+    let stop = |g: FuncId| per_call.get() && (Some(g) == built_by || fresh_in.contains(&g));
     again
         || iterated.into_iter().any(|(s, in_loop)| {
             in_loop

@@ -22,6 +22,9 @@ impl Program {
         let mut queue: Vec<(Scope, Vec<Anc<'p>>, &'p Expr, u32)> = vec![(scope, anc.to_vec(), start, 0)];
         let mut seen_exprs: HashSet<usize> = HashSet::default();
         let mut complete = true;
+        // The calls through which the value entered each function (as an
+        // argument): what such a function returns goes back there only.
+        let entered: Entered = std::cell::RefCell::default();
         while let Some((scope, anc, e, depth)) = queue.pop() {
             if !budget.take() || depth > MAX_DEPTH {
                 complete = false;
@@ -31,7 +34,7 @@ impl Program {
                 continue;
             }
             let mut places = Vec::new();
-            self.classify(scope, &anc, e, through, &mut places, &mut queue, depth, visit);
+            self.classify(scope, &anc, e, through, &mut places, &mut queue, depth, &entered, visit);
             for place in places {
                 if !seen_places.insert(place.clone()) {
                     continue;
@@ -55,6 +58,7 @@ impl Program {
         places: &mut Vec<Place>,
         queue: &mut Vec<(Scope, Vec<Anc<'p>>, &'p Expr, u32)>,
         depth: u32,
+        entered: &Entered,
         visit: &mut dyn FnMut(Flow<'p>),
     ) {
         let Some((parent, up)) = anc.split_last() else { return };
@@ -107,6 +111,7 @@ impl Program {
                     }
                     if let (Callee::Func(f), ArgPos::Pos(_) | ArgPos::Kw(_)) = (&callee, pos) {
                         if let Some(param) = self.param_for(*f, func, &pos) {
+                            entered.borrow_mut().push((*f, *p as *const Expr as usize));
                             visit(Flow::Entered {
                                 scope,
                                 call: p,
@@ -196,7 +201,7 @@ impl Program {
                                 && matches!(p.kind, ExprKind::Tuple(_)) =>
                         {
                             match items.iter().position(|i| std::ptr::eq(i, e)) {
-                                Some(i) => self.returned_element(scope, p, i, items.len(), places, visit, 0),
+                                Some(i) => self.returned_element(scope, p, i, items.len(), places, entered, visit, 0),
                                 None => visit(Flow::Escapes { scope, at: p }),
                             }
                         }
@@ -229,7 +234,7 @@ impl Program {
                 }
                 StmtKind::Return(Some(v)) if std::ptr::eq(v, e) => match scope.func() {
                     Some(f) => {
-                        let sites = self.call_sites(f);
+                        let sites = returns_to(self.call_sites(f), f, entered);
                         if sites.is_empty() {
                             visit(Flow::Returned { scope, func: Some(f) });
                         }
@@ -288,6 +293,7 @@ impl Program {
         i: usize,
         n: usize,
         places: &mut Vec<Place>,
+        entered: &Entered,
         visit: &mut dyn FnMut(Flow<'p>),
         depth: u32,
     ) {
@@ -295,7 +301,7 @@ impl Program {
             visit(Flow::Escapes { scope, at: container });
             return;
         };
-        let sites = self.call_sites(f);
+        let sites = returns_to(self.call_sites(f), f, entered);
         if sites.is_empty() {
             visit(Flow::Returned { scope, func: Some(f) });
             return;
@@ -311,7 +317,7 @@ impl Program {
             // Dispatching helpers nest shallowly; a function returning its
             // own call is not followed round.
             if forwarded && depth < 3 && s2.func() != Some(f) {
-                self.returned_element(s2, call, i, n, places, visit, depth + 1);
+                self.returned_element(s2, call, i, n, places, entered, visit, depth + 1);
                 continue;
             }
             let target = anc.and_then(|a| bound_target(&a, call)).and_then(|t| match &t.kind {
@@ -1130,4 +1136,28 @@ impl Program {
             .get(y.span.start..v.span.start)
             .is_some_and(|t| t.split_whitespace().nth(1) == Some("from"))
     }
+}
+
+/// The calls through which a followed value entered each function, by
+/// function and call (its address).
+type Entered = std::cell::RefCell<Vec<(FuncId, usize)>>;
+
+/// The call sites what `f` returns goes back to: those the value entered
+/// `f` through, where it entered as an argument (`dist_tqdm(loader)`
+/// returning `obj` hands it back to that call, not to every caller of
+/// `dist_tqdm`); all of them for a value `f` made itself.
+fn returns_to<'p>(sites: Vec<(Scope, &'p Expr)>, f: FuncId, entered: &Entered) -> Vec<(Scope, &'p Expr)> {
+    let calls: Vec<usize> = entered
+        .borrow()
+        .iter()
+        .filter(|(g, _)| *g == f)
+        .map(|(_, c)| *c)
+        .collect();
+    if calls.is_empty() {
+        return sites;
+    }
+    sites
+        .into_iter()
+        .filter(|(_, call)| calls.contains(&(*call as *const Expr as usize)))
+        .collect()
 }
