@@ -601,7 +601,11 @@ fn over_datapipe(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], args: &[Arg]) -
 /// sliced by rank nor broadcast from one rank (`dist.broadcast(perm, 0)`:
 /// every rank then uses one rank's draw, on purpose).
 fn sample_order(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], perm: &Expr) -> bool {
-    if tensor_sized(code, scope, perm) || in_module_method(code, scope) || sized_by_range_step(code, scope, perm) {
+    if tensor_sized(code, scope, perm)
+        || in_module_method(code, scope)
+        || in_item_method(code, scope)
+        || sized_by_range_step(code, scope, perm)
+    {
         return false;
     }
     let mut uses = PermUses::default();
@@ -635,6 +639,20 @@ fn in_module_method(code: &Code<'_>, scope: Scope) -> bool {
         .func()
         .and_then(|f| code.prog.class_of(f))
         .is_some_and(|k| code.prog.derives_from(k, crate::training::program::TORCH_MODULE))
+}
+
+/// Whether `scope` is a method of a dataset class (a `torch.utils.data.Dataset`
+/// subclass) other than its constructor: a permutation drawn there picks
+/// within one sample (co-tracker's `torch.randperm(len(visible))[:n]` of a
+/// clip's trajectories), not the order of the dataset's samples.
+fn in_item_method(code: &Code<'_>, scope: Scope) -> bool {
+    scope.func().is_some_and(|f| {
+        code.prog.func(f).is_some_and(|x| x.name != "__init__")
+            && code
+                .prog
+                .class_of(f)
+                .is_some_and(|k| code.prog.derives_from(k, &["torch.utils.data.Dataset"]))
+    })
 }
 
 /// Whether the permutation's size is the counter of a `for` over a
