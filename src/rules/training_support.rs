@@ -24,6 +24,13 @@ pub(crate) fn iteration_wrapper(callee: &Callee, pos: &ArgPos<'_>) -> bool {
         // item. Where that module is not in the context (a submodule left
         // out), the method is still known by its name.
         p if p.ends_with("MetricLogger.log_every") => first,
+        // Lightning's `CombinedLoader({"t2i": a, "lm": b}, mode=…)`: passes
+        // over each loader it holds (Show-o's training loop).
+        // (`lightning.pytorch.utilities`, read as `lightning.utilities`;
+        // older releases' `trainer.supporters`).
+        p if p.starts_with("lightning.") && p.ends_with(".CombinedLoader") => {
+            matches!(pos, ArgPos::Pos(0) | ArgPos::Kw("iterables"))
+        }
         _ => false,
     }
 }
@@ -325,9 +332,22 @@ fn prepares_loaders(code: &Code<'_>, m: crate::training::program::ModId) -> bool
                 if hit {
                     return;
                 }
-                let ExprKind::Call { func, .. } = &e.kind else { return };
+                let ExprKind::Call { func, args, .. } = &e.kind else { return };
                 let ExprKind::Attribute { value, attr } = &func.kind else { return };
                 if attr != "prepare" {
+                    return;
+                }
+                // Some argument may be a loader: not a call that prepares
+                // only the model, optimizer and scheduler
+                // (`accelerator.prepare(model, optimizer, lr_scheduler)`).
+                let loader_like = args.iter().any(|a| match a {
+                    crate::training::ast::Arg::Pos(v) | crate::training::ast::Arg::Kw { value: v, .. } => {
+                        let text = prog.text(scope.m).get(v.span.start..v.span.end).unwrap_or("").to_ascii_lowercase();
+                        !["model", "optim", "sched", "net"].iter().any(|w| text.contains(w))
+                    }
+                    _ => true,
+                });
+                if !loader_like {
                     return;
                 }
                 let s = prog.sources(scope, value);

@@ -187,6 +187,27 @@ impl Program {
                         self.target_places(scope, t, places, visit);
                     }
                 }
+                // A value of a dict display handed on whole (`CombinedLoader(
+                // {"t2i": a, "lm": b})`, also through a name it is kept in):
+                // the dict carries it along, as a list does.
+                ExprKind::Dict(items)
+                    if items.iter().any(
+                        |i| matches!(i, crate::training::ast::DictItem::Pair { value, .. } if std::ptr::eq(value, e)),
+                    ) =>
+                {
+                    let handed = match up.last() {
+                        Some(Anc::Expr(gp)) => matches!(gp.kind, ExprKind::Call { .. }),
+                        Some(Anc::Stmt(st)) => matches!(&st.kind, StmtKind::Assign { targets, value }
+                            if std::ptr::eq(value, *p) && targets.iter().all(|t| matches!(t.kind, ExprKind::Name(_)))),
+                        _ => false,
+                    };
+                    if handed {
+                        visit(Flow::Contained { scope, container: p });
+                        queue.push((scope, up.to_vec(), p, depth + 1));
+                    } else {
+                        visit(Flow::Escapes { scope, at: e });
+                    }
+                }
                 ExprKind::List(items) | ExprKind::Tuple(items) if items.iter().any(|i| std::ptr::eq(i, e)) => {
                     // An element of a container: followed when the
                     // container is iterated by a `for` whose target is a
