@@ -140,10 +140,18 @@ fn check_generator<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], gen: &'p 
         let Some(loader_anc) = prog.ancestors_of(s, call) else {
             continue;
         };
-        if super::training_support::managed(code, s, &loader_anc, call) {
-            continue;
-        }
-        let Some(draw) = draws(code, s, args) else { continue };
+        // Fabric's `setup_dataloaders` swaps in a distributed sampler of its
+        // own seed but keeps the generator, from which each pass draws the
+        // workers' base seeds: those stay alike (co-tracker's `g.manual_seed(0)`).
+        let draw = if super::training_support::managed(code, s, &loader_anc, call) {
+            if !set_up_by_fabric(code, s, &loader_anc, call) {
+                continue;
+            }
+            worker_draws(code, s, args)
+        } else {
+            draws(code, s, args)
+        };
+        let Some(draw) = draw else { continue };
         report(code, out, (*seed_scope, seed), value, (s, call), draw);
         // One finding for the seed, at the first loader it feeds.
         return;
@@ -196,6 +204,18 @@ fn draws(code: &Code<'_>, scope: Scope, args: &[Arg]) -> Option<Draw> {
     if shuffle && !own_sampler && !dataset.is_some_and(|d| rank_part(code, scope, d)) {
         return Some(Draw::Order);
     }
+    worker_draws(code, scope, args)
+}
+
+/// [`draws`] of the workers only: a loader with workers, each pass drawing
+/// their base seeds from its generator, where the training code draws
+/// random numbers in them.
+fn worker_draws(code: &Code<'_>, scope: Scope, args: &[Arg]) -> Option<Draw> {
+    let prog = code.prog;
+    if args.iter().any(|a| matches!(a, Arg::Star(_) | Arg::StarStar(_))) {
+        return None;
+    }
+    let truth = |e: &Expr| runtime::is_true(prog, code.cfg, code.rt, scope, e);
     let workers = kw(args, "num_workers").or_else(|| pos(args, 5));
     let some_workers = workers
         .and_then(|w| runtime::constant_or_default(prog, code.cfg, code.rt, scope, w))
@@ -204,6 +224,20 @@ fn draws(code: &Code<'_>, scope: Scope, args: &[Arg]) -> Option<Draw> {
         // `persistent_workers=True` raises without workers.
         || kw(args, "persistent_workers").and_then(truth) == Some(true);
     (some_workers && draws_random_elsewhere(code, scope)).then_some(Draw::WorkerSeeds)
+}
+
+/// Whether the loader at `call` is handed to Lightning Fabric's (or Lite's)
+/// `setup_dataloaders(…)`.
+fn set_up_by_fabric<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], call: &'p Expr) -> bool {
+    let mut found = false;
+    code.prog.flows(scope, anc, call, &|_, _| false, &mut |flow| {
+        if let Flow::Arg { call: c, .. } = flow {
+            if let ExprKind::Call { func, .. } = &c.kind {
+                found |= matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "setup_dataloaders");
+            }
+        }
+    });
+    found
 }
 
 /// Whether the dataset expression (or a local name's assignments) mentions

@@ -89,7 +89,10 @@ declare_rule! {
     /// same order), or that has workers (`num_workers` above 0, or
     /// `persistent_workers=True`) where the training code draws random numbers
     /// elsewhere: the loader draws each pass's worker seeds from it, so worker k of
-    /// every rank draws the same augmentations. Last, an `IterableDataset` whose
+    /// every rank draws the same augmentations (also through Lightning Fabric's
+    /// `setup_dataloaders`, which swaps in its own distributed sampler but keeps
+    /// the generator for the workers' seeds; not through `accelerator.prepare`,
+    /// which keeps that generator in step on purpose). Last, an `IterableDataset` whose
     /// `__iter__` splits its records by `get_worker_info()` but nowhere by rank,
     /// read through a plain `DataLoader` in multi-rank code: every rank yields the
     /// same records. And the same without a generator at all: every rank
