@@ -437,6 +437,7 @@ fn distributed_markers(prog: &Program, which: &dyn Fn(ModId) -> bool) -> bool {
         "barrier",
         "DistributedSampler",
         "Accelerator",
+        "PartialState",
         "Fabric",
         "COMM_WORLD",
         "Strategy",
@@ -482,6 +483,9 @@ fn is_distributed_marker(path: &str) -> bool {
         "deepspeed.comm.barrier",
         "torch.utils.data.DistributedSampler",
         "accelerate.Accelerator",
+        // The process state of an `accelerate launch` (MOTIP's utilities).
+        "accelerate.PartialState",
+        "accelerate.state.PartialState",
         "lightning.Fabric",
         "lightning.fabric.Fabric",
     ];
