@@ -137,23 +137,12 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
         let Some((f, bound)) = init_function(code, scope, init) else {
             continue;
         };
-        let Some(func) = prog.func(f) else { continue };
-        // A callable instance's `__call__(self, worker_id)`: not `self`,
-        // and named by its class.
-        let skip = usize::from(prog.class_of(f).is_some());
-        let shown = match prog.class_of(f).and_then(|k| prog.class(k)) {
-            Some(class) => class.name.clone(),
-            None => func.name.clone(),
+        // The parameters the loader passes (the worker id; not `self` of a
+        // callable instance's `__call__`); those a `partial` binds are
+        // values of the parent.
+        let Some((params, shown)) = worker_params(prog, f, &bound) else {
+            continue;
         };
-        // The parameters the loader passes (the worker id); those a
-        // `partial` binds are values of the parent.
-        let params: Vec<&str> = func
-            .params
-            .iter()
-            .skip(skip)
-            .map(|p| p.name.as_str())
-            .filter(|n| !bound.iter().any(|b| b.name == *n))
-            .collect();
         // A bound value that mixes in the rank seeds each rank apart.
         if bound.iter().any(|b| depends_on_rank(prog, b.scope, b.value)) {
             continue;
@@ -164,25 +153,10 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
         };
         let fs = f.scope();
         let mut hits: Vec<(Span, &'static str, &Expr, From)> = Vec::new();
-        prog.walk_exprs(fs, &mut |_, e| {
-            let ExprKind::Call {
-                func: callee, args: a, ..
-            } = &e.kind
-            else {
-                return;
-            };
-            let Some(path) = prog.external(fs, callee) else { return };
-            let name = match path.as_str() {
-                "numpy.random.seed" => "np.random.seed",
-                "random.seed" => "random.seed",
-                "torch.manual_seed" => "torch.manual_seed",
-                // lhotse's, which seeds `random`, numpy and torch.
-                "lhotse.utils.fix_random_seed" => "fix_random_seed",
-                _ => return,
-            };
-            let Some(v) = pos(a, 0) else { return };
+        for (e, name, v) in seedings_in(prog, fs) {
+            let Some(v) = v else { continue };
             let Some(parts) = seed_parts(code, fs, &params, v) else {
-                return;
+                continue;
             };
             if parts.contains(&Part::Worker) {
                 let from = if parts.contains(&Part::NumpyWord) {
@@ -194,7 +168,7 @@ pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], o
                 };
                 hits.push((e.span, name, v, from));
             }
-        });
+        }
         let workers = match workers {
             Some(n) => format!("{n} workers"),
             None => "workers".to_string(),
@@ -301,15 +275,9 @@ pub(super) fn epoch_repeating_worker_seeds(code: &Code<'_>, out: &mut Sink<'_>) 
         let Some((f, bound)) = init_function(code, scope, init) else {
             continue;
         };
-        let Some(func) = prog.func(f) else { continue };
-        let skip = usize::from(prog.class_of(f).is_some());
-        let worker: Vec<&str> = func
-            .params
-            .iter()
-            .skip(skip)
-            .map(|p| p.name.as_str())
-            .filter(|n| !bound.iter().any(|b| b.name == *n))
-            .collect();
+        let Some((worker, shown)) = worker_params(prog, f, &bound) else {
+            continue;
+        };
         let params = Params {
             worker: &worker,
             bound: &bound,
@@ -320,18 +288,8 @@ pub(super) fn epoch_repeating_worker_seeds(code: &Code<'_>, out: &mut Sink<'_>) 
         let fs = f.scope();
         let mut first: Option<(Span, &Expr)> = None;
         let mut every = true;
-        prog.walk_exprs(fs, &mut |_, e| {
-            let ExprKind::Call {
-                func: callee, args: a, ..
-            } = &e.kind
-            else {
-                return;
-            };
-            let Some(path) = prog.external(fs, callee) else { return };
-            if !matches!(path.as_str(), "numpy.random.seed" | "random.seed" | "torch.manual_seed") {
-                return;
-            }
-            match pos(a, 0) {
+        for (e, _, v) in seedings_in(prog, fs) {
+            match v {
                 Some(v) if fixed_per_loader(code, fs, &params, v, 0) => {
                     if first.is_none() {
                         first = Some((e.span, v));
@@ -339,7 +297,7 @@ pub(super) fn epoch_repeating_worker_seeds(code: &Code<'_>, out: &mut Sink<'_>) 
                 }
                 _ => every = false,
             }
-        });
+        }
         let Some((at, seed)) = first else { continue };
         if !every || reported.contains(&at) || !(by_rank || depends_on_rank(prog, fs, seed)) {
             continue;
@@ -348,10 +306,6 @@ pub(super) fn epoch_repeating_worker_seeds(code: &Code<'_>, out: &mut Sink<'_>) 
             continue;
         }
         reported.push(at);
-        let shown = match prog.class_of(f).and_then(|k| prog.class(k)) {
-            Some(class) => class.name.clone(),
-            None => func.name.clone(),
-        };
         // The seed as computed, where it is a local (`worker_seed =
         // num_workers * rank + worker_id + seed`).
         let src = prog.sources(fs, seed);
@@ -416,35 +370,20 @@ pub(super) fn from_base_seed(code: &Code<'_>, scope: Scope, init: &Expr) -> Opti
     if !bound.is_empty() {
         return None;
     }
-    let func = prog.func(f)?;
-    let skip = usize::from(prog.class_of(f).is_some());
-    let worker: Vec<&str> = func.params.iter().skip(skip).map(|p| p.name.as_str()).collect();
+    let (worker, shown) = worker_params(prog, f, &bound)?;
     let fs = f.scope();
     let mut seeded = 0;
     let mut other = false;
-    prog.walk_exprs(fs, &mut |_, e| {
-        let ExprKind::Call { func: callee, args, .. } = &e.kind else {
-            return;
-        };
-        let Some(path) = prog.external(fs, callee) else { return };
-        if !matches!(
-            path.as_str(),
-            "numpy.random.seed" | "random.seed" | "torch.manual_seed" | "lhotse.utils.fix_random_seed"
-        ) {
-            return;
-        }
-        match pos(args, 0) {
+    for (_, _, v) in seedings_in(prog, fs) {
+        match v {
             Some(v) if initial_derived(code, fs, &worker, v, &mut Vec::new()) == Some(true) => seeded += 1,
             _ => other = true,
         }
-    });
+    }
     if seeded == 0 || other {
         return None;
     }
-    Some(match prog.class_of(f).and_then(|k| prog.class(k)) {
-        Some(class) => class.name.clone(),
-        None => func.name.clone(),
-    })
+    Some(shown)
 }
 
 /// Whether `e` is computed from `torch.initial_seed()` (`Some(true)`), or
@@ -518,6 +457,54 @@ struct Bound<'p> {
 struct Params<'a, 'p> {
     worker: &'a [&'a str],
     bound: &'a [Bound<'p>],
+}
+
+/// What an init function `f` (bound with `bound`) is given by the loader:
+/// its parameters other than `self` and those a `partial` binds (the
+/// worker id), and the name to show (a callable instance's class).
+fn worker_params<'f>(
+    prog: &'f crate::training::program::Program,
+    f: FuncId,
+    bound: &[Bound<'_>],
+) -> Option<(Vec<&'f str>, String)> {
+    let func = prog.func(f)?;
+    let class = prog.class_of(f);
+    let skip = usize::from(class.is_some());
+    let params = func
+        .params
+        .iter()
+        .skip(skip)
+        .map(|p| p.name.as_str())
+        .filter(|n| !bound.iter().any(|b| b.name == *n))
+        .collect();
+    let shown = match class.and_then(|k| prog.class(k)) {
+        Some(c) => c.name.clone(),
+        None => func.name.clone(),
+    };
+    Some((params, shown))
+}
+
+/// The calls in the function of `scope` that seed numpy's, `random`'s or
+/// torch's global RNG (`np.random.seed(s)`, also lhotse's
+/// `fix_random_seed(s)`, which seeds all three), with their shown name
+/// and first argument.
+fn seedings_in(prog: &crate::training::program::Program, scope: Scope) -> Vec<(&Expr, &'static str, Option<&Expr>)> {
+    let mut out = Vec::new();
+    prog.walk_exprs(scope, &mut |_, e| {
+        let ExprKind::Call { func, args, .. } = &e.kind else {
+            return;
+        };
+        let Some(path) = prog.external(scope, func) else { return };
+        let name = match path.as_str() {
+            "numpy.random.seed" => "np.random.seed",
+            "random.seed" => "random.seed",
+            "torch.manual_seed" => "torch.manual_seed",
+            "lhotse.utils.fix_random_seed" => "fix_random_seed",
+            _ => return,
+        };
+        out.push((e, name, pos(args, 0)));
+    });
+    out
 }
 
 /// The training-code function a `worker_init_fn=` argument names: directly,
