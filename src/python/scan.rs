@@ -229,6 +229,8 @@ pub fn scan(text: &str) -> Scan {
             }
         }
     };
+    // Modules loaded by name so far (at most [`MAX_BY_NAME_PER_FILE`]).
+    let mut by_name = 0usize;
     for line in &lines {
         let s = text.get(line.start..line.end).unwrap_or("");
         if line.indent == 0 {
@@ -265,8 +267,10 @@ pub fn scan(text: &str) -> Scan {
             if let Some(import) = import_line(s) {
                 out.imports.push(import);
             }
-        } else if s.contains("import_module(") {
-            out.imports.extend(loaded_by_name(s));
+        } else if by_name < MAX_BY_NAME_PER_FILE && s.contains("import_module(") {
+            let found = loaded_by_name(s);
+            by_name += found.len();
+            out.imports.extend(found.into_iter().take(MAX_BY_NAME_PER_FILE));
         }
     }
     if let Some(start) = decorators_from {
@@ -346,6 +350,10 @@ fn import_line(line: &str) -> Option<ImportLine> {
 
 /// Most modules one line loads by name that are kept.
 const MAX_LOADED: usize = 4;
+
+/// Most modules one file loads by name that are kept (a generated file of
+/// ten thousand `import_module(…)` lines gives no more).
+pub const MAX_BY_NAME_PER_FILE: usize = 16;
 
 /// The modules a line loads by name with `importlib.import_module(…)`: a
 /// literal name (`"models.resnet"`), or an f-string whose placeholders each
@@ -451,6 +459,16 @@ mod tests {
         assert!(got("m = import_module(name)\n").is_empty());
         assert!(got("m = import_module(f\"{pkg}.expert\")\n").is_empty());
         assert!(got("m = import_module(\".expert\", package=p)\n").is_empty());
+    }
+
+    #[test]
+    fn modules_loaded_by_name_are_few_per_file() {
+        let text: String = (0..10_000)
+            .map(|i| format!("m{i} = importlib.import_module(f\"pkg{i}.{{name}}.expert\")\n"))
+            .collect();
+        let got = scan(&text).imports;
+        assert_eq!(got.len(), MAX_BY_NAME_PER_FILE);
+        assert_eq!(got[0].plain, vec!["pkg0.*.expert".to_string()]);
     }
 
     #[test]

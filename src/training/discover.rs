@@ -243,6 +243,10 @@ impl<'a> Context<'a> {
 /// Most modules one name pattern of a dynamic import is read as.
 const MAX_MATCHED: usize = 32;
 
+/// Most name patterns of dynamic imports one discovery expands (each
+/// lists the context's files once).
+const MAX_BY_NAME: usize = 64;
+
 /// Most programs a script that loads a module by name is read as (one per
 /// module it may load); with more, one program holds them all.
 const MAX_VARIANTS: usize = 8;
@@ -417,6 +421,7 @@ pub fn discover(
     // f"evals.{name}.eval")`): alternatives, one of which a run loads; and
     // the files some import names outright.
     let mut alternatives: Vec<(String, Vec<String>)> = Vec::new();
+    let mut by_name_left = MAX_BY_NAME;
     let mut named_imports: HashSet<String> = HashSet::new();
     let mut problems = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
@@ -503,6 +508,14 @@ pub fn discover(
         let mut roots = q.roots.clone();
         add_roots(&mut roots, super::syspath::added_folders(&scanned, &q.rel));
         for imp in imports {
+            // Each name pattern lists the context's files: a run expands a
+            // bounded number of them (the others load nothing known).
+            if imp.plain.iter().any(|m| m.contains('*')) {
+                if by_name_left == 0 {
+                    continue;
+                }
+                by_name_left -= 1;
+            }
             let mut found = resolve_import(&ctx, imp, &package, &roots, &q.rel);
             // A script run from a folder above its own, with that folder on
             // the path (`cd multi_modality && PYTHONPATH=. torchrun
@@ -1216,6 +1229,31 @@ from detsd.utils import f
         assert!(asr != 0 && commands != 0 && asr & commands == 0, "{asr:b} {commands:b}");
         assert_eq!(bits("s3prl/runner.py").0, asr | commands);
         assert_eq!(bits("s3prl/run.py"), (asr | commands, asr | commands));
+    }
+
+    #[test]
+    fn a_run_expands_a_bounded_number_of_name_patterns() {
+        // Ten scripts, each loading sixteen modules by sixteen patterns:
+        // 160 patterns, of which the first 64 expand.
+        let mut owned: Vec<(String, String)> = Vec::new();
+        for s in 0..10 {
+            let text: String = (0..16)
+                .map(|i| format!("m = importlib.import_module(f\"p{s}_{i}.{{x}}.m\")\n"))
+                .collect();
+            owned.push((
+                format!("s{s}.py"),
+                format!("{text}if __name__ == \"__main__\":\n    pass\n"),
+            ));
+            for i in 0..16 {
+                owned.push((format!("p{s}_{i}/x/m.py"), String::new()));
+            }
+        }
+        let files: Vec<(&str, &str)> = owned.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+        let named: Vec<String> = (0..10).map(|s| format!("s{s}.py")).collect();
+        let named: Vec<&str> = named.iter().map(String::as_str).collect();
+        let s = discover_in(&files, None, &named);
+        let loaded = s.files.iter().filter(|f| f.input.name.ends_with("/m.py")).count();
+        assert_eq!(loaded, MAX_BY_NAME);
     }
 
     #[test]
