@@ -477,6 +477,52 @@ fn arithmetic(op: &str, a: &Const, b: &Const) -> Option<Const> {
     v.is_finite().then_some(Const::Float(v))
 }
 
+/// `min(a, b, …)` or `max(a, b, …)` over every combination of the
+/// arguments' values (at most 64), numbers only; `None` for one argument
+/// (an iterable) or anything not resolved.
+fn min_max(prog: &Program, env: &Env<'_>, scope: Scope, max: bool, args: &[&Expr], depth: u32) -> Option<Resolved> {
+    if args.len() < 2 || args.len() > 4 {
+        return None;
+    }
+    let number = |c: &Const| match c {
+        Const::Int(i) => Some(*i as f64),
+        Const::Float(f) => Some(*f),
+        _ => None,
+    };
+    let mut acc: Option<Resolved> = None;
+    for a in args {
+        let r = constant_at(prog, env, scope, a, depth + 1)?;
+        if r.values.iter().any(|v| number(v).is_none()) {
+            return None;
+        }
+        acc = Some(match acc {
+            None => r,
+            Some(prev) => {
+                if prev.values.len().saturating_mul(r.values.len()) > 64 {
+                    return None;
+                }
+                let mut values = Vec::new();
+                for x in &prev.values {
+                    for y in &r.values {
+                        let (fx, fy) = (number(x)?, number(y)?);
+                        let pick = if (fy > fx) == max && fy != fx { y } else { x };
+                        if !values.contains(pick) {
+                            values.push(pick.clone());
+                        }
+                    }
+                }
+                Resolved {
+                    values,
+                    via: prev.via.or(r.via),
+                    default_at: prev.default_at.or(r.default_at),
+                    from_files: prev.from_files.or(r.from_files),
+                }
+            }
+        });
+    }
+    acc
+}
+
 fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[Arg], depth: u32) -> Option<Resolved> {
     let callee = prog.callee(t.scope, func);
     let positional: Vec<&Expr> = args
@@ -502,6 +548,11 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
                     default_at: r.default_at,
                     from_files: r.from_files,
                 });
+            }
+            // `min(cfg.num_workers, batch_size)`, `max(4, cpus // 2)`: each
+            // combination of the arguments' values (numbers only).
+            "builtins.min" | "builtins.max" if t.proj.is_empty() && args.len() == positional.len() => {
+                return min_max(prog, env, t.scope, path == "builtins.max", &positional, depth);
             }
             "determined.get_cluster_info" => {
                 // `.trial.hparams[k]`
