@@ -238,7 +238,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                         let cond = excerpt(code.text(scope.m, test.span));
                         let cond = if negated { format!("not ({cond})") } else { cond };
                         if let Some(c) = collective(code.prog, scope, e, ddp) {
-                            if !differ.contains(&c.kind) {
+                            if !differ.contains(&c.kind) || !counter.reached_by_some_rank(scope, e) {
                                 return;
                             }
                             reported.push(e.span);
@@ -261,6 +261,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                         let Callee::Func(f) = code.prog.callee(scope, func) else {
                             return;
                         };
+                        if !counter.reached_by_some_rank(scope, e) {
+                            return;
+                        }
                         let body = code.prog.body(f.scope());
                         let pred = |c: &runtime::Collective| differ.contains(&c.kind);
                         let Some((inner_scope, inner, c)) =
@@ -425,6 +428,42 @@ impl Counter<'_, '_> {
             }
         }
         Some(differ)
+    }
+
+    /// Whether some rank, under some reading of the conditions' other
+    /// parts, passes every rank test around `e` the way that leads to it: a
+    /// barrier under `if local_rank not in [-1, 0]:` inside `if local_rank
+    /// in [-1, 0]:` runs on no rank (Oscar's dead first-rank-first barrier).
+    fn reached_by_some_rank(&self, scope: Scope, e: &Expr) -> bool {
+        let Some(anc) = self.code.prog.ancestors_of(scope, e) else {
+            return true;
+        };
+        let within = |stmts: &[Stmt]| {
+            stmts
+                .iter()
+                .any(|b| b.span.start <= e.span.start && e.span.end <= b.span.end)
+        };
+        let arms: Vec<(&Expr, bool)> = anc
+            .iter()
+            .filter_map(|a| match a {
+                Anc::Stmt(s) => match &s.kind {
+                    StmtKind::If { test, body, orelse } if within(body) => Some((test, true)),
+                    StmtKind::If { test, orelse, .. } if within(orelse) => Some((test, false)),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .filter(|(t, _)| mentions_rank(self.code.prog, scope, t))
+            .collect();
+        if arms.len() < 2 {
+            return true;
+        }
+        (0u32..(1 << self.atoms.len())).any(|bits| {
+            RANKS.iter().any(|r| {
+                arms.iter()
+                    .all(|(t, want)| self.eval(scope, t, *r, bits).is_none_or(|v| v == *want))
+            })
+        })
     }
 
     fn is_atom(&self, scope: Scope, e: &Expr) -> bool {
