@@ -11,7 +11,9 @@ declare_rule! {
     /// Training code checked without an experiment is reported where the
     /// repository's own requirements (`pyproject.toml`, `requirements.txt`,
     /// `setup.py` at its root) bound PyTorch below 2.10 (`torch==2.8.0`); a lower
-    /// bound alone (`torch>=2.1`) says nothing, and such code is left alone.
+    /// bound alone (`torch>=2.1`) says nothing, and such code is left alone. So is
+    /// a call in an opt-in arm no caller in the code takes (`if
+    /// keep_reproducibility:` on a parameter that defaults to `False`).
     ///
     /// ## Why
     /// On those releases, with CUDA 10.2 or later, the first cuBLAS operation (any
@@ -121,7 +123,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             None => continue,
         };
         if let Some(stmt) = code.prog.stmt_of(&anc) {
-            if dead_branch(code.prog, code.cfg, code.rt, scope, &anc, stmt) {
+            if dead_branch(code.prog, code.cfg, code.rt, scope, &anc, stmt)
+                || runtime::opt_in_arm_off(code.prog, scope, &anc, stmt)
+            {
                 continue;
             }
         }

@@ -820,6 +820,43 @@ pub fn dead_branch_by(anc: &[Anc<'_>], node: *const Stmt, truth: &dyn Fn(&Expr) 
     false
 }
 
+/// Whether `node` (its ancestors `anc`, in `scope`) sits in the body of an
+/// `if p:` on a parameter `p` of its function that defaults to a falsy
+/// literal (`keep_reproducibility=False`) and that no call of the function
+/// passes: an opt-in arm no caller in the code opts into (a helper nothing
+/// calls included, unless it escapes to code stagec cannot see).
+pub fn opt_in_arm_off(prog: &Program, scope: Scope, anc: &[Anc<'_>], node: *const Stmt) -> bool {
+    let Some(f) = scope.func() else { return false };
+    let Some(func) = prog.func(f) else { return false };
+    if prog.escapes(f) {
+        return false;
+    }
+    let off = |test: &Expr| -> Option<bool> {
+        let ExprKind::Name(n) = &test.kind else { return None };
+        let index = func.params.iter().position(|p| p.name == *n)?;
+        let falsy = func.params[index]
+            .default
+            .as_ref()
+            .is_some_and(|d| matches!(d.kind, ExprKind::Bool(false) | ExprKind::None | ExprKind::Int(0)));
+        if !falsy
+            || prog
+                .local_defs(f, n)
+                .iter()
+                .any(|d| !matches!(d, crate::training::program::LocalDef::Param(_)))
+        {
+            return None;
+        }
+        let passed = prog.call_sites(f).into_iter().any(|(_, call)| {
+            !matches!(
+                prog.bind(f, call, index),
+                crate::training::program::Bound::Default(_) | crate::training::program::Bound::Missing
+            )
+        });
+        (!passed).then_some(false)
+    };
+    dead_branch_by(anc, node, &off)
+}
+
 /// Whether `test` (in `scope`) is `p is None` or `p is not None` on a
 /// parameter `p` of the function it is in whose default is `None` and
 /// that every call of the function gives a value other than a literal
