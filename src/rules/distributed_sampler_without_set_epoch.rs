@@ -40,7 +40,9 @@ declare_rule! {
     /// `DistributedSampler` shuffles with `seed + epoch`. Without `set_epoch(epoch)`
     /// every epoch sees exactly the order of the first one, on every rank. Call it at
     /// the start of each epoch, before iterating. Loaders prepared by Accelerate or
-    /// Lightning call it themselves; `determined.pytorch.samplers.DistributedSampler`
+    /// Lightning call it themselves — but a `prepare` under a switch of the run
+    /// (`if args.use_accelerate:`) leaves the runs without it to the sampler
+    /// alone; `determined.pytorch.samplers.DistributedSampler`
     /// is a different class without epochs; a sampler that escapes into code stagec
     /// cannot see is left alone.
     ///
@@ -60,7 +62,9 @@ declare_rule! {
     };
 }
 
-use super::training_support::{body_trains, code, iteration_wrapper, managed, trains, Code};
+use super::training_support::{
+    accelerate_prepare, body_trains, code, iteration_wrapper, managed_always, trains, under_run_switch, Code,
+};
 use super::{Cx, Sink};
 use crate::source::Span;
 use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
@@ -260,8 +264,24 @@ fn analyse<'p>(
         // and the loader is built here: followed from the calls that
         // shuffle, as what they return (nothing, where it is not returned).
         let f = scope.func()?;
-        if loaders.is_empty() || !loaders.iter().all(|(s, _, _)| s.func() == Some(f)) {
+        if loaders.is_empty() {
             return None;
+        }
+        // The sampler is returned to the callers, which build the loaders
+        // (`make_data_sampler(dataset, shuffle, distributed)`): its life
+        // goes on from each call that shuffles, read as the sampler.
+        if !loaders.iter().all(|(s, _, _)| s.func() == Some(f)) {
+            if !returned_only(code, scope, anc, sampler) {
+                return None;
+            }
+            return prog
+                .call_sites(f)
+                .into_iter()
+                .filter(|(_, c)| calls.contains(&(*c as *const Expr)))
+                .find_map(|(cs, c)| {
+                    let a = prog.ancestors_of(cs, c)?;
+                    analyse(code, cs, &a, c, None)
+                });
         }
         loaders = prog
             .call_sites(f)
@@ -303,7 +323,7 @@ fn analyse<'p>(
     let mut loader_names: Vec<(Scope, &'p Expr)> = Vec::new();
     let mut contained = false;
     for (s, a, loader) in loaders {
-        if managed(code, s, &a, loader) {
+        if managed_always(code, s, &a, loader) {
             return None;
         }
         let mut attrs: Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> = Vec::new();
@@ -370,6 +390,11 @@ fn analyse<'p>(
                 callee: Callee::External(p),
                 ..
             } if benign(&p) => {}
+            // Prepared by Accelerate on the runs a switch turns it on
+            // (`if args.use_accelerate:`): the other runs keep the loader
+            // as it is, and pass over it where the flow goes on.
+            Flow::Arg { scope, call, anc, .. }
+                if accelerate_prepare(prog, scope, call) && under_run_switch(code, scope, &anc, call) => {}
             Flow::Arg { callee, call, pos, .. } if prog.followed_into_init(&callee, call, &pos) => {}
             Flow::Arg { .. } | Flow::Escapes { .. } | Flow::Returned { .. } => escapes = true,
             _ => {}
@@ -484,6 +509,21 @@ fn shuffling_calls(code: &Code<'_>, scope: Scope, shuffle: &Expr) -> Option<Vec<
         let shuffles = match (&value.kind, want) {
             (ExprKind::Str(given), Some(want)) => (given == want) == equal,
             (ExprKind::Bool(b), None) => *b,
+            // A name the caller sets per its own arguments (`shuffle =
+            // True` under `if is_train:`, else `False`): the call may
+            // shuffle, and where it does is told by the caller's own
+            // callers (see `analyse`).
+            (ExprKind::Name(_), None) => {
+                let Some((cs, _)) = prog.call_sites(f).into_iter().find(|(_, c)| std::ptr::eq(*c, call)) else {
+                    continue;
+                };
+                let sources = prog.sources(cs, value);
+                !sources.unknown
+                    && sources
+                        .terms
+                        .iter()
+                        .any(|t| t.proj.is_empty() && matches!(t.expr.kind, ExprKind::Bool(true)))
+            }
             _ => continue,
         };
         if shuffles {
@@ -491,6 +531,41 @@ fn shuffling_calls(code: &Code<'_>, scope: Scope, shuffle: &Expr) -> Option<Vec<
         }
     }
     Some(calls)
+}
+
+/// Whether the function of `scope` hands the sampler on only by returning
+/// it to its callers (`return DistributedSampler(…)`, or a local it
+/// returns): in the function itself the sampler is only stored in names.
+fn returned_only<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'p Expr) -> bool {
+    let Some(f) = scope.func() else { return false };
+    let mut only = true;
+    let mut in_callers = false;
+    code.prog.flows(scope, anc, sampler, &|_, _| false, &mut |flow| {
+        let here = flow_scope(&flow).is_some_and(|s| s.func() == Some(f));
+        match flow {
+            Flow::Stored { .. } if here => {}
+            _ if here => only = false,
+            _ => in_callers = true,
+        }
+    });
+    only && in_callers
+}
+
+/// The scope a flow step happens in.
+fn flow_scope(flow: &Flow<'_>) -> Option<Scope> {
+    Some(match flow {
+        Flow::Arg { scope, .. }
+        | Flow::Method { scope, .. }
+        | Flow::Attr { scope, .. }
+        | Flow::Stored { scope, .. }
+        | Flow::Index { scope, .. }
+        | Flow::Iterated { scope, .. }
+        | Flow::Contained { scope, .. }
+        | Flow::Returned { scope, .. }
+        | Flow::Escapes { scope, .. }
+        | Flow::Entered { scope, .. }
+        | Flow::Called { scope, .. } => *scope,
+    })
 }
 
 /// The loaders built from the dict `d` that the function of `scope`

@@ -29,11 +29,14 @@
 //! shuffles itself (the rule's main check reports that), one that shards for
 //! you (`accelerator.prepare`, Fabric, Determined: equal seeds are their
 //! design), Lightning's `seed_everything(…, workers=True)` (which gives each
-//! rank's workers their own seeds), and a seed that mixes in the rank.
+//! rank's workers their own seeds), a seed that mixes in the rank, and code
+//! that runs tensor or pipeline model parallelism (Megatron's data-parallel
+//! rank, a model-parallel RNG): the ranks of a model-parallel group must
+//! read the same samples, drawn alike.
 
 use super::sampler_rng_shared_across_ranks::live;
 use super::sampler_rng_workers::{alike_all, from_base_seed, worker_loaders, LoaderCall};
-use super::training_support::{draws_random, excerpt, Code, DET_LOADER};
+use super::training_support::{draws_random, excerpt, model_parallel, Code, DET_LOADER};
 use super::Sink;
 use crate::source::Span;
 use crate::training::ast::{Expr, ExprKind, StmtKind};
@@ -116,6 +119,11 @@ fn seeds_alike_beside(code: &Code<'_>, scope: Scope, rngs: &[&str]) -> bool {
 
 pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out: &mut Sink<'_>) {
     let prog = code.prog;
+    // Model parallelism: the ranks of a tensor-parallel group must read
+    // the same samples, drawn alike.
+    if model_parallel(code) {
+        return;
+    }
     let mut reported: Vec<(Scope, Span)> = Vec::new();
     // Whether each seeding module's programs train, asked once per module
     // (the answer scans the text of every module of the program).

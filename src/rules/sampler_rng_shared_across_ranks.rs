@@ -110,8 +110,10 @@ declare_rule! {
     /// RNG: alike either way where the function that seeds torch also seeds
     /// the module the draw reads (`random.seed(args.seed)`,
     /// `np.random.seed(args.seed)`) with the same value on every rank — not
-    /// for tests, evaluation scripts, programs without a backward pass, or
-    /// seeding helpers nothing calls. What a dataset draws only while it is
+    /// for tests, evaluation scripts, programs without a backward pass,
+    /// seeding helpers nothing calls, or code that runs tensor or pipeline
+    /// model parallelism (a sampler over Megatron's data-parallel rank: the
+    /// ranks of a model-parallel group must read the same samples). What a dataset draws only while it is
     /// built (`__init__`, or a helper only the constructor calls, such as
     /// `self.data = self._subsample()`) runs in the rank's own process, not
     /// the workers, and a draw in an arm the construction rules out (`if

@@ -23,7 +23,7 @@
 
 use super::sampler_rng_base_seeds::outer_call;
 use super::sampler_rng_workers::alike;
-use super::training_support::{body_trains, excerpt, Code};
+use super::training_support::{body_trains, excerpt, model_parallel, Code};
 use super::Sink;
 use crate::source::Span;
 use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
@@ -42,14 +42,6 @@ const DRAWS: &[&str] = &[
     "torch.bernoulli",
 ];
 
-/// Names of a model-parallel RNG: ranks of a tensor-parallel group must
-/// draw alike there.
-const MODEL_PARALLEL_RNG: &[&str] = &[
-    "model_parallel_cuda_manual_seed",
-    "get_cuda_rng_tracker",
-    "model_parallel_random_seed",
-];
-
 struct Draw {
     scope: Scope,
     span: Span,
@@ -58,10 +50,7 @@ struct Draw {
 
 pub(super) fn step_draws_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out: &mut Sink<'_>) {
     let prog = code.prog;
-    if prog
-        .code_modules()
-        .any(|m| prog.chunks_mentioning(m, MODEL_PARALLEL_RNG).next().is_some())
-    {
+    if model_parallel(code) {
         return;
     }
     let mut reported: Vec<(Scope, Span)> = Vec::new();
@@ -77,7 +66,26 @@ pub(super) fn step_draws_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
         else {
             continue;
         };
-        if reported.contains(&(*seed_scope, *call))
+        // Through a seeding helper (`set_random_seed(cfg.seed)`): reported
+        // where the program calls it, once per such call (two scripts
+        // calling one helper are two findings).
+        let helper = seed_scope
+            .func()
+            .and_then(|f| prog.func(f))
+            .is_some_and(|f| f.name.to_ascii_lowercase().contains("seed"));
+        let caller_here = seed_scope.func().and_then(|f| {
+            prog.call_sites(f)
+                .into_iter()
+                .find(|(s, _)| s.m == scope.m)
+                .map(|(s, e)| (s, e.span))
+        });
+        let (at_scope, at) = match helper {
+            true => outer_call(code, *seed_scope, *arg, Some(prog.programs(scope.m)))
+                .or(caller_here)
+                .unwrap_or((*seed_scope, *call)),
+            false => (*seed_scope, *call),
+        };
+        if reported.contains(&(at_scope, at))
             || seeds_apart_or_in_step(code, *seed_scope, *call)
             || !reached_from(prog, *seed_scope, scope.m, 3)
         {
@@ -129,25 +137,7 @@ pub(super) fn step_draws_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
             }
         });
         let Some(draw) = found else { continue };
-        reported.push((*seed_scope, *call));
-        // Through a seeding helper (`set_random_seed(cfg.seed)`): reported
-        // where the program calls it.
-        let helper = seed_scope
-            .func()
-            .and_then(|f| prog.func(f))
-            .is_some_and(|f| f.name.to_ascii_lowercase().contains("seed"));
-        let caller_here = seed_scope.func().and_then(|f| {
-            prog.call_sites(f)
-                .into_iter()
-                .find(|(s, _)| s.m == scope.m)
-                .map(|(s, e)| (s, e.span))
-        });
-        let (at_scope, at) = match helper {
-            true => outer_call(code, *seed_scope, *arg, Some(prog.programs(scope.m)))
-                .or(caller_here)
-                .unwrap_or((*seed_scope, *call)),
-            false => (*seed_scope, *call),
-        };
+        reported.push((at_scope, at));
         let seeding = excerpt(code.text(at_scope.m, at));
         let ranks = match world {
             runtime::World::Ranks(Some(n)) => format!("all {n} ranks"),

@@ -205,17 +205,53 @@ pub(crate) fn global_seeder(path: &str) -> Option<&'static str> {
     }
 }
 
+/// Names that show tensor or pipeline model parallelism: a model-parallel
+/// RNG (Megatron's, fairscale's), or ranks grouped apart from the
+/// data-parallel ones. The ranks of a model-parallel group must draw alike
+/// and read the same samples, so equal seeds are their design.
+const MODEL_PARALLEL: &[&str] = &[
+    "model_parallel_cuda_manual_seed",
+    "get_cuda_rng_tracker",
+    "model_parallel_random_seed",
+    "get_data_parallel_rank",
+    "get_tensor_model_parallel_rank",
+    "tensor_model_parallel_size",
+];
+
+/// Whether the training code runs model parallelism ([`MODEL_PARALLEL`]).
+pub(crate) fn model_parallel(code: &Code<'_>) -> bool {
+    let prog = code.prog;
+    prog.code_modules()
+        .any(|m| prog.chunks_mentioning(m, MODEL_PARALLEL).next().is_some())
+}
+
 /// Whether a torch DataLoader is handed to something that shards it:
 /// `accelerator.prepare`, a Lightning Trainer's `fit`, or returned by a
 /// Lightning data hook.
 pub(crate) fn managed(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> bool {
+    managed_where(code, scope, anc, loader, true)
+}
+
+/// [`managed`] on every run: an `accelerator.prepare(…)` under a switch of
+/// the run (`if args.use_accelerate:`, `if accelerator is not None:`) leaves
+/// the loader as it is on the runs without it (BiRefNet's `--dist` arm
+/// beside its `--use_accelerate` one). A test of the prepared value itself
+/// (`if val_loader is not None:`) is no such switch.
+pub(crate) fn managed_always(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr) -> bool {
+    managed_where(code, scope, anc, loader, false)
+}
+
+fn managed_where(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr, switched: bool) -> bool {
     let prog = code.prog;
     let mut managed = false;
     let mut lost = false;
     let no = |_: &Callee, _: &ArgPos<'_>| false;
     prog.flows(scope, anc, loader, &no, &mut |flow| match flow {
-        Flow::Arg { scope, call, .. } => {
+        Flow::Arg { scope, call, anc, .. } => {
             if let ExprKind::Call { func, .. } = &call.kind {
+                if !switched && under_run_switch(code, scope, &anc, call) {
+                    return;
+                }
                 if let ExprKind::Attribute { value, attr } = &func.kind {
                     // Handed to a Lightning Trainer (`trainer.fit(model,
                     // loader)`), which puts a distributed sampler in it.
@@ -225,11 +261,8 @@ pub(crate) fn managed(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &E
                     {
                         managed = true;
                     }
-                    if attr == "prepare" || attr == "prepare_data_loader" {
-                        let s = prog.sources(scope, value);
-                        if s.terms.iter().any(|t| matches!(&t.expr.kind, ExprKind::Call { func, .. } if prog.external(t.scope, func).as_deref() == Some("accelerate.Accelerator"))) {
-                            managed = true;
-                        }
+                    if accelerate_prepare(prog, scope, call) {
+                        managed = true;
                     }
                 }
                 if let Some(p) = prog.external(scope, call_func(call)) {
@@ -272,6 +305,44 @@ pub(crate) fn managed(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &E
     // `accelerator.prepare(…)` (returned in a tuple from a helper that a
     // test swaps for a mock): taken as prepared, so nothing is said.
     managed || (lost && prepares_loaders(code, scope.m))
+}
+
+/// Whether `call` is `accelerator.prepare(…)` (or `prepare_data_loader`) on
+/// an Accelerate `Accelerator`.
+pub(crate) fn accelerate_prepare(prog: &crate::training::program::Program, scope: Scope, call: &Expr) -> bool {
+    let ExprKind::Call { func, .. } = &call.kind else {
+        return false;
+    };
+    let ExprKind::Attribute { value, attr } = &func.kind else {
+        return false;
+    };
+    (attr == "prepare" || attr == "prepare_data_loader")
+        && prog.sources(scope, value).terms.iter().any(|t| {
+            matches!(&t.expr.kind, ExprKind::Call { func, .. } if prog.external(t.scope, func).as_deref() == Some("accelerate.Accelerator"))
+        })
+}
+
+/// Whether `call` (ancestors `anc`) sits in an arm of an `if` whose test
+/// reads none of the call's arguments: a switch of the run, not a test of
+/// the value handed over.
+pub(crate) fn under_run_switch(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], call: &Expr) -> bool {
+    let ExprKind::Call { args, .. } = &call.kind else {
+        return false;
+    };
+    let text = code.prog.text(scope.m);
+    let handed: Vec<&str> = args
+        .iter()
+        .filter_map(|a| match a {
+            crate::training::ast::Arg::Pos(v) | crate::training::ast::Arg::Kw { value: v, .. } => {
+                text.get(v.span.start..v.span.end)
+            }
+            _ => None,
+        })
+        .collect();
+    runtime::on_branch(anc, call as *const Expr as *const (), |test, _| {
+        let t = text.get(test.span.start..test.span.end).unwrap_or("");
+        !handed.iter().any(|h| !h.is_empty() && t.contains(h))
+    })
 }
 
 /// Whether the data hook `f` of the Lightning class `k` never runs: nothing

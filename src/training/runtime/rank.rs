@@ -717,7 +717,7 @@ fn sub_block(s: &Stmt, child: *const ()) -> Option<&[Stmt]> {
 /// Whether `node` (its ancestors `anc`) sits in an arm of an `if` statement
 /// or expression for which `arm(test, in_body)` holds (`in_body`: the body,
 /// else the `else`).
-fn on_branch(anc: &[Anc<'_>], node: *const (), arm: impl Fn(&Expr, bool) -> bool) -> bool {
+pub fn on_branch(anc: &[Anc<'_>], node: *const (), arm: impl Fn(&Expr, bool) -> bool) -> bool {
     let mut child: *const () = node;
     for a in anc.iter().rev() {
         match a {
