@@ -120,6 +120,8 @@ const RUN_FILE_LOADERS: &[&str] = &[
 
 /// Most candidates a searched integer range is expanded to.
 const MAX_CANDIDATES: i64 = 4096;
+/// Deepest chain of terms followed for one value.
+const MAX_DEPTH: u32 = 24;
 
 /// The constant value of `e` in `scope`, if it has one.
 pub fn constant(prog: &Program, env: &Env<'_>, scope: Scope, e: &Expr) -> Option<Resolved> {
@@ -264,6 +266,15 @@ fn sources_value(
         if parser_without_attr(prog, t) && sources.terms.len() > 1 {
             continue;
         }
+        // `config = yaml.load(f)` then `config = DotMap(config)`: a plain
+        // dict has no attributes, so the first binding is not the one a
+        // read like `config.data.workers` sees.
+        if sources.terms.len() > 1
+            && plain_dict_read_by_attr(prog, t)
+            && sources.terms.iter().any(|o| is_mapping_wrapper_call(prog, o))
+        {
+            continue;
+        }
         // `params = None` before the real binding (`with open(f) as y:
         // params = yaml.load(y)`): `None` read with a key or attribute would
         // raise, so that binding is not the one a read like `params["data"]`
@@ -388,6 +399,11 @@ fn one(v: Const) -> Option<Resolved> {
 }
 
 fn term_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -> Option<Resolved> {
+    // A value read through itself (`config = DotMap(config)`, read again
+    // through the wrapper's argument) ends here, not in the stack's end.
+    if depth > MAX_DEPTH {
+        return None;
+    }
     if t.proj.is_empty() {
         if let Some(v) = literal(t.expr) {
             return one(v);
@@ -445,6 +461,43 @@ fn term_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -> Option
         }
         _ => None,
     }
+}
+
+/// Whether `t` is what `json.load`/`yaml.load` returns (a plain dict or
+/// list) read by attribute.
+fn plain_dict_read_by_attr(prog: &Program, t: &Term<'_>) -> bool {
+    let ExprKind::Call { func, .. } = &t.expr.kind else {
+        return false;
+    };
+    let Callee::External(path) = prog.callee(t.scope, func) else {
+        return false;
+    };
+    RUN_FILE_LOADERS.contains(&path.as_str())
+        && !path.starts_with("omegaconf.")
+        && t.proj.iter().any(|p| matches!(p, Proj::Attr(_)))
+}
+
+/// The wrappers around a mapping whose attributes are its keys.
+const MAPPING_WRAPPERS: &[&str] = &[
+    "AttrDict",
+    "EasyDict",
+    "dict",
+    "DotMap",
+    "Box",
+    "OmegaConf",
+    "ConfigDict",
+    "FrozenConfigDict",
+];
+
+/// Whether `t` is a call of one of [`MAPPING_WRAPPERS`].
+fn is_mapping_wrapper_call(prog: &Program, t: &Term<'_>) -> bool {
+    let ExprKind::Call { func, .. } = &t.expr.kind else {
+        return false;
+    };
+    let Callee::External(path) = prog.callee(t.scope, func) else {
+        return false;
+    };
+    MAPPING_WRAPPERS.contains(&path.rsplit('.').next().unwrap_or(""))
 }
 
 /// `a op b` on numbers (`batch_size * 2`, `base + 1`): integers stay
@@ -610,15 +663,15 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
         }
         // Wrappers around a mapping: AttrDict, dict, EasyDict, Namespace.
         let last = path.rsplit('.').next().unwrap_or("");
-        if matches!(
-            last,
-            "AttrDict" | "EasyDict" | "dict" | "DotMap" | "Box" | "OmegaConf" | "ConfigDict" | "FrozenConfigDict"
-        ) && !t.proj.is_empty()
-        {
+        if MAPPING_WRAPPERS.contains(&last) && !t.proj.is_empty() {
             let [arg] = positional.as_slice() else { return None };
             // Attribute access on these is key access, also into the
             // nested dicts (`ConfigDict({...}).data.num_workers`).
-            let r = prog.sources_with(t.scope, arg, keyed(&t.proj));
+            let mut r = prog.sources_with(t.scope, arg, keyed(&t.proj));
+            // `config = DotMap(config)`: the name the wrapper is handed
+            // holds the wrapper too, afterwards; its value is the other
+            // binding's.
+            r.terms.retain(|x| !std::ptr::eq(x.expr, t.expr));
             let v = resolve_terms(prog, env, &r, depth)?;
             // A literal read by attribute: not when some code stores to a
             // field of that name (`c.loaders.num_workers = 2` on a copy).
@@ -712,6 +765,19 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
                             .get(1)
                             .and_then(|d| constant_at(prog, env, t.scope, d, depth + 1))
                             .or_else(|| one(Const::None))
+                    } else if env.merged_defaults
+                        && !r.unknown
+                        && !r.terms.is_empty()
+                        && r.terms.iter().all(|term| unset_in_run_files(prog, env, term))
+                    {
+                        // `json.load(f).get("NumLoaderWorkers", 4)` where no
+                        // config file of the project sets the key: the
+                        // code's default, which a run's own file may
+                        // replace.
+                        let d = positional.get(1)?;
+                        let mut v = constant_at(prog, env, t.scope, d, depth + 1)?;
+                        v.default_at = v.default_at.or(Some((t.scope.m, d.span)));
+                        Some(v)
                     } else {
                         None
                     }
@@ -1092,6 +1158,42 @@ fn attr_path<'e>(e: &'e Expr, root: &str) -> Option<Vec<&'e str>> {
         ExprKind::Name(n) if n == root => Some(Vec::new()),
         _ => None,
     }
+}
+
+/// Whether `t` is a mapping a config file loaded at run time holds
+/// (`json.load(f)["k"]`, `yaml.safe_load(f)["k"]`) at a path no config
+/// file of the project of that format sets.
+fn unset_in_run_files(prog: &Program, env: &Env<'_>, t: &Term<'_>) -> bool {
+    let ExprKind::Call { func, .. } = &t.expr.kind else {
+        return false;
+    };
+    let Callee::External(path) = prog.callee(t.scope, func) else {
+        return false;
+    };
+    if !RUN_FILE_LOADERS.contains(&path.as_str()) || path.starts_with("omegaconf.") {
+        return false;
+    }
+    let Some(keys) = t
+        .proj
+        .iter()
+        .map(|p| match p {
+            Proj::Key(Key::Str(k)) => Some(PathSeg::Key(k.clone())),
+            _ => None,
+        })
+        .collect::<Option<Vec<PathSeg>>>()
+    else {
+        return false;
+    };
+    if keys.is_empty() {
+        return false;
+    }
+    let format = if path.starts_with("json.") {
+        Format::Json
+    } else {
+        Format::Yaml
+    };
+    env.run_files
+        .is_none_or(|files| files.lookup(format, None, &keys).is_empty())
 }
 
 fn is_config_accessor(prog: &Program, t: &Term<'_>) -> bool {

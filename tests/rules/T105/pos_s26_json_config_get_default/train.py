@@ -1,0 +1,43 @@
+# stagec fixture: s26 pos_json_config_get_default (issue 22, class 9; satlas's shape: the run's
+#                 JSON config is named on the command line, and the loader's count is
+#                 `config.get("NumLoaderWorkers", 4)`; no config file of the project sets the key)
+# named: on the command line (`torchrun --nproc_per_node 8 train.py --config_path run.json`)
+# expect:
+#   T105 at 25:9 the code's default, 4 workers, unless the run's own file sets another
+# ----
+import argparse
+import json
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+
+
+def main(args, config):
+    dist.init_process_group("nccl")
+    train_data = TensorDataset(torch.randn(4096, 8), torch.randn(4096, 1))
+    sampler = DistributedSampler(train_data)
+    train_loader = DataLoader(
+        train_data,
+        batch_size=config["BatchSize"] // dist.get_world_size(),
+        sampler=sampler,
+        num_workers=config.get("NumLoaderWorkers", 4),
+    )
+    model = DDP(torch.nn.Linear(8, 1).cuda())
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(config.get("NumEpochs", 100)):
+        sampler.set_epoch(epoch)
+        for x, y in train_loader:
+            torch.nn.functional.mse_loss(model(x.cuda()), y.cuda()).backward()
+            optimizer.step()
+            optimizer.zero_grad()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--config_path", required=True)
+    args = parser.parse_args()
+    with open(args.config_path) as f:
+        config = json.load(f)
+    main(args, config)
