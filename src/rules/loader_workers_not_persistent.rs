@@ -16,7 +16,15 @@ declare_rule! {
     /// through `_C.clone()`; where the code merges a file or the command line into
     /// it, `merge_from_file`/`merge_from_list`, the default is reported as one, named,
     /// with a fix that holds for any count the file sets; an `ml_collections.ConfigDict` or `AttrDict` of a dict
-    /// literal), a `None` default's fallback (`n if n is not None else bs * 2`), or
+    /// literal, also one a YAML config is rewrapped in, `config = DotMap(config)`),
+    /// a `None` default's fallback (`n if n is not None else bs * 2`), the default
+    /// of a `.get("NumLoaderWorkers", 4)` on a JSON or YAML config loaded at run
+    /// time where no config file of the project sets the key (reported as a
+    /// default the run's file may replace), a dataclass's field default through
+    /// `tyro.cli(Options)`, `min(…)`/`max(…)` of such counts, a share of the
+    /// CPUs an option is filled in with when the command line leaves it out
+    /// (`if not isinstance(args.workers, int): args.workers = min(16,
+    /// cpu_count())`: 2 or more on a node that runs ranks), or
     /// through `context.get_hparam(…)`, `context.get_data_config()[…]` and
     /// `self.hparams.x` back to the experiment's `hyperparameters` and `data` —
     /// without `persistent_workers=True`, in code that runs once per rank (a
@@ -749,6 +757,9 @@ fn cpu_share(code: &Code<'_>, scope: Scope, e: &Expr) -> Option<Option<i64>> {
     if let Some(c) = share(scope, e) {
         return Some(c);
     }
+    if let Some(c) = filled_in_share(code, scope, e, &share) {
+        return Some(c);
+    }
     if !matches!(e.kind, ExprKind::Name(_)) {
         return None;
     }
@@ -771,9 +782,63 @@ fn cpu_share(code: &Code<'_>, scope: Scope, e: &Expr) -> Option<Option<i64>> {
     Some(cap)
 }
 
-fn resolved_max(_code: &Code<'_>, w: &Written<'_>) -> Option<i64> {
+/// `args.workers` where the function fills the option in when the command
+/// line leaves it out (`if not isinstance(args.workers, int): args.workers
+/// = min(16, multiprocessing.cpu_count())`, also `if args.workers is
+/// None:`): the share of the CPUs that store makes (a value given on the
+/// command line aside, as any flag's).
+fn filled_in_share(
+    code: &Code<'_>,
+    scope: Scope,
+    e: &Expr,
+    share: &dyn Fn(Scope, &Expr) -> Option<Option<i64>>,
+) -> Option<Option<i64>> {
+    let ExprKind::Attribute { value: base, .. } = &e.kind else {
+        return None;
+    };
+    if !matches!(base.kind, ExprKind::Name(_)) {
+        return None;
+    }
+    let prog = code.prog;
+    let read = code.text(scope.m, e.span);
+    let mut found = None;
+    prog.walk_stmts(scope, &mut |anc, st| {
+        let StmtKind::Assign { targets, value } = &st.kind else {
+            return;
+        };
+        if found.is_some() || st.span.start > e.span.start {
+            return;
+        }
+        if !targets.iter().any(|t| code.text(scope.m, t.span) == read) {
+            return;
+        }
+        // The `if` right around the store tests the option's absence.
+        let Some(Anc::Stmt(parent)) = anc.last() else { return };
+        let StmtKind::If { test, body, .. } = &parent.kind else {
+            return;
+        };
+        if !body.iter().any(|b| std::ptr::eq(b, st)) {
+            return;
+        }
+        let t = code.text(scope.m, test.span);
+        let absent = t == format!("{read} is None")
+            || t == format!("not {read}")
+            || (t.starts_with("not isinstance(") && t.contains(read));
+        if absent {
+            found = share(scope, value);
+        }
+    });
+    found
+}
+
+fn resolved_max(code: &Code<'_>, w: &Written<'_>) -> Option<i64> {
+    // A share of the CPUs: a node that runs several ranks has two CPUs or
+    // more, so the share is two or more unless capped below that.
     if w.per_cpu {
-        return Some(MANY);
+        return Some(match cpu_share(code, w.scope, w.value) {
+            Some(Some(cap)) => cap.clamp(MANY, ONE_RANK_MANY),
+            _ => ONE_RANK_MANY,
+        });
     }
     let ints = w.resolved.as_ref()?.ints()?;
     ints.into_iter().max()

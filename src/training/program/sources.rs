@@ -168,6 +168,23 @@ impl Program {
                     }
                     _ => term(out, proj),
                 },
+                // `tyro.cli(Options)`: an instance of the config class, its
+                // fields the class's defaults unless the command line
+                // gives others (as an argparse flag's default).
+                Callee::External(p) if p == "tyro.cli" => {
+                    let class = args.iter().find_map(|a| match a {
+                        Arg::Pos(e) => Some(e),
+                        _ => None,
+                    });
+                    match (class.and_then(|c| self.expr_sym(scope, c)), proj.split_first()) {
+                        (Some(Sym::Class(k)), Some((Proj::Attr(a), rest))) => {
+                            if !self.attr_sources(k, a, rest, out, budget, seen, depth + 1) {
+                                term(out, proj.clone());
+                            }
+                        }
+                        _ => term(out, proj),
+                    }
+                }
                 _ => term(out, proj),
             },
             ExprKind::IfExp { test, body, orelse } => {
