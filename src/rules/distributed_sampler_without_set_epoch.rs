@@ -513,10 +513,24 @@ fn shuffling_calls(code: &Code<'_>, scope: Scope, shuffle: &Expr) -> Option<Vec<
             // True` under `if is_train:`, else `False`): the call may
             // shuffle, and where it does is told by the caller's own
             // callers (see `analyse`).
-            (ExprKind::Name(_), None) => {
+            (ExprKind::Name(n), None) => {
                 let Some((cs, _)) = prog.call_sites(f).into_iter().find(|(_, c)| std::ptr::eq(*c, call)) else {
                     continue;
                 };
+                // A local of the caller only: a parameter of it is decided
+                // by its own callers, which this does not follow (dinov2's
+                // `make_data_loader(shuffle=True)` default, where every
+                // call that picks the distributed sampler passes `False`).
+                let local = cs.func().is_some_and(|g| {
+                    let defs = prog.local_defs(g, n);
+                    !defs.is_empty()
+                        && defs
+                            .iter()
+                            .all(|d| matches!(d, crate::training::program::LocalDef::Assign { .. }))
+                });
+                if !local {
+                    continue;
+                }
                 let sources = prog.sources(cs, value);
                 !sources.unknown
                     && sources

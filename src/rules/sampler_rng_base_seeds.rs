@@ -36,7 +36,7 @@
 
 use super::sampler_rng_shared_across_ranks::live;
 use super::sampler_rng_workers::{alike_all, from_base_seed, worker_loaders, LoaderCall};
-use super::training_support::{draws_random, excerpt, model_parallel, Code, DET_LOADER};
+use super::training_support::{draws_random, excerpt, Code, ModelParallel, DET_LOADER};
 use super::Sink;
 use crate::source::Span;
 use crate::training::ast::{Expr, ExprKind, StmtKind};
@@ -119,16 +119,17 @@ fn seeds_alike_beside(code: &Code<'_>, scope: Scope, rngs: &[&str]) -> bool {
 
 pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out: &mut Sink<'_>) {
     let prog = code.prog;
-    // Model parallelism: the ranks of a tensor-parallel group must read
-    // the same samples, drawn alike.
-    if model_parallel(code) {
-        return;
-    }
     let mut reported: Vec<(Scope, Span)> = Vec::new();
     // Whether each seeding module's programs train, asked once per module
     // (the answer scans the text of every module of the program).
     let mut trains: std::collections::HashMap<ModId, bool> = Default::default();
+    let model_parallel = ModelParallel::of(code);
     for LoaderCall { scope, args, workers } in worker_loaders(code) {
+        // Model parallelism: the ranks of a tensor-parallel group must read
+        // the same samples, drawn alike.
+        if model_parallel.runs(code, scope.m) {
+            continue;
+        }
         // The seedings of each program the loader runs in (a shared data
         // module's loader, built by scripts that each seed).
         let seeded: Vec<(u64, runtime::World, Scope, Span, Option<Span>)> = alike_all(code, seedings, scope.m)

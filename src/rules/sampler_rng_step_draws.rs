@@ -23,7 +23,7 @@
 
 use super::sampler_rng_base_seeds::outer_call;
 use super::sampler_rng_workers::alike;
-use super::training_support::{body_trains, excerpt, model_parallel, Code};
+use super::training_support::{body_trains, excerpt, Code, ModelParallel};
 use super::Sink;
 use crate::source::Span;
 use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
@@ -50,11 +50,12 @@ struct Draw {
 
 pub(super) fn step_draws_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out: &mut Sink<'_>) {
     let prog = code.prog;
-    if model_parallel(code) {
-        return;
-    }
     let mut reported: Vec<(Scope, Span)> = Vec::new();
+    let model_parallel = ModelParallel::of(code);
     for scope in code.scopes(&["backward", "step"]) {
+        if model_parallel.runs(code, scope.m) {
+            continue;
+        }
         let Some((
             world,
             Seeding::Call {

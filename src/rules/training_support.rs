@@ -205,24 +205,59 @@ pub(crate) fn global_seeder(path: &str) -> Option<&'static str> {
     }
 }
 
-/// Names that show tensor or pipeline model parallelism: a model-parallel
-/// RNG (Megatron's, fairscale's), or ranks grouped apart from the
-/// data-parallel ones. The ranks of a model-parallel group must draw alike
-/// and read the same samples, so equal seeds are their design.
-const MODEL_PARALLEL: &[&str] = &[
+/// Names of a model-parallel RNG (Megatron's, fairscale's): the ranks of a
+/// tensor-parallel group must draw alike.
+const MODEL_PARALLEL_RNG: &[&str] = &[
     "model_parallel_cuda_manual_seed",
     "get_cuda_rng_tracker",
     "model_parallel_random_seed",
+];
+
+/// Names of ranks grouped apart from the data-parallel ones (a sampler
+/// over Megatron's data-parallel rank): the ranks of a model-parallel
+/// group read the same samples.
+const MODEL_PARALLEL_RANKS: &[&str] = &[
     "get_data_parallel_rank",
     "get_tensor_model_parallel_rank",
     "tensor_model_parallel_size",
 ];
 
-/// Whether the training code runs model parallelism ([`MODEL_PARALLEL`]).
-pub(crate) fn model_parallel(code: &Code<'_>) -> bool {
-    let prog = code.prog;
-    prog.code_modules()
-        .any(|m| prog.chunks_mentioning(m, MODEL_PARALLEL).next().is_some())
+/// Where the training code uses model parallelism, read once per check:
+/// the programs whose modules seed a model-parallel RNG.
+pub(crate) struct ModelParallel {
+    programs: u64,
+    any: bool,
+}
+
+impl ModelParallel {
+    pub(crate) fn of(code: &Code<'_>) -> Self {
+        let prog = code.prog;
+        let mut mp = ModelParallel {
+            programs: 0,
+            any: false,
+        };
+        for m in prog.code_modules() {
+            if prog.chunks_mentioning(m, MODEL_PARALLEL_RNG).next().is_some() {
+                mp.any = true;
+                mp.programs |= prog.programs(m);
+            }
+        }
+        mp
+    }
+
+    /// Whether module `m` runs model parallelism: a program that runs it
+    /// seeds a model-parallel RNG (any module, where `m` is in no known
+    /// program), or `m` itself groups its ranks by model parallelism.
+    /// Another script of the repository that runs Megatron, or a vendored
+    /// engine that merely accepts a model-parallel unit, says nothing
+    /// about this one.
+    pub(crate) fn runs(&self, code: &Code<'_>, m: crate::training::program::ModId) -> bool {
+        let rng = match code.prog.programs(m) {
+            0 => self.any,
+            mine => self.programs & mine != 0,
+        };
+        rng || code.prog.chunks_mentioning(m, MODEL_PARALLEL_RANKS).next().is_some()
+    }
 }
 
 /// Whether a torch DataLoader is handed to something that shards it:
