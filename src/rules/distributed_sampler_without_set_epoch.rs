@@ -42,7 +42,10 @@ declare_rule! {
     /// the start of each epoch, before iterating. Loaders prepared by Accelerate or
     /// Lightning call it themselves — but a `prepare` under a switch of the run
     /// (`if args.use_accelerate:`) leaves the runs without it to the sampler
-    /// alone; `determined.pytorch.samplers.DistributedSampler`
+    /// alone. A loader drawn from through `itertools.cycle` in a function that
+    /// trains is reported too: the cycle keeps the
+    /// first pass's batches and replays them, so no sampler is asked again;
+    /// `determined.pytorch.samplers.DistributedSampler`
     /// is a different class without epochs; a sampler that escapes into code stagec
     /// cannot see is left alone.
     ///
@@ -192,6 +195,9 @@ struct Finding<'p> {
     told_elsewhere: Option<ModId>,
     /// Where this program drops the sampler (`loader, _ = init_data(…)`).
     dropped: Option<(Scope, Span)>,
+    /// `itertools.cycle(loader)` in a function whose loop trains: the
+    /// cycle replays the loader's first pass.
+    cycled: Option<(Scope, Span)>,
 }
 
 fn analyse<'p>(
@@ -320,6 +326,7 @@ fn analyse<'p>(
     let mut training_loop: Option<(Scope, &'p Stmt)> = None;
     // The loop passes over the loader with `iter(…)`, not a `for`.
     let mut anew = false;
+    let mut cycled: Option<(Scope, Span)> = None;
     let mut loader_names: Vec<(Scope, &'p Expr)> = Vec::new();
     let mut contained = false;
     for (s, a, loader) in loaders {
@@ -386,6 +393,17 @@ fn analyse<'p>(
             // In a list handed on (`Trainer(net, [loader])`): the names
             // after this hold the list, not the loader.
             Flow::Contained { .. } => contained = true,
+            // `itertools.cycle(loader)` drawn from by a loop that trains
+            // (`batch = next(train_dataloader)` in a step loop): the cycle
+            // keeps the first pass's batches and replays them.
+            Flow::Arg {
+                callee: Callee::External(p),
+                scope,
+                call,
+                ..
+            } if p == "itertools.cycle" && cycled.is_none() && !told(scope.m) && function_trains(code, scope) => {
+                cycled = Some((scope, call.span));
+            }
             Flow::Arg {
                 callee: Callee::External(p),
                 ..
@@ -425,7 +443,17 @@ fn analyse<'p>(
     if contained && told_through_entry(code, scope.m) {
         return None;
     }
-    let (loop_scope, loop_stmt) = training_loop?;
+    let Some((loop_scope, loop_stmt)) = training_loop else {
+        return cycled.map(|c| Finding {
+            epoch_loop: None,
+            handle: None,
+            loader: loader_names.first().map(|(s, t)| code.text(s.m, t.span).to_string()),
+            anew: false,
+            told_elsewhere: None,
+            dropped: None,
+            cycled: Some(c),
+        });
+    };
     // How the loop's function names the sampler: a local, `self.x`, or the
     // loader's `.sampler`.
     let handle = handle_in(code, loop_scope, &names)
@@ -450,7 +478,19 @@ fn analyse<'p>(
         anew,
         told_elsewhere: set_epoch.first().copied(),
         dropped,
+        cycled: None,
     })
+}
+
+/// Whether the function of `scope` has a loop that trains.
+fn function_trains(code: &Code<'_>, scope: Scope) -> bool {
+    let mut hit = false;
+    code.prog.walk_stmts(scope, &mut |_, st| {
+        if !hit && matches!(st.kind, StmtKind::For { .. } | StmtKind::While { .. }) {
+            hit = loop_trains(code, scope, st);
+        }
+    });
+    hit
 }
 
 /// The dict `d` of `d["sampler"]` / `d["batch_sampler"]`: an entry of a
@@ -840,6 +880,15 @@ fn report(cx: &Cx<'_>, code: &Code<'_>, out: &mut Sink<'_>, scope: Scope, sample
     let loader = finding
         .loader
         .map_or_else(|| "its DataLoader".to_string(), |l| format!("`{l}`"));
+    if let Some((cs, cycle)) = finding.cycled {
+        let d = out.at_loc(
+            code.loc(scope.m, sampler.span),
+            format!("DistributedSampler shuffles with seed + epoch, but {loader} is drawn from through `itertools.cycle`, which keeps the batches of the first pass and replays them: every later pass repeats epoch 0's batches in the same order (and the cycle holds a whole pass of batches in memory)"),
+        );
+        d.help("draw from the loader anew at each pass instead of cycling it: count the passes, call `sampler.set_epoch(passes)` and start `iter(loader)` again when it runs out");
+        d.label(code.file(cs.m), cycle, "replays the first pass");
+        return;
+    }
     if finding.anew {
         let d = out.at_loc(
             code.loc(scope.m, sampler.span),
