@@ -52,7 +52,8 @@ declare_rule! {
     /// `context.backward`/`step_optimizer`, `core.distributed.*`, Horovod and
     /// Accelerate synchronisation (`accelerator.backward` where Accelerate may
     /// wrap a model: not where every `prepare` is handed only dicts of modules,
-    /// optimizers, loaders or objects of plain classes). The same holds for a step skipped on a
+    /// optimizers, loaders or objects of plain classes), and a Fabric's or a
+    /// `LightningLite` subclass's own `barrier()` and `backward()`. The same holds for a step skipped on a
     /// non-finite loss (`if not math.isfinite(loss_value): continue`,
     /// `if torch.isnan(loss).any(): continue`) before such a collective, or the
     /// step loop left on one (`if torch.isnan(loss): break`) while the other ranks

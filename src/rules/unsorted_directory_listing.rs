@@ -1234,6 +1234,15 @@ pub(super) fn shards_samples(code: &Code<'_>, m: crate::training::program::ModId
                     || prog.class(c).is_some_and(|x| x.name.contains("DistributedSampler")))
         })
         || crate::training::runtime::lightning_ranks(prog, m)
+        // A `LightningLite` subclass (Fabric's predecessor), whose
+        // `setup_dataloaders` puts a distributed sampler in its loaders.
+        || prog.classes_mentioning(&["LightningLite"]).into_iter().any(|c| {
+            prog.same_program(c.m, m)
+                && prog
+                    .external_bases(c)
+                    .iter()
+                    .any(|b| b.starts_with("lightning") && b.ends_with(".LightningLite"))
+        })
 }
 
 /// What the constructions of dataset class `k` show: whether one reaches a
@@ -1433,6 +1442,15 @@ fn rewraps_loaders(code: &Code<'_>, m: crate::training::program::ModId) -> bool 
         .iter()
         .any(|(s, ..)| prog.same_program(s.m, m))
         || crate::training::runtime::lightning_ranks(prog, m)
+        // A `LightningLite` subclass (Fabric's predecessor), whose
+        // `setup_dataloaders` puts a distributed sampler in its loaders.
+        || prog.classes_mentioning(&["LightningLite"]).into_iter().any(|c| {
+            prog.same_program(c.m, m)
+                && prog
+                    .external_bases(c)
+                    .iter()
+                    .any(|b| b.starts_with("lightning") && b.ends_with(".LightningLite"))
+        })
 }
 
 /// Whether a loader leaves through a function nothing in the code calls

@@ -362,7 +362,11 @@ pub fn collective(prog: &Program, scope: Scope, call: &Expr, ddp: bool) -> Optio
         }),
         // Lightning Fabric: `save` and `load` must be called on every
         // process (each writes or reads its part, and they synchronise).
-        "barrier" | "all_reduce" | "all_gather" | "broadcast" | "save" | "load" if fabric(prog, scope, recv) => {
+        // (`LightningLite.save` has no barrier: under DDP rank 0 writes.)
+        "barrier" | "all_reduce" | "all_gather" | "broadcast" | "save" | "load"
+            if fabric(prog, scope, recv)
+                && !(matches!(attr.as_str(), "save" | "load") && lightning_lite_self(prog, scope, recv)) =>
+        {
             Some(Collective {
                 kind: format!("fabric.{attr}"),
                 label: label(),
@@ -512,7 +516,8 @@ pub(super) fn is_engine_like(prog: &Program, scope: Scope, recv: &Expr) -> bool 
     if matches!(
         name,
         "context" | "ctx" | "accelerator" | "engine" | "model_engine" | "fabric"
-    ) {
+    ) || lightning_lite_self(prog, scope, recv)
+    {
         return true;
     }
     let s = prog.sources(scope, recv);
@@ -591,7 +596,19 @@ pub(super) fn fabric(prog: &Program, scope: Scope, recv: &Expr) -> bool {
             }
         }
     }
-    false
+    lightning_lite_self(prog, scope, recv)
+}
+
+/// Whether `recv` is `self` in a method of a `LightningLite` subclass
+/// (Fabric's predecessor, `pytorch_lightning.lite.LightningLite`): its
+/// `barrier()`, `all_gather()` and `backward()` are the strategy's
+/// collectives, as Fabric's are.
+fn lightning_lite_self(prog: &Program, scope: Scope, recv: &Expr) -> bool {
+    prog.self_class(scope, recv).is_some_and(|k| {
+        prog.external_bases(k)
+            .iter()
+            .any(|b| b.starts_with("lightning") && b.ends_with(".LightningLite"))
+    })
 }
 
 /// Whether `X` in `X.checkpoint`/`X.preempt` is a Core API context.
