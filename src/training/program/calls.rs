@@ -16,7 +16,7 @@ impl Program {
         if let ExprKind::Attribute { value, attr } = &func.kind {
             if let Some(k) = self.self_class(scope, value) {
                 if let Some(f) = self.method(k, attr) {
-                    return Callee::Func(f);
+                    return Callee::Func(self.sole_override(k, f, attr).unwrap_or(f));
                 }
             }
             // `args.set_initial_seed(…)` on a parameter annotated with a

@@ -23,6 +23,49 @@ impl Program {
         })
     }
 
+    /// `self.name(…)` in class `k`, where `f` (the method it finds) is
+    /// abstract — its body only raises `NotImplementedError` — and exactly
+    /// one training-code class below `k` defines the method: that class's
+    /// (a base trainer's `train()` calling `self._train_epoch(epoch)`, which
+    /// the one trainer of the recipe implements).
+    pub fn sole_override(&self, k: ClassId, f: FuncId, name: &str) -> Option<FuncId> {
+        let body = &self.func(f)?.body;
+        let stmts: Vec<&Stmt> = body
+            .iter()
+            .filter(|s| !matches!(&s.kind, StmtKind::Expr(e) if matches!(e.kind, ExprKind::Str(_))))
+            .collect();
+        let abstract_ = match stmts.as_slice() {
+            [s] => match &s.kind {
+                StmtKind::Raise(Some(e)) => {
+                    let callee = match &e.kind {
+                        ExprKind::Call { func, .. } => func,
+                        _ => e,
+                    };
+                    matches!(&callee.kind, ExprKind::Name(n) if n == "NotImplementedError")
+                }
+                _ => false,
+            },
+            _ => false,
+        };
+        if !abstract_ {
+            return None;
+        }
+        let owner = self.class_of(f)?;
+        let mut found: Option<FuncId> = None;
+        for sub in self.subclasses_mentioning(owner, name, 8) {
+            if sub == k {
+                continue;
+            }
+            if let Some(g) = self.own_method(sub, name) {
+                if found.is_some_and(|x| x != g) {
+                    return None;
+                }
+                found = Some(g);
+            }
+        }
+        found
+    }
+
     /// The field a class's `__getitem__` hands every key to, where the
     /// method is the one line `return self.<field>[key]` (a config holder
     /// around `vars(parser.parse_args())`: `para['num_workers']` is
