@@ -58,7 +58,8 @@ declare_rule! {
     /// position from a different order on each rank. A
     /// `worker_init_fn` that seeds numpy, `random` or torch with a resolved
     /// constant (not from the worker id or `torch.initial_seed()`) of a loader
-    /// with workers is reported too: every worker of every rank draws alike. So is
+    /// with workers (a count not known to be 0: the init function was written
+    /// for workers) is reported too: every worker of every rank draws alike. So is
     /// one that adds the worker id to a constant (`1234 + worker_id`) or to the
     /// parent's RNG state (`random.getstate()[1][0] + worker_id`) where the
     /// ranks seed alike: the workers of a rank differ, but worker k of every rank
@@ -1040,11 +1041,16 @@ fn constant_worker_seeds(code: &Code<'_>, out: &mut Sink<'_>) {
         scope, args, workers, ..
     } in worker_loaders(code)
     {
-        // Workers must exist: a `num_workers` that is not known to be 0.
+        // Workers must exist: a `num_workers` that is not known to be 0 (an
+        // unresolved count, `int(opt.nThreads / num_gpu)`, is taken as the
+        // workers the init function was written for).
         let n = runtime::constant(prog, code.cfg, code.rt, scope, workers);
-        if !matches!(n.as_ref().and_then(|r| r.single()), Some(Const::Int(i)) if *i > 0) {
-            continue;
-        }
+        let count = match n.as_ref().and_then(|r| r.single()) {
+            Some(Const::Int(i)) if *i > 0 => Some(*i),
+            Some(_) => continue,
+            None if n.is_some() => continue,
+            None => None,
+        };
         let Some(init) = kw(args, "worker_init_fn").or_else(|| pos(args, 10)) else {
             continue;
         };
@@ -1081,13 +1087,13 @@ fn constant_worker_seeds(code: &Code<'_>, out: &mut Sink<'_>) {
         let Some((at, name, value)) = hits.into_iter().next() else {
             continue;
         };
-        let workers = match n.as_ref().and_then(|r| r.single()) {
-            Some(Const::Int(i)) => *i,
-            _ => continue,
+        let workers = match count {
+            Some(i) => format!("{i} workers"),
+            None => "workers".to_string(),
         };
         let d = out.at_loc(
             code.loc(fs.m, at),
-            format!("worker_init_fn `{}` calls {name}({value}) in every loader worker: the {workers} workers of each rank, and the workers of every rank, draw the same random numbers, so their augmentations repeat", func.name),
+            format!("worker_init_fn `{}` calls {name}({value}) in every loader worker: the {workers} of each rank, and the workers of every rank, draw the same random numbers, so their augmentations repeat", func.name),
         );
         d.label(code.file(scope.m), init.span, "every worker of this loader runs it");
         d.help("seed from the worker: `torch.initial_seed() % 2**32` differs per worker (and per rank when the ranks seed torch differently), or add the worker id and the rank to the seed");
