@@ -123,13 +123,9 @@ pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
     // Whether each seeding module's programs train, asked once per module
     // (the answer scans the text of every module of the program).
     let mut trains: std::collections::HashMap<ModId, bool> = Default::default();
-    let model_parallel = ModelParallel::of(code);
+    // Read once, where a loader seeded alike needs it.
+    let model_parallel: std::cell::OnceCell<ModelParallel> = std::cell::OnceCell::new();
     for LoaderCall { scope, args, workers } in worker_loaders(code) {
-        // Model parallelism: the ranks of a tensor-parallel group must read
-        // the same samples, drawn alike.
-        if model_parallel.runs(code, scope.m) {
-            continue;
-        }
         // The seedings of each program the loader runs in (a shared data
         // module's loader, built by scripts that each seed).
         let seeded: Vec<(u64, runtime::World, Scope, Span, Option<Span>)> = alike_all(code, seedings, scope.m)
@@ -140,6 +136,14 @@ pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
             })
             .collect();
         if seeded.is_empty() {
+            continue;
+        }
+        // Model parallelism: the ranks of a tensor-parallel group must read
+        // the same samples, drawn alike.
+        if model_parallel
+            .get_or_init(|| ModelParallel::of(code))
+            .runs(code, scope.m)
+        {
             continue;
         }
         // Its own generator or init function: what the workers are seeded

@@ -51,11 +51,9 @@ struct Draw {
 pub(super) fn step_draws_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out: &mut Sink<'_>) {
     let prog = code.prog;
     let mut reported: Vec<(Scope, Span)> = Vec::new();
-    let model_parallel = ModelParallel::of(code);
+    // Read once, where a scope seeded alike needs it.
+    let model_parallel: std::cell::OnceCell<ModelParallel> = std::cell::OnceCell::new();
     for scope in code.scopes(&["backward", "step"]) {
-        if model_parallel.runs(code, scope.m) {
-            continue;
-        }
         let Some((
             world,
             Seeding::Call {
@@ -67,6 +65,12 @@ pub(super) fn step_draws_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
         else {
             continue;
         };
+        if model_parallel
+            .get_or_init(|| ModelParallel::of(code))
+            .runs(code, scope.m)
+        {
+            continue;
+        }
         // Through a seeding helper (`set_random_seed(cfg.seed)`): reported
         // where the program calls it, once per such call (two scripts
         // calling one helper are two findings).

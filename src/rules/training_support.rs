@@ -227,6 +227,8 @@ const MODEL_PARALLEL_RANKS: &[&str] = &[
 pub(crate) struct ModelParallel {
     programs: u64,
     any: bool,
+    /// The modules that group their ranks by model parallelism.
+    grouped: Vec<crate::training::program::ModId>,
 }
 
 impl ModelParallel {
@@ -235,11 +237,15 @@ impl ModelParallel {
         let mut mp = ModelParallel {
             programs: 0,
             any: false,
+            grouped: Vec::new(),
         };
         for m in prog.code_modules() {
             if prog.chunks_mentioning(m, MODEL_PARALLEL_RNG).next().is_some() {
                 mp.any = true;
                 mp.programs |= prog.programs(m);
+            }
+            if prog.chunks_mentioning(m, MODEL_PARALLEL_RANKS).next().is_some() {
+                mp.grouped.push(m);
             }
         }
         mp
@@ -256,7 +262,7 @@ impl ModelParallel {
             0 => self.any,
             mine => self.programs & mine != 0,
         };
-        rng || code.prog.chunks_mentioning(m, MODEL_PARALLEL_RANKS).next().is_some()
+        rng || self.grouped.contains(&m)
     }
 }
 
