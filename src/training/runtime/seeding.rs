@@ -50,6 +50,14 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
             // seed.
             "colossalai.utils.set_seed",
             "colossalai.utils.common.set_seed",
+            // MONAI's: torch, numpy and `random` with `seed` (a random seed
+            // of the process's own where it is `None`).
+            "monai.utils.set_determinism",
+            "monai.utils.misc.set_determinism",
+            // MMEngine's: `random`, numpy and torch, plus the rank where
+            // `diff_rank_seed=True`.
+            "mmengine.runner.set_random_seed",
+            "mmengine.runner.utils.set_random_seed",
         ],
     );
     let mut first = None;
@@ -125,6 +133,16 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
         if path == "accelerate.utils.set_seed"
             && kw(args, "device_specific").is_some_and(|d| matches!(d.kind, ExprKind::Bool(true)))
         {
+            return Seeding::NotIdentical;
+        }
+        if path.starts_with("mmengine.")
+            && kw(args, "diff_rank_seed").is_some_and(|d| !matches!(d.kind, ExprKind::Bool(false)))
+        {
+            return Seeding::NotIdentical;
+        }
+        // MONAI's `set_determinism(seed=None)` seeds each process from its
+        // own entropy (and with no argument from its default seed, alike).
+        if path.starts_with("monai.") && a.is_some_and(|a| matches!(a.kind, ExprKind::None)) {
             return Seeding::NotIdentical;
         }
         // A call in a function the program is seen to call wins over one at
