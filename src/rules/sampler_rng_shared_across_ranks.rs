@@ -72,7 +72,9 @@ declare_rule! {
     /// class passed as the init function (`worker_init_fn=SeedWorkers(seed)`) is
     /// read through its `__call__`, and a base it keeps from a draw of torch's
     /// global RNG (`torch.randint(…).item()`) counts as that RNG's state. lhotse's
-    /// `fix_random_seed` seeds like `torch.manual_seed` (and `random`, numpy); a
+    /// `fix_random_seed`, MONAI's `set_determinism(seed=…)` and MMEngine's
+    /// `set_random_seed` (without `diff_rank_seed=True`) seed like
+    /// `torch.manual_seed` (and `random`, numpy); a
     /// seeding call in a function with a worker-id parameter, or one seeded from
     /// `get_worker_info()`, runs in the workers and says nothing of how the ranks
     /// seed. A map-style dataset that seeds in its own methods from the worker id
