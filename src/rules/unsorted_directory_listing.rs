@@ -1234,15 +1234,7 @@ pub(super) fn shards_samples(code: &Code<'_>, m: crate::training::program::ModId
                     || prog.class(c).is_some_and(|x| x.name.contains("DistributedSampler")))
         })
         || crate::training::runtime::lightning_ranks(prog, m)
-        // A `LightningLite` subclass (Fabric's predecessor), whose
-        // `setup_dataloaders` puts a distributed sampler in its loaders.
-        || prog.classes_mentioning(&["LightningLite"]).into_iter().any(|c| {
-            prog.same_program(c.m, m)
-                && prog
-                    .external_bases(c)
-                    .iter()
-                    .any(|b| b.starts_with("lightning") && b.ends_with(".LightningLite"))
-        })
+        || lightning_lite_in(prog, m)
 }
 
 /// What the constructions of dataset class `k` show: whether one reaches a
@@ -1430,9 +1422,23 @@ fn distributed_sampler(code: &Code<'_>, scope: Scope, func: &Expr) -> bool {
     }
 }
 
+/// Whether a program that runs module `m` defines a `LightningLite`
+/// subclass (Fabric's predecessor), whose `setup_dataloaders` puts a
+/// distributed sampler in the loaders it is handed.
+fn lightning_lite_in(prog: &crate::training::program::Program, m: crate::training::program::ModId) -> bool {
+    prog.classes_mentioning(&["LightningLite"]).into_iter().any(|c| {
+        prog.same_program(c.m, m)
+            && prog
+                .external_bases(c)
+                .iter()
+                .any(|b| b.starts_with("lightning") && b.ends_with(".LightningLite"))
+    })
+}
+
 /// Whether the program module `m` runs in hands loaders to something that
 /// shards them wherever they come from: an Accelerate `Accelerator`,
-/// Lightning Fabric, or a Lightning `Trainer` on several devices. A loader
+/// Lightning Fabric (or a `LightningLite` subclass), or a Lightning
+/// `Trainer` on several devices. A loader
 /// without a sampler returned out of sight is otherwise read whole by each
 /// rank, in whatever order.
 fn rewraps_loaders(code: &Code<'_>, m: crate::training::program::ModId) -> bool {
@@ -1442,15 +1448,7 @@ fn rewraps_loaders(code: &Code<'_>, m: crate::training::program::ModId) -> bool 
         .iter()
         .any(|(s, ..)| prog.same_program(s.m, m))
         || crate::training::runtime::lightning_ranks(prog, m)
-        // A `LightningLite` subclass (Fabric's predecessor), whose
-        // `setup_dataloaders` puts a distributed sampler in its loaders.
-        || prog.classes_mentioning(&["LightningLite"]).into_iter().any(|c| {
-            prog.same_program(c.m, m)
-                && prog
-                    .external_bases(c)
-                    .iter()
-                    .any(|b| b.starts_with("lightning") && b.ends_with(".LightningLite"))
-        })
+        || lightning_lite_in(prog, m)
 }
 
 /// Whether a loader leaves through a function nothing in the code calls
