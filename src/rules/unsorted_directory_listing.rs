@@ -19,7 +19,9 @@ declare_rule! {
     /// module's registry of classes: `_DATASETS[name](path, split)`), or indexed
     /// in a helper method that such a
     /// `__getitem__` calls (of the same class, directly or through a few of its
-    /// methods, or of a wrapped object it holds).
+    /// methods — also methods it inherits from the training code's bases, where
+    /// it defines none of that name, as doctr's datasets read `self.data` in a
+    /// base's `_read_sample` — or of a wrapped object it holds).
     /// A dataset whose consumers are out of sight — no construction in the
     /// code (a registry filled by a decorator, a class named in a config, a
     /// library's users), or a loader over it returned from a function nothing
@@ -1087,13 +1089,24 @@ pub(super) fn indexing_dataset(code: &Code<'_>, k: ClassId, attr: &str) -> Optio
             return sharded_dataset(code, k).then_some(None);
         }
     }
-    let class = prog.class(k)?;
-    for st in &class.body {
-        let StmtKind::FunctionDef(i) = st.kind else { continue };
-        let f = FuncId { m: k.m, c: k.c, f: i };
+    prog.class(k)?;
+    // The class's own methods, then those it inherits from the training
+    // code's bases (doctr's `CORD` filling `self.data`, read back by its
+    // base's `_read_sample`, which the base's base's `__getitem__` calls).
+    let lineage = prog.ancestors(k);
+    let methods: Vec<FuncId> = lineage.iter().take(4).flat_map(|c| prog.own_methods(*c)).collect();
+    for f in methods {
         let Some(func) = prog.func(f) else { continue };
         if func.name.starts_with("__") || !indexes(code, f, attr) {
             continue;
+        }
+        // Inherited, but this class defines its own: not the one it runs.
+        if f.m != k.m || f.c != k.c {
+            if let Some(own) = prog.method(k, &func.name) {
+                if own != f {
+                    continue;
+                }
+            }
         }
         // Called as `self.helper(idx)` from a `__getitem__`, or from a
         // method that `__getitem__` calls (`__getitem__` →
@@ -1107,8 +1120,11 @@ pub(super) fn indexing_dataset(code: &Code<'_>, k: ClassId, attr: &str) -> Optio
                     let Some(g) = s.func() else { continue };
                     let Some(d) = prog.class_of(g) else { continue };
                     if prog.func(g).is_some_and(|x| x.name == "__getitem__") {
-                        if sharded_dataset(code, d) {
-                            return Some(Some((func.name.clone(), d)));
+                        // A base's `__getitem__` runs on this class's
+                        // objects: this class's constructions say where.
+                        let holder = if lineage.contains(&d) { k } else { d };
+                        if sharded_dataset(code, holder) {
+                            return Some(Some((func.name.clone(), holder)));
                         }
                     } else if !seen.contains(&g) && seen.len() < 16 {
                         seen.push(g);
