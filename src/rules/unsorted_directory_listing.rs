@@ -1121,10 +1121,13 @@ pub(super) fn indexing_dataset(code: &Code<'_>, k: ClassId, attr: &str) -> Optio
                     let Some(d) = prog.class_of(g) else { continue };
                     if prog.func(g).is_some_and(|x| x.name == "__getitem__") {
                         // A base's `__getitem__` runs on this class's
-                        // objects: this class's constructions say where.
-                        let holder = if lineage.contains(&d) { k } else { d };
-                        if sharded_dataset(code, holder) {
-                            return Some(Some((func.name.clone(), holder)));
+                        // objects: this class's constructions say where,
+                        // or the base's own.
+                        if lineage.contains(&d) && d != k && sharded_dataset(code, k) {
+                            return Some(Some((func.name.clone(), k)));
+                        }
+                        if sharded_dataset(code, d) {
+                            return Some(Some((func.name.clone(), d)));
                         }
                     } else if !seen.contains(&g) && seen.len() < 16 {
                         seen.push(g);
