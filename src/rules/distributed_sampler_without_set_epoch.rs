@@ -541,7 +541,7 @@ fn shuffling_calls(code: &Code<'_>, scope: Scope, shuffle: &Expr) -> Option<Vec<
     // A call passing something else (`split` handed on by another
     // helper) is left out: whether it shuffles is not known here.
     let mut calls = Vec::new();
-    for (_, call) in prog.call_sites(f) {
+    for (cs, call) in prog.call_sites(f) {
         let value = match prog.bind(f, call, index) {
             crate::training::program::Bound::Given(v) | crate::training::program::Bound::Default(v) => v,
             _ => continue,
@@ -554,9 +554,6 @@ fn shuffling_calls(code: &Code<'_>, scope: Scope, shuffle: &Expr) -> Option<Vec<
             // shuffle, and where it does is told by the caller's own
             // callers (see `analyse`).
             (ExprKind::Name(n), None) => {
-                let Some((cs, _)) = prog.call_sites(f).into_iter().find(|(_, c)| std::ptr::eq(*c, call)) else {
-                    continue;
-                };
                 // A local of the caller only: a parameter of it is decided
                 // by its own callers, which this does not follow (dinov2's
                 // `make_data_loader(shuffle=True)` default, where every
@@ -595,7 +592,7 @@ fn returned_only<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'
     let mut only = true;
     let mut in_callers = false;
     code.prog.flows(scope, anc, sampler, &|_, _| false, &mut |flow| {
-        let here = flow_scope(&flow).is_some_and(|s| s.func() == Some(f));
+        let here = flow_scope(&flow).func() == Some(f);
         match flow {
             Flow::Stored { .. } if here => {}
             _ if here => only = false,
@@ -606,8 +603,8 @@ fn returned_only<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], sampler: &'
 }
 
 /// The scope a flow step happens in.
-fn flow_scope(flow: &Flow<'_>) -> Option<Scope> {
-    Some(match flow {
+fn flow_scope(flow: &Flow<'_>) -> Scope {
+    match flow {
         Flow::Arg { scope, .. }
         | Flow::Method { scope, .. }
         | Flow::Attr { scope, .. }
@@ -619,7 +616,7 @@ fn flow_scope(flow: &Flow<'_>) -> Option<Scope> {
         | Flow::Escapes { scope, .. }
         | Flow::Entered { scope, .. }
         | Flow::Called { scope, .. } => *scope,
-    })
+    }
 }
 
 /// The loaders built from the dict `d` that the function of `scope`

@@ -357,10 +357,7 @@ pub(crate) fn accelerate_prepare(prog: &crate::training::program::Program, scope
     let ExprKind::Attribute { value, attr } = &func.kind else {
         return false;
     };
-    (attr == "prepare" || attr == "prepare_data_loader")
-        && prog.sources(scope, value).terms.iter().any(|t| {
-            matches!(&t.expr.kind, ExprKind::Call { func, .. } if prog.external(t.scope, func).as_deref() == Some("accelerate.Accelerator"))
-        })
+    (attr == "prepare" || attr == "prepare_data_loader") && prog.built_by(scope, value, "accelerate.Accelerator")
 }
 
 /// Whether `call` (ancestors `anc`) sits in an arm of an `if` whose test
@@ -444,8 +441,12 @@ fn prepares_loaders(code: &Code<'_>, m: crate::training::program::ModId) -> bool
                 if hit {
                     return;
                 }
-                let ExprKind::Call { func, args, .. } = &e.kind else { return };
-                let ExprKind::Attribute { value, attr } = &func.kind else { return };
+                let ExprKind::Call { func, args, .. } = &e.kind else {
+                    return;
+                };
+                let ExprKind::Attribute { attr, .. } = &func.kind else {
+                    return;
+                };
                 if attr != "prepare" {
                     return;
                 }
@@ -454,7 +455,11 @@ fn prepares_loaders(code: &Code<'_>, m: crate::training::program::ModId) -> bool
                 // (`accelerator.prepare(model, optimizer, lr_scheduler)`).
                 let loader_like = args.iter().any(|a| match a {
                     crate::training::ast::Arg::Pos(v) | crate::training::ast::Arg::Kw { value: v, .. } => {
-                        let text = prog.text(scope.m).get(v.span.start..v.span.end).unwrap_or("").to_ascii_lowercase();
+                        let text = prog
+                            .text(scope.m)
+                            .get(v.span.start..v.span.end)
+                            .unwrap_or("")
+                            .to_ascii_lowercase();
                         !["model", "optim", "sched", "net"].iter().any(|w| text.contains(w))
                     }
                     _ => true,
@@ -462,8 +467,7 @@ fn prepares_loaders(code: &Code<'_>, m: crate::training::program::ModId) -> bool
                 if !loader_like {
                     return;
                 }
-                let s = prog.sources(scope, value);
-                hit = s.terms.iter().any(|t| matches!(&t.expr.kind, ExprKind::Call { func, .. } if prog.external(t.scope, func).as_deref() == Some("accelerate.Accelerator")));
+                hit = accelerate_prepare(prog, scope, e);
             });
             hit
         })

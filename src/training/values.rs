@@ -466,10 +466,7 @@ fn term_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -> Option
 /// Whether `t` is what `json.load`/`yaml.load` returns (a plain dict or
 /// list) read by attribute.
 fn plain_dict_read_by_attr(prog: &Program, t: &Term<'_>) -> bool {
-    let ExprKind::Call { func, .. } = &t.expr.kind else {
-        return false;
-    };
-    let Callee::External(path) = prog.callee(t.scope, func) else {
+    let Some(path) = external_call(prog, t) else {
         return false;
     };
     RUN_FILE_LOADERS.contains(&path.as_str())
@@ -491,13 +488,28 @@ const MAPPING_WRAPPERS: &[&str] = &[
 
 /// Whether `t` is a call of one of [`MAPPING_WRAPPERS`].
 fn is_mapping_wrapper_call(prog: &Program, t: &Term<'_>) -> bool {
+    external_call(prog, t).is_some_and(|path| MAPPING_WRAPPERS.contains(&path.rsplit('.').next().unwrap_or("")))
+}
+
+/// The path of the outside function or class `t` is a call of.
+fn external_call(prog: &Program, t: &Term<'_>) -> Option<String> {
     let ExprKind::Call { func, .. } = &t.expr.kind else {
-        return false;
+        return None;
     };
-    let Callee::External(path) = prog.callee(t.scope, func) else {
-        return false;
-    };
-    MAPPING_WRAPPERS.contains(&path.rsplit('.').next().unwrap_or(""))
+    match prog.callee(t.scope, func) {
+        Callee::External(path) => Some(path),
+        _ => None,
+    }
+}
+
+/// The format of the files a run-file loader (`json.load`, `yaml.safe_load`,
+/// `OmegaConf.load`) reads.
+fn loader_format(path: &str) -> Format {
+    if path.starts_with("json.") {
+        Format::Json
+    } else {
+        Format::Yaml
+    }
 }
 
 /// `a op b` on numbers (`batch_size * 2`, `base + 1`): integers stay
@@ -825,11 +837,7 @@ fn run_file_value(
         return None;
     }
     let omegaconf = loader.starts_with("omegaconf.");
-    let format = if loader.starts_with("json.") {
-        Format::Json
-    } else {
-        Format::Yaml
-    };
+    let format = loader_format(loader);
     let keys: Vec<PathSeg> = t
         .proj
         .iter()
@@ -1164,10 +1172,7 @@ fn attr_path<'e>(e: &'e Expr, root: &str) -> Option<Vec<&'e str>> {
 /// (`json.load(f)["k"]`, `yaml.safe_load(f)["k"]`) at a path no config
 /// file of the project of that format sets.
 fn unset_in_run_files(prog: &Program, env: &Env<'_>, t: &Term<'_>) -> bool {
-    let ExprKind::Call { func, .. } = &t.expr.kind else {
-        return false;
-    };
-    let Callee::External(path) = prog.callee(t.scope, func) else {
+    let Some(path) = external_call(prog, t) else {
         return false;
     };
     if !RUN_FILE_LOADERS.contains(&path.as_str()) || path.starts_with("omegaconf.") {
@@ -1187,13 +1192,8 @@ fn unset_in_run_files(prog: &Program, env: &Env<'_>, t: &Term<'_>) -> bool {
     if keys.is_empty() {
         return false;
     }
-    let format = if path.starts_with("json.") {
-        Format::Json
-    } else {
-        Format::Yaml
-    };
     env.run_files
-        .is_none_or(|files| files.lookup(format, None, &keys).is_empty())
+        .is_none_or(|files| files.lookup(loader_format(&path), None, &keys).is_empty())
 }
 
 fn is_config_accessor(prog: &Program, t: &Term<'_>) -> bool {
