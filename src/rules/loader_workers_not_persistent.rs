@@ -1533,18 +1533,21 @@ fn lightning_hook(code: &Code<'_>, f: crate::training::program::FuncId) -> bool 
             "train_dataloader" | "val_dataloader" | "test_dataloader" | "predict_dataloader"
         )
     });
+    // Not a hook of a datamodule no Trainer is handed (the per-dataset
+    // modules a multitask module wraps, whose own loaders it replaces).
     hook && prog.class_of(f).is_some_and(|k| {
-        prog.external_bases(k).iter().any(|b| {
-            matches!(
-                b.as_str(),
-                "lightning.LightningDataModule"
-                    | "lightning.LightningModule"
-                    | "lightning.core.LightningDataModule"
-                    | "lightning.core.LightningModule"
-                    | "lightning.core.datamodule.LightningDataModule"
-                    | "lightning.core.module.LightningModule"
-            )
-        })
+        !super::training_support::hook_never_run(code, f, k)
+            && prog.external_bases(k).iter().any(|b| {
+                matches!(
+                    b.as_str(),
+                    "lightning.LightningDataModule"
+                        | "lightning.LightningModule"
+                        | "lightning.core.LightningDataModule"
+                        | "lightning.core.LightningModule"
+                        | "lightning.core.datamodule.LightningDataModule"
+                        | "lightning.core.module.LightningModule"
+                )
+            })
     })
 }
 

@@ -388,7 +388,7 @@ pub(crate) fn under_run_switch(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], c
 /// (`trainer.fit(model, datamodule=dm)`) is built by a class of the code
 /// that is neither `k` nor derives from it. `false` where no such hand-over
 /// is seen, or one is not known.
-fn hook_never_run(code: &Code<'_>, f: FuncId, k: crate::training::program::ClassId) -> bool {
+pub(crate) fn hook_never_run(code: &Code<'_>, f: FuncId, k: crate::training::program::ClassId) -> bool {
     let prog = code.prog;
     if !prog.call_sites(f).is_empty() || prog.escapes(f) {
         return false;

@@ -486,9 +486,25 @@ const MAPPING_WRAPPERS: &[&str] = &[
     "FrozenConfigDict",
 ];
 
-/// Whether `t` is a call of one of [`MAPPING_WRAPPERS`].
+/// Outside functions that wrap a mapping so, named by their whole path.
+const MAPPING_WRAPPER_PATHS: &[&str] = &[
+    "munch.Munch",
+    "munch.Munch.fromDict",
+    "munch.DefaultMunch.fromDict",
+    "munch.munchify",
+    "addict.Dict",
+];
+
+/// Whether the outside function or class `path` wraps a mapping whose
+/// attributes are its keys: [`MAPPING_WRAPPERS`] by name,
+/// [`MAPPING_WRAPPER_PATHS`] by path.
+fn mapping_wrapper(path: &str) -> bool {
+    MAPPING_WRAPPERS.contains(&path.rsplit('.').next().unwrap_or("")) || MAPPING_WRAPPER_PATHS.contains(&path)
+}
+
+/// Whether `t` is a call of a [`mapping_wrapper`].
 fn is_mapping_wrapper_call(prog: &Program, t: &Term<'_>) -> bool {
-    external_call(prog, t).is_some_and(|path| MAPPING_WRAPPERS.contains(&path.rsplit('.').next().unwrap_or("")))
+    external_call(prog, t).is_some_and(|path| mapping_wrapper(&path))
 }
 
 /// The path of the outside function or class `t` is a call of.
@@ -674,8 +690,7 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
             _ => {}
         }
         // Wrappers around a mapping: AttrDict, dict, EasyDict, Namespace.
-        let last = path.rsplit('.').next().unwrap_or("");
-        if MAPPING_WRAPPERS.contains(&last) && !t.proj.is_empty() {
+        if mapping_wrapper(path) && !t.proj.is_empty() {
             let [arg] = positional.as_slice() else { return None };
             // Attribute access on these is key access, also into the
             // nested dicts (`ConfigDict({...}).data.num_workers`).

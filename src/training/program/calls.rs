@@ -339,6 +339,21 @@ impl Program {
     /// {"cifar10": Cifar10, "imagenet": ImageNet}`). `None` for anything
     /// else, or a dict with another value or a `**` splat.
     pub fn registry_classes(&self, scope: Scope, func: &Expr) -> Option<Vec<ClassId>> {
+        // `Dataset = DATASETS[args.dataset]` then `Dataset(…)`: the lookup
+        // the name is bound to, where it is bound to nothing else.
+        if let ExprKind::Name(_) = &func.kind {
+            let sources = self.sources(scope, func);
+            let [t] = sources.terms.as_slice() else { return None };
+            if sources.unknown || !t.proj.is_empty() || !matches!(t.expr.kind, ExprKind::Subscript { .. }) {
+                return None;
+            }
+            return self.registry_lookup(t.scope, t.expr);
+        }
+        self.registry_lookup(scope, func)
+    }
+
+    /// [`Program::registry_classes`] of the lookup itself.
+    fn registry_lookup(&self, scope: Scope, func: &Expr) -> Option<Vec<ClassId>> {
         // `dataset_map[key][0](**kwargs)` of a table of tuples (DROID-SLAM's
         // `{'tartan': (TartanAir, )}`): the tuples' entry at that index.
         let mut entry: Option<usize> = None;
@@ -491,20 +506,29 @@ impl Program {
         // An instance called (`sampler(…)` runs `__call__`) is found where it
         // is built: by the name of the class or of a subclass that inherits
         // the method.
+        // Likewise a class's `__init__` runs where a subclass that does not
+        // define its own is instantiated (`TrainerX(configs)` of a
+        // `TrainerX(TrainerBase)` with no `__init__` of its own).
         let makers: Vec<String> = match class {
-            Some(k) if func.name == "__call__" => {
+            Some(k) if func.name == "__call__" || func.name == "__init__" => {
+                // Subclasses of subclasses too (a few levels), by name.
                 let mut out: Vec<String> = self.class(k).map(|c| c.name.clone()).into_iter().collect();
-                if let Some(name) = self.class(k).map(|c| c.name.clone()) {
+                let mut i = 0;
+                while i < out.len() && i < 4 && out.len() < 8 {
+                    let name = out[i].clone();
                     for sub in self.classes_mentioning(&[name.as_str()]).into_iter().take(32) {
-                        if sub != k && self.method(sub, "__call__") == Some(f) {
+                        if sub != k && self.method(sub, &func.name) == Some(f) {
                             if let Some(c) = self.class(sub) {
-                                out.push(c.name.clone());
+                                if !out.contains(&c.name) {
+                                    out.push(c.name.clone());
+                                }
                             }
                         }
                         if out.len() >= 8 {
                             break;
                         }
                     }
+                    i += 1;
                 }
                 out
             }
@@ -550,7 +574,9 @@ impl Program {
                         let hit = match self.callee(scope, callee_expr) {
                             Callee::Func(g) => g == f || self.dispatched_from_base(scope, callee_expr, f, class),
                             Callee::Unknown => self.dispatched_from_base(scope, callee_expr, f, class),
-                            Callee::Class(k) => func.name == "__init__" && Some(k) == class,
+                            Callee::Class(k) => {
+                                func.name == "__init__" && (Some(k) == class || self.method(k, "__init__") == Some(f))
+                            }
                             // `mp.spawn(f, (args,), nprocs)` calls `f(i, args)`.
                             Callee::External(p) if SPAWNERS.contains(&p.as_str()) => {
                                 spawned(e).is_some_and(|(target, _)| self.callee(scope, target) == Callee::Func(f))
@@ -1120,6 +1146,7 @@ impl Program {
             return Bound::Unknown;
         }
         let mut positional = 0usize;
+        let mut splat: Option<&Expr> = None;
         for a in args {
             match a {
                 Arg::Pos(e) => {
@@ -1138,9 +1165,26 @@ impl Program {
                     }
                     positional += n;
                 }
+                // A name given after the splat is read on; a second splat
+                // leaves the binding unknown.
+                Arg::StarStar(e)
+                    if splat.is_none()
+                        && matches!(
+                            param.kind,
+                            crate::python::ast::ParamKind::Normal | crate::python::ast::ParamKind::KwOnly
+                        ) =>
+                {
+                    splat = Some(e)
+                }
                 Arg::StarStar(_) => return Bound::Unknown,
                 _ => {}
             }
+        }
+        if let Some(mapping) = splat {
+            return Bound::Splat {
+                mapping,
+                default: param.default.as_ref(),
+            };
         }
         match &param.default {
             Some(d) => Bound::Default(d),

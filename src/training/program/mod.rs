@@ -160,6 +160,13 @@ pub enum LocalDef<'p> {
 pub enum Bound<'p> {
     Given(&'p Expr),
     Default(&'p Expr),
+    /// Passed, if at all, by the one `**mapping` of the call
+    /// (`build_dataloader(ds, **cfg.dataloader.train)`): the mapping's
+    /// entry of the parameter's name, else the default (if any).
+    Splat {
+        mapping: &'p Expr,
+        default: Option<&'p Expr>,
+    },
     Missing,
     Unknown,
 }

@@ -400,6 +400,17 @@ impl Program {
                     bound += 1;
                     self.go(def_scope, d, proj.to_vec(), out, budget, seen, depth)
                 }
+                // `**cfg`: the mapping's entry of the parameter's name, and
+                // the default where the mapping may lack it.
+                Bound::Splat { mapping, default } => {
+                    bound += 1;
+                    let mut keyed = vec![Proj::Key(Key::Str(func.params[index].name.clone()))];
+                    keyed.extend(proj.iter().cloned());
+                    self.go(scope, mapping, keyed, out, budget, seen, depth);
+                    if let Some(d) = default {
+                        self.go(def_scope, d, proj.to_vec(), out, budget, seen, depth)
+                    }
+                }
                 Bound::Missing => {}
                 Bound::Unknown => out.unknown = true,
             }
@@ -409,7 +420,7 @@ impl Program {
                 Bound::Given(e) => (scope, e),
                 Bound::Default(d) => (def_scope, d),
                 Bound::Missing => continue,
-                Bound::Unknown => {
+                Bound::Unknown | Bound::Splat { .. } => {
                     out.unknown |= !any_live;
                     continue;
                 }
