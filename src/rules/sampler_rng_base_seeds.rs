@@ -232,7 +232,15 @@ pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
         let Some(dataset) = kw(args, "dataset").or_else(|| pos(args, 0)) else {
             continue;
         };
-        let Some(draw) = workers_draw(prog, scope, dataset) else {
+        // What the dataset draws, else what the batches' collate function
+        // draws (a masking collator's `np.random.permutation`), which runs
+        // where the dataset's items are fetched.
+        let collate = kw(args, "collate_fn").or_else(|| pos(args, 5));
+        let Some((draw, by)) = workers_draw(prog, scope, dataset).map(|d| (d, "dataset")).or_else(|| {
+            collate
+                .and_then(|c| collate_draws(prog, scope, c))
+                .map(|d| (d, "collate_fn"))
+        }) else {
             continue;
         };
         for (bit, world, seed_scope, call, arg) in seeded {
@@ -267,7 +275,7 @@ pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
                 (seed_scope, call, arg, at),
                 (scope, call_expr),
                 (&count, init.as_deref()),
-                &draw,
+                (&draw, by),
                 world,
             );
         }
@@ -545,6 +553,39 @@ fn workers_draw(prog: &Program, scope: Scope, dataset: &Expr) -> Option<DrawSite
         return any_dataset_draws(prog, &mut steps);
     }
     None
+}
+
+/// A random draw of the loader's collate function, which runs where the
+/// dataset's items are fetched (in the workers): a training-code function
+/// that draws (or calls a helper that does), or an instance of a
+/// training-code class that does (a masking collator's `__call__`).
+fn collate_draws(prog: &Program, scope: Scope, collate: &Expr) -> Option<DrawSite> {
+    let mut steps = STEPS;
+    // An instance's `__call__` (the name bound to one) reaches its class's
+    // other methods.
+    if let Callee::Func(f) = prog.callee(scope, collate) {
+        return match prog.class_of(f) {
+            Some(k) => class_draws(prog, k, 0, &mut steps, &[]),
+            None => scope_draws(prog, f.scope(), false, &mut steps),
+        };
+    }
+    let sources = prog.sources(scope, collate);
+    if sources.unknown {
+        return None;
+    }
+    sources.terms.iter().find_map(|t| {
+        let ExprKind::Call { func, .. } = &t.expr.kind else {
+            return None;
+        };
+        if !t.proj.is_empty() {
+            return None;
+        }
+        match prog.callee(t.scope, func) {
+            // Its methods (what `__call__` reaches), not its construction.
+            Callee::Class(k) if prog.method(k, "__call__").is_some() => class_draws(prog, k, 0, &mut steps, &[]),
+            _ => None,
+        }
+    })
 }
 
 /// A random draw in `e` or in what it is built from (followed `depth`
@@ -984,7 +1025,7 @@ fn report(
     (seed_scope, call, arg, (at_scope, at)): (Scope, Span, Option<Span>, (Scope, Span)),
     (loader_scope, loader): (Scope, &Expr),
     (count, init): (&[i64], Option<&str>),
-    draw: &DrawSite,
+    (draw, by): (&DrawSite, &str),
     world: runtime::World,
 ) {
     let prog = code.prog;
@@ -1018,17 +1059,17 @@ fn report(
     };
     let message = if count == [-1] {
         format!(
-            "`{seeding}` seeds the global RNGs with the same value{value} on {ranks}, and what the DataLoader's dataset draws at random (`{}`) comes from them whatever its worker count: in the workers, whose base seeds are drawn from that torch RNG, or, with num_workers=0, in the rank's own process; either way each rank's draws repeat the other ranks'",
+            "`{seeding}` seeds the global RNGs with the same value{value} on {ranks}, and what the DataLoader's {by} draws at random (`{}`) comes from them whatever its worker count: in the workers, whose base seeds are drawn from that torch RNG, or, with num_workers=0, in the rank's own process; either way each rank's draws repeat the other ranks'",
             draw.what
         )
     } else if count == [0] {
         format!(
-            "`{seeding}` seeds the global RNGs with the same value{value} on {ranks}, and the DataLoader with num_workers=0 runs its dataset in each rank's own process, where what it draws at random (`{}`) comes from those RNGs: each rank's i-th sample gets the draws of every other rank's i-th sample",
+            "`{seeding}` seeds the global RNGs with the same value{value} on {ranks}, and the DataLoader with num_workers=0 runs its {by} in each rank's own process, where what it draws at random (`{}`) comes from those RNGs: each rank's i-th sample gets the draws of every other rank's i-th sample",
             draw.what
         )
     } else {
         format!(
-            "`{seeding}` seeds torch's global RNG with the same value{value} on {ranks}, and the DataLoader with {workers} ({given}) draws each pass's worker base seed from it: worker k of every rank seeds torch, random and numpy alike, so what its dataset draws at random (`{}`) repeats across ranks",
+            "`{seeding}` seeds torch's global RNG with the same value{value} on {ranks}, and the DataLoader with {workers} ({given}) draws each pass's worker base seed from it: worker k of every rank seeds torch, random and numpy alike, so what its {by} draws at random (`{}`) repeats across ranks",
             draw.what
         )
     };
