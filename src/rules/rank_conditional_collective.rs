@@ -58,7 +58,14 @@ declare_rule! {
     /// in `if not args.parallel_eval: if not is_master(args): return` and in
     /// `if args.parallel_eval: gather(…)` — takes one value in both), and a
     /// leave is reported where it alone makes the ranks'
-    /// counts differ while taking all of them out makes them agree. A
+    /// counts differ while taking all of them out makes them agree. Where
+    /// that cannot be judged for all of them together (too many parts to
+    /// try both ways, or the ranks differ with every leave taken out: rank 0
+    /// training alone under `--find-lr` beside an early stop on rank 0),
+    /// each leave is judged on its own, with the other leaves' tests taken
+    /// false (their options off). A test every run takes one way (`if
+    /// val_times > 0:` inside `for val_times in [0]:`) is not tried both
+    /// ways. A
     /// process index started by `multiprocessing.Process(target=run,
     /// args=(i, …))` in a loop over `range(…)` is a rank, as is a parameter
     /// every caller passes one (`train(rank, …)`). Error paths (`raise`) are
@@ -173,6 +180,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             same: Vec::new(),
             leaving: false,
             neutral: Vec::new(),
+            pinned: Vec::new(),
             exiting: &exiting,
             memo: &memo,
         };
@@ -210,6 +218,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             same,
             leaving: false,
             neutral: Vec::new(),
+            pinned: Vec::new(),
             exiting: &exiting,
             memo: &memo,
         };
@@ -309,6 +318,10 @@ struct Counter<'c, 'p> {
     leaving: bool,
     /// Statements taken as absent (which leave explains a difference).
     neutral: Vec<*const Stmt>,
+    /// Conditions' parts taken false on every assignment: where leaving is
+    /// modelled with more atoms than can be tried both ways, the parts of
+    /// the other leaves' tests (their options off), one leave at a time.
+    pinned: Vec<Atom>,
     /// The scopes whose text names an exit (`exit`, `_exit`, `quit`,
     /// `abort`): only their branches are searched for one.
     exiting: &'c [Scope],
@@ -378,6 +391,7 @@ fn staggered(code: &Code<'_>, cx: &Counter<'_, '_>, scope: Scope) -> bool {
         same,
         leaving: false,
         neutral: Vec::new(),
+        pinned: Vec::new(),
         exiting: cx.exiting,
         memo: cx.memo,
     };
@@ -759,6 +773,7 @@ impl Counter<'_, '_> {
                     same: if self.leaving { self.same.clone() } else { Vec::new() },
                     leaving: self.leaving,
                     neutral: self.neutral.clone(),
+                    pinned: if self.leaving { self.pinned.clone() } else { Vec::new() },
                     exiting: self.exiting,
                     memo: self.memo,
                 };
@@ -811,6 +826,9 @@ impl Counter<'_, '_> {
         }
         if let Some((_, i)) = self.same.iter().find(|(a, _)| *a == (scope.m, e.span)) {
             return Some(Val::Bool(bits & (1 << i) != 0));
+        }
+        if self.pinned.contains(&(scope.m, e.span)) {
+            return Some(Val::Bool(false));
         }
         let prog = self.code.prog;
         if let Some(b) = backend_test(self.code, scope, e) {
@@ -873,6 +891,13 @@ impl Counter<'_, '_> {
                     _ => return None,
                 }));
             }
+            // `for val_times in [0]:`: the one value of a loop over a
+            // literal list.
+            ExprKind::Name(n) => {
+                if let Some(v) = loop_constant(prog, scope, n) {
+                    return Some(v);
+                }
+            }
             _ => {}
         }
         match rank_kind(prog, scope, e)? {
@@ -880,6 +905,39 @@ impl Counter<'_, '_> {
             RankKind::IsZero => Some(Val::Bool(r == 0)),
         }
     }
+}
+
+/// The value of `n` in the function of `scope` where its only bindings are
+/// as the target of loops over literal lists or tuples whose items are all
+/// one literal (`for val_times in [0]:`).
+fn loop_constant(prog: &crate::training::program::Program, scope: Scope, n: &str) -> Option<Val> {
+    let f = scope.func()?;
+    let defs = prog.local_defs(f, n);
+    let mut found: Option<Val> = None;
+    for d in &defs {
+        let crate::training::program::LocalDef::Iter { iter, proj } = d else {
+            return None;
+        };
+        let (ExprKind::List(items) | ExprKind::Tuple(items)) = &iter.kind else {
+            return None;
+        };
+        if !proj.is_empty() || items.is_empty() {
+            return None;
+        }
+        for i in items {
+            let v = match &i.kind {
+                ExprKind::Int(x) => Val::Int(*x),
+                ExprKind::Bool(b) => Val::Bool(*b),
+                ExprKind::Str(t) => Val::Str(t.clone()),
+                _ => return None,
+            };
+            if found.as_ref().is_some_and(|f| *f != v) {
+                return None;
+            }
+            found = Some(v);
+        }
+    }
+    found
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -1430,6 +1488,21 @@ fn leaving_ranks(
     for c in &cands {
         collect_atoms(code, c.scope, c.test, &mut atoms);
     }
+    // The `if` each leaving branch's atom tests (none for the rank tests').
+    let mut branch_of: Vec<(ModId, Span)> = vec![(scope.m, Span::new(0, 0)); atoms.len()];
+    // What a test is without atoms: its value where it has one on every run.
+    let memo = Memo::default();
+    let fixed = Counter {
+        code,
+        ddp,
+        atoms: Vec::new(),
+        same: Vec::new(),
+        leaving: true,
+        neutral: Vec::new(),
+        pinned: Vec::new(),
+        exiting,
+        memo: &memo,
+    };
     // The tests of branches that leave, in the scope and where its
     // candidates are: every rank takes them alike, either way.
     let mut scopes: Vec<Scope> = vec![scope];
@@ -1453,55 +1526,138 @@ fn leaving_ranks(
                     if matches!(atom.kind, ExprKind::BoolOp { .. }) {
                         atom = test;
                     }
+                    // Not a test every run takes one way (`if val_times >
+                    // 0:` in `for val_times in [0]:`).
+                    if fixed.eval(*s, atom, 0, 0).is_some() {
+                        return;
+                    }
                     if !atoms.contains(&(s.m, atom.span)) {
                         atoms.push((s.m, atom.span));
+                        branch_of.push((s.m, st.span));
                     }
                 }
             }
         });
     }
-    if atoms.len() > MAX_LEAVE_ATOMS {
-        return;
-    }
-    let same = same_reads(code, &scopes, &atoms);
-    // Not read when leaving is modelled; the field wants one.
-    let memo = Memo::default();
-    let counter = Counter {
+    let leave = Leaving {
         code,
+        scope,
         ddp,
-        atoms,
-        same,
-        leaving: true,
-        neutral: Vec::new(),
+        scopes: &scopes,
         exiting,
-        memo: &memo,
+        cands: &cands,
     };
-    if counter.differ(scope).is_none_or(|d| d.is_empty()) {
+    if atoms.len() <= MAX_LEAVE_ATOMS && leave.judge(atoms.clone(), Vec::new(), &cands, out, reported) {
         return;
     }
-    // Each leave alone, the others taken out: reported where it alone
-    // makes the ranks differ, and only when taking them all out makes
-    // every rank's count agree (the difference is the leaving's).
-    let all: Vec<*const Stmt> = cands.iter().map(|c| c.stmt as *const Stmt).collect();
-    let with_only = |keep: Option<*const Stmt>| Counter {
-        neutral: all.iter().copied().filter(|p| Some(*p) != keep).collect(),
-        atoms: counter.atoms.clone(),
-        same: counter.same.clone(),
-        ..counter
-    };
-    if with_only(None).differ(scope).is_none_or(|d| !d.is_empty()) {
+    // Too many to try both ways together, or the ranks differ with every
+    // leave taken out (rank 0 trains alone under `--find-lr` beside an
+    // early stop on rank 0): each leave on its own, with the parts of its
+    // own test and of the leaving branches around it, the other tests'
+    // parts taken false (their options off).
+    if cands.len() < 2 && atoms.len() <= MAX_LEAVE_ATOMS {
         return;
     }
     for c in &cands {
-        if !reported.insert((c.scope.m, c.stmt.span.start)) {
-            continue;
-        }
-        match with_only(Some(c.stmt as *const Stmt)).differ(scope) {
-            Some(d) if !d.is_empty() => report_leave(code, out, scope, ddp, &d, c),
-            _ => {
-                reported.remove(&(c.scope.m, c.stmt.span.start));
+        let mut own: Vec<Atom> = Vec::new();
+        collect_atoms(code, c.scope, c.test, &mut own);
+        for (a, (m, st)) in atoms.iter().zip(&branch_of) {
+            let around = *m == c.scope.m && st.start <= c.stmt.span.start && c.stmt.span.end <= st.end;
+            if around && !own.contains(a) {
+                own.push(*a);
             }
         }
+        if own.len() > MAX_LEAVE_ATOMS {
+            continue;
+        }
+        let pinned: Vec<Atom> = atoms.iter().filter(|a| !own.contains(a)).copied().collect();
+        // Pinning nothing judges as above.
+        if !pinned.is_empty() {
+            leave.judge(own, pinned, std::slice::from_ref(c), out, reported);
+        }
+    }
+}
+
+/// The leaves of one scope, judged by [`Leaving::judge`].
+struct Leaving<'c, 'p> {
+    code: &'c Code<'p>,
+    scope: Scope,
+    ddp: bool,
+    /// The scope and those of its candidates.
+    scopes: &'c [Scope],
+    exiting: &'c [Scope],
+    /// Every candidate of the scope (those not judged are taken out).
+    cands: &'c [Candidate<'p>],
+}
+
+impl Leaving<'_, '_> {
+    /// Reports each leave of `judged` that alone makes the ranks' counts
+    /// differ, counting with `atoms` tried both ways and `pinned` taken
+    /// false, where taking every leave out makes them agree. `false` where
+    /// they differ with every leave taken out (or cannot be counted), so
+    /// that no leave explains the difference.
+    fn judge(
+        &self,
+        atoms: Vec<Atom>,
+        mut pinned: Vec<Atom>,
+        judged: &[Candidate<'_>],
+        out: &mut Sink<'_>,
+        reported: &mut std::collections::HashSet<(ModId, usize)>,
+    ) -> bool {
+        let (code, scope) = (self.code, self.scope);
+        let same = same_reads(code, self.scopes, &atoms);
+        // The pinned parts' other reads are the same value.
+        if !pinned.is_empty() {
+            let again: Vec<Atom> = same_reads(code, self.scopes, &pinned)
+                .into_iter()
+                .map(|(a, _)| a)
+                .collect();
+            pinned.extend(again);
+        }
+        // Not read when leaving is modelled; the field wants one.
+        let memo = Memo::default();
+        let counter = Counter {
+            code,
+            ddp: self.ddp,
+            atoms,
+            same,
+            leaving: true,
+            neutral: Vec::new(),
+            pinned,
+            exiting: self.exiting,
+            memo: &memo,
+        };
+        match counter.differ(scope) {
+            None => return false,
+            Some(d) if d.is_empty() => return true,
+            Some(_) => {}
+        }
+        // Each leave alone, the others taken out: reported where it alone
+        // makes the ranks differ, and only when taking them all out makes
+        // every rank's count agree (the difference is the leaving's).
+        let all: Vec<*const Stmt> = self.cands.iter().map(|c| c.stmt as *const Stmt).collect();
+        let with_only = |keep: Option<*const Stmt>| Counter {
+            neutral: all.iter().copied().filter(|p| Some(*p) != keep).collect(),
+            atoms: counter.atoms.clone(),
+            same: counter.same.clone(),
+            pinned: counter.pinned.clone(),
+            ..counter
+        };
+        if with_only(None).differ(scope).is_none_or(|d| !d.is_empty()) {
+            return false;
+        }
+        for c in judged {
+            if !reported.insert((c.scope.m, c.stmt.span.start)) {
+                continue;
+            }
+            match with_only(Some(c.stmt as *const Stmt)).differ(scope) {
+                Some(d) if !d.is_empty() => report_leave(code, out, scope, self.ddp, &d, c),
+                _ => {
+                    reported.remove(&(c.scope.m, c.stmt.span.start));
+                }
+            }
+        }
+        true
     }
 }
 

@@ -15,7 +15,9 @@
 //! class picked from a registry (`_DATASETS[name](…)`) only when every class
 //! the registry holds draws — or, where the dataset cannot be followed (or
 //! is looked up by name: `eval('datasets.' + cfg.DATASET)(…)`), a
-//! training-code dataset class does. A count of 0 (the dataset draws in the
+//! training-code dataset class does; or where the loader's `collate_fn` (a
+//! training-code function, or an instance of a class whose methods draw:
+//! a masking collator) draws, which runs in the workers too. A count of 0 (the dataset draws in the
 //! rank's own process) or one the code does not resolve is reported only
 //! where the same function also seeds the RNG the draw reads (`random`,
 //! numpy) alike on every rank — alike with workers or without — and not for

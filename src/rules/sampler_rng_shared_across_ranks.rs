@@ -106,7 +106,9 @@ declare_rule! {
     /// is seen to draw in the workers (a training-code dataset's methods other
     /// than `__init__`, or a random transform such as
     /// `transforms.RandomResizedCrop` it is built with; any training-code
-    /// dataset that draws, where the loader's cannot be followed): worker k of
+    /// dataset that draws, where the loader's cannot be followed), or where
+    /// its `collate_fn` draws (a masking collator's `np.random.choice`, which
+    /// runs in the workers too): worker k of
     /// every rank then crops, flips and jitters alike. With no workers
     /// (`num_workers=0`), or a count the code does not resolve, the dataset
     /// draws in the rank's own process or in workers seeded from that torch
