@@ -24,6 +24,10 @@ pub(crate) fn iteration_wrapper(callee: &Callee, pos: &ArgPos<'_>) -> bool {
         // item. Where that module is not in the context (a submodule left
         // out), the method is still known by its name.
         p if p.ends_with("MetricLogger.log_every") => first,
+        // ESPnet's `Reporter.measure_iter_time(iterable, name)`, kept by the
+        // speech toolkits descended from it: yields what it is given, timing
+        // each item; known by the method's name on any receiver.
+        p if p.ends_with(".measure_iter_time") => first,
         // Lightning's `CombinedLoader({"t2i": a, "lm": b}, mode=…)`: passes
         // over each loader it holds (Show-o's training loop).
         // (`lightning.pytorch.utilities`, read as `lightning.utilities`;

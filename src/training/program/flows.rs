@@ -88,7 +88,16 @@ impl Program {
                         });
                         return;
                     }
-                    if through(&callee, &pos) {
+                    // A method of a receiver not followed is asked about by
+                    // its name alone (`reporter.measure_iter_time(loader, …)`
+                    // on a reporter handed in from a `with`): `?.name`.
+                    let by_name = match (&callee, &func.kind) {
+                        (Callee::Unknown, ExprKind::Attribute { attr, .. }) => {
+                            through(&Callee::External(format!("?.{attr}")), &pos)
+                        }
+                        _ => false,
+                    };
+                    if by_name || through(&callee, &pos) {
                         queue.push((scope, up.to_vec(), p, depth + 1));
                         return;
                     }
