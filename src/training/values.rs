@@ -488,6 +488,7 @@ const MAPPING_WRAPPERS: &[&str] = &[
 
 /// Outside functions that wrap a mapping so, named by their whole path.
 const MAPPING_WRAPPER_PATHS: &[&str] = &[
+    "omegaconf.OmegaConf.create",
     "munch.Munch",
     "munch.Munch.fromDict",
     "munch.DefaultMunch.fromDict",
@@ -682,6 +683,22 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
             // `OmegaConf.load` of a file named at run time.
             "hydra.main" if !t.proj.is_empty() => {
                 return run_file_value(prog, env, t, "omegaconf.hydra", &[], depth);
+            }
+            // `OmegaConf.merge(file_cfg, cli_cfg)`: the last argument that
+            // sets the key wins; one known not to set it (a namespace whose
+            // parser has no such flag, the default run's empty command-line
+            // overrides) is passed over.
+            "omegaconf.OmegaConf.merge" if !t.proj.is_empty() && args.len() == positional.len() => {
+                for a in positional.iter().rev() {
+                    let r = prog.sources_with(t.scope, a, keyed(&t.proj));
+                    if let Some(v) = resolve_terms(prog, env, &r, depth + 1) {
+                        return Some(v);
+                    }
+                    if !absent(prog, &r, depth + 1) {
+                        return None;
+                    }
+                }
+                return None;
             }
             // A config file the code loads at run time.
             p if RUN_FILE_LOADERS.contains(&p) && !t.proj.is_empty() => {
@@ -1354,6 +1371,113 @@ fn json_const(v: &Json) -> Option<Const> {
         Json::Null => Const::None,
         _ => return None,
     })
+}
+
+/// Whether every origin of `r` is known to hold no value at its path: the
+/// default run's command-line overrides (`OmegaConf.from_cli()`,
+/// `OmegaConf.from_dotlist(rest)`), `parse_args()` read by an attribute no
+/// flag of its program defines ([`parser_lacks`]), through `vars(…)` and
+/// mapping wrappers (`OmegaConf.create(vars(args))`).
+fn absent(prog: &Program, r: &super::program::Sources<'_>, depth: u32) -> bool {
+    absent_seen(prog, r, depth, &mut Vec::new())
+}
+
+/// [`absent`], with the origins already being asked about in `seen` (a
+/// name rebound to a wrapper of itself, `args = OmegaConf.create(vars(args))`,
+/// reaches its own binding again: that adds nothing).
+fn absent_seen(prog: &Program, r: &super::program::Sources<'_>, depth: u32, seen: &mut Vec<*const Expr>) -> bool {
+    if depth > MAX_DEPTH || r.unknown || r.terms.is_empty() {
+        return false;
+    }
+    r.terms.iter().all(|t| {
+        let key = t.expr as *const Expr;
+        if seen.contains(&key) {
+            return true;
+        }
+        seen.push(key);
+        let ExprKind::Call { func, args, .. } = &t.expr.kind else {
+            return false;
+        };
+        let mut absent = |scope: Scope, e: &Expr, proj: Vec<Proj>| {
+            absent_seen(prog, &prog.sources_with(scope, e, proj), depth + 1, seen)
+        };
+        // A helper of the code returning it (`args = get_args()`): what it
+        // returns, read at the same path.
+        if let Callee::Func(f) = prog.callee(t.scope, func) {
+            let returns = prog.returns(f);
+            return !returns.is_empty() && returns.into_iter().all(|ret| absent(f.scope(), ret, t.proj.clone()));
+        }
+        let first = args.iter().find_map(|a| match a {
+            Arg::Pos(e) => Some(e),
+            _ => None,
+        });
+        match external_call(prog, t).as_deref() {
+            Some("omegaconf.OmegaConf.from_cli" | "omegaconf.OmegaConf.from_dotlist") => true,
+            Some("builtins.vars") => match (first, t.proj.split_first()) {
+                (Some(ns), Some((Proj::Key(Key::Str(k)), rest))) => {
+                    let mut proj = vec![Proj::Attr(k.clone())];
+                    proj.extend(rest.iter().cloned());
+                    absent(t.scope, ns, proj)
+                }
+                _ => false,
+            },
+            Some(p) if mapping_wrapper(p) && args.len() == 1 => {
+                first.is_some_and(|x| absent(t.scope, x, keyed(&t.proj)))
+            }
+            _ => match (&func.kind, t.proj.as_slice()) {
+                // Read by key too where a name holds both the namespace and
+                // its mapping wrapper (`args = OmegaConf.create(vars(args))`).
+                (ExprKind::Attribute { attr, .. }, [Proj::Attr(dest) | Proj::Key(Key::Str(dest)), ..])
+                    if attr == "parse_args" =>
+                {
+                    parser_lacks(prog, dest, t.scope.m)
+                }
+                _ => false,
+            },
+        }
+    })
+}
+
+/// Whether `parse_args()` in module `at` gives no attribute `dest`: no
+/// `add_argument` of its program names that destination (and every one
+/// is read), no `set_defaults` call might set it, and no code stores it.
+fn parser_lacks(prog: &Program, dest: &str, at: ModId) -> bool {
+    if namespace_attr_stored(prog, dest, at) {
+        return false;
+    }
+    for m in prog.code_modules().filter(|m| together(prog, at, *m)) {
+        let chunks: Vec<u32> = prog.chunks_mentioning(m, &["add_argument", "set_defaults"]).collect();
+        for c in chunks {
+            for scope in prog.scopes(m, c) {
+                let mut found = false;
+                prog.walk_exprs(scope, &mut |_, e| {
+                    let ExprKind::Call { func, args, .. } = &e.kind else {
+                        return;
+                    };
+                    let ExprKind::Attribute { attr, .. } = &func.kind else {
+                        return;
+                    };
+                    match attr.as_str() {
+                        "add_argument" => match ArgSpec::read(args) {
+                            Some(spec) if spec.dest != dest => {}
+                            _ => found = true,
+                        },
+                        "set_defaults" => {
+                            found |= args.iter().any(|a| match a {
+                                Arg::Kw { name, .. } => name == dest,
+                                _ => true,
+                            })
+                        }
+                        _ => {}
+                    }
+                });
+                if found {
+                    return false;
+                }
+            }
+        }
+    }
+    true
 }
 
 /// `args.<dest>` of `parser.parse_args()`.
