@@ -403,8 +403,12 @@ impl Program {
                 // `**cfg`: the mapping's entry of the parameter's name, and
                 // the default where the mapping may lack it.
                 Bound::Splat { mapping, default } => {
+                    let Some(param) = func.params.get(index) else {
+                        out.unknown = true;
+                        continue;
+                    };
                     bound += 1;
-                    let mut keyed = vec![Proj::Key(Key::Str(func.params[index].name.clone()))];
+                    let mut keyed = vec![Proj::Key(Key::Str(param.name.clone()))];
                     keyed.extend(proj.iter().cloned());
                     self.go(scope, mapping, keyed, out, budget, seen, depth);
                     if let Some(d) = default {
