@@ -1141,30 +1141,46 @@ fn merges_config(prog: &Program) -> bool {
 
 /// Whether some `….update(…)` call of the training code names `leaf`.
 fn updated(prog: &Program, leaf: &str) -> bool {
-    for m in prog.code_modules() {
-        let chunks: Vec<u32> = prog.chunks_mentioning(m, &["update"]).collect();
+    any_method_call(prog, &|_| true, &["update"], &mut |attr, args| {
+        attr == "update"
+            && args.iter().any(|a| match a {
+                Arg::Kw { name, .. } => name == leaf,
+                Arg::Pos(d) => match &d.kind {
+                    ExprKind::Dict(items) => items.iter().any(|i| {
+                        matches!(i, super::ast::DictItem::Pair { key, .. } if matches!(&key.kind, ExprKind::Str(k) if k == leaf))
+                    }),
+                    _ => false,
+                },
+                _ => false,
+            })
+    })
+}
+
+/// Whether some method call `….<attr>(args)` in the code modules `within`
+/// keeps, among the chunks that mention one of `words`, makes `hit` true:
+/// the scan that the questions about updates and flags share.
+fn any_method_call(
+    prog: &Program,
+    within: &dyn Fn(ModId) -> bool,
+    words: &[&str],
+    hit: &mut dyn FnMut(&str, &[Arg]) -> bool,
+) -> bool {
+    for m in prog.code_modules().filter(|m| within(*m)) {
+        let chunks: Vec<u32> = prog.chunks_mentioning(m, words).collect();
         for c in chunks {
             for scope in prog.scopes(m, c) {
-                let mut hit = false;
+                let mut found = false;
                 prog.walk_exprs(scope, &mut |_, e| {
-                    let ExprKind::Call { func, args, .. } = &e.kind else {
-                        return;
-                    };
-                    if !matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "update") {
+                    if found {
                         return;
                     }
-                    hit |= args.iter().any(|a| match a {
-                        Arg::Kw { name, .. } => name == leaf,
-                        Arg::Pos(d) => match &d.kind {
-                            ExprKind::Dict(items) => items.iter().any(|i| {
-                                matches!(i, super::ast::DictItem::Pair { key, .. } if matches!(&key.kind, ExprKind::Str(k) if k == leaf))
-                            }),
-                            _ => false,
-                        },
-                        _ => false,
-                    });
+                    if let ExprKind::Call { func, args, .. } = &e.kind {
+                        if let ExprKind::Attribute { attr, .. } = &func.kind {
+                            found = hit(attr, args);
+                        }
+                    }
                 });
-                if hit {
+                if found {
                     return true;
                 }
             }
@@ -1445,39 +1461,21 @@ fn parser_lacks(prog: &Program, dest: &str, at: ModId) -> bool {
     if namespace_attr_stored(prog, dest, at) {
         return false;
     }
-    for m in prog.code_modules().filter(|m| together(prog, at, *m)) {
-        let chunks: Vec<u32> = prog.chunks_mentioning(m, &["add_argument", "set_defaults"]).collect();
-        for c in chunks {
-            for scope in prog.scopes(m, c) {
-                let mut found = false;
-                prog.walk_exprs(scope, &mut |_, e| {
-                    let ExprKind::Call { func, args, .. } = &e.kind else {
-                        return;
-                    };
-                    let ExprKind::Attribute { attr, .. } = &func.kind else {
-                        return;
-                    };
-                    match attr.as_str() {
-                        "add_argument" => match ArgSpec::read(args) {
-                            Some(spec) if spec.dest != dest => {}
-                            _ => found = true,
-                        },
-                        "set_defaults" => {
-                            found |= args.iter().any(|a| match a {
-                                Arg::Kw { name, .. } => name == dest,
-                                _ => true,
-                            })
-                        }
-                        _ => {}
-                    }
-                });
-                if found {
-                    return false;
-                }
-            }
-        }
-    }
-    true
+    let within = |m: ModId| together(prog, at, m);
+    !any_method_call(
+        prog,
+        &within,
+        &["add_argument", "set_defaults"],
+        &mut |attr, args| match attr {
+            // A flag of that destination, or one whose destination is not read.
+            "add_argument" => ArgSpec::read(args).is_none_or(|spec| spec.dest == dest),
+            "set_defaults" => args.iter().any(|a| match a {
+                Arg::Kw { name, .. } => name == dest,
+                _ => true,
+            }),
+            _ => false,
+        },
+    )
 }
 
 /// `args.<dest>` of `parser.parse_args()`.
