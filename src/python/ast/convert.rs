@@ -130,25 +130,27 @@ impl<'t> Fields<'t> for Node<'t> {
 /// Named children, comments left out.
 pub(super) fn named(node: Node<'_>) -> Vec<Node<'_>> {
     let mut cursor = node.walk();
-    node.named_children(&mut cursor)
-        .filter(|c| c.kind_name() != "comment")
-        .collect()
+    node.named_children(&mut cursor).filter(|c| !extra(*c)).collect()
 }
 
 /// The first named child that is not a comment (what `named(node).first()`
 /// gives, without collecting the others).
 pub(super) fn first_named(node: Node<'_>) -> Option<Node<'_>> {
     let mut cursor = node.walk();
-    let first = node.named_children(&mut cursor).find(|c| c.kind_name() != "comment");
+    let first = node.named_children(&mut cursor).find(|c| !extra(*c));
     first
 }
 
-/// All children, comments left out.
+/// A node the grammar allows anywhere, not part of the syntax: a comment,
+/// or a backslash line continuation.
+fn extra(node: Node<'_>) -> bool {
+    matches!(node.kind_name(), "comment" | "line_continuation")
+}
+
+/// All children, comments and line continuations left out.
 pub(super) fn all(node: Node<'_>) -> Vec<Node<'_>> {
     let mut cursor = node.walk();
-    node.children(&mut cursor)
-        .filter(|c| c.kind_name() != "comment")
-        .collect()
+    node.children(&mut cursor).filter(|c| !extra(*c)).collect()
 }
 
 pub(super) struct Conv<'t> {

@@ -154,7 +154,7 @@ impl Parser<'_> {
         };
         let mut n = 0;
         while self.is(op) {
-            self.bump_joined();
+            self.bump();
             self.enter()?;
             n += 1;
             let right = if op == "or" {
@@ -252,7 +252,7 @@ impl Parser<'_> {
             if t.k != K::Op || !ops.contains(&self.slice(t)) {
                 break;
             }
-            self.bump_joined();
+            self.bump();
             self.enter()?;
             n += 1;
             let right = self.binary(level + 1)?;
@@ -300,7 +300,7 @@ impl Parser<'_> {
         if !self.is("**") {
             return Some(base);
         }
-        let t = self.bump_joined();
+        let t = self.bump();
         self.enter()?;
         let right = self.factor()?;
         self.leave(1);
@@ -382,7 +382,7 @@ impl Parser<'_> {
                 args.push(Arg::Star(self.test()?));
             } else if self.peek().k == K::Name && self.is_at(1, "=") {
                 let n = self.name()?;
-                self.bump_joined();
+                self.bump();
                 let value = self.test()?;
                 args.push(Arg::Kw {
                     name: self.slice(n).to_string(),

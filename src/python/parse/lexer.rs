@@ -217,17 +217,16 @@ impl Lexer<'_> {
                     }
                 }
                 b'\\' => {
-                    // A backslash continuation: the token before it is
-                    // marked (the parser takes it only where tree-sitter's
-                    // `line_continuation` lands in a node read by fields).
+                    // A backslash continuation after an operator or a
+                    // name joins the lines; anywhere else it is left to
+                    // tree-sitter.
                     if self.at(s + 1) != b'\n' || nested {
                         return None;
                     }
-                    let last = self.toks.last_mut()?;
+                    let last = self.toks.last()?;
                     if !matches!(last.k, K::Op | K::Name) || last.e as usize > s {
                         return None;
                     }
-                    last.x = 1;
                     self.i += 2;
                 }
                 b'"' | b'\'' => self.string(s, s)?,

@@ -49,7 +49,6 @@ pub fn parse_chunk(text: &str, range: Range<usize>) -> Option<ChunkAst> {
         funcs: Vec::new(),
         classes: Vec::new(),
         parent: Parent::Module,
-        joined: false,
     };
     let mut stmts = Vec::new();
     while p.peek().k != K::Eof {
@@ -59,9 +58,6 @@ pub fn parse_chunk(text: &str, range: Range<usize>) -> Option<ChunkAst> {
             FAILED_AT.with(|f| f.set(p.peek().s as usize));
         }
         read?;
-    }
-    if p.joined {
-        return None;
     }
     // Each f-string interpolation must hold a valid expression.
     for (s, e) in interps {
@@ -77,7 +73,6 @@ pub fn parse_chunk(text: &str, range: Range<usize>) -> Option<ChunkAst> {
             funcs: Vec::new(),
             classes: Vec::new(),
             parent: Parent::Module,
-            joined: false,
         };
         sub.exprs(false)?;
         if sub.peek().k != K::Eof {
@@ -113,8 +108,6 @@ struct Parser<'t> {
     funcs: Vec<Function>,
     classes: Vec<Class>,
     parent: Parent,
-    /// A backslash continuation came where it is not allowed.
-    joined: bool,
 }
 
 const EOF: Tok = Tok {
@@ -137,21 +130,8 @@ impl<'t> Parser<'t> {
         self.text.get(t.s as usize..t.e as usize).unwrap_or("")
     }
 
-    /// The next token, consumed; one before a backslash continuation spoils
-    /// the parse (see [`Parser::bump_joined`]).
+    /// The next token, consumed.
     fn bump(&mut self) -> Tok {
-        let t = self.bump_joined();
-        if t.x != 0 && matches!(t.k, K::Op | K::Name) {
-            self.joined = true;
-        }
-        t
-    }
-
-    /// The next token, consumed, a backslash continuation after it allowed:
-    /// for operators whose node tree-sitter reads by fields (a binary or
-    /// boolean operator, an assignment, a keyword argument), where its
-    /// `line_continuation` child is not read.
-    fn bump_joined(&mut self) -> Tok {
         let t = self.peek();
         if self.pos < self.toks.len() {
             self.pos += 1;

@@ -215,7 +215,7 @@ impl Parser<'_> {
             let mut targets = vec![first];
             let mut value;
             loop {
-                self.bump_joined();
+                self.bump();
                 value = self.rhs()?;
                 if !self.is("=") {
                     break;
@@ -246,7 +246,7 @@ impl Parser<'_> {
                 }
             }
         } else if AUG.contains(&op) {
-            self.bump_joined();
+            self.bump();
             self.single_target(&first)?;
             let value = self.rhs()?;
             no_star(&value)?;

@@ -307,6 +307,9 @@ fn same(text: &str) {
 fn tricky_shapes() {
     for text in [
         "x = 1 + \\\n    2\ny = a and \\\n    b\nz = \\\n    f(k=\\\n    1)\n",
+        // A continuation anywhere after an operator or a name (a call's
+        // arguments, a conditional expression, a comparison).
+        "x = foo(a, \\\n    b)\ny = (1 <\\\n    2)\nz = [f(p) for p in q] if \\\n    c else [r]\n",
         "r = r'\\d+' + r'a\\b'\n",
         "@dec\n@dec2(1, k=2)\n# c\ndef f(a, b=1, *args, c, d: int = 2, **kw) -> int:\n    return a\n",
         "f = lambda x, y=1, *a, **k: x + y\n",
@@ -341,8 +344,9 @@ fn tricky_shapes() {
 #[test]
 fn unsure_shapes_are_left_to_tree_sitter() {
     for text in [
-        "x = foo(a, \\\n    b)\n",
-        "x = (1 <\\\n    2)\n",
+        // A continuation after a number (or anything but an operator or a
+        // name).
+        "x = 1 \\\n    + 2\n",
         "r = r'\\'' + r\"\\\\\"\n",
         "if x:\n\tpass\n",
         "match x:\n    case 1:\n        pass\n",
