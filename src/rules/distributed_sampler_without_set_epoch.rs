@@ -12,7 +12,9 @@ declare_rule! {
     /// (`PrefetchLoader(loader)`) and starts it over when it runs out
     /// (`InfiniteIterator(loader)`, whose `__iter__` calls `iter(self.iterable)`
     /// again) — when no
-    /// `set_epoch` call reaches the sampler: not on the sampler itself, not as
+    /// `set_epoch` call reaches the sampler (also one a generator builds and
+    /// yields, `for _, sampler, loader in get_loaders(files):`, followed to the
+    /// loops over its calls): not on the sampler itself, not as
     /// `loader.sampler.set_epoch(…)`, not in a helper it is passed to. A sampler
     /// built by a data module two scripts share counts per program: the
     /// pre-training script's `set_epoch` does not reach the probe script that

@@ -182,6 +182,9 @@ impl Program {
                         anc: anc.to_vec(),
                     });
                 }
+                // `yield loader` in a generator: the loops over its calls
+                // (`for loader in loaders(…):`, `next(loaders(…))`) bind it.
+                ExprKind::Yield(Some(v)) if std::ptr::eq(&**v, e) => self.yielded(scope, p, None, places, visit),
                 ExprKind::Comp { gens, .. } if gens.iter().any(|g| std::ptr::eq(&g.iter, e)) => {
                     visit(Flow::Iterated {
                         scope,
@@ -225,6 +228,18 @@ impl Program {
                         Some(Anc::Expr(gp)) if matches!(gp.kind, ExprKind::Call { .. }) => {
                             visit(Flow::Contained { scope, container: p });
                             queue.push((scope, up.to_vec(), p, depth + 1));
+                        }
+                        // `yield dataset, sampler, loader`: the matching
+                        // target of the loops over the generator's calls.
+                        Some(Anc::Expr(gp))
+                            if matches!(&gp.kind, ExprKind::Yield(Some(v)) if std::ptr::eq(&**v, *p))
+                                && matches!(p.kind, ExprKind::Tuple(_))
+                                && !self.yields_from(scope, gp, p) =>
+                        {
+                            match items.iter().position(|i| std::ptr::eq(i, e)) {
+                                Some(i) => self.yielded(scope, gp, Some((i, items.len())), places, visit),
+                                None => visit(Flow::Escapes { scope, at: p }),
+                            }
                         }
                         Some(Anc::Stmt(st))
                             if matches!(&st.kind, StmtKind::Return(Some(v)) if std::ptr::eq(v, *p))
@@ -358,6 +373,58 @@ impl Program {
                 }
                 _ => None,
             });
+            match target {
+                Some(t) => self.target_places(s2, t, places, visit),
+                None => visit(Flow::Escapes { scope: s2, at: call }),
+            }
+        }
+    }
+
+    /// What the generator of `scope` yields at `y` (element `i` of `n`
+    /// where it yields a tuple): at each of its calls that a `for` passes
+    /// over (`for _, loader in loaders(files):`) or `next(…)` draws from
+    /// into names (`_, loader = next(loaders(files))`), the target, or
+    /// its `i`-th element, holds it. Anywhere else it escapes.
+    fn yielded<'p>(
+        &'p self,
+        scope: Scope,
+        y: &'p Expr,
+        element: Option<(usize, usize)>,
+        places: &mut Vec<Place>,
+        visit: &mut dyn FnMut(Flow<'p>),
+    ) {
+        let Some(f) = scope.func() else {
+            visit(Flow::Escapes { scope, at: y });
+            return;
+        };
+        let plain = |items: &[Expr]| !items.iter().any(|t| matches!(t.kind, ExprKind::Starred(_)));
+        for (s2, call) in self.call_sites(f) {
+            let anc = self.ancestors_of(s2, call).unwrap_or_default();
+            let target = match anc.split_last() {
+                Some((Anc::Stmt(st), _)) => match &st.kind {
+                    StmtKind::For { target, iter, .. } if std::ptr::eq(iter, call) => Some(target),
+                    _ => None,
+                },
+                Some((Anc::Expr(n), up)) => match &n.kind {
+                    ExprKind::Call { func, args, .. }
+                        if args.len() == 1
+                            && matches!(args.first(), Some(Arg::Pos(a)) if std::ptr::eq(a, call))
+                            && self.external(s2, func).as_deref() == Some("builtins.next") =>
+                    {
+                        bound_target(up, n)
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
+            let target = match (target, element) {
+                (Some(t), None) => Some(t),
+                (Some(t), Some((i, n))) => match &t.kind {
+                    ExprKind::Tuple(ts) | ExprKind::List(ts) if ts.len() == n && plain(ts) => ts.get(i),
+                    _ => None,
+                },
+                (None, _) => None,
+            };
             match target {
                 Some(t) => self.target_places(s2, t, places, visit),
                 None => visit(Flow::Escapes { scope: s2, at: call }),
