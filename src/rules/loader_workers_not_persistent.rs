@@ -33,7 +33,8 @@ declare_rule! {
     /// several devices or with a DDP/FSDP/DeepSpeed strategy, the launcher's `RANK`
     /// variables) or in an experiment with pipeline stages, when the loader is
     /// iterated more than once: inside a loop (also `while True: yield from
-    /// loader` in a generator, and through a logging method or a
+    /// loader` in a generator, an iterator's `__next__` that starts it over when
+    /// it runs out, mmcv's `IterLoader`, and through a logging method or a
     /// function called from one — also a function handed to a helper that
     /// calls it, `gpu_timer(load_imgs)` in the loop — on the calls that carry this loader: a logging
     /// helper the epoch loop calls for the training loader does not make a test
@@ -70,7 +71,9 @@ declare_rule! {
     /// ranks wait for that rank at their next collective. A loader built, or
     /// passed over, only on the path without distribution (the `else` of `if
     /// args.distributed:`, `if cfg.MODEL.DIST_TRAIN:`) is no rank's: it is left
-    /// alone, and its passes there do not count.
+    /// alone, and its passes there do not count; so is one in the `if __name__ ==
+    /// "__main__":` block of a module the training script imports (a dataset
+    /// module's smoke test, which runs only when that module is run alone).
     /// So is a loader whose dataset the code changes between passes
     /// (`train_set.set_epoch(epoch)`, `loader.dataset.epoch = epoch`): workers
     /// kept alive would go on with their stale copy of it. So is a loader made
@@ -214,7 +217,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             // Built only where the run is not distributed (the `else` of
             // `if args.distributed:`): one process, no ranks to hold up.
             if matches!(host, Host::Ranks(_))
-                && runtime::non_distributed_path(code.prog, scope, anc, e as *const Expr as *const ())
+                && (runtime::non_distributed_path(code.prog, scope, anc, e as *const Expr as *const ())
+                    || code.rt.main_block_of_no_ranks(code.prog, scope, anc))
             {
                 return;
             }
@@ -1041,10 +1045,19 @@ pub(super) fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loa
                 }
             }
             Flow::Iterated { scope, anc, .. } => {
-                let in_loop = anc.iter().any(|a| {
-                    matches!(a, Anc::Stmt(s) if matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. })
-                    && !rebuilt.borrow().contains(&(*s as *const _)))
-                });
+                // Started over in an iterator's `__next__` (`except
+                // StopIteration: self.iter_loader = iter(self._dataloader)`
+                // in mmcv's `IterLoader`): at each draw that finds it run
+                // out, as often as a loop draws.
+                let in_next = scope
+                    .func()
+                    .and_then(|f| prog.func(f))
+                    .is_some_and(|f| f.name == "__next__");
+                let in_loop = in_next
+                    || anc.iter().any(|a| {
+                        matches!(a, Anc::Stmt(s) if matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. })
+                        && !rebuilt.borrow().contains(&(*s as *const _)))
+                    });
                 if let Some(l) = built_in {
                     anew |= l.is_none_or(|l| anc.iter().any(|a| matches!(a, Anc::Stmt(s) if std::ptr::eq(*s, l))));
                 }

@@ -296,6 +296,22 @@ impl Runtime {
             .unwrap_or(World::Single)
     }
 
+    /// Whether the node with ancestors `anc` at the module level of
+    /// `scope` sits in an `if __name__ == "__main__":` block that no
+    /// multi-rank program runs: the block runs only in the programs its
+    /// module starts (a dataset module's own smoke test is not run by the
+    /// training script that imports the module).
+    pub fn main_block_of_no_ranks(&self, prog: &Program, scope: Scope, anc: &[Anc<'_>]) -> bool {
+        if scope.func().is_some() || !seeding::in_main_guard(anc) {
+            return false;
+        }
+        let own = prog.scripts(scope.m);
+        !self
+            .worlds_of(prog, scope.m)
+            .iter()
+            .any(|(bit, w)| bit & own != 0 && w.distributed())
+    }
+
     /// Whether some of the code runs once per rank.
     pub fn distributed_somewhere(&self) -> bool {
         self.world.distributed() || self.scripts.iter().any(|(_, w)| w.distributed())
