@@ -732,7 +732,7 @@ fn list_additions<'p>(prog: &'p Program, scope: Scope, name: &str) -> Vec<&'p Ex
 /// functions it calls are searched too, two calls deep (a dataset's
 /// `_prepare_im` calling `transforms.random_sized_crop`, which draws).
 fn scope_draws(prog: &Program, scope: Scope, built_only: bool, steps: &mut u32) -> Option<DrawSite> {
-    helper_draws(prog, scope, built_only, 0, steps, &|_, _, _| false)
+    helper_draws(prog, scope, built_only, 0, steps, &|_, _, _| false, true)
 }
 
 /// `skip`: draws that repeat nothing across ranks (by path and call).
@@ -743,9 +743,11 @@ fn helper_draws(
     depth: u32,
     steps: &mut u32,
     skip: &dyn Fn(&str, &Expr, &[Anc<'_>]) -> bool,
+    transforms_too: bool,
 ) -> Option<DrawSite> {
     let mut found = None;
     let mut helpers: Vec<Scope> = Vec::new();
+    let mut transforms: Vec<ClassId> = Vec::new();
     prog.walk_exprs(scope, &mut |anc, e| {
         if found.is_some() || *steps == 0 {
             return;
@@ -761,13 +763,30 @@ fn helper_draws(
                     path: p,
                 });
             }
-        } else if !built_only && depth < 2 {
-            // A module-level helper (methods of the class are searched
-            // as the class is).
-            if let Callee::Func(f) = prog.callee(scope, func) {
-                if prog.class_of(f).is_none() && !helpers.contains(&f.scope()) && f.scope() != scope {
+        } else if depth < 2 {
+            match prog.callee(scope, func) {
+                // A module-level helper (methods of the class are searched
+                // as the class is).
+                Callee::Func(f)
+                    if !built_only
+                        && prog.class_of(f).is_none()
+                        && !helpers.contains(&f.scope())
+                        && f.scope() != scope =>
+                {
                     helpers.push(f.scope());
                 }
+                // A transform of the training code built here (`Compose([
+                // RandomFlip(), …])`, an instance with `__call__`): it is
+                // applied where the samples are made, in the workers.
+                Callee::Class(k)
+                    if transforms_too
+                        && !built_only
+                        && prog.method(k, "__call__").is_some()
+                        && !transforms.contains(&k) =>
+                {
+                    transforms.push(k);
+                }
+                _ => {}
             }
         }
     });
@@ -776,7 +795,16 @@ fn helper_draws(
     }
     helpers
         .into_iter()
-        .find_map(|h| helper_draws(prog, h, built_only, depth + 1, steps, skip))
+        .find_map(|h| helper_draws(prog, h, built_only, depth + 1, steps, skip, transforms_too))
+        .or_else(|| transforms.into_iter().find_map(|k| transform_draws(prog, k, steps)))
+}
+
+/// A random draw where an instance of the training code's transform class
+/// `k` is applied: its `__call__`, and the helpers that calls (not the
+/// transforms it builds in turn).
+fn transform_draws(prog: &Program, k: ClassId, steps: &mut u32) -> Option<DrawSite> {
+    let call = prog.method(k, "__call__")?;
+    helper_draws(prog, call.scope(), false, 0, steps, &|_, _, _| false, false)
 }
 
 /// A random draw in a training-code class's methods or its bases'.
@@ -816,7 +844,7 @@ fn class_draws(
                     "process" | "download" | "raw_file_names" | "processed_file_names"
                 )
             });
-        if let Some(d) = helper_draws(prog, id.scope(), built_only, 0, steps, &skip) {
+        if let Some(d) = helper_draws(prog, id.scope(), built_only, 0, steps, &skip, true) {
             return Some(d);
         }
     }

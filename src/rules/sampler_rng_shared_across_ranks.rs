@@ -47,8 +47,12 @@ declare_rule! {
     /// multi-rank code that never seeds that RNG (nor calls a seeding helper,
     /// nor runs as a Determined trial), when the shuffled order is then cut into
     /// parts (`rows[:cut]`, `rows[cut:]`), sliced by rank, or kept by a dataset a
-    /// sharding sampler reads: each rank shuffles into its own order (a shuffle on
-    /// one rank, or broadcast from one, is left alone). The same holds for a
+    /// sharding sampler reads, or shuffled in a sampler's `__iter__` (a subclass of
+    /// torch's samplers) that then cuts this rank's part of its index lists by
+    /// position (`indices[start:end]`, `start = self.rank * per_rank`): each rank
+    /// shuffles into its own order (a shuffle on one rank, or broadcast from one,
+    /// is left alone; a `DistributedSampler`'s fix shuffles with
+    /// `random.Random(self.seed + self.epoch)`, as torch's own does). The same holds for a
     /// Hugging Face `datasets` dataset (from `load_dataset`, `load_from_disk`,
     /// `Dataset.from_*`, through its splits and order-keeping methods) shuffled
     /// with `.shuffle()` and no `seed=`/`generator=` where numpy's global RNG is
@@ -105,7 +109,9 @@ declare_rule! {
     /// `worker_init_fn` draws each pass's base seed from it, where its dataset
     /// is seen to draw in the workers (a training-code dataset's methods other
     /// than `__init__`, or a random transform such as
-    /// `transforms.RandomResizedCrop` it is built with; any training-code
+    /// `transforms.RandomResizedCrop` it is built with, or a transform class of
+    /// the training code whose `__call__` draws, built where the samples are made:
+    /// `Compose([RandomCrop(), …])` in a helper `__getitem__` calls; any training-code
     /// dataset that draws, where the loader's cannot be followed), or where
     /// its `collate_fn` draws (a masking collator's `np.random.choice`, which
     /// runs in the workers too): worker k of
@@ -144,7 +150,9 @@ declare_rule! {
     /// Accelerate or Fabric, seeds that mix in the rank (also timm's
     /// `random_seed(seed, rank)`) and Lightning's `seed_everything(…,
     /// workers=True)` are left alone, and so is seeding in an `if __name__ ==
-    /// "__main__":` block of a module the program imports rather than runs.
+    /// "__main__":` block of a module the program imports rather than runs, and
+    /// a loader or a shuffle in such a block (a dataset module's smoke test, run
+    /// alone as one process).
     /// Seeding that never reaches the ranks counts as none: in the launcher
     /// before `mp.spawn` starts them (a function that spawns, or the `__main__`
     /// block that does: each rank is a fresh interpreter, seeded from the
@@ -923,7 +931,9 @@ fn seed_text(code: &Code<'_>, at: Scope, arg: Span, scope: Scope) -> Option<Stri
 /// known to be dead, nor on the path that runs only without distribution
 /// (`else: RandomSampler(...)` after `if args.distributed:`).
 pub(super) fn live(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], e: &Expr) -> bool {
-    if runtime::non_distributed_path(code.prog, scope, anc, e as *const Expr as *const ()) {
+    if runtime::non_distributed_path(code.prog, scope, anc, e as *const Expr as *const ())
+        || code.rt.main_block_of_no_ranks(code.prog, scope, anc)
+    {
         return false;
     }
     match code.prog.stmt_of(anc) {

@@ -36,6 +36,10 @@ enum Order {
     Split,
     /// As the T110 uses: sliced by rank, or kept by a sharded dataset.
     Sharded(Use),
+    /// Shuffled in a sampler's `__iter__` that then cuts this rank's part;
+    /// `true` where the sampler is a `DistributedSampler`, which keeps
+    /// `self.seed` and `self.epoch`.
+    SamplerPart(bool),
 }
 
 pub(super) fn shuffled_apart(code: &Code<'_>, out: &mut Sink<'_>) {
@@ -65,14 +69,14 @@ pub(super) fn shuffled_apart(code: &Code<'_>, out: &mut Sink<'_>) {
         } else {
             "Python's global RNG"
         };
-        let harm = match order {
+        let harm = match &order {
             Order::Split => "the parts it is cut into differ between ranks: one rank's training part holds samples other ranks hold out".to_string(),
-            Order::Sharded(Use::SlicedByRank) => "the rank slices come from different orders: ranks read overlapping samples and skip others".to_string(),
+            Order::SamplerPart(_) | Order::Sharded(Use::SlicedByRank) => "the rank slices come from different orders: ranks read overlapping samples and skip others".to_string(),
             Order::Sharded(Use::Concatenated) => "the datasets made from it are joined in that order by `concatenate_datasets`: ranks read overlapping rows and skip others".to_string(),
             Order::Sharded(Use::Joined) => "the datasets made from it are joined in that order by `ConcatDataset`: ranks read overlapping samples and skip others".to_string(),
             Order::Sharded(Use::DataFiles) => "`load_dataset(data_files=…)` reads the files in that order: the dataset's rows, handed to ranks by position, come in a different order on each rank".to_string(),
             Order::Sharded(Use::Dataset(k, attr, _, _)) => {
-                let class = prog.class(k).map_or(String::new(), |c| c.name.clone());
+                let class = prog.class(*k).map_or(String::new(), |c| c.name.clone());
                 format!("`{class}` keeps that order as `self.{attr}`, where a sharding sampler hands out positions: ranks read overlapping samples and skip others")
             }
         };
@@ -82,14 +86,21 @@ pub(super) fn shuffled_apart(code: &Code<'_>, out: &mut Sink<'_>) {
         );
         d.help("shuffle with a generator seeded alike on every rank (random.Random(0).shuffle(…), np.random.default_rng(0).shuffle(…)), or seed the global RNG with the same value on every rank before this runs");
         // `random.shuffle` → `random.Random(0).shuffle` (the module's own
-        // name as the code writes it).
-        if let ExprKind::Attribute { value, attr } = &func.kind {
+        // name as the code writes it); in a `DistributedSampler`, seeded
+        // with its seed and epoch, as torch's own shuffle is. A sampler
+        // without them has no seed of an epoch to offer.
+        let seed = match order {
+            Order::SamplerPart(true) => Some("self.seed + self.epoch"),
+            Order::SamplerPart(false) => None,
+            _ => Some("0"),
+        };
+        if let (ExprKind::Attribute { value, attr }, Some(seed)) = (&func.kind, seed) {
             if attr == "shuffle" {
                 let m = code.text(scope.m, value.span);
                 let seeded = if numpy {
-                    format!("{m}.default_rng(0).shuffle")
+                    format!("{m}.default_rng({seed}).shuffle")
                 } else {
-                    format!("{m}.Random(0).shuffle")
+                    format!("{m}.Random({seed}).shuffle")
                 };
                 d.unsafe_fix(
                     "shuffle with a generator seeded alike on every rank",
@@ -201,7 +212,7 @@ fn order_of(code: &Code<'_>, scope: Scope, list: &Expr) -> Option<Order> {
             let f = scope.func()?;
             let defs = prog.local_defs(f, n);
             let [LocalDef::Assign { value, proj }] = defs.as_slice() else {
-                return None;
+                return sampler_part(code, scope, list);
             };
             if !proj.is_empty() {
                 return None;
@@ -215,8 +226,42 @@ fn order_of(code: &Code<'_>, scope: Scope, list: &Expr) -> Option<Order> {
             }
             split(code, scope, &anc, value).then_some(Order::Split)
         }
+        // `random.shuffle(indices[i])`: a part of a local list.
+        ExprKind::Subscript { value, .. } if matches!(value.kind, ExprKind::Name(_)) => sampler_part(code, scope, list),
         _ => None,
     }
+}
+
+/// Whether the local list `list` (a name, or an entry of one) is shuffled
+/// in the `__iter__` of a sampler class (one deriving from torch's
+/// `Sampler`) that then takes this rank's part of a local list by
+/// position (`indices[start:end]`, `start = self.rank * per_rank`): the
+/// order each rank shuffles into is the order its part is cut from.
+fn sampler_part(code: &Code<'_>, scope: Scope, list: &Expr) -> Option<Order> {
+    let prog = code.prog;
+    let f = scope.func()?;
+    if prog.func(f).is_none_or(|x| x.name != "__iter__") {
+        return None;
+    }
+    let k = prog.class_of(f)?;
+    let bases = prog.external_bases(k);
+    if !bases
+        .iter()
+        .any(|b| b.starts_with("torch.utils.data.") && b.ends_with("Sampler"))
+    {
+        return None;
+    }
+    let distributed = bases.iter().any(|b| b.ends_with(".DistributedSampler"));
+    let mut cut = false;
+    prog.walk_exprs(scope, &mut |_, e| {
+        if cut || e.span.start < list.span.end {
+            return;
+        }
+        if let ExprKind::Subscript { value, index } = &e.kind {
+            cut = matches!(value.kind, ExprKind::Name(_)) && runtime::depends_on_rank(prog, scope, index);
+        }
+    });
+    cut.then_some(Order::SamplerPart(distributed))
 }
 
 /// Whether the list made at `e` is cut into two parts or more by slices.
