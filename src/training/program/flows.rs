@@ -384,7 +384,9 @@ impl Program {
     /// where it yields a tuple): at each of its calls that a `for` passes
     /// over (`for _, loader in loaders(files):`) or `next(…)` draws from
     /// into names (`_, loader = next(loaders(files))`), the target, or
-    /// its `i`-th element, holds it. Anywhere else it escapes.
+    /// its `i`-th element, holds it. Anywhere else it escapes, and so it
+    /// does where the generator is called nowhere the code shows or is
+    /// handed on by name.
     fn yielded<'p>(
         &'p self,
         scope: Scope,
@@ -397,8 +399,15 @@ impl Program {
             visit(Flow::Escapes { scope, at: y });
             return;
         };
+        // A generator called nowhere stagec sees, or handed on by name
+        // (`Dataset.from_generator(gen)`): whoever draws from it is unknown.
+        let sites = self.call_sites(f);
+        if sites.is_empty() || self.escapes(f) {
+            visit(Flow::Escapes { scope, at: y });
+            return;
+        }
         let plain = |items: &[Expr]| !items.iter().any(|t| matches!(t.kind, ExprKind::Starred(_)));
-        for (s2, call) in self.call_sites(f) {
+        for (s2, call) in sites {
             let anc = self.ancestors_of(s2, call).unwrap_or_default();
             let target = match anc.split_last() {
                 Some((Anc::Stmt(st), _)) => match &st.kind {
