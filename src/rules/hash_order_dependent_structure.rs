@@ -298,6 +298,9 @@ fn sample_use(code: &Code<'_>, u: &super::unsorted_directory_listing::Use) -> St
         Use::SlicedByRank => {
             "each rank takes its items by their position in the list (sliced or indexed by the rank)".to_string()
         }
+        Use::EvalSets => {
+            "the evaluation datasets made from its items are kept in that order in the dict handed to the Trainer as `eval_dataset`, which evaluates them one after another".to_string()
+        }
         Use::DataFiles => "`load_dataset(data_files=…)` reads the files in that order".to_string(),
         Use::Concatenated => "the datasets made from its items are joined in that order".to_string(),
         Use::Joined => "the datasets made from its items are joined in that order by `ConcatDataset`".to_string(),

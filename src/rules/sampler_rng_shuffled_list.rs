@@ -74,6 +74,7 @@ pub(super) fn shuffled_apart(code: &Code<'_>, out: &mut Sink<'_>) {
             Order::SamplerPart(_) | Order::Sharded(Use::SlicedByRank) => "the rank slices come from different orders: ranks read overlapping samples and skip others".to_string(),
             Order::Sharded(Use::Concatenated) => "the datasets made from it are joined in that order by `concatenate_datasets`: ranks read overlapping rows and skip others".to_string(),
             Order::Sharded(Use::Joined) => "the datasets made from it are joined in that order by `ConcatDataset`: ranks read overlapping samples and skip others".to_string(),
+            Order::Sharded(Use::EvalSets) => "the Trainer evaluates the datasets made from it in that order (`eval_dataset`): ranks evaluate different datasets at the same time, and the gathers of their evaluation loops pair up wrongly or hang".to_string(),
             Order::Sharded(Use::DataFiles) => "`load_dataset(data_files=…)` reads the files in that order: the dataset's rows, handed to ranks by position, come in a different order on each rank".to_string(),
             Order::Sharded(Use::Dataset(k, attr, _, _)) => {
                 let class = prog.class(*k).map_or(String::new(), |c| c.name.clone());

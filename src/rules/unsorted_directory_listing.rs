@@ -59,7 +59,10 @@ declare_rule! {
     /// counts too: the dataset's rows come in the files' order; so do datasets
     /// made one per entry (in a `for` over the listing, also through
     /// `enumerate`) and joined by `concatenate_datasets`, or by torch's `ConcatDataset` in a
-    /// program that shards its samples. A walk (`for root, dirs,
+    /// program that shards its samples, and evaluation datasets made one per entry
+    /// into a dict (`{p.stem: load(p) for p in paths}`) handed to a Hugging Face
+    /// `Trainer` (or a subclass) as `eval_dataset`, which evaluates them one after
+    /// another: ranks on different nodes evaluate different sets at the same time. A walk (`for root, dirs,
     /// files in os.walk(d)`) counts unless its body sorts `dirs` in place and reads
     /// `files` sorted: the descent follows `dirs`; so does one level of it
     /// (`next(os.walk(d))[1]`, whose fix sorts the entries taken).
@@ -112,6 +115,10 @@ pub(super) enum Use {
     /// whose `__getitem__` calls it).
     /// `appended`: its entries are appended in a loop rather than stored.
     Dataset(ClassId, String, Option<(String, ClassId)>, bool),
+    /// Evaluation datasets made one per entry, kept in a dict in that
+    /// order and handed to a Hugging Face `Trainer` as `eval_dataset`,
+    /// which evaluates them one after another.
+    EvalSets,
 }
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
@@ -164,6 +171,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 Use::DataFiles => "`load_dataset(data_files=…)` reads the files in that order: the dataset's rows, which a distributed trainer hands ranks by position, come in a different order on each rank".to_string(),
                 Use::Concatenated => "the datasets made from its entries are joined in that order by `concatenate_datasets`: the rows, which a distributed trainer hands ranks by position, come in a different order on each rank".to_string(),
                 Use::Joined => "the datasets made from its entries are joined in that order by `ConcatDataset`: its samples, which a sharding sampler hands ranks by position, come in a different order on each rank".to_string(),
+                Use::EvalSets => "the evaluation datasets made from its entries are kept in that order in the dict handed to the Trainer as `eval_dataset`, which evaluates them one after another: ranks on different nodes evaluate different datasets at the same time, and the gathers of their evaluation loops pair up wrongly or hang".to_string(),
                 Use::Dataset(k, attr, via, appended) => {
                     let name = |k: ClassId| code.prog.class(k).map_or(String::new(), |c| c.name.clone());
                     let class = name(*k);
@@ -302,6 +310,7 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
     let mut sorted = false;
     let mut by_rank = false;
     let mut data_files = false;
+    let mut evaluated = false;
     let mut concatenated = false;
     let mut joined = false;
     let mut comps: Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> = Vec::new();
@@ -320,6 +329,13 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
             pos: ArgPos::Kw("data_files"),
             ..
         } if p.ends_with("load_dataset") => data_files = true,
+        // `Trainer(…, eval_dataset={name: ds for …})`: evaluated in the
+        // dict's order.
+        Flow::Arg {
+            callee,
+            pos: ArgPos::Kw("eval_dataset"),
+            ..
+        } if hf_trainer(prog, &callee) => evaluated = true,
         Flow::Arg {
             callee: Callee::External(p),
             pos: ArgPos::Pos(0) | ArgPos::Kw("dsets"),
@@ -456,6 +472,9 @@ pub(super) fn order_use<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], e: &
     }
     if data_files {
         return Some(Use::DataFiles);
+    }
+    if evaluated {
+        return Some(Use::EvalSets);
     }
     // `for name in listing: X.append(...name...)`, `X.extend(listing)`,
     // `X += listing`: X is filled in listing order. A `self.X` is a stored
@@ -1543,4 +1562,16 @@ fn registry_calls<'p>(code: &Code<'p>, k: ClassId) -> Vec<(Scope, &'p Expr)> {
         }
     }
     out
+}
+
+/// Whether `callee` is a Hugging Face trainer (`transformers.Trainer`,
+/// `Seq2SeqTrainer`, TRL's trainers) or a class of the code deriving from
+/// one: it evaluates an `eval_dataset` dict entry by entry.
+fn hf_trainer(prog: &crate::training::program::Program, callee: &Callee) -> bool {
+    let trainer = |p: &str| (p.starts_with("transformers.") || p.starts_with("trl.")) && p.ends_with("Trainer");
+    match callee {
+        Callee::External(p) => trainer(p),
+        Callee::Class(k) => prog.external_bases(*k).iter().any(|b| trainer(b)),
+        _ => false,
+    }
 }
