@@ -351,3 +351,47 @@ def main(opts):\n    pair = make(0)\n    build(*pair, True, opts)\n    other = o
     let (s, unknown) = sites[1];
     assert!(matches!(p.bind_at(s, build, unknown, 3), Bound::Unknown));
 }
+
+/// The methods called on what the generator `gen` yields at its `yield`
+/// (element `i` of a yielded tuple, or the whole value), and whether it
+/// escapes.
+fn yielded_flows(p: &Program, gen: FuncId, i: Option<usize>) -> (Vec<String>, bool) {
+    let mut value = None;
+    p.walk_exprs(gen.scope(), &mut |_, e| {
+        if let ExprKind::Yield(Some(v)) = &e.kind {
+            value = Some(match (&v.kind, i) {
+                (ExprKind::Tuple(items), Some(i)) => &items[i],
+                _ => &**v,
+            });
+        }
+    });
+    let Some(value) = value else { panic!("no yield") };
+    let Some(anc) = p.ancestors_of(gen.scope(), value) else {
+        panic!("no ancestors")
+    };
+    let (mut methods, mut escapes) = (Vec::new(), false);
+    p.flows(gen.scope(), &anc, value, &|_, _| false, &mut |flow| match flow {
+        Flow::Method { name, .. } => methods.push(name.to_string()),
+        Flow::Escapes { .. } => escapes = true,
+        _ => {}
+    });
+    (methods, escapes)
+}
+
+#[test]
+fn what_a_generator_yields_reaches_the_loops_over_its_calls() {
+    let text = "def pairs(files):\n    for f in files:\n        s = make(f)\n        yield f, s\n\n\ndef one(files):\n    for f in files:\n        yield make(f)\n\n\ndef handed(files):\n    for f in files:\n        yield make(f)\n\n\ndef main(files):\n    for _, s in pairs(files):\n        s.set_epoch(0)\n    x = next(one(files))\n    x.close()\n    run(handed)\n";
+    let p = program(&[("train", text)]);
+    // Element 1 of the tuple is the loop's second target.
+    assert_eq!(
+        yielded_flows(&p, func(&p, 0, "pairs"), Some(1)),
+        (vec!["set_epoch".to_string()], false)
+    );
+    // `next(gen(…))` bound to a name.
+    assert_eq!(
+        yielded_flows(&p, func(&p, 0, "one"), None),
+        (vec!["close".to_string()], false)
+    );
+    // Handed on by name, called nowhere the code shows: it escapes.
+    assert_eq!(yielded_flows(&p, func(&p, 0, "handed"), None), (Vec::new(), true));
+}
