@@ -156,18 +156,24 @@ fn first_continue(body: &[Stmt]) -> Option<&Stmt> {
 
 /// The value a non-finite test checks: `not math.isfinite(v)`,
 /// `not torch.isfinite(v).all()`, `math.isnan(v)`, `torch.isnan(v)`,
-/// `torch.isnan(v).any()`, `torch.isinf(v)`, `v != v`, or an `or` of them.
+/// `torch.isnan(v).any()`, `v.isnan().item()`, `torch.isinf(v)`, `v != v`,
+/// or an `or` of them.
 pub(super) fn nonfinite_test<'p>(code: &Code<'p>, scope: Scope, test: &'p Expr) -> Option<&'p Expr> {
     let prog = code.prog;
     let check = |e: &'p Expr, want: &[&str]| -> Option<&'p Expr> {
-        // `f(v)`, `f(v).any()`, `f(v).all()`, `v.isnan()`.
-        let e = match &e.kind {
-            ExprKind::Call { func, args, .. } if args.is_empty() => match &func.kind {
-                ExprKind::Attribute { value, attr } if attr == "any" || attr == "all" => value,
-                _ => e,
-            },
-            _ => e,
-        };
+        // `f(v)`, `f(v).any()`, `f(v).all()`, `v.isnan()`, and any of
+        // them read out with `.item()` (`loss.isnan().item()`).
+        let mut e = e;
+        while let ExprKind::Call { func, args, .. } = &e.kind {
+            match &func.kind {
+                ExprKind::Attribute { value, attr }
+                    if args.is_empty() && matches!(attr.as_str(), "any" | "all" | "item") =>
+                {
+                    e = value
+                }
+                _ => break,
+            }
+        }
         let ExprKind::Call { func, args, .. } = &e.kind else {
             return None;
         };

@@ -505,7 +505,8 @@ fn not_a_model(prog: &Program, scope: Scope, e: &Expr) -> bool {
         })
 }
 
-/// `self.context`, `context`, `accelerator`, `engine`, `model_engine`:
+/// `self.context`, `context`, `accelerator`, `engine`, `model_engine`, a
+/// name with `engine` as one of its words (`engine_G`, `ds_engine`):
 /// receivers whose `backward(loss)` all-reduces.
 pub(super) fn is_engine_like(prog: &Program, scope: Scope, recv: &Expr) -> bool {
     let name = match &recv.kind {
@@ -513,10 +514,9 @@ pub(super) fn is_engine_like(prog: &Program, scope: Scope, recv: &Expr) -> bool 
         ExprKind::Attribute { attr, .. } => attr.as_str(),
         _ => return false,
     };
-    if matches!(
-        name,
-        "context" | "ctx" | "accelerator" | "engine" | "model_engine" | "fabric"
-    ) || lightning_lite_self(prog, scope, recv)
+    if matches!(name, "context" | "ctx" | "accelerator" | "fabric")
+        || name.split('_').any(|w| w.eq_ignore_ascii_case("engine"))
+        || lightning_lite_self(prog, scope, recv)
     {
         return true;
     }
