@@ -156,6 +156,7 @@ mod sampler_rng_worker_sums;
 mod sampler_rng_workers;
 pub mod seed_before_spawn;
 mod signal_flag_collective;
+mod skipped_lightning_step;
 mod skipped_local_batch;
 mod skipped_nonfinite;
 mod skipped_yield;

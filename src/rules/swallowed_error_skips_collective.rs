@@ -39,6 +39,15 @@ declare_rule! {
     ///   the DDP model's `join()`, and a single skipped item that a
     ///   `DataLoader` batches (the batch count changes only sometimes).
     ///
+    /// A Lightning `training_step` (automatic optimization) that returns None
+    /// from such a handler, or on a non-finite loss of its own, makes
+    /// Lightning skip that rank's backward and optimizer step while the other
+    /// ranks of a multi-device Trainer wait in the gradient all-reduce; a
+    /// module that optimizes by hand, or a Trainer on one device, is left
+    /// alone. A `LightningModule` whose programs do not show the Trainer (a
+    /// class a config names) is taken to be fitted by the code's Trainer when
+    /// one of them runs ranks.
+    ///
     /// A handler that re-raises every error except an out-of-memory one
     /// (`if "out of memory" in str(e): …; continue` then `raise`, or
     /// `if "out of memory" not in str(e): raise`, also with a flag of the
@@ -55,7 +64,8 @@ declare_rule! {
     /// optimizers, loaders or objects of plain classes), and a Fabric's or a
     /// `LightningLite` subclass's own `barrier()` and `backward()`. The same holds for a step skipped on a
     /// non-finite loss (`if not math.isfinite(loss_value): continue`,
-    /// `if torch.isnan(loss).any(): continue`) before such a collective, or the
+    /// `if torch.isnan(loss).any(): continue`, `if loss.isnan().item():
+    /// continue` before a DeepSpeed engine's `engine_g.backward(loss)`) before such a collective, or the
     /// step loop left on one (`if torch.isnan(loss): break`) while the other ranks
     /// go on to the next step's: the loss
     /// is the rank's own, unless it was reduced across ranks first; a loop under
@@ -158,7 +168,7 @@ const DATA_ERRORS: &[&str] = &[
 
 /// What a handler catches.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Caught {
+pub(super) enum Caught {
     Io,
     /// `RuntimeError` or an out-of-memory error: any call into torch can
     /// raise it.
@@ -177,6 +187,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let ddp = runtime::data_parallel_model(code.prog, code.rt);
     super::skipped_nonfinite::nonfinite_skips(&code, ddp, out);
     super::skipped_local_batch::batch_skips(&code, ddp, out);
+    super::skipped_lightning_step::lightning_step_skips(&code, out);
     for scope in code.scopes(&["except"]) {
         if !code.rt.world_at(code.prog, scope.m).distributed() {
             continue;
@@ -338,7 +349,7 @@ fn reports_to_parent(code: &Code<'_>, scope: Scope, stmts: &[Stmt]) -> bool {
     found
 }
 
-fn caught(code: &Code<'_>, scope: Scope, h: &Handler) -> Option<(Caught, String)> {
+pub(super) fn caught(code: &Code<'_>, scope: Scope, h: &Handler) -> Option<(Caught, String)> {
     let Some(types) = &h.types else {
         return Some((Caught::Broad, "every exception".to_string()));
     };

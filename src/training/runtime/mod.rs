@@ -479,6 +479,13 @@ pub fn lightning_ranks(prog: &Program, m: ModId) -> bool {
     lightning::trainer_ranks_in(prog, &|x| prog.same_program(x, m))
 }
 
+/// Whether any module of the code builds a Lightning `Trainer` that runs
+/// several ranks: the Trainer a `LightningModule` no script imports is
+/// handed to (a model class a config names, built by `instantiate`).
+pub fn lightning_ranks_anywhere(prog: &Program) -> bool {
+    lightning::trainer_ranks_in(prog, &|_| true)
+}
+
 /// The external calls [`distributed_markers`] takes as proof of ranks.
 fn is_distributed_marker(path: &str) -> bool {
     const MARKERS: &[&str] = &[
