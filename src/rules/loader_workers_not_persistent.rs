@@ -54,7 +54,9 @@ declare_rule! {
     /// loaders its function returns (`data = get_data(args)`, then
     /// `data["train"]` where `data` is handed on), a dataclass or `NamedTuple`
     /// record holding it (`DataInfo(dataloader, sampler)`, read back as
-    /// `.dataloader`) and a tuple unpacked beside it (`loader, sampler =
+    /// `.dataloader`), a dataclass trainer that keeps it as a field its own
+    /// methods pass over (`TrainLoop(train_dl=loader, …).run()`, where no
+    /// code outside the class reads that field) and a tuple unpacked beside it (`loader, sampler =
     /// info.dataloader, info.sampler`); a loop that makes the dict or the
     /// record anew at each pass makes the loader anew. An argparse count that each spawned rank divides over
     /// the node's GPUs, rounded up (`args.workers = int((args.workers + ngpus -

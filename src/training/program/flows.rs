@@ -135,6 +135,10 @@ impl Program {
                             if let Some(param) = self.param_for(init, func, &pos) {
                                 places.push(Place::Local(init, param));
                             }
+                        } else if let Some(field) = self.dataclass_field(*k, &pos) {
+                            // A dataclass's generated `__init__` keeps the
+                            // argument as the field its methods read.
+                            places.push(Place::SelfAttr(*k, field));
                         }
                     }
                     visit(Flow::Arg {
@@ -875,8 +879,76 @@ impl Program {
         if !matches!(pos, ArgPos::Pos(_) | ArgPos::Kw(_)) {
             return false;
         }
-        self.method(*k, "__init__")
-            .is_some_and(|init| self.param_for(init, func, pos).is_some())
+        match self.method(*k, "__init__") {
+            Some(init) => self.param_for(init, func, pos).is_some(),
+            None => self.dataclass_field(*k, pos).is_some(),
+        }
+    }
+
+    /// The field of dataclass `k` (decorated `@dataclass`, with no
+    /// `__init__` of its own or of a base) an argument at `pos` of its
+    /// constructor fills: by keyword, or by position where the class has
+    /// no bases of the code (whose fields would come first) and before a
+    /// `_: KW_ONLY` marker. `None` where some code outside the class's
+    /// methods reads an attribute of that name (`info.loader`): the
+    /// argument is followed only where every read of it is a method's
+    /// `self.<field>`.
+    pub(super) fn dataclass_field(&self, k: ClassId, pos: &ArgPos<'_>) -> Option<String> {
+        let class = self.class(k)?;
+        let scope = self.def_scope(k.m, k.c, class.parent);
+        let dataclass = class.decorators.iter().any(|d| {
+            let target = match &d.kind {
+                ExprKind::Call { func, .. } => &**func,
+                _ => d,
+            };
+            matches!(self.expr_sym(scope, target), Some(Sym::External(p)) if p == "dataclasses.dataclass")
+        });
+        if !dataclass {
+            return None;
+        }
+        // The fields in order, and how many of them come before a
+        // `KW_ONLY` marker (`_: KW_ONLY`, `_ = KW_ONLY`).
+        let mut fields: Vec<&str> = Vec::new();
+        let mut positional = usize::MAX;
+        let kw_only = |e: &Expr| match &e.kind {
+            ExprKind::Name(n) => n == "KW_ONLY",
+            ExprKind::Attribute { attr, .. } => attr == "KW_ONLY",
+            _ => false,
+        };
+        for st in &class.body {
+            match &st.kind {
+                StmtKind::AnnAssign { target, .. } => match &target.kind {
+                    ExprKind::Name(n) if n == "_" => positional = positional.min(fields.len()),
+                    ExprKind::Name(n) => fields.push(n.as_str()),
+                    _ => {}
+                },
+                StmtKind::Assign { value, .. } if kw_only(value) => positional = positional.min(fields.len()),
+                _ => {}
+            }
+        }
+        let field = match pos {
+            ArgPos::Kw(name) => fields.iter().find(|f| *f == name).copied()?,
+            ArgPos::Pos(i) if self.bases(k).is_empty() && *i < positional => fields.get(*i).copied()?,
+            _ => return None,
+        };
+        let methods = self.own_methods(k);
+        for &(m, c) in self.chunks_with_word(field) {
+            for scope in self.scopes(m, c) {
+                if scope.func().is_some_and(|f| methods.contains(&f)) {
+                    continue;
+                }
+                let mut outside = false;
+                self.walk_exprs(scope, &mut |anc, e| {
+                    if let ExprKind::Attribute { value, attr } = &e.kind {
+                        outside |= attr == field && !is_target(anc, e) && self.self_class(scope, value).is_none();
+                    }
+                });
+                if outside {
+                    return None;
+                }
+            }
+        }
+        Some(field.to_string())
     }
 
     /// The parameter of `f` an argument at `pos` binds.
