@@ -28,7 +28,9 @@
 //! own generator or an init function that seeds from anything but the
 //! base seed (one that only re-seeds from `torch.initial_seed()` leaves it
 //! in charge, and is reported like no init function), one built on one rank, a loader that
-//! shuffles itself (the rule's main check reports that), one that shards for
+//! shuffles itself (the rule's main check reports that; not one handed to a
+//! Lightning Trainer's `fit`, which swaps the shuffle for its distributed
+//! sampler and keeps the workers' seeds as torch makes them), one that shards for
 //! you (`accelerator.prepare`, Fabric, Determined: equal seeds are their
 //! design), Lightning's `seed_everything(…, workers=True)` (which gives each
 //! rank's workers their own seeds), a seed that mixes in the rank, and code
@@ -127,7 +129,14 @@ pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
     let mut trains: std::collections::HashMap<ModId, bool> = Default::default();
     // Read once, where a loader seeded alike needs it.
     let model_parallel: std::cell::OnceCell<ModelParallel> = std::cell::OnceCell::new();
-    for LoaderCall { scope, args, workers } in worker_loaders(code) {
+    for LoaderCall {
+        scope,
+        call,
+        anc,
+        args,
+        workers,
+    } in worker_loaders(code)
+    {
         // The seedings of each program the loader runs in (a shared data
         // module's loader, built by scripts that each seed).
         let seeded: Vec<(u64, runtime::World, Scope, Span, Option<Span>)> = alike_all(code, seedings, scope.m)
@@ -169,13 +178,15 @@ pub(super) fn base_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
             _ => None,
         };
         // A loader that shuffles the whole dataset with the global RNG is the
-        // main check's (every rank draws the same order).
+        // main check's (every rank draws the same order) — unless a
+        // Lightning Trainer takes it, which swaps its shuffle for a
+        // distributed sampler and leaves the workers' seeds as they are.
         let own_sampler = given("sampler", 3) || given("batch_sampler", 4);
         let shuffles = kw(args, "shuffle")
             .or_else(|| pos(args, 2))
             .and_then(|e| runtime::is_true(prog, code.cfg, code.rt, scope, e))
             == Some(true);
-        if shuffles && !own_sampler {
+        if shuffles && !own_sampler && !handed_to_lightning(code, scope, &anc, call) {
             continue;
         }
         // Read in a fixed order (`shuffle=False`, on the loader or its
@@ -456,6 +467,28 @@ fn workers_seeded_apart(code: &Code<'_>, scope: Scope, call: Span) -> bool {
         || prog
             .code_modules()
             .any(|m| prog.chunks_mentioning(m, &["PL_SEED_WORKERS"]).next().is_some())
+}
+
+/// Whether the loader built with `args` in `scope` is handed to a Lightning
+/// Trainer's `fit` (`trainer.fit(model, loader)`, `train_dataloaders=`)
+/// that puts its distributed sampler in (`use_distributed_sampler` left on).
+fn handed_to_lightning<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loader: &'p Expr) -> bool {
+    let prog = code.prog;
+    if super::training_support::lightning_sampler_off(code) {
+        return false;
+    }
+    let mut yes = false;
+    let no = |_: &Callee, _: &ArgPos<'_>| false;
+    prog.flows(scope, anc, loader, &no, &mut |flow| {
+        if let Flow::Arg { scope, call, .. } = flow {
+            if let ExprKind::Call { func, .. } = &call.kind {
+                if let ExprKind::Attribute { value, attr } = &func.kind {
+                    yes |= attr == "fit" && runtime::lightning_trainer(prog, scope, value);
+                }
+            }
+        }
+    });
+    yes
 }
 
 /// Handed to something that shards and seeds for the ranks together:

@@ -115,7 +115,10 @@ declare_rule! {
     /// dataset that draws, where the loader's cannot be followed), or where
     /// its `collate_fn` draws (a masking collator's `np.random.choice`, which
     /// runs in the workers too): worker k of
-    /// every rank then crops, flips and jitters alike. With no workers
+    /// every rank then crops, flips and jitters alike — also for a shuffling
+    /// loader handed to a Lightning Trainer, whose distributed sampler
+    /// replaces the shuffle but not the workers' seeds (Lightning's
+    /// `seed_everything(seed)` without `workers=True`). With no workers
     /// (`num_workers=0`), or a count the code does not resolve, the dataset
     /// draws in the rank's own process or in workers seeded from that torch
     /// RNG: alike either way where the function that seeds torch also seeds

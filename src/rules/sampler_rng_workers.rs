@@ -20,7 +20,7 @@ use super::training_support::{excerpt, feeds_training, global_seeder, managed, C
 use super::Sink;
 use crate::source::Span;
 use crate::training::ast::{Arg, Expr, ExprKind, StmtKind};
-use crate::training::program::{walk_expr, Callee, ClassId, FuncId, ModId, Node, Proj, Scope, Sym};
+use crate::training::program::{walk_expr, Anc, Callee, ClassId, FuncId, ModId, Node, Proj, Scope, Sym};
 use crate::training::runtime::{self, depends_on_rank, has_splat, kw, pos, Seeding, World};
 use crate::training::values::Const;
 
@@ -87,6 +87,9 @@ fn ranks(world: Option<World>) -> String {
 /// its arguments spelled out (no `**kwargs`) and a `num_workers` given.
 pub(super) struct LoaderCall<'p> {
     pub scope: Scope,
+    /// The `DataLoader(…)` call, and its ancestors.
+    pub call: &'p Expr,
+    pub anc: Vec<Anc<'p>>,
     pub args: &'p [Arg],
     /// The `num_workers` argument as written.
     pub workers: &'p Expr,
@@ -110,7 +113,13 @@ pub(super) fn worker_loaders<'p>(code: &Code<'p>) -> Vec<LoaderCall<'p>> {
         let Some(workers) = kw(args, "num_workers").or_else(|| pos(args, 5)) else {
             continue;
         };
-        out.push(LoaderCall { scope, args, workers });
+        out.push(LoaderCall {
+            scope,
+            call,
+            anc,
+            args,
+            workers,
+        });
     }
     out
 }
@@ -120,7 +129,10 @@ pub(super) fn worker_loaders<'p>(code: &Code<'p>) -> Vec<LoaderCall<'p>> {
 pub(super) fn worker_seeds_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out: &mut Sink<'_>) {
     let prog = code.prog;
     let mut reported: Vec<Span> = Vec::new();
-    for LoaderCall { scope, args, workers } in worker_loaders(code) {
+    for LoaderCall {
+        scope, args, workers, ..
+    } in worker_loaders(code)
+    {
         // Workers must exist: a `num_workers` not known to be 0 (the init
         // function only runs in workers; an unresolved count is taken as
         // the workers it was written for).
