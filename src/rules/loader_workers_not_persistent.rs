@@ -16,7 +16,9 @@ declare_rule! {
     /// through `_C.clone()`; where the code merges a file or the command line into
     /// it, `merge_from_file`/`merge_from_list`, the default is reported as one, named,
     /// with a fix that holds for any count the file sets; an `ml_collections.ConfigDict` or `AttrDict` of a dict
-    /// literal, also one a YAML config is rewrapped in, `config = DotMap(config)`),
+    /// literal, also one a YAML config is rewrapped in, `config = DotMap(config)`,
+    /// and a subclass of the project's `AttrDict` whose `__init__` loads the
+    /// YAML file it is given and hands it to `super().__init__`),
     /// a `None` default's fallback (`n if n is not None else bs * 2`), the default
     /// of a `.get("NumLoaderWorkers", 4)` on a JSON or YAML config loaded at run
     /// time where no config file of the project sets the key (reported as a

@@ -740,6 +740,16 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
             // changed by stores to the wrapper (see above).
             return v.from_files.is_some().then_some(v);
         }
+        // A subclass of one that loads its own contents (`class
+        // Config(AttrDict)` whose `__init__(filename)` reads a YAML file and
+        // hands the mapping to `super().__init__(cfg)`): the file's values.
+        if !t.proj.is_empty() {
+            if let Some((init, handed)) = mapping_loaded_in_init(prog, *k) {
+                let r = prog.sources_with(init, handed, keyed(&t.proj));
+                let v = resolve_terms(prog, env, &r, depth)?;
+                return v.from_files.is_some().then_some(v);
+            }
+        }
     }
     // `para['num_workers']` of a holder whose `__getitem__` reads
     // `self.args[key]`: that field's entry, unless some code stores to a
@@ -841,6 +851,40 @@ fn keyed(proj: &[Proj]) -> Vec<Proj> {
             p => p.clone(),
         })
         .collect()
+}
+
+/// The mapping a class hands to its base's `__init__`, where the base is a
+/// [`mapping_class`] and the class's own `__init__` calls
+/// `super().__init__(m)` (or `super(Cls, self).__init__(m)`) with that one
+/// argument: the scope of that `__init__` and the argument.
+fn mapping_loaded_in_init(prog: &Program, k: super::program::ClassId) -> Option<(Scope, &Expr)> {
+    if !prog.bases(k).into_iter().any(|b| mapping_class(prog, b)) {
+        return None;
+    }
+    let init = prog.own_method(k, "__init__")?.scope();
+    let mut found: Option<&Expr> = None;
+    let mut calls = 0;
+    prog.walk_exprs(init, &mut |_, e| {
+        let ExprKind::Call { func, args, .. } = &e.kind else {
+            return;
+        };
+        let ExprKind::Attribute { value, attr } = &func.kind else {
+            return;
+        };
+        if attr != "__init__" {
+            return;
+        }
+        let is_super = matches!(&value.kind, ExprKind::Call { func: f, .. }
+            if matches!(&f.kind, ExprKind::Name(n) if n == "super"));
+        if !is_super {
+            return;
+        }
+        calls += 1;
+        if let [crate::training::ast::Arg::Pos(m)] = args.as_slice() {
+            found = Some(m);
+        }
+    });
+    (calls == 1).then_some((init, found?))
 }
 
 /// A project class deriving from `dict` whose attributes are its keys (an
