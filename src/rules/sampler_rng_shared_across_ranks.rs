@@ -277,6 +277,8 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         return;
     }
     let mut hits: Vec<Hit<'_>> = Vec::new();
+    let mut data_parallel: Option<bool> = None;
+    let prog = code.prog;
     let targets = [
         "torch.utils.data.RandomSampler",
         "torch.utils.data.WeightedRandomSampler",
@@ -334,7 +336,22 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 if has_splat(args) || kw(args, "generator").is_some() {
                     return;
                 }
-                if sample_order(&code, scope, anc, e) {
+                // Drawn in a method of a class of the code that is no torch
+                // dataset or sampler, in a program that neither wraps its
+                // model for data parallelism nor shards samples: an order
+                // of the code's own scheduling, which ranks that split the
+                // work of one batch between them (Grendel-GS's renderers
+                // dividing each camera batch) must draw alike.
+                let mut own_schedule = || {
+                    scope.func().and_then(|f| prog.class_of(f)).is_some_and(|k| {
+                        !prog
+                            .external_bases(k)
+                            .iter()
+                            .any(|b| b.starts_with("torch.utils.data."))
+                    }) && !*data_parallel.get_or_insert_with(|| runtime::data_parallel_model(prog, code.rt))
+                        && !super::unsorted_directory_listing::shards_samples(&code, scope.m)
+                };
+                if sample_order(&code, scope, anc, e) && !own_schedule() {
                     hits.push(Hit {
                         m: scope.m,
                         scope,
