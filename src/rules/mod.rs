@@ -142,6 +142,7 @@ pub mod fp8_output_reaches_loss;
 pub mod hash_order_dependent_structure;
 pub mod implicit_align_corners;
 pub mod loader_workers_not_persistent;
+pub mod model_state_on_one_rank;
 pub mod pythonhashseed_set_at_runtime;
 pub mod rank_conditional_collective;
 mod rank_zero_ddp_forward;

@@ -383,6 +383,19 @@ impl Program {
 
     /// The scope a definition's header (decorators, defaults, bases) is
     /// evaluated in.
+    /// The scope function `f` is defined in (where its decorators and
+    /// defaults are evaluated).
+    pub fn def_scope_of(&self, f: FuncId) -> Scope {
+        match self.func(f) {
+            Some(func) => self.def_scope(f.m, f.c, func.parent),
+            None => Scope {
+                m: f.m,
+                c: f.c,
+                f: None,
+            },
+        }
+    }
+
     pub(super) fn def_scope(&self, m: ModId, c: u32, parent: Parent) -> Scope {
         match parent {
             Parent::Func(f) => Scope { m, c, f: Some(f) },
