@@ -43,7 +43,8 @@ declare_rule! {
     /// loader iterated once re-iterated; a method that reads the loader where
     /// it was kept, `self.val_loader` in a trainer's `validation()`, passes
     /// over it at each of its calls, from whichever loop), as a Determined trial's validation loader, as a
-    /// Lightning data hook's loader (`train_dataloader()`, `val_dataloader()`) or a
+    /// Lightning data hook's loader (`train_dataloader()`, `val_dataloader()`; not
+    /// `test_dataloader()`, whose loader `trainer.test()` makes anew and passes over once) or a
     /// loader handed to a Lightning Trainer's `fit` (`trainer.fit(model, loader)`,
     /// `val_dataloaders=`), or
     /// handed to a pipeline framework's `wrap_data_loader(loader, …)` (HPP plugins
@@ -1547,7 +1548,10 @@ fn lightning_hook(code: &Code<'_>, f: crate::training::program::FuncId) -> bool 
     let hook = prog.func(f).is_some_and(|x| {
         matches!(
             x.name.as_str(),
-            "train_dataloader" | "val_dataloader" | "test_dataloader" | "predict_dataloader"
+            // Not `test_dataloader`/`predict_dataloader`: `trainer.test()`
+            // and `predict()` ask for a new loader at each call and pass
+            // over it once, and `fit` never asks.
+            "train_dataloader" | "val_dataloader"
         )
     });
     // Not a hook of a datamodule no Trainer is handed (the per-dataset
