@@ -52,7 +52,9 @@ declare_rule! {
     /// 0, `if epoch >= total and rank == 0: os._exit(0)` inside the epoch
     /// function), where the other ranks go on to collectives the leaving
     /// ranks never join: loops count as running more than once, the other
-    /// parts of the tests and the tests of every rank's own exits are tried
+    /// parts of the tests (of the rank test around the leave, and of the
+    /// next one out: `if rank == 0 and epoch % k == 0:` around `if mode and
+    /// rank == 0: … break`) and the tests of every rank's own exits are tried
     /// both ways (a flag read again elsewhere in the function — a parameter,
     /// or an attribute of one the function never assigns, `args.parallel_eval`
     /// in `if not args.parallel_eval: if not is_master(args): return` and in
@@ -1320,6 +1322,10 @@ struct Candidate<'p> {
     scope: Scope,
     stmt: &'p Stmt,
     test: &'p Expr,
+    /// The next rank test out, where the leave sits under two
+    /// (`if rank == 0 and epoch % k == 0:` around `if mode and rank == 0:`):
+    /// its other parts are tried both ways too.
+    outer: Option<&'p Expr>,
     negated: bool,
     how: Leave,
 }
@@ -1349,6 +1355,27 @@ fn rank_branch<'p>(
             _ => {}
         }
         child = *s;
+    }
+    None
+}
+
+/// The rank test of the `if` next out from the one testing `inner`, among
+/// the ancestors `anc` of a leave (not beyond a function).
+fn outer_rank_test<'p>(
+    prog: &crate::training::program::Program,
+    scope: Scope,
+    anc: &[Anc<'p>],
+    inner: &'p Expr,
+) -> Option<&'p Expr> {
+    let mut past_inner = false;
+    for a in anc.iter().rev() {
+        let Anc::Stmt(s) = a else { return None };
+        if let StmtKind::If { test, .. } = &s.kind {
+            if past_inner && mentions_rank(prog, scope, test) {
+                return Some(test);
+            }
+            past_inner |= std::ptr::eq(test, inner);
+        }
     }
     None
 }
@@ -1405,6 +1432,7 @@ fn candidates<'p>(
                 scope,
                 stmt: st,
                 test,
+                outer: outer_rank_test(prog, scope, anc, test),
                 negated,
                 how,
             });
@@ -1436,6 +1464,7 @@ fn one_rank_exits<'p>(code: &Code<'p>, exiting: &[Scope]) -> Vec<(Candidate<'p>,
                     scope: fs,
                     stmt: st,
                     test,
+                    outer: None,
                     negated,
                     how: Leave::Exit,
                 });
@@ -1487,6 +1516,9 @@ fn leaving_ranks(
     let mut atoms: Vec<(ModId, Span)> = Vec::new();
     for c in &cands {
         collect_atoms(code, c.scope, c.test, &mut atoms);
+        if let Some(o) = c.outer {
+            collect_atoms(code, c.scope, o, &mut atoms);
+        }
     }
     // The `if` each leaving branch's atom tests (none for the rank tests').
     let mut branch_of: Vec<(ModId, Span)> = vec![(scope.m, Span::new(0, 0)); atoms.len()];
@@ -1561,6 +1593,9 @@ fn leaving_ranks(
     for c in &cands {
         let mut own: Vec<Atom> = Vec::new();
         collect_atoms(code, c.scope, c.test, &mut own);
+        if let Some(o) = c.outer {
+            collect_atoms(code, c.scope, o, &mut own);
+        }
         for (a, (m, st)) in atoms.iter().zip(&branch_of) {
             let around = *m == c.scope.m && st.start <= c.stmt.span.start && c.stmt.span.end <= st.end;
             if around && !own.contains(a) {
