@@ -34,7 +34,11 @@ declare_rule! {
     /// `DistributedSampler`, DDP/FSDP, Accelerate, Fabric, a Lightning `Trainer` on
     /// several devices or with a DDP/FSDP/DeepSpeed strategy, the launcher's `RANK`
     /// variables) or in an experiment with pipeline stages, when the loader is
-    /// iterated more than once: inside a loop (also `while True: yield from
+    /// iterated more than once: inside a loop (not one that binds the loader's
+    /// name anew at each pass, `for dl in loaders: for x in dl:`, which passes
+    /// over each of the loaders once; a list of loaders built in a loop and
+    /// handed whole to a function or trainer class of the code is followed to
+    /// the loops there over its entries; also `while True: yield from
     /// loader` in a generator, an iterator's `__next__` that starts it over when
     /// it runs out, mmcv's `IterLoader`, and through a logging method or a
     /// function called from one — also a function handed to a helper that
@@ -1049,7 +1053,7 @@ pub(super) fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loa
                     }
                 }
             }
-            Flow::Iterated { scope, anc, .. } => {
+            Flow::Iterated { scope, anc, stmt } => {
                 // Started over in an iterator's `__next__` (`except
                 // StopIteration: self.iter_loader = iter(self._dataloader)`
                 // in mmcv's `IterLoader`): at each draw that finds it run
@@ -1058,10 +1062,22 @@ pub(super) fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loa
                     .func()
                     .and_then(|f| prog.func(f))
                     .is_some_and(|f| f.name == "__next__");
+                // The name passed over (`for x in dl:`): a loop that binds
+                // that name anew at each pass (`for dl in loaders:`) passes
+                // over another entry each time, not this loader again.
+                let name = match stmt.map(|st| &st.kind) {
+                    Some(StmtKind::For { iter, .. }) => match &iter.kind {
+                        ExprKind::Name(n) => Some(n.as_str()),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let rebinds = |s: &crate::training::ast::Stmt| matches!((&s.kind, name), (StmtKind::For { target, .. }, Some(n)) if matches!(&target.kind, ExprKind::Name(t) if t == n));
                 let in_loop = in_next
                     || anc.iter().any(|a| {
                         matches!(a, Anc::Stmt(s) if matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. })
-                        && !rebuilt.borrow().contains(&(*s as *const _)))
+                        && !rebuilt.borrow().contains(&(*s as *const _))
+                        && !rebinds(s))
                     });
                 if let Some(l) = built_in {
                     anew |= l.is_none_or(|l| anc.iter().any(|a| matches!(a, Anc::Stmt(s) if std::ptr::eq(*s, l))));

@@ -474,6 +474,13 @@ impl Program {
             places.push(Place::Local(f, x));
             followed = true;
         }
+        // Handed whole to a function or class of the code (`Trainer(model,
+        // valid_data_loader=loaders)`): the loops there over the parameter,
+        // or over the attribute `__init__` keeps it in, bind the entries.
+        for x in self.handed_list_entries(f, list) {
+            places.push(x);
+            followed = true;
+        }
         if !returned {
             return followed;
         }
@@ -508,6 +515,104 @@ impl Program {
             }
         }
         followed
+    }
+
+    /// The loop targets that take the entries of local list `list` of `f`
+    /// where `f` hands the list to a function or class of the code: `for x
+    /// in p` over the parameter `p` it binds, or `for x in self.a` in the
+    /// class's methods where `__init__` keeps it as `self.a = p`. Nothing
+    /// where the list also goes anywhere else the analysis does not follow
+    /// (an argument of an unknown call, a store, a return).
+    fn handed_list_entries(&self, f: FuncId, list: &str) -> Vec<Place> {
+        let scope = f.scope();
+        let mut params: Vec<(FuncId, String)> = Vec::new();
+        let mut lost = false;
+        self.walk_exprs(scope, &mut |anc, e| {
+            if lost || !matches!(&e.kind, ExprKind::Name(n) if n == list) || is_target(anc, e) {
+                return;
+            }
+            let parent = match anc.last() {
+                Some(Anc::Expr(parent)) => parent,
+                // `return xs`, `for x in xs`: read by `list_entries`.
+                Some(Anc::Stmt(st)) => {
+                    let read = match &st.kind {
+                        StmtKind::For { iter, .. } => std::ptr::eq(iter, e),
+                        StmtKind::Return(Some(v)) => std::ptr::eq(v, e),
+                        _ => false,
+                    };
+                    lost |= !read;
+                    return;
+                }
+                _ => {
+                    lost = true;
+                    return;
+                }
+            };
+            match &parent.kind {
+                // `xs.append(…)`, `len(xs)`.
+                ExprKind::Attribute { attr, .. } if matches!(attr.as_str(), "append" | "extend") => {}
+                ExprKind::Call { func, args, .. } if !std::ptr::eq(&**func, e) => {
+                    let pos = arg_pos(args, e);
+                    let param = match self.callee(scope, func) {
+                        Callee::Func(g) => self.param_for(g, func, &pos).map(|p| (g, p)),
+                        Callee::Class(k) => self
+                            .method(k, "__init__")
+                            .and_then(|init| self.param_for(init, func, &pos).map(|p| (init, p))),
+                        Callee::External(p) if p == "builtins.len" => return,
+                        _ => None,
+                    };
+                    match param {
+                        Some(x) => params.push(x),
+                        None => lost = true,
+                    }
+                }
+                _ => lost = true,
+            }
+        });
+        if lost {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for (g, p) in params {
+            let gs = g.scope();
+            let mut kept: Vec<String> = Vec::new();
+            self.walk_stmts(gs, &mut |_, st| match &st.kind {
+                StmtKind::For { target, iter, .. } => {
+                    if let (ExprKind::Name(x), ExprKind::Name(i)) = (&target.kind, &iter.kind) {
+                        if *i == p {
+                            out.push(Place::Local(g, x.clone()));
+                        }
+                    }
+                }
+                StmtKind::Assign { targets, value } if matches!(&value.kind, ExprKind::Name(v) if *v == p) => {
+                    for t in targets {
+                        if let ExprKind::Attribute { value: me, attr } = &t.kind {
+                            if self.self_class(gs, me).is_some() {
+                                kept.push(attr.clone());
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            });
+            let Some(k) = self.class_of(g) else { continue };
+            for m in self.own_methods(k) {
+                let ms = m.scope();
+                self.walk_stmts(ms, &mut |_, st| {
+                    let StmtKind::For { target, iter, .. } = &st.kind else {
+                        return;
+                    };
+                    let (ExprKind::Name(x), ExprKind::Attribute { value: me, attr }) = (&target.kind, &iter.kind)
+                    else {
+                        return;
+                    };
+                    if kept.contains(attr) && self.self_class(ms, me).is_some() {
+                        out.push(Place::Local(m, x.clone()));
+                    }
+                });
+            }
+        }
+        out
     }
 
     /// Whether `e`, an entry of the list or tuple literal `container` (with
