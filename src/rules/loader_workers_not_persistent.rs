@@ -587,7 +587,7 @@ fn hands_on_workers(code: &Code<'_>, k: ClassId) -> bool {
         // `super().__init__(…)` / `super(Cls, self).__init__(…)`: torch's
         // positions; `DataLoader.__init__(self, …)`: one further.
         let offset = match &value.kind {
-            ExprKind::Call { func: f, .. } if matches!(&f.kind, ExprKind::Name(n) if n == "super") => 0,
+            _ if crate::training::program::is_super_call(value) => 0,
             _ if prog
                 .external(init_id.scope(), value)
                 .is_some_and(|p| p == "torch.utils.data.DataLoader") =>

@@ -874,9 +874,7 @@ fn mapping_loaded_in_init(prog: &Program, k: super::program::ClassId) -> Option<
         if attr != "__init__" {
             return;
         }
-        let is_super = matches!(&value.kind, ExprKind::Call { func: f, .. }
-            if matches!(&f.kind, ExprKind::Name(n) if n == "super"));
-        if !is_super {
+        if !super::program::is_super_call(value) {
             return;
         }
         calls += 1;

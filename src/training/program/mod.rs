@@ -29,7 +29,7 @@ mod walk;
 
 pub use flows::is_target;
 pub use names::normalize;
-pub use walk::{blocks_of, if_arm, walk_expr, walk_stmt, Node};
+pub use walk::{blocks_of, if_arm, is_super_call, walk_expr, walk_stmt, Node};
 
 use flows::{bind_self_target, bind_target, concat, literal_key};
 use names::collect_bindings;

@@ -254,3 +254,9 @@ pub fn blocks_of(s: &Stmt) -> Vec<&[Stmt]> {
         _ => Vec::new(),
     }
 }
+
+/// Whether `value` is `super()` or `super(Cls, self)`: the receiver of a
+/// call of the base class's method (`super().__init__(…)`).
+pub fn is_super_call(value: &Expr) -> bool {
+    matches!(&value.kind, ExprKind::Call { func, .. } if matches!(&func.kind, ExprKind::Name(n) if n == "super"))
+}
