@@ -34,7 +34,14 @@ declare_rule! {
     /// as are a loader over a DataPipe (torch shares its shuffle seed across the
     /// ranks and shards after shuffling), a loader over a buffer its object
     /// fills at run time (`self.pi_buffer.append(…)`: each rank's own rollouts,
-    /// so an equal shuffle orders different samples), a Lightning data hook of
+    /// so an equal shuffle orders different samples), a subset sampler over
+    /// this rank's own slice of the indices (Swin's `SubsetRandomSampler(
+    /// np.arange(rank, n, world))`, torch's or a sampler class of the code
+    /// built only with a rank-dependent argument: the same permutation
+    /// orders different samples), a `randperm` ordering a scheduler class of
+    /// the code's own in a program that neither wraps a model for data
+    /// parallelism nor shards samples (ranks that split one batch's work
+    /// between them must draw it alike), a Lightning data hook of
     /// a class no Trainer is handed, explicit generators and literal seeds, draws made on one rank only
     /// (under `if rank == 0:`, or in a helper called only there) and a
     /// `randperm` broadcast from one rank (`dist.broadcast(perm, 0)`). `random_split` is the
@@ -305,6 +312,16 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 if has_splat(args) || kw(args, "generator").is_some() || pos(args, at).is_some() {
                     return;
                 }
+                // A subset of this rank's own (`SubsetRandomSampler(
+                // np.arange(rank, n, world))`): the same draw orders
+                // different samples on each rank.
+                if path == "torch.utils.data.SubsetRandomSampler"
+                    && pos(args, 0)
+                        .or_else(|| kw(args, "indices"))
+                        .is_some_and(|i| runtime::depends_on_rank(prog, scope, i))
+                {
+                    return;
+                }
                 if let Some(loader) = plain_consumer(&code, scope, anc, e) {
                     hits.push(Hit {
                         m: scope.m,
@@ -351,7 +368,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                     }) && !*data_parallel.get_or_insert_with(|| runtime::data_parallel_model(prog, code.rt))
                         && !super::unsorted_directory_listing::shards_samples(&code, scope.m)
                 };
-                if sample_order(&code, scope, anc, e) && !own_schedule() {
+                if sample_order(&code, scope, anc, e) && !own_schedule() && !rank_subset_sampler(&code, scope) {
                     hits.push(Hit {
                         m: scope.m,
                         scope,
@@ -656,6 +673,41 @@ fn sample_order(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], perm: &Expr) -> 
     let picks_shared_set =
         uses.subset && !uses.order && super::unsorted_directory_listing::shards_samples(code, scope.m);
     (uses.order || uses.subset) && !picks_shared_set && !uses.by_rank && !uses.broadcast
+}
+
+/// Whether `scope` is a method of a sampler class of the code (a torch
+/// `Sampler` subclass) whose every construction is handed something that
+/// depends on the rank (Swin's `SubsetRandomSampler(np.arange(rank, n,
+/// world))`): a permutation of its own subset orders this rank's samples,
+/// different ones on each rank, however alike the draw.
+fn rank_subset_sampler(code: &Code<'_>, scope: Scope) -> bool {
+    let prog = code.prog;
+    let Some(k) = scope.func().and_then(|f| prog.class_of(f)) else {
+        return false;
+    };
+    if !prog
+        .external_bases(k)
+        .iter()
+        .any(|b| b.starts_with("torch.utils.data.") && b.ends_with("Sampler"))
+    {
+        return false;
+    }
+    let Some(init) = prog.method(k, "__init__") else {
+        return false;
+    };
+    let sites = prog.call_sites(init);
+    !sites.is_empty()
+        && sites.iter().all(|(s, call)| {
+            let ExprKind::Call { args, .. } = &call.kind else {
+                return false;
+            };
+            args.iter().any(|a| match a {
+                crate::training::ast::Arg::Pos(v) | crate::training::ast::Arg::Kw { value: v, .. } => {
+                    runtime::depends_on_rank(prog, *s, v)
+                }
+                _ => false,
+            })
+        })
 }
 
 /// Whether the seeding's argument at `arg` is a parameter of the function
