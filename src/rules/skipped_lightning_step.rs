@@ -1,7 +1,9 @@
 //! T103 (`swallowed-error-skips-collective`) on a Lightning
 //! `training_step` that returns None for this rank's batch: from a handler
 //! that swallows the error of computing the loss (`except Exception: return
-//! None`), or on a non-finite loss (`if torch.isnan(loss): return None`).
+//! None`), on a non-finite loss (`if torch.isnan(loss): return None`), or on
+//! a test of the batch itself (`if batch is None: return`, after a collate
+//! that drops the samples it cannot read).
 //! Under automatic optimization Lightning then skips the backward and the
 //! optimizer step of that batch on this rank, while the other ranks of a
 //! multi-device Trainer enter the DDP gradient all-reduce of theirs and wait.
@@ -18,7 +20,7 @@
 //! value tested was reduced across ranks first, where the step returns None
 //! on a test every rank shares (the global step), and outside `training_step`.
 
-use super::skipped_nonfinite::{agreed, nonfinite_test};
+use super::skipped_nonfinite::{agreed, names_in, nonfinite_test};
 use super::swallowed_error_skips_collective::{caught, swallowing_path};
 use super::training_support::{excerpt, Code};
 use super::Sink;
@@ -59,6 +61,13 @@ pub(super) fn lightning_step_skips(code: &Code<'_>, out: &mut Sink<'_>) {
             runtime::World::Ranks(Some(n)) if n > 1 => format!("the other {} ranks", n - 1),
             _ => "the other ranks".to_string(),
         };
+        // The step's batch parameter (`def training_step(self, batch,
+        // batch_idx)`): each rank's own batch.
+        let batch_param = prog
+            .func(f)
+            .and_then(|x| x.params.get(1))
+            .map(|p| p.name.clone())
+            .filter(|n| !n.contains("idx"));
         let mut hits: Vec<(crate::source::Span, String, &Stmt)> = Vec::new();
         prog.walk_stmts(scope, &mut |anc, s| match &s.kind {
             StmtKind::Try { handlers, .. } => {
@@ -72,17 +81,33 @@ pub(super) fn lightning_step_skips(code: &Code<'_>, out: &mut Sink<'_>) {
                 }
             }
             StmtKind::If { test, body, .. } => {
-                let Some(value) = nonfinite_test(code, scope, test) else { return };
-                if agreed(code, scope, value, s) || anc.iter().any(|a| matches!(a, Anc::Stmt(p) if matches!(p.kind, StmtKind::For { .. } | StmtKind::While { .. }))) {
+                if anc.iter().any(|a| matches!(a, Anc::Stmt(p) if matches!(p.kind, StmtKind::For { .. } | StmtKind::While { .. }))) {
                     return;
                 }
-                if let Some(ret) = body.last().filter(|r| returns_none(r)) {
-                    let what = excerpt(code.text(scope.m, value.span));
-                    hits.push((
-                        code.first_line(scope.m, s.span),
-                        format!("`{what}` is this rank's own loss, and a non-finite one returns None from `training_step`"),
-                        ret,
-                    ));
+                let Some(ret) = body.last().filter(|r| returns_none(r)) else { return };
+                let head = code.first_line(scope.m, s.span);
+                if let Some(value) = nonfinite_test(code, scope, test) {
+                    if !agreed(code, scope, value, s) {
+                        let what = excerpt(code.text(scope.m, value.span));
+                        hits.push((
+                            head,
+                            format!("`{what}` is this rank's own loss, and a non-finite one returns None from `training_step`"),
+                            ret,
+                        ));
+                    }
+                    return;
+                }
+                // A test of the batch this rank drew (`if batch is None:
+                // return`, after a collate that drops unreadable samples).
+                if let Some(name) = batch_param.as_deref() {
+                    if names_in(test).iter().any(|n| n == name) {
+                        hits.push((
+                            head,
+                            format!("`{}` tests the batch this rank drew, and returns None from `training_step` when it holds",
+                                excerpt(code.text(scope.m, test.span))),
+                            ret,
+                        ));
+                    }
                 }
             }
             _ => {}

@@ -40,7 +40,8 @@ declare_rule! {
     ///   `DataLoader` batches (the batch count changes only sometimes).
     ///
     /// A Lightning `training_step` (automatic optimization) that returns None
-    /// from such a handler, or on a non-finite loss of its own, makes
+    /// from such a handler, on a non-finite loss of its own, or on a test of
+    /// the batch it was handed (`if batch is None: return`), makes
     /// Lightning skip that rank's backward and optimizer step while the other
     /// ranks of a multi-device Trainer wait in the gradient all-reduce; a
     /// module that optimizes by hand, or a Trainer on one device, is left

@@ -92,6 +92,9 @@ pub fn trainer_world(prog: &Program, scope: Scope, args: &[Arg]) -> Option<World
     let nodes = match nodes {
         None => 1,
         Some(Some(n)) => n.max(1),
+        // A node count read from a config: a per-device strategy still
+        // runs one process per device.
+        Some(None) if strategy == Some(Some(true)) => return Some(World::Ranks(None)),
         Some(None) => return None,
     };
     match devices {
