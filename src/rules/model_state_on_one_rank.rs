@@ -111,11 +111,7 @@ fn rank_zero_only(prog: &Program, scope: Scope, d: &Expr) -> bool {
 
 /// A `LightningModule` or a torch module of the code.
 fn model_class(prog: &Program, k: ClassId) -> bool {
-    prog.external_bases(k).iter().any(|b| {
-        b == "torch.nn.Module"
-            || b == "torch.nn.modules.module.Module"
-            || (b.starts_with("lightning.") && b.ends_with("LightningModule"))
-    })
+    prog.derives_from(k, crate::training::program::TORCH_MODULE) || runtime::lightning_module(prog, k)
 }
 
 /// The first change of the model's registered state in the method's body:

@@ -245,18 +245,24 @@ pub(super) fn trainer(prog: &Program, scope: Scope, recv: &Expr) -> bool {
             }
         }
         ExprKind::Attribute { value, attr } if attr == "trainer" => {
-            matches!(&value.kind, ExprKind::Name(me) if me == "self")
-                && class_base(&|b| {
-                    matches!(
-                        b,
-                        "lightning.LightningModule"
-                            | "lightning.core.LightningModule"
-                            | "lightning.core.module.LightningModule"
-                    )
-                })
+            matches!(&value.kind, ExprKind::Name(me) if me == "self") && class_base(&is_module_path)
         }
         _ => false,
     }
+}
+
+/// Whether an external path names Lightning's `LightningModule` (from the
+/// package or its defining module).
+fn is_module_path(b: &str) -> bool {
+    matches!(
+        b,
+        "lightning.LightningModule" | "lightning.core.LightningModule" | "lightning.core.module.LightningModule"
+    )
+}
+
+/// Whether class `k` of the code derives from Lightning's `LightningModule`.
+pub fn lightning_module(prog: &Program, k: ClassId) -> bool {
+    prog.external_bases(k).iter().any(|b| is_module_path(b))
 }
 
 /// The devices per node of the training code's multi-process `Trainer`s,

@@ -18,7 +18,7 @@ mod rank;
 mod seeding;
 
 pub use collective::*;
-pub use lightning::{trainer_devices, trainer_world, TRAINER};
+pub use lightning::{lightning_module, trainer_devices, trainer_world, TRAINER};
 
 /// Whether `recv` is a Lightning `Trainer` (built here, or a parameter
 /// annotated as one).
