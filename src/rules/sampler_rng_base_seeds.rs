@@ -473,19 +473,11 @@ fn workers_seeded_apart(code: &Code<'_>, scope: Scope, call: Span) -> bool {
 /// Trainer's `fit` (`trainer.fit(model, loader)`, `train_dataloaders=`)
 /// that puts its distributed sampler in (`use_distributed_sampler` left on).
 fn handed_to_lightning<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loader: &'p Expr) -> bool {
-    let prog = code.prog;
-    if super::training_support::lightning_sampler_off(code) {
-        return false;
-    }
     let mut yes = false;
     let no = |_: &Callee, _: &ArgPos<'_>| false;
-    prog.flows(scope, anc, loader, &no, &mut |flow| {
+    code.prog.flows(scope, anc, loader, &no, &mut |flow| {
         if let Flow::Arg { scope, call, .. } = flow {
-            if let ExprKind::Call { func, .. } = &call.kind {
-                if let ExprKind::Attribute { value, attr } = &func.kind {
-                    yes |= attr == "fit" && runtime::lightning_trainer(prog, scope, value);
-                }
-            }
+            yes |= super::training_support::lightning_takes(code, scope, call, &["fit"]);
         }
     });
     yes

@@ -25,14 +25,8 @@ use super::swallowed_error_skips_collective::{caught, swallowing_path};
 use super::training_support::{excerpt, Code};
 use super::Sink;
 use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
-use crate::training::program::{walk_stmt, Anc, ClassId, Node, Program};
+use crate::training::program::{walk_stmt, Anc, ClassId, Node};
 use crate::training::runtime;
-
-const LIGHTNING_MODULE: &[&str] = &[
-    "lightning.LightningModule",
-    "lightning.core.LightningModule",
-    "lightning.core.module.LightningModule",
-];
 
 pub(super) fn lightning_step_skips(code: &Code<'_>, out: &mut Sink<'_>) {
     let prog = code.prog;
@@ -42,7 +36,7 @@ pub(super) fn lightning_step_skips(code: &Code<'_>, out: &mut Sink<'_>) {
             continue;
         }
         let Some(k) = prog.class_of(f) else { continue };
-        if !lightning_module(prog, k) || optimizes_by_hand(code, k) {
+        if !runtime::lightning_module(prog, k) || optimizes_by_hand(code, k) {
             continue;
         }
         // Run by a multi-rank program, or trained where the programs do not
@@ -123,20 +117,26 @@ pub(super) fn lightning_step_skips(code: &Code<'_>, out: &mut Sink<'_>) {
     }
 }
 
-/// Whether a class of the code is a `LightningModule`.
-fn lightning_module(prog: &Program, k: ClassId) -> bool {
-    prog.external_bases(k)
-        .iter()
-        .any(|b| LIGHTNING_MODULE.contains(&b.as_str()))
-}
-
-/// Whether the module turns automatic optimization off
-/// (`self.automatic_optimization = False`, or a property returning False).
+/// Whether the module may turn automatic optimization off: it stores
+/// something other than `True` in `automatic_optimization` (`self.
+/// automatic_optimization = False`, a flag of its own), or defines it
+/// (a property returning False). `= True` keeps Lightning's backward.
 fn optimizes_by_hand(code: &Code<'_>, k: ClassId) -> bool {
     let prog = code.prog;
     let Some(class) = prog.class(k) else { return true };
     let text = code.text(k.m, class.span);
-    text.contains("automatic_optimization")
+    let mut rest = text;
+    while let Some(at) = rest.find("automatic_optimization") {
+        let after = rest[at + "automatic_optimization".len()..].trim_start();
+        let kept_on = after
+            .strip_prefix('=')
+            .is_some_and(|v| !v.starts_with('=') && v.trim_start().starts_with("True"));
+        if !kept_on {
+            return true;
+        }
+        rest = &rest[at + "automatic_optimization".len()..];
+    }
+    false
 }
 
 /// `return None` or a bare `return`.

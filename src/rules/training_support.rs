@@ -293,22 +293,17 @@ fn managed_where(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], loader: &Expr, 
     let no = |_: &Callee, _: &ArgPos<'_>| false;
     prog.flows(scope, anc, loader, &no, &mut |flow| match flow {
         Flow::Arg { scope, call, anc, .. } => {
-            if let ExprKind::Call { func, .. } = &call.kind {
+            if let ExprKind::Call { .. } = &call.kind {
                 if !switched && under_run_switch(code, scope, &anc, call) {
                     return;
                 }
-                if let ExprKind::Attribute { value, attr } = &func.kind {
-                    // Handed to a Lightning Trainer (`trainer.fit(model,
-                    // loader)`), which puts a distributed sampler in it.
-                    if matches!(attr.as_str(), "fit" | "validate" | "test" | "predict")
-                        && runtime::lightning_trainer(prog, scope, value)
-                        && !lightning_sampler_off(code)
-                    {
-                        managed = true;
-                    }
-                    if accelerate_prepare(prog, scope, call) {
-                        managed = true;
-                    }
+                // Handed to a Lightning Trainer (`trainer.fit(model,
+                // loader)`), which puts a distributed sampler in it.
+                if lightning_takes(code, scope, call, &["fit", "validate", "test", "predict"]) {
+                    managed = true;
+                }
+                if accelerate_prepare(prog, scope, call) {
+                    managed = true;
                 }
                 if let Some(p) = prog.external(scope, call_func(call)) {
                     if p.starts_with("accelerate.") || p == DET_LOADER {
@@ -483,6 +478,22 @@ fn call_func(call: &Expr) -> &Expr {
         ExprKind::Call { func, .. } => func,
         _ => call,
     }
+}
+
+/// Whether `call` (in `scope`) is one of a Lightning `Trainer`'s
+/// `methods` (`trainer.fit(model, loader)`), where the Trainer puts its
+/// distributed sampler in the loaders it is handed (its sampler handling
+/// left on).
+pub(crate) fn lightning_takes(code: &Code<'_>, scope: Scope, call: &Expr, methods: &[&str]) -> bool {
+    let ExprKind::Call { func, .. } = &call.kind else {
+        return false;
+    };
+    let ExprKind::Attribute { value, attr } = &func.kind else {
+        return false;
+    };
+    methods.contains(&attr.as_str())
+        && runtime::lightning_trainer(code.prog, scope, value)
+        && !lightning_sampler_off(code)
 }
 
 /// Whether a Lightning `Trainer` turns its sampler handling off.

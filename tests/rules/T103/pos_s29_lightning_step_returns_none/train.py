@@ -1,11 +1,12 @@
 # stagec fixture: pos_s29_lightning_step_returns_none (issue 22, class 6; a structure model's
 #   `training_step` that skips a batch whose loss cannot be computed, and one whose loss is NaN,
-#   by returning None; the Trainer runs DDP when more than one device is configured)
+#   by returning None; the Trainer runs DDP when more than one device is configured; the module
+#   keeps automatic optimization on, `self.automatic_optimization = True`)
 # named: on the command line (a Lightning script, no config)
 # runtime: multi-rank (Trainer with a DDPStrategy when devices > 1)
 # expect:
-#   T103 at 28:9 this handler swallows Exception and returns None from `training_step` …
-#   T103 at 32:9 … `loss` is this rank's own loss … returns None from `training_step` …
+#   T103 at 30:9 this handler swallows Exception and returns None from `training_step` …
+#   T103 at 34:9 … `loss` is this rank's own loss … returns None from `training_step` …
 # ----
 import argparse
 
@@ -19,6 +20,7 @@ class Folding(pl.LightningModule):
         super().__init__()
         self.net = net
         self.structure = structure
+        self.automatic_optimization = True
 
     def training_step(self, batch, batch_idx):
         out = self.net(batch["feats"])
