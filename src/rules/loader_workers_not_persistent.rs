@@ -311,27 +311,28 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             } else {
                 host
             };
-            hits.push((workers, persistent, host, e.span, closed));
+            // A count written outside the call (a `**loader_kwargs` dict,
+            // perhaps shared by several loaders): the finding sits on the
+            // loader's `**` argument, the loader whose passes restart them.
+            let splat = (!(e.span.start <= workers.span.start && workers.span.end <= e.span.end))
+                .then(|| {
+                    args.iter().find_map(|a| match a {
+                        Arg::StarStar(x) => Some(x.span),
+                        _ => None,
+                    })
+                })
+                .flatten();
+            hits.push((workers, persistent, host, splat, closed));
         });
-        for (workers, persistent, host, loader, closed) in hits {
+        for (workers, persistent, host, splat, closed) in hits {
             let edit = match closed {
                 None => persistent_edit(&code, &workers, persistent.as_ref(), "persistent_workers"),
                 Some(_) => None,
             };
-            let mut d = report(&code, cx, out, &workers, edit, host);
-            if let (Some(d), Some(k)) = (d.as_deref_mut(), closed) {
+            let site = splat.map(|s| (scope, s));
+            let d = report(&code, cx, out, &workers, edit, host, site);
+            if let (Some(d), Some(k)) = (d, closed) {
                 closed_note(&code, d, k);
-            }
-            // A count written elsewhere (a `**kwargs` dict two loaders
-            // share): which loader this finding is about.
-            if let Some(d) = d {
-                if !(loader.start <= workers.span.start && workers.span.end <= loader.end) {
-                    d.label(
-                        code.file(scope.m),
-                        code.first_line(scope.m, loader),
-                        "the loader these workers serve",
-                    );
-                }
             }
         }
         for (workers, persistent, total, closed) in shares {
@@ -348,7 +349,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             let ranks = matches!(host, Host::Ranks(_));
             for hit in sites::hits(&code, scope, loader, &anc, &workers, persistent.as_ref(), ranks) {
                 let edit = hit.edit.clone();
-                let _ = report(&code, cx, out, &hit.workers, edit, host);
+                let _ = report(&code, cx, out, &hit.workers, edit, host, None);
             }
         }
     }
@@ -1238,7 +1239,10 @@ pub(super) fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loa
     anew |= iterated
         .iter()
         .any(|(s, in_loop)| !in_loop && s.func().is_some_and(|f| entered_in_build_loop.contains(&f)));
-    if anew || built_in.is_some() && iterated.is_empty() {
+    // Built in a loop and passed over nowhere in sight: one loader per
+    // pass of that loop, unless a framework passes over each again (a
+    // Lightning `val_dataloader` returning the loaders its loop made).
+    if anew || built_in.is_some() && iterated.is_empty() && !again {
         return false;
     }
     let via = |f: FuncId| carry.contains(&f) || held.contains(&f);
@@ -1633,6 +1637,7 @@ fn report<'o>(
     w: &Written<'_>,
     edit: Option<Edit>,
     host: Host,
+    site: Option<(Scope, Span)>,
 ) -> Option<&'o mut crate::Diagnostic> {
     let unresolved = Resolved {
         values: Vec::new(),
@@ -1671,6 +1676,9 @@ fn report<'o>(
     if let Some((_, _, text)) = &default {
         via = format!(" (the config's default, `{text}`, unless the config file merged at run time sets another)");
     }
+    if let (Some((s, at)), true) = (site, via.is_empty()) {
+        via = format!(" (from `{}`)", excerpt(code.text(s.m, at)));
+    }
     if let Some(f) = &r.from_files {
         let at = format!("`{}` at {}:{}", f.first.text, f.first.file, f.first.line);
         let kind = f.format.noun();
@@ -1704,10 +1712,14 @@ fn report<'o>(
     } else {
         "persistent_workers=True"
     };
+    let primary = match site {
+        Some((s, at)) => code.loc(s.m, at),
+        None => code.loc(w.scope.m, w.span),
+    };
     let d = match host {
         Host::PipelineStage => {
             let d = out.at_loc(
-                code.loc(w.scope.m, w.span),
+                primary,
                 format!(
                     "{value}{via} starts {started} per rank and stops them after every pass over this loader; {advice}"
                 ),
@@ -1736,7 +1748,7 @@ fn report<'o>(
                 None => format!("{n} × the local ranks on each node: {} with 8 GPUs per node", 8 * n),
             };
             let d = out.at_loc(
-                code.loc(w.scope.m, w.span),
+                primary,
                 format!(
                     "{value}{via} starts {started} on every rank ({node}) and stops them after every pass over this loader, so each pass starts them all again; {advice}"
                 ),
@@ -1746,7 +1758,7 @@ fn report<'o>(
         }
         Host::OneRank => {
             let d = out.at_loc(
-                code.loc(w.scope.m, w.span),
+                primary,
                 format!(
                     "{value}{via} starts {started} on the one rank that runs this loader and stops them after every pass over it, so each pass forks them again while the other ranks wait for this one at their next collective; {advice}"
                 ),
@@ -1755,6 +1767,9 @@ fn report<'o>(
             d
         }
     };
+    if site.is_some() {
+        d.label(code.file(w.scope.m), w.span, "the worker count is written here");
+    }
     if let (Some(path), Some(config)) = (&r.via, cx.config()) {
         let p: Vec<PathSeg> = path.clone();
         d.label(config.file, config.value_span(&p), "the value comes from here");

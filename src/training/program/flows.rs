@@ -112,7 +112,7 @@ impl Program {
                                 let looped = up.iter().any(|a| {
                                     matches!(a, Anc::Stmt(st) if matches!(st.kind, StmtKind::For { .. } | StmtKind::While { .. }))
                                 });
-                                if looped && self.list_entries(f, list, places, queue, depth) {
+                                if looped && self.list_entries(f, list, places, queue, depth, visit) {
                                     return;
                                 }
                             }
@@ -449,7 +449,10 @@ impl Program {
     /// it in `f` binds its target to them; a `return list` hands them to
     /// each call site that unpacks the call into names (`train, val =
     /// make_loaders(…)`: each name) or indexes it (`make_loaders(…)[0]`).
-    /// `false` (nothing followed) where the list goes anywhere else.
+    /// Returned from a function nobody in the code calls (a Lightning
+    /// `val_dataloader` returning its list of loaders): each entry is
+    /// returned from it. `false` (nothing followed) where the list goes
+    /// anywhere else.
     fn list_entries<'p>(
         &'p self,
         f: FuncId,
@@ -457,6 +460,7 @@ impl Program {
         places: &mut Vec<Place>,
         queue: &mut Vec<(Scope, Vec<Anc<'p>>, &'p Expr, u32)>,
         depth: u32,
+        visit: &mut dyn FnMut(Flow<'p>),
     ) -> bool {
         let mut returned = false;
         let mut iterated = Vec::new();
@@ -483,6 +487,13 @@ impl Program {
         }
         if !returned {
             return followed;
+        }
+        if self.call_sites(f).is_empty() {
+            visit(Flow::Returned {
+                scope: f.scope(),
+                func: Some(f),
+            });
+            return true;
         }
         for (s2, call) in self.call_sites(f) {
             let Some(anc) = self.ancestors_of(s2, call) else {

@@ -56,6 +56,49 @@ pub(super) fn per_device_strategy(path: &str) -> bool {
     )
 }
 
+/// Whether an external path names one of Lightning 1.x's training-type
+/// plugins that run one process per device
+/// (`pytorch_lightning.plugins.DDPPlugin`, `DeepSpeedPlugin`, …), the
+/// spelling `strategy=` replaced.
+fn per_device_plugin(path: &str) -> bool {
+    let Some(rest) = path.strip_prefix("lightning.plugins.") else {
+        return false;
+    };
+    let class = rest.rsplit('.').next().unwrap_or(rest);
+    matches!(
+        class,
+        "DDPPlugin"
+            | "DDPSpawnPlugin"
+            | "DDPShardedPlugin"
+            | "DDPSpawnShardedPlugin"
+            | "DDPFullyShardedPlugin"
+            | "FullyShardedPlugin"
+            | "DeepSpeedPlugin"
+    )
+}
+
+/// Whether a `plugins=` value holds a per-device training-type plugin
+/// (`plugins=DDPPlugin(find_unused_parameters=False)`, or one in a list).
+fn plugins_per_device(prog: &Program, scope: Scope, e: &Expr) -> bool {
+    let is_plugin = |e: &Expr| {
+        matches!(&e.kind, ExprKind::Call { func, .. }
+            if prog.external(scope, func).is_some_and(|p| per_device_plugin(&p)))
+    };
+    match &e.kind {
+        ExprKind::List(items) | ExprKind::Tuple(items) => items.iter().any(is_plugin),
+        _ => is_plugin(e),
+    }
+}
+
+/// Whether a Trainer's arguments name a per-device strategy: `strategy=`
+/// (or the older `accelerator="ddp"`) or a per-device `plugins=` entry.
+fn names_per_device(prog: &Program, scope: Scope, args: &[Arg]) -> bool {
+    ["strategy", "accelerator"]
+        .iter()
+        .any(|k| kw(args, k).is_some_and(|v| strategy_ranks(prog, scope, v) == Some(true)))
+        || kw(args, "plugins").is_some_and(|v| plugins_per_device(prog, scope, v))
+}
+
 /// A device count: an integer, or a list of device indices.
 fn device_count(prog: &Program, scope: Scope, e: &Expr) -> Option<i64> {
     if let ExprKind::List(items) | ExprKind::Tuple(items) = &e.kind {
@@ -85,9 +128,12 @@ pub fn trainer_world(prog: &Program, scope: Scope, args: &[Arg]) -> Option<World
     // `gpus=` is the older spelling of `devices=`.
     let devices = count("devices").or_else(|| count("gpus"));
     let nodes = count("num_nodes");
-    let strategy = kw(args, "strategy").map(|e| strategy_ranks(prog, scope, e));
+    let mut strategy = kw(args, "strategy").map(|e| strategy_ranks(prog, scope, e));
     if strategy == Some(Some(false)) {
         return Some(World::Single);
+    }
+    if kw(args, "plugins").is_some_and(|v| plugins_per_device(prog, scope, v)) {
+        strategy = Some(Some(true));
     }
     let nodes = match nodes {
         None => 1,
@@ -141,9 +187,7 @@ pub(super) fn trainer_ranks_in(prog: &Program, which: &dyn Fn(ModId) -> bool) ->
                         }
                         Some(TRAINER_FROM_ARGS) => {
                             builds = true;
-                            hit = ["strategy", "accelerator"].iter().any(|k| {
-                                kw(args, k).is_some_and(|v| matches!(&v.kind, ExprKind::Str(s) if per_device_name(s)))
-                            });
+                            hit = names_per_device(prog, scope, args);
                         }
                         _ => {}
                     }

@@ -4,7 +4,7 @@
 #          (stages declared below)
 # runtime: torch.distributed, plain torch DataLoader re-iterated per epoch
 # expect:
-#   T105 at 59:22 num_workers resolves to 16 through the module
+#   T105 at 60:68 num_workers resolves to 16 through the module
 #        constant LOADER_WORKERS and the **loader_kwargs dict literal; "persistent_workers" is False
 #        in the same dict. Fix: replace that False with True (59:95).
 # ----

@@ -2,8 +2,8 @@
 # named: on the command line (an mp.spawn script)
 # runtime: multi-rank (mp.spawn, init_process_group, DistributedSampler, DDP)
 # expect:
-#   T105 at 37:9 the training loader's 8 workers, on every rank, restarted each epoch
-#   T105 at 37:9 the validation loader's 8 workers, on rank 0 only (it alone iterates
+#   T105 at 40:61 the training loader's 8 workers, on every rank, restarted each epoch
+#   T105 at 41:40 the validation loader's 8 workers, on rank 0 only (it alone iterates
 #        it), restarted at each validation while the other ranks wait; both counts
 #        come from the one `kwargs` dict, and each finding names its loader.
 # ----

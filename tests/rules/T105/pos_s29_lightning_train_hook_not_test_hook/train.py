@@ -4,7 +4,7 @@
 # named: on the command line (no config: `python train.py` starts Lightning's 8 processes itself)
 # runtime: multi-rank: pl.Trainer(strategy="ddp", devices=8)
 # expect:
-#   T105 at 22:13 the training loader's options: iterated every epoch
+#   T105 at 31:45 the training loader's options: iterated every epoch
 #   nothing for the test loader's options: `trainer.test()` asks for a new loader and passes over
 #   it once, and `fit` never calls test_dataloader()
 # ----

@@ -2,8 +2,9 @@
 # named: on the command line (a torchrun script, no config)
 # runtime: multi-rank (init_process_group, DistributedSampler, DDP)
 # expect:
-#   T105 at 31:9 num_workers=args.workers (--workers' default 8) in `dict(...)`,
-#        splatted into both loaders; fix: `, persistent_workers=True` after it
+#   T105 at 35:61 num_workers=args.workers (--workers' default 8) in `dict(...)`,
+#        splatted into the training loader; fix: `, persistent_workers=True` in the dict
+#   T105 at 36:40 the same count, splatted into the validation loader
 # ----
 import argparse
 
