@@ -256,6 +256,15 @@ fn seeds_with(code: &Code<'_>, chain: &Chain<'_>, b: &Site<'_>) -> bool {
         return false;
     };
     let prog = code.prog;
+    // A helper of the project that seeds but that nothing calls (its call
+    // left commented out: image-restoration-sde's `set_random_seed`): the
+    // run does not seed through it.
+    if let Some(f) = top.scope.func() {
+        if prog.class_of(f).is_none() && b.scope.func() != Some(f) && prog.call_sites(f).is_empty() && !prog.escapes(f)
+        {
+            return false;
+        }
+    }
     let together = match main_guard_entries(code, b.scope) {
         None => prog.same_program(top.scope.m, b.scope.m),
         // Run only as that script: the seeding must run there too.

@@ -363,10 +363,16 @@ fn overridden(code: &Code<'_>, b: &Site<'_>, r: &Site<'_>) -> bool {
             .all(|(s, call)| *s == b.scope && call.span.start >= b.span.end)
 }
 
-/// Whether two statements of one scope sit in the two arms of one `if`.
-pub(super) fn exclusive(_code: &Code<'_>, a: &Site<'_>, b: &Site<'_>) -> bool {
+/// Whether two statements of one scope sit in the two arms of one `if`,
+/// or in opposite arms of two sibling `if`s that ask the same question
+/// (Palette's `if seed >= 0: torch.manual_seed(seed)` then `if seed >= 0:
+/// cudnn.deterministic = True else: cudnn.benchmark = True`).
+pub(super) fn exclusive(code: &Code<'_>, a: &Site<'_>, b: &Site<'_>) -> bool {
     if a.scope != b.scope {
         return false;
+    }
+    if same_question_apart(code, a, b) {
+        return true;
     }
     for x in &a.anc {
         let Anc::Stmt(s) = x else { continue };
@@ -388,6 +394,39 @@ pub(super) fn exclusive(_code: &Code<'_>, a: &Site<'_>, b: &Site<'_>) -> bool {
         }
     }
     false
+}
+
+/// Whether `a` and `b` sit in opposite arms of two `if`s of one block
+/// whose tests read the same text.
+fn same_question_apart(code: &Code<'_>, a: &Site<'_>, b: &Site<'_>) -> bool {
+    // Each `if` enclosing the site, with the statement (or none, the
+    // scope's body) it sits in, and whether the site is in its body.
+    let ifs = |site: &Site<'_>| {
+        let mut out = Vec::new();
+        for (i, x) in site.anc.iter().enumerate() {
+            let Anc::Stmt(s) = x else { continue };
+            let StmtKind::If { test, body, .. } = &s.kind else {
+                continue;
+            };
+            let parent = site.anc[..i].iter().rev().find_map(|y| match y {
+                Anc::Stmt(t) => Some(*t as *const Stmt),
+                _ => None,
+            });
+            let next = site.anc.get(i + 1).and_then(|y| match y {
+                Anc::Stmt(t) => Some(*t),
+                _ => None,
+            });
+            let holder = next.unwrap_or(site.stmt);
+            let in_body = body.iter().any(|st| std::ptr::eq(st, holder));
+            out.push((*s as *const Stmt, parent, code.text(site.scope.m, test.span), in_body));
+        }
+        out
+    };
+    let (xs, ys) = (ifs(a), ifs(b));
+    xs.iter().any(|(s1, p1, t1, body1)| {
+        ys.iter()
+            .any(|(s2, p2, t2, body2)| s1 != s2 && p1 == p2 && !t1.is_empty() && t1 == t2 && body1 != body2)
+    })
 }
 
 /// Whether a statement at module level sits under `if __name__ == "__main__":`

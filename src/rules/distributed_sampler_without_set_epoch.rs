@@ -468,7 +468,31 @@ fn analyse<'p>(
                 .or_else(|| param_handle(code, loop_scope, &loader_names))
                 .map(|l| format!("{l}.sampler"))
         });
-    let loader = loader_names.first().map(|(s, t)| code.text(s.m, t.span).to_string());
+    // The first name that held the loader; where it was unpacked with
+    // others (`data, loader = data_provider(args, "train")`), the one of
+    // them the loop reads.
+    let loader = loader_names.first().map(|(s, t)| {
+        let first = code.text(s.m, t.span);
+        let body = code.text(loop_scope.m, loop_stmt.span);
+        let read = |n: &str| {
+            body.match_indices(n).any(|(i, _)| {
+                let word = |c: char| c.is_alphanumeric() || c == '_';
+                !body[..i].ends_with(word) && !body[i + n.len()..].starts_with(word)
+            })
+        };
+        let unpacked = prog.ancestors_of(*s, t).and_then(|a| match a.last() {
+            Some(Anc::Expr(p)) if matches!(p.kind, ExprKind::Tuple(_)) => Some(*p),
+            _ => None,
+        });
+        let sibling = unpacked.and_then(|tuple| {
+            loader_names
+                .iter()
+                .filter(|(s2, t2)| s2 == s && tuple.span.start <= t2.span.start && t2.span.end <= tuple.span.end)
+                .map(|(s2, t2)| code.text(s2.m, t2.span))
+                .find(|n| read(n))
+        });
+        sibling.unwrap_or(first).to_string()
+    });
     let dropped = names
         .iter()
         .find(|(s, t)| matches!(&t.kind, ExprKind::Name(n) if n == "_") && prog.same_program(s.m, loop_scope.m))
@@ -532,6 +556,12 @@ fn shuffling_calls(code: &Code<'_>, scope: Scope, shuffle: &Expr) -> Option<Vec<
         _ => return None,
     };
     let f = scope.func()?;
+    // `shuffle=shuffle_flag`, a local set in the arms of a test of a
+    // parameter (Time-Series-Library's `data_provider(args, flag)`: `if
+    // flag == 'test': shuffle_flag = False else: shuffle_flag = True`).
+    if want.is_none() && !prog.func(f)?.params.iter().any(|p| p.name == *param) {
+        return flag_local_calls(code, f, param);
+    }
     let index = prog.func(f)?.params.iter().position(|p| p.name == *param)?;
     if prog
         .local_defs(f, param)
@@ -580,6 +610,146 @@ fn shuffling_calls(code: &Code<'_>, scope: Scope, shuffle: &Expr) -> Option<Vec<
             _ => continue,
         };
         if shuffles {
+            calls.push(call as *const Expr);
+        }
+    }
+    Some(calls)
+}
+
+/// An `if`/`elif` chain setting a flag: the parameter tested, each arm's
+/// strings, whether equal means the arm, and the value it sets; the
+/// `else`'s value.
+type FlagChain = (String, Vec<(Vec<String>, bool, bool)>, Option<bool>);
+
+/// The calls of `f` for which its local `name` is `True`, where every
+/// assignment of `name` is a `True`/`False` in the arms of one `if`/`elif`
+/// chain testing one parameter against strings (`flag == 'test'`, `mode
+/// in ('val', 'test')`, `!=`) and each call passes a string for that
+/// parameter. `None` for any other shape.
+fn flag_local_calls(code: &Code<'_>, f: crate::training::program::FuncId, name: &str) -> Option<Vec<*const Expr>> {
+    use crate::training::ast::{Stmt, StmtKind};
+    let prog = code.prog;
+    let defs = prog.local_defs(f, name);
+    if defs.is_empty()
+        || !defs.iter().all(|d| {
+            matches!(d, crate::training::program::LocalDef::Assign { value, proj } if proj.is_empty() && matches!(value.kind, ExprKind::Bool(_)))
+        })
+    {
+        return None;
+    }
+    // The value an arm gives: the one `name = <bool>` directly in it.
+    let given = |arm: &[Stmt]| -> Option<bool> {
+        let mut found = None;
+        for st in arm {
+            if let StmtKind::Assign { targets, value } = &st.kind {
+                if targets.len() == 1 && matches!(&targets[0].kind, ExprKind::Name(t) if t == name) {
+                    if let ExprKind::Bool(b) = value.kind {
+                        if found.is_some() {
+                            return None;
+                        }
+                        found = Some(b);
+                    }
+                }
+            }
+        }
+        found
+    };
+    // One test: the parameter, the strings, and whether equal means true.
+    let test_of = |e: &Expr| -> Option<(String, Vec<String>, bool)> {
+        let ExprKind::Compare { left, rest } = &e.kind else {
+            return None;
+        };
+        let [(op, right)] = rest.as_slice() else { return None };
+        let ExprKind::Name(p) = &left.kind else { return None };
+        let strings = match &right.kind {
+            ExprKind::Str(x) => vec![x.clone()],
+            ExprKind::List(items) | ExprKind::Tuple(items) | ExprKind::Set(items) => items
+                .iter()
+                .map(|i| match &i.kind {
+                    ExprKind::Str(x) => Some(x.clone()),
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()?,
+            _ => return None,
+        };
+        let equal = match op.as_str() {
+            "==" | "in" => true,
+            "!=" | "not in" => false,
+            _ => return None,
+        };
+        Some((p.clone(), strings, equal))
+    };
+    // The chain: (test, value) per arm, and the final `else`'s value.
+    let mut chain: Option<FlagChain> = None;
+    let mut chains = 0;
+    prog.walk_stmts(f.scope(), &mut |anc, st| {
+        let StmtKind::If { test, body, orelse } = &st.kind else {
+            return;
+        };
+        // The head of a chain only (an `elif` is read with its head).
+        if let Some(crate::training::program::Anc::Stmt(parent)) = anc.last() {
+            if let StmtKind::If { orelse: outer, .. } = &parent.kind {
+                if outer.len() == 1 && std::ptr::eq(&outer[0], st) {
+                    return;
+                }
+            }
+        }
+        let Some(first) = given(body) else { return };
+        chains += 1;
+        let Some((param, strings, equal)) = test_of(test) else {
+            chains += 1;
+            return;
+        };
+        let mut arms = vec![(strings, equal, first)];
+        let mut rest: &[Stmt] = orelse;
+        let last = loop {
+            match rest {
+                [one] if matches!(one.kind, StmtKind::If { .. }) => {
+                    let StmtKind::If { test, body, orelse } = &one.kind else {
+                        break None;
+                    };
+                    let (Some((p, strings, equal)), Some(v)) = (test_of(test), given(body)) else {
+                        chains += 1;
+                        break None;
+                    };
+                    if p != param {
+                        chains += 1;
+                        break None;
+                    }
+                    arms.push((strings, equal, v));
+                    rest = orelse;
+                }
+                [] => break None,
+                arm => break given(arm),
+            }
+        };
+        chain = Some((param, arms, last));
+    });
+    if chains != 1 {
+        return None;
+    }
+    let (param, arms, last) = chain?;
+    let index = prog.func(f)?.params.iter().position(|p| p.name == param)?;
+    if prog
+        .local_defs(f, &param)
+        .iter()
+        .any(|d| !matches!(d, crate::training::program::LocalDef::Param(_)))
+    {
+        return None;
+    }
+    let mut calls = Vec::new();
+    for (_, call) in prog.call_sites(f) {
+        let value = match prog.bind(f, call, index) {
+            crate::training::program::Bound::Given(v) | crate::training::program::Bound::Default(v) => v,
+            _ => continue,
+        };
+        let ExprKind::Str(passed) = &value.kind else { continue };
+        let picked = arms
+            .iter()
+            .find(|(strings, equal, _)| strings.contains(passed) == *equal)
+            .map(|(_, _, v)| *v)
+            .or(last);
+        if picked == Some(true) {
             calls.push(call as *const Expr);
         }
     }
