@@ -209,9 +209,12 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             let ExprKind::Call { func, args, .. } = &e.kind else {
                 return;
             };
-            let torch_or_det = code.prog.external(scope, func).is_some_and(|path| {
-                path == "torch.utils.data.DataLoader" || path == DET_LOADER || is_monai_loader(&path)
-            });
+            let external = code.prog.external(scope, func);
+            let graph = external.as_deref().is_some_and(is_graph_loader);
+            let torch_or_det = graph
+                || external.as_deref().is_some_and(|path| {
+                    path == "torch.utils.data.DataLoader" || path == DET_LOADER || is_monai_loader(path)
+                });
             let subclass = if torch_or_det {
                 None
             } else {
@@ -237,7 +240,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 host
             };
             // A subclass's positions are its own: only `num_workers=` counts.
-            let at = if subclass.is_some() { usize::MAX } else { 5 };
+            let at = if subclass.is_some() || graph { usize::MAX } else { 5 };
             let closed = match subclass {
                 Some(Subclass::Closed(k)) => Some(k),
                 _ => None,
@@ -1600,6 +1603,36 @@ const MONAI_LOADER: &str = "monai.data.DataLoader";
 
 pub(super) fn is_monai_loader(path: &str) -> bool {
     path == MONAI_LOADER || path == "monai.data.dataloader.DataLoader"
+}
+
+/// PyG's and DGL's loaders: subclasses of torch's `DataLoader` that hand
+/// it their keyword arguments (`NeighborSampler(edge_index, sizes=[-1],
+/// num_workers=6)`), workers and `persistent_workers` alike.
+fn is_graph_loader(path: &str) -> bool {
+    let class = path.rsplit('.').next().unwrap_or(path);
+    let pyg = (path.starts_with("torch_geometric.loader.") || path.starts_with("torch_geometric.data."))
+        && matches!(
+            class,
+            "DataLoader"
+                | "NeighborSampler"
+                | "NeighborLoader"
+                | "LinkNeighborLoader"
+                | "HGTLoader"
+                | "ClusterLoader"
+                | "GraphSAINTSampler"
+                | "GraphSAINTNodeSampler"
+                | "GraphSAINTEdgeSampler"
+                | "GraphSAINTRandomWalkSampler"
+                | "ShaDowKHopSampler"
+                | "DataListLoader"
+                | "DenseDataLoader"
+        );
+    let dgl = path.starts_with("dgl.dataloading.")
+        && matches!(
+            class,
+            "DataLoader" | "GraphDataLoader" | "NodeDataLoader" | "EdgeDataLoader" | "DistNodeDataLoader"
+        );
+    pyg || dgl
 }
 
 fn is_loader_wrapper(name: &str) -> bool {

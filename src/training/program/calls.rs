@@ -38,6 +38,22 @@ impl Program {
                     }
                 }
             }
+            // `model.module.inference(…)` on a local bound only to one
+            // training-code module, wrapped (`model = DDP(SAGE(…))`): the
+            // wrapped module's method.
+            if let ExprKind::Attribute {
+                value: inner,
+                attr: module,
+            } = &value.kind
+            {
+                if module == "module" && matches!(inner.kind, ExprKind::Name(_)) {
+                    if let Some(k) = self.instance_class(scope, inner) {
+                        if let Some(f) = self.method(k, attr) {
+                            return Callee::Func(f);
+                        }
+                    }
+                }
+            }
             // `metric_logger.log_every(…)` on a local bound only to
             // instances of an outside `MetricLogger` (DeiT's and MAE's
             // `misc.MetricLogger()`, from a module not in the context):
@@ -133,15 +149,29 @@ impl Program {
             if !proj.is_empty() {
                 return None;
             }
-            // `Net().cuda(local_rank)`: the module built, moved.
+            // `Net().cuda(local_rank)`: the module built, moved; also
+            // wrapped where it is built (`DDP(Net().to(rank), …)`).
             let mut value = value;
-            while let ExprKind::Call { func, .. } = &value.kind {
+            while let ExprKind::Call { func, args, .. } = &value.kind {
                 match &func.kind {
                     ExprKind::Attribute { value: recv, attr } if SAME_MODULE.contains(&attr.as_str()) => {
                         moved = true;
                         value = recv;
                     }
-                    _ => break,
+                    _ => {
+                        let wrapped = match args.first() {
+                            Some(Arg::Pos(inner))
+                                if self
+                                    .external(f.scope(), func)
+                                    .is_some_and(|p| MODULE_WRAPPERS.contains(&p.as_str())) =>
+                            {
+                                inner
+                            }
+                            _ => break,
+                        };
+                        moved = true;
+                        value = wrapped;
+                    }
                 }
             }
             let ExprKind::Call { func, .. } = &value.kind else {
