@@ -184,7 +184,11 @@ declare_rule! {
     /// directly, through `DistributedDataParallel` or through what
     /// `accelerator.prepare` hands back, runs its class's `forward`) — draws the same numbers on every
     /// rank at every step, so the ranks' different samples share one set of
-    /// noise and timesteps. Reported at the seeding call; left alone are draws
+    /// noise and timesteps. A `LightningModule`'s `training_step` is such a
+    /// step too (the Trainer runs it at every step), with the draws three
+    /// calls down (`shared_step` → `self(x)`'s `forward` → `p_losses`); a
+    /// module no script imports (a class a config names) is seeded by the one
+    /// script running a multi-rank Trainer. Reported at the seeding call; left alone are draws
     /// on one rank, draws after the function gathers every rank's values
     /// (`dist.all_gather`, a broadcast: a partial-FC head sampling columns or
     /// classes of the gathered embeddings must draw alike), also in a helper

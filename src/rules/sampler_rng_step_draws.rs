@@ -143,29 +143,119 @@ pub(super) fn step_draws_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
         });
         let Some(draw) = found else { continue };
         reported.push((at_scope, at));
-        let seeding = excerpt(code.text(at_scope.m, at));
-        let ranks = match world {
-            runtime::World::Ranks(Some(n)) => format!("all {n} ranks"),
-            _ => "every rank".to_string(),
-        };
-        let d = out.at_loc(
-            code.loc(at_scope.m, at),
-            format!(
-                "`{seeding}` seeds torch's global RNG with the same value on {ranks}, and every training step draws `{}` from it: each rank draws the same numbers at the same step, so the ranks' different samples share one set of noise, timesteps or masks instead of each drawing its own",
-                draw.what
-            ),
-        );
-        if at != *call || at_scope != *seed_scope {
-            d.label(code.file(seed_scope.m), *call, "seeds the global RNG with it");
-        }
-        d.label(code.file(draw.scope.m), draw.span, "drawn alike on every rank");
-        let accelerate = code.text(seed_scope.m, *call).trim_start().starts_with("set_seed");
-        d.help(if accelerate {
-            "seed each rank apart once the model is built: `set_seed(seed, device_specific=True)` adds the process index to the seed (Accelerate's DDP wrapping broadcasts rank 0's weights, so the model stays alike)"
-        } else {
-            "seed each rank apart once the model is built (`torch.manual_seed(seed + rank)` after wrapping it in DDP, which broadcasts rank 0's weights), or draw the step's noise from a generator seeded per rank"
-        });
+        report(code, out, world, (at_scope, at), (*seed_scope, *call), &draw);
     }
+    lightning_step_draws(code, seedings, &mut reported, out);
+}
+
+/// Lightning's step: the Trainer calls a `LightningModule`'s
+/// `training_step` at every step, so its draws (and those of the methods it
+/// calls: `shared_step`, `self(x)`'s `forward`, `p_losses`, three calls
+/// deep) are a step's draws. Reported at the seeding as for a loop.
+fn lightning_step_draws(
+    code: &Code<'_>,
+    seedings: &[(u64, Seeding)],
+    reported: &mut Vec<(Scope, Span)>,
+    out: &mut Sink<'_>,
+) {
+    let prog = code.prog;
+    for scope in code.scopes_with_words(&["training_step"]) {
+        let Some(f) = scope.func() else { continue };
+        if prog.func(f).is_none_or(|x| x.name != "training_step") {
+            continue;
+        }
+        let Some(k) = prog.class_of(f) else { continue };
+        if !runtime::lightning_module(prog, k) {
+            continue;
+        }
+        let Some((
+            world,
+            Seeding::Call {
+                scope: seed_scope,
+                call,
+                arg,
+            },
+        )) = alike(code, seedings, scope.m).or_else(|| trained_by_one_script(code, seedings, scope.m))
+        else {
+            continue;
+        };
+        if ModelParallel::of(code).runs(code, scope.m) || seeds_apart_or_in_step(code, *seed_scope, *call) {
+            continue;
+        }
+        let (at_scope, at) =
+            outer_call(code, *seed_scope, *arg, Some(prog.programs(scope.m))).unwrap_or((*seed_scope, *call));
+        if reported.contains(&(at_scope, at)) {
+            continue;
+        }
+        let Some(draw) = draw_in(code, scope, prog.body(scope), 3) else {
+            continue;
+        };
+        reported.push((at_scope, at));
+        report(code, out, world, (at_scope, at), (*seed_scope, *call), &draw);
+    }
+}
+
+/// For a `LightningModule` in no program's imports (a class a config
+/// names, built by `instantiate_from_config`): the one script that runs a
+/// multi-rank Lightning `Trainer` and seeds alike, its world and seeding.
+/// `None` where there is not exactly one.
+fn trained_by_one_script<'s>(
+    code: &Code<'_>,
+    seedings: &'s [(u64, Seeding)],
+    m: crate::training::program::ModId,
+) -> Option<(runtime::World, &'s Seeding)> {
+    let prog = code.prog;
+    if !code.rt.worlds_of(prog, m).is_empty() {
+        return None;
+    }
+    let mut found = code.rt.scripts.iter().filter_map(|(bit, w)| {
+        let s = seedings.iter().find(|(b, _)| b == bit).map(|(_, s)| s)?;
+        (w.distributed() && *s != Seeding::NotIdentical && runtime::lightning_ranks_in_program(prog, *bit))
+            .then_some((*w, s))
+    });
+    let one = found.next()?;
+    found.next().is_none().then_some(one)
+}
+
+/// The finding at the seeding `at` (the call itself or the outer call of
+/// the helper holding it, `seeded`), with the draw.
+fn report(
+    code: &Code<'_>,
+    out: &mut Sink<'_>,
+    world: runtime::World,
+    (at_scope, at): (Scope, Span),
+    (seed_scope, call): (Scope, Span),
+    draw: &Draw,
+) {
+    let seeding = excerpt(code.text(at_scope.m, at));
+    let ranks = match world {
+        runtime::World::Ranks(Some(n)) => format!("all {n} ranks"),
+        _ => "every rank".to_string(),
+    };
+    let d = out.at_loc(
+        code.loc(at_scope.m, at),
+        format!(
+            "`{seeding}` seeds torch's global RNG with the same value on {ranks}, and every training step draws `{}` from it: each rank draws the same numbers at the same step, so the ranks' different samples share one set of noise, timesteps or masks instead of each drawing its own",
+            draw.what
+        ),
+    );
+    if at != call || at_scope != seed_scope {
+        d.label(code.file(seed_scope.m), call, "seeds the global RNG with it");
+    }
+    d.label(code.file(draw.scope.m), draw.span, "drawn alike on every rank");
+    let accelerate = code.text(seed_scope.m, call).trim_start().starts_with("set_seed");
+    let lightning = code
+        .text(seed_scope.m, call)
+        .trim_start()
+        .starts_with("seed_everything")
+        || code.text(seed_scope.m, call).contains(".seed_everything(");
+    d.help(if accelerate {
+        "seed each rank apart once the model is built: `set_seed(seed, device_specific=True)` adds the process index to the seed (Accelerate's DDP wrapping broadcasts rank 0's weights, so the model stays alike)"
+    } else if lightning {
+        "seed each rank apart once the model is built: call `seed_everything(seed + trainer.global_rank)` in the module's `setup()` (DDP broadcasts rank 0's weights when it wraps the model), or draw the step's noise from a generator seeded per rank"
+    } else {
+        "seed each rank apart once the model is built (`torch.manual_seed(seed + rank)` after wrapping it in DDP, which broadcasts rank 0's weights), or draw the step's noise from a generator seeded per rank"
+    });
 }
 
 /// Whether loop `s` passes over data (a `for` over something other than

@@ -88,6 +88,32 @@ impl Program {
                 }
             }
         }
+        // `self(x)` in a method of a module class of the code (a
+        // LightningModule's `shared_step` computing `self(x, c)`): its
+        // `__call__`, else its `forward`.
+        if let (ExprKind::Name(n), Some(f)) = (&func.kind, scope.func()) {
+            let first = self
+                .func(f)
+                .and_then(|x| x.params.first())
+                .is_some_and(|p| p.name == *n);
+            if n == "self" && first {
+                if let Some(k) = self.class_of(f) {
+                    if let Some(g) = self.method(k, "__call__") {
+                        return Callee::Func(g);
+                    }
+                    let module = self.derives_from(k, TORCH_MODULE)
+                        || self
+                            .external_bases(k)
+                            .iter()
+                            .any(|b| b.starts_with("lightning.") && b.ends_with("LightningModule"));
+                    if module {
+                        if let Some(g) = self.method(k, "forward") {
+                            return Callee::Func(g);
+                        }
+                    }
+                }
+            }
+        }
         // `sampler(prompt=…)` on a local bound only to instances of one
         // training-code class (`sampler = XFluxSampler(…)`): its `__call__`.
         // `model(x)` on an instance of a training-code `nn.Module` (held

@@ -479,6 +479,12 @@ pub fn lightning_ranks(prog: &Program, m: ModId) -> bool {
     lightning::trainer_ranks_in(prog, &|x| prog.same_program(x, m))
 }
 
+/// Whether a module of program `bit` (a script's) builds a Lightning
+/// `Trainer` that runs several ranks.
+pub fn lightning_ranks_in_program(prog: &Program, bit: u64) -> bool {
+    lightning::trainer_ranks_in(prog, &|x| prog.programs(x) & bit != 0)
+}
+
 /// Whether any module of the code builds a Lightning `Trainer` that runs
 /// several ranks: the Trainer a `LightningModule` no script imports is
 /// handed to (a model class a config names, built by `instantiate`).

@@ -5,7 +5,9 @@
 # named: on the command line (a Lightning script, no config)
 # runtime: multi-rank (Trainer with strategy="ddp" on 8 devices)
 # expect:
-#   T101 at 42:5 `seed_everything(seed)` seeds torch's global RNG with the same value on every rank …
+#   T101 at 44:5 `seed_everything(seed)` seeds torch's global RNG with the same value on every rank …
+#        (the loader workers' base seeds)
+#   T101 at 44:5 the same seeding, for the noise `training_step` draws at every step
 # ----
 import random
 
