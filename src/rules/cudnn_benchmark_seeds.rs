@@ -260,7 +260,11 @@ fn seeds_with(code: &Code<'_>, chain: &Chain<'_>, b: &Site<'_>) -> bool {
     // left commented out: image-restoration-sde's `set_random_seed`): the
     // run does not seed through it.
     if let Some(f) = top.scope.func() {
-        if prog.class_of(f).is_none() && b.scope.func() != Some(f) && prog.call_sites(f).is_empty() && !prog.escapes(f)
+        if prog.class_of(f).is_none()
+            && b.scope.func() != Some(f)
+            && prog.call_sites(f).is_empty()
+            && !prog.escapes(f)
+            && prog.func(f).is_some_and(|x| !called_by_name(code, &x.name))
         {
             return false;
         }
@@ -278,6 +282,25 @@ fn seeds_with(code: &Code<'_>, chain: &Chain<'_>, b: &Site<'_>) -> bool {
             .iter()
             .all(|l| !dead_branch(code.prog, code.cfg, code.rt, l.scope, &l.anc, l.stmt) && !exclusive(code, b, l))
         && !reset_after(code, chain, b)
+}
+
+/// Whether some code of the program calls a function of this name, by its
+/// text (`utils.fix_random_seeds(args.seed)` where `utils` names another
+/// module of the project too, so the call is not resolved to the helper):
+/// a `name(` that is not its `def` nor in a comment.
+fn called_by_name(code: &Code<'_>, name: &str) -> bool {
+    let prog = code.prog;
+    let call = format!("{name}(");
+    prog.code_modules().any(|m| {
+        let text = prog.text(m);
+        text.match_indices(&call).any(|(i, _)| {
+            let before = &text[..i];
+            let word = before.ends_with(|c: char| c.is_alphanumeric() || c == '_');
+            // Not in a comment (`# util.set_random_seed(seed)`).
+            let line = &before[before.rfind('\n').map_or(0, |n| n + 1)..];
+            !word && !line.contains('#') && !before.trim_end_matches(' ').ends_with("def")
+        })
+    })
 }
 
 /// The scripts a function runs in when it is called only from their main

@@ -534,15 +534,15 @@ fn a_config_and_its_training_file_report_each_finding_once() {
     }
 }
 
-/// Two findings of one rule at one place (two loaders sharing the
-/// `**kwargs` dict that sets their workers: one on every rank, one on rank 0
-/// only) are two findings: the per-file narrowing that keeps a config's and
-/// its training file's findings once drops repeats across compilations, not
-/// within one.
+/// Two findings of one rule at one place (one seeding that makes every
+/// rank's loader workers draw alike and every rank's training step draw
+/// the same noise) are two findings: the per-file narrowing that keeps a
+/// config's and its training file's findings once drops repeats across
+/// compilations, not within one.
 #[test]
 fn two_findings_at_one_place_both_stand() {
-    let case = "tests/rules/T105/pos_s12_two_loaders_share_kwargs/evaluate.py";
-    let out = stagec(&["check", "--select", "T105", "--format", "json", case]);
+    let case = "tests/rules/T101/pos_s29_lightning_shuffled_loader_worker_seeds_alike/train.py";
+    let out = stagec(&["check", "--select", "T101", "--format", "json", case]);
     let found: Vec<(String, String)> = json(&out)["diagnostics"]
         .as_array()
         .into_iter()
