@@ -159,15 +159,7 @@ fn lightning_step_draws(
     out: &mut Sink<'_>,
 ) {
     let prog = code.prog;
-    for scope in code.scopes_with_words(&["training_step"]) {
-        let Some(f) = scope.func() else { continue };
-        if prog.func(f).is_none_or(|x| x.name != "training_step") {
-            continue;
-        }
-        let Some(k) = prog.class_of(f) else { continue };
-        if !runtime::lightning_module(prog, k) {
-            continue;
-        }
+    for (scope, _) in code.lightning_training_steps() {
         let Some((
             world,
             Seeding::Call {

@@ -30,13 +30,9 @@ use crate::training::runtime;
 
 pub(super) fn lightning_step_skips(code: &Code<'_>, out: &mut Sink<'_>) {
     let prog = code.prog;
-    for scope in code.scopes_with_words(&["training_step"]) {
+    for (scope, k) in code.lightning_training_steps() {
         let Some(f) = scope.func() else { continue };
-        if prog.func(f).is_none_or(|x| x.name != "training_step") {
-            continue;
-        }
-        let Some(k) = prog.class_of(f) else { continue };
-        if !runtime::lightning_module(prog, k) || optimizes_by_hand(code, k) {
+        if optimizes_by_hand(code, k) {
             continue;
         }
         // Run by a multi-rank program, or trained where the programs do not

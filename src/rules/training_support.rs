@@ -845,3 +845,22 @@ pub(crate) fn draws_random(path: &str) -> bool {
             | "torch.normal"
     )
 }
+
+impl<'a> Code<'a> {
+    /// The `training_step` methods of the code's `LightningModule`s: the
+    /// scope of each, with its class. The Trainer runs each at every step.
+    pub fn lightning_training_steps(&self) -> Vec<(Scope, crate::training::program::ClassId)> {
+        let prog = self.prog;
+        self.scopes_with_words(&["training_step"])
+            .into_iter()
+            .filter_map(|scope| {
+                let f = scope.func()?;
+                if prog.func(f)?.name != "training_step" {
+                    return None;
+                }
+                let k = prog.class_of(f)?;
+                runtime::lightning_module(prog, k).then_some((scope, k))
+            })
+            .collect()
+    }
+}
