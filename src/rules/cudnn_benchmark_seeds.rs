@@ -70,6 +70,9 @@ pub(super) struct Chain<'p> {
     links: Vec<Site<'p>>,
     /// The seeding call's text (first line).
     call: String,
+    /// The last link sits in a helper function nothing calls (its call
+    /// left commented out: image-restoration-sde's `set_random_seed`).
+    uncalled: Option<crate::training::program::FuncId>,
 }
 
 /// Every reproducible seeding of torch's global RNG in the training code,
@@ -147,9 +150,16 @@ pub(super) fn seed_chains<'p>(code: &Code<'p>) -> Vec<Chain<'p>> {
             chains = next;
         }
         for links in chains {
+            let uncalled = links.last().and_then(|top| top.scope.func()).filter(|f| {
+                prog.class_of(*f).is_none()
+                    && prog.call_sites(*f).is_empty()
+                    && !prog.escapes(*f)
+                    && prog.func(*f).is_some_and(|x| !called_by_name(code, &x.name))
+            });
             out.push(Chain {
                 links,
                 call: text.clone(),
+                uncalled,
             });
         }
     }
@@ -256,18 +266,10 @@ fn seeds_with(code: &Code<'_>, chain: &Chain<'_>, b: &Site<'_>) -> bool {
         return false;
     };
     let prog = code.prog;
-    // A helper of the project that seeds but that nothing calls (its call
-    // left commented out: image-restoration-sde's `set_random_seed`): the
-    // run does not seed through it.
-    if let Some(f) = top.scope.func() {
-        if prog.class_of(f).is_none()
-            && b.scope.func() != Some(f)
-            && prog.call_sites(f).is_empty()
-            && !prog.escapes(f)
-            && prog.func(f).is_some_and(|x| !called_by_name(code, &x.name))
-        {
-            return false;
-        }
+    // A helper of the project that seeds but that nothing calls: the run
+    // does not seed through it (unless the switch sits in it too).
+    if chain.uncalled.is_some_and(|f| b.scope.func() != Some(f)) {
+        return false;
     }
     let together = match main_guard_entries(code, b.scope) {
         None => prog.same_program(top.scope.m, b.scope.m),

@@ -1581,51 +1581,18 @@ fn lightning_hook(code: &Code<'_>, f: crate::training::program::FuncId) -> bool 
     // modules a multitask module wraps, whose own loaders it replaces),
     // nor where no Trainer of the code fits or validates (a Trainer built
     // only to `test()` a checkpoint never asks for these loaders).
-    hook && fits_or_validates(code)
-        && prog.class_of(f).is_some_and(|k| {
-            !super::training_support::hook_never_run(code, f, k)
-                && prog.external_bases(k).iter().any(|b| {
-                    matches!(
-                        b.as_str(),
-                        "lightning.LightningDataModule"
-                            | "lightning.LightningModule"
-                            | "lightning.core.LightningDataModule"
-                            | "lightning.core.LightningModule"
-                            | "lightning.core.datamodule.LightningDataModule"
-                            | "lightning.core.module.LightningModule"
-                    )
-                })
-        })
-}
-
-/// Whether some code calls a Lightning Trainer's `fit`, `validate` or
-/// `fit_loop`-running `tune` (`trainer.fit(model, datamodule=dm)`), or a
-/// Trainer's method the code cannot see (`Trainer(**cfg)` handed to a
-/// helper): what the Trainer then does with the train and validation hooks.
-fn fits_or_validates(code: &Code<'_>) -> bool {
-    let prog = code.prog;
-    code.scopes_with_words(&["fit", "validate", "tune"])
-        .into_iter()
-        .any(|scope| {
-            let mut hit = false;
-            prog.walk_exprs(scope, &mut |_, e| {
-                if hit {
-                    return;
-                }
-                let ExprKind::Call { func, .. } = &e.kind else { return };
-                let ExprKind::Attribute { value, attr } = &func.kind else {
-                    return;
-                };
-                if matches!(attr.as_str(), "fit" | "validate" | "tune") {
-                    // A Trainer the code shows, or a receiver named so
-                    // (`self.trainer.fit(…)`, a trainer passed in).
-                    let named = matches!(&value.kind, ExprKind::Name(n) if n.contains("trainer"))
-                        || matches!(&value.kind, ExprKind::Attribute { attr: a, .. } if a.contains("trainer"));
-                    hit = named || runtime::lightning_trainer(prog, scope, value);
-                }
-            });
-            hit
-        })
+    hook && prog.class_of(f).is_some_and(|k| {
+        !super::training_support::hook_never_run(code, f, k)
+            && (runtime::lightning_module(prog, k)
+                || prog.derives_from(
+                    k,
+                    &[
+                        "lightning.LightningDataModule",
+                        "lightning.core.LightningDataModule",
+                        "lightning.core.datamodule.LightningDataModule",
+                    ],
+                ))
+    }) && code.lightning_fits()
 }
 
 /// A method that takes a data loader over (`wrap_data_loader`,

@@ -145,7 +145,7 @@ pub(super) fn step_draws_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
         reported.push((at_scope, at));
         report(code, out, world, (at_scope, at), (*seed_scope, *call), &draw);
     }
-    lightning_step_draws(code, seedings, &mut reported, out);
+    lightning_step_draws(code, seedings, &model_parallel, &mut reported, out);
 }
 
 /// Lightning's step: the Trainer calls a `LightningModule`'s
@@ -155,6 +155,7 @@ pub(super) fn step_draws_alike(code: &Code<'_>, seedings: &[(u64, Seeding)], out
 fn lightning_step_draws(
     code: &Code<'_>,
     seedings: &[(u64, Seeding)],
+    model_parallel: &std::cell::OnceCell<ModelParallel>,
     reported: &mut Vec<(Scope, Span)>,
     out: &mut Sink<'_>,
 ) {
@@ -171,7 +172,11 @@ fn lightning_step_draws(
         else {
             continue;
         };
-        if ModelParallel::of(code).runs(code, scope.m) || seeds_apart_or_in_step(code, *seed_scope, *call) {
+        if model_parallel
+            .get_or_init(|| ModelParallel::of(code))
+            .runs(code, scope.m)
+            || seeds_apart_or_in_step(code, *seed_scope, *call)
+        {
             continue;
         }
         let (at_scope, at) =
@@ -210,7 +215,7 @@ fn trained_by_one_script<'s>(
 }
 
 /// The finding at the seeding `at` (the call itself or the outer call of
-/// the helper holding it, `seeded`), with the draw.
+/// the helper holding it), with the seeding call and the draw.
 fn report(
     code: &Code<'_>,
     out: &mut Sink<'_>,
@@ -235,12 +240,9 @@ fn report(
         d.label(code.file(seed_scope.m), call, "seeds the global RNG with it");
     }
     d.label(code.file(draw.scope.m), draw.span, "drawn alike on every rank");
-    let accelerate = code.text(seed_scope.m, call).trim_start().starts_with("set_seed");
-    let lightning = code
-        .text(seed_scope.m, call)
-        .trim_start()
-        .starts_with("seed_everything")
-        || code.text(seed_scope.m, call).contains(".seed_everything(");
+    let seeded = code.text(seed_scope.m, call).trim_start();
+    let accelerate = seeded.starts_with("set_seed");
+    let lightning = seeded.starts_with("seed_everything") || seeded.contains(".seed_everything(");
     d.help(if accelerate {
         "seed each rank apart once the model is built: `set_seed(seed, device_specific=True)` adds the process index to the seed (Accelerate's DDP wrapping broadcasts rank 0's weights, so the model stays alike)"
     } else if lightning {

@@ -44,6 +44,8 @@ pub(crate) struct Code<'a> {
     pub prog: &'a Program,
     pub rt: &'a Runtime,
     pub cfg: &'a ConfigFacts,
+    /// [`Code::lightning_fits`], asked once.
+    fits: std::cell::OnceCell<bool>,
 }
 
 /// The training code, when there is any to check.
@@ -56,10 +58,59 @@ pub(crate) fn code<'a>(cx: &Cx<'a>) -> Option<Code<'a>> {
         prog: training.program(),
         rt: training.runtime(),
         cfg: &training.config,
+        fits: std::cell::OnceCell::new(),
     })
 }
 
 impl<'a> Code<'a> {
+    /// The `training_step` methods of the code's `LightningModule`s: the
+    /// scope of each, with its class. The Trainer runs each at every step.
+    pub fn lightning_training_steps(&self) -> Vec<(Scope, crate::training::program::ClassId)> {
+        let prog = self.prog;
+        self.scopes_with_words(&["training_step"])
+            .into_iter()
+            .filter_map(|scope| {
+                let f = scope.func()?;
+                if prog.func(f)?.name != "training_step" {
+                    return None;
+                }
+                let k = prog.class_of(f)?;
+                runtime::lightning_module(prog, k).then_some((scope, k))
+            })
+            .collect()
+    }
+
+    /// Whether some code calls a Lightning Trainer's `fit`, `validate` or
+    /// `tune` (`trainer.fit(model, datamodule=dm)`), on a Trainer the code
+    /// shows or on a receiver named for one (`self.trainer.fit(…)`, a
+    /// trainer passed in): only then does a Trainer ask a module for its
+    /// training and validation loaders. Asked once per check.
+    pub fn lightning_fits(&self) -> bool {
+        *self.fits.get_or_init(|| {
+            let prog = self.prog;
+            self.scopes_with_words(&["fit", "validate", "tune"])
+                .into_iter()
+                .any(|scope| {
+                    let mut hit = false;
+                    prog.walk_exprs(scope, &mut |_, e| {
+                        if hit {
+                            return;
+                        }
+                        let ExprKind::Call { func, .. } = &e.kind else { return };
+                        let ExprKind::Attribute { value, attr } = &func.kind else {
+                            return;
+                        };
+                        if matches!(attr.as_str(), "fit" | "validate" | "tune") {
+                            let named = matches!(&value.kind, ExprKind::Name(n) if n.contains("trainer"))
+                                || matches!(&value.kind, ExprKind::Attribute { attr: a, .. } if a.contains("trainer"));
+                            hit = named || runtime::lightning_trainer(prog, scope, value);
+                        }
+                    });
+                    hit
+                })
+        })
+    }
+
     pub fn file(&self, m: ModId) -> FileId {
         self.prog.file(m).unwrap_or(FileId(0))
     }
@@ -844,23 +895,4 @@ pub(crate) fn draws_random(path: &str) -> bool {
             | "torch.multinomial"
             | "torch.normal"
     )
-}
-
-impl<'a> Code<'a> {
-    /// The `training_step` methods of the code's `LightningModule`s: the
-    /// scope of each, with its class. The Trainer runs each at every step.
-    pub fn lightning_training_steps(&self) -> Vec<(Scope, crate::training::program::ClassId)> {
-        let prog = self.prog;
-        self.scopes_with_words(&["training_step"])
-            .into_iter()
-            .filter_map(|scope| {
-                let f = scope.func()?;
-                if prog.func(f)?.name != "training_step" {
-                    return None;
-                }
-                let k = prog.class_of(f)?;
-                runtime::lightning_module(prog, k).then_some((scope, k))
-            })
-            .collect()
-    }
 }

@@ -101,12 +101,7 @@ impl Program {
                     if let Some(g) = self.method(k, "__call__") {
                         return Callee::Func(g);
                     }
-                    let module = self.derives_from(k, TORCH_MODULE)
-                        || self
-                            .external_bases(k)
-                            .iter()
-                            .any(|b| b.starts_with("lightning.") && b.ends_with("LightningModule"));
-                    if module {
+                    if self.derives_from(k, TORCH_MODULE) || self.derives_from(k, LIGHTNING_MODULE) {
                         if let Some(g) = self.method(k, "forward") {
                             return Callee::Func(g);
                         }

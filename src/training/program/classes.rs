@@ -381,8 +381,6 @@ impl Program {
         self.external_bases(k).iter().any(|b| externals.contains(&b.as_str()))
     }
 
-    /// The scope a definition's header (decorators, defaults, bases) is
-    /// evaluated in.
     /// The scope function `f` is defined in (where its decorators and
     /// defaults are evaluated).
     pub fn def_scope_of(&self, f: FuncId) -> Scope {
@@ -396,6 +394,8 @@ impl Program {
         }
     }
 
+    /// The scope a definition's header (decorators, defaults, bases) is
+    /// evaluated in.
     pub(super) fn def_scope(&self, m: ModId, c: u32, parent: Parent) -> Scope {
         match parent {
             Parent::Func(f) => Scope { m, c, f: Some(f) },

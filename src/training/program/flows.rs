@@ -488,14 +488,15 @@ impl Program {
         if !returned {
             return followed;
         }
-        if self.call_sites(f).is_empty() {
+        let sites = self.call_sites(f);
+        if sites.is_empty() {
             visit(Flow::Returned {
                 scope: f.scope(),
                 func: Some(f),
             });
             return true;
         }
-        for (s2, call) in self.call_sites(f) {
+        for (s2, call) in sites {
             let Some(anc) = self.ancestors_of(s2, call) else {
                 continue;
             };

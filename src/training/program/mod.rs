@@ -326,6 +326,14 @@ pub const SAME_MODULE: &[&str] = &[
 /// The paths of `torch.nn.Module`.
 pub const TORCH_MODULE: &[&str] = &["torch.nn.Module", "torch.nn.modules.module.Module"];
 
+/// Lightning's `LightningModule`, from the package or its defining module
+/// (`pytorch_lightning.` and `lightning.pytorch.` normalise to `lightning.`).
+pub const LIGHTNING_MODULE: &[&str] = &[
+    "lightning.LightningModule",
+    "lightning.core.LightningModule",
+    "lightning.core.module.LightningModule",
+];
+
 /// Wrappers whose call runs the wrapped module's `forward` (their first
 /// argument), or that hand back the module itself.
 const MODULE_WRAPPERS: &[&str] = &[

@@ -289,24 +289,15 @@ pub(super) fn trainer(prog: &Program, scope: Scope, recv: &Expr) -> bool {
             }
         }
         ExprKind::Attribute { value, attr } if attr == "trainer" => {
-            matches!(&value.kind, ExprKind::Name(me) if me == "self") && class_base(&is_module_path)
+            matches!(&value.kind, ExprKind::Name(me) if me == "self") && class_base(&|b| LIGHTNING_MODULE.contains(&b))
         }
         _ => false,
     }
 }
 
-/// Whether an external path names Lightning's `LightningModule` (from the
-/// package or its defining module).
-fn is_module_path(b: &str) -> bool {
-    matches!(
-        b,
-        "lightning.LightningModule" | "lightning.core.LightningModule" | "lightning.core.module.LightningModule"
-    )
-}
-
 /// Whether class `k` of the code derives from Lightning's `LightningModule`.
 pub fn lightning_module(prog: &Program, k: ClassId) -> bool {
-    prog.external_bases(k).iter().any(|b| is_module_path(b))
+    prog.derives_from(k, LIGHTNING_MODULE)
 }
 
 /// The devices per node of the training code's multi-process `Trainer`s,

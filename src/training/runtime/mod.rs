@@ -8,7 +8,7 @@ use serde_json::Value as Json;
 
 use super::ast::{Arg, Expr, ExprKind, Stmt, StmtKind};
 use super::entry::{Launch, Launcher, Procs, Target};
-use super::program::{walk_stmt, Anc, Callee, ClassId, FuncId, ModId, Node, Program, Scope, Sym};
+use super::program::{walk_stmt, Anc, Callee, ClassId, FuncId, ModId, Node, Program, Scope, Sym, LIGHTNING_MODULE};
 use super::values::{self, Const, Env};
 use super::{EntrySpec, FileRole, Training};
 
