@@ -562,14 +562,7 @@ fn shuffling_calls(code: &Code<'_>, scope: Scope, shuffle: &Expr) -> Option<Vec<
     if want.is_none() && !prog.func(f)?.params.iter().any(|p| p.name == *param) {
         return flag_local_calls(code, f, param);
     }
-    let index = prog.func(f)?.params.iter().position(|p| p.name == *param)?;
-    if prog
-        .local_defs(f, param)
-        .iter()
-        .any(|d| !matches!(d, crate::training::program::LocalDef::Param(_)))
-    {
-        return None;
-    }
+    let index = unassigned_param(code, f, param)?;
     // A call passing something else (`split` handed on by another
     // helper) is left out: whether it shuffles is not known here.
     let mut calls = Vec::new();
@@ -614,6 +607,17 @@ fn shuffling_calls(code: &Code<'_>, scope: Scope, shuffle: &Expr) -> Option<Vec<
         }
     }
     Some(calls)
+}
+
+/// The position of `f`'s parameter `name`, where `f` never binds it
+/// again: each call's argument is its value throughout.
+fn unassigned_param(code: &Code<'_>, f: crate::training::program::FuncId, name: &str) -> Option<usize> {
+    let prog = code.prog;
+    let index = prog.func(f)?.params.iter().position(|p| p.name == name)?;
+    prog.local_defs(f, name)
+        .iter()
+        .all(|d| matches!(d, crate::training::program::LocalDef::Param(_)))
+        .then_some(index)
 }
 
 /// An `if`/`elif` chain setting a flag: the parameter tested, each arm's
@@ -680,8 +684,10 @@ fn flag_local_calls(code: &Code<'_>, f: crate::training::program::FuncId, name: 
         Some((p.clone(), strings, equal))
     };
     // The chain: (test, value) per arm, and the final `else`'s value.
+    // Another `if` setting the flag, or a chain of another shape, leaves
+    // the value unknown.
     let mut chain: Option<FlagChain> = None;
-    let mut chains = 0;
+    let mut unknown = false;
     prog.walk_stmts(f.scope(), &mut |anc, st| {
         let StmtKind::If { test, body, orelse } = &st.kind else {
             return;
@@ -695,9 +701,8 @@ fn flag_local_calls(code: &Code<'_>, f: crate::training::program::FuncId, name: 
             }
         }
         let Some(first) = given(body) else { return };
-        chains += 1;
-        let Some((param, strings, equal)) = test_of(test) else {
-            chains += 1;
+        let Some((param, strings, equal)) = test_of(test).filter(|_| chain.is_none()) else {
+            unknown = true;
             return;
         };
         let mut arms = vec![(strings, equal, first)];
@@ -709,11 +714,11 @@ fn flag_local_calls(code: &Code<'_>, f: crate::training::program::FuncId, name: 
                         break None;
                     };
                     let (Some((p, strings, equal)), Some(v)) = (test_of(test), given(body)) else {
-                        chains += 1;
+                        unknown = true;
                         break None;
                     };
                     if p != param {
-                        chains += 1;
+                        unknown = true;
                         break None;
                     }
                     arms.push((strings, equal, v));
@@ -725,18 +730,16 @@ fn flag_local_calls(code: &Code<'_>, f: crate::training::program::FuncId, name: 
         };
         chain = Some((param, arms, last));
     });
-    if chains != 1 {
+    if unknown {
         return None;
     }
     let (param, arms, last) = chain?;
-    let index = prog.func(f)?.params.iter().position(|p| p.name == param)?;
-    if prog
-        .local_defs(f, &param)
-        .iter()
-        .any(|d| !matches!(d, crate::training::program::LocalDef::Param(_)))
-    {
+    // Every assignment of the flag is one of the chain's (none hides in
+    // a `with` or a loop).
+    if defs.len() != arms.len() + usize::from(last.is_some()) {
         return None;
     }
+    let index = unassigned_param(code, f, &param)?;
     let mut calls = Vec::new();
     for (_, call) in prog.call_sites(f) {
         let value = match prog.bind(f, call, index) {
