@@ -316,23 +316,18 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             };
             // A count written outside the call (a `**loader_kwargs` dict,
             // perhaps shared by several loaders): the finding sits on the
-            // loader's `**` argument, the loader whose passes restart them.
-            let splat = (!(e.span.start <= workers.span.start && workers.span.end <= e.span.end))
-                .then(|| {
-                    args.iter().find_map(|a| match a {
-                        Arg::StarStar(x) => Some(x.span),
-                        _ => None,
-                    })
-                })
-                .flatten();
-            hits.push((workers, persistent, host, splat, closed));
+            // loader's `**` argument it came through, the loader whose
+            // passes restart them.
+            let outside = !(e.span.start <= workers.span.start && workers.span.end <= e.span.end);
+            let site = workers.through.filter(|_| outside);
+            hits.push((workers, persistent, host, site, closed));
         });
-        for (workers, persistent, host, splat, closed) in hits {
+        for (workers, persistent, host, site, closed) in hits {
             let edit = match closed {
                 None => persistent_edit(&code, &workers, persistent.as_ref(), "persistent_workers"),
                 Some(_) => None,
             };
-            let site = splat.map(|s| (scope, s));
+            let site = site.map(|s| (scope, s));
             let d = report(&code, cx, out, &workers, edit, host, site);
             if let (Some(d), Some(k)) = (d, closed) {
                 closed_note(&code, d, k);
@@ -627,6 +622,9 @@ struct Written<'p> {
     /// The count is the machine's CPU count (`os.cpu_count()`): not known,
     /// but 1 or more wherever the loader runs.
     per_cpu: bool,
+    /// The call's `**mapping` argument the option came through, where it
+    /// is written in a dict outside the call.
+    through: Option<Span>,
 }
 
 /// The value of option `name`: for the worker count, a config object's
@@ -653,6 +651,7 @@ fn find_option<'p>(code: &Code<'p>, scope: Scope, args: &'p [Arg], name: &str, a
                     value,
                     resolved: option_value(code, scope, name, value),
                     per_cpu: name == "num_workers" && cpu_count(code, scope, value),
+                    through: None,
                 });
             }
         }
@@ -664,6 +663,7 @@ fn find_option<'p>(code: &Code<'p>, scope: Scope, args: &'p [Arg], name: &str, a
             value: v,
             resolved: option_value(code, scope, name, v),
             per_cpu: name == "num_workers" && cpu_count(code, scope, v),
+            through: None,
         });
     }
     // `**loader_kwargs` of a dict literal, or of `dict(k=v, …)`.
@@ -678,7 +678,10 @@ fn find_option<'p>(code: &Code<'p>, scope: Scope, args: &'p [Arg], name: &str, a
                 continue;
             }
             if let Some(w) = dict_call_option(code, t.scope, t.expr, name) {
-                return Some(w);
+                return Some(Written {
+                    through: Some(e.span),
+                    ..w
+                });
             }
             let ExprKind::Dict(items) = &t.expr.kind else { continue };
             for item in items {
@@ -690,6 +693,7 @@ fn find_option<'p>(code: &Code<'p>, scope: Scope, args: &'p [Arg], name: &str, a
                             value,
                             resolved: option_value(code, t.scope, name, value),
                             per_cpu: name == "num_workers" && cpu_count(code, t.scope, value),
+                            through: Some(e.span),
                         });
                     }
                 }
@@ -719,6 +723,7 @@ fn dict_call_option<'p>(code: &Code<'p>, scope: Scope, e: &'p Expr, name: &str) 
             value,
             resolved: option_value(code, scope, name, value),
             per_cpu: name == "num_workers" && cpu_count(code, scope, value),
+            through: None,
         }),
         _ => None,
     })

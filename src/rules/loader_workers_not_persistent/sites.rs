@@ -155,6 +155,7 @@ pub(super) fn hits<'p>(
                 value: at_value,
                 resolved,
                 per_cpu: false,
+                through: None,
             },
             edit,
         });
