@@ -632,7 +632,7 @@ struct Written<'p> {
 /// message then says so, and the fix does not assume the count).
 fn option_value(code: &Code<'_>, scope: Scope, name: &str, e: &Expr) -> Option<Resolved> {
     if name == "num_workers" {
-        runtime::constant_or_default(code.prog, code.cfg, code.rt, scope, e)
+        runtime::constant_or_default_on_ranks(code.prog, code.cfg, code.rt, scope, e)
     } else {
         runtime::constant(code.prog, code.cfg, code.rt, scope, e)
     }

@@ -8,7 +8,7 @@
 use std::sync::OnceLock;
 
 use crate::source::{Input, LineIndex};
-use crate::yaml::{PathSeg, Tree, Value};
+use crate::yaml::{Located, PathSeg, Tree, Value};
 
 /// How a file is written, by its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,6 +78,19 @@ pub struct Found {
     pub value: Value,
 }
 
+/// One step of a path looked up in the files: a key or index, or each
+/// value of a mapping (the code iterates `cfg["datasets"].items()` and
+/// reads every entry alike).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Seg {
+    At(PathSeg),
+    Each,
+}
+
+/// Most scalars one lookup reports from one file: a path with `Each`
+/// steps matches at most this many places.
+const MOST_PER_FILE: usize = 64;
+
 /// Deepest nesting and most nodes of a config file parsed here: configs
 /// are small, and a hostile file must not cost more than a config does.
 fn budgets() -> crate::yaml::Budgets {
@@ -134,8 +147,9 @@ impl RunFiles {
     /// `named` (paths the code gives, matched as a suffix of the file's
     /// context path), or of every such file where `named` is `None`. Files
     /// without the path are left out; so is a path whose value is a
-    /// mapping or a list.
-    pub fn lookup(&self, format: Format, named: Option<&[String]>, path: &[PathSeg]) -> Vec<Found> {
+    /// mapping or a list. A path with [`Seg::Each`] steps gives every
+    /// place in a file it matches, in document order.
+    pub fn lookup(&self, format: Format, named: Option<&[String]>, path: &[Seg]) -> Vec<Found> {
         let mut out = Vec::new();
         for f in self.parsed() {
             if f.format != format {
@@ -146,36 +160,76 @@ impl RunFiles {
                     continue;
                 }
             }
-            let Some(at) = f.tree.locate(path) else { continue };
-            let node = f.tree.resolve(at.node);
-            let value = f.tree.value(node).clone();
-            if matches!(value, Value::Map(_) | Value::Seq(_) | Value::Alias(_)) {
-                continue;
+            let Some(root) = f.tree.root() else { continue };
+            let mut places = Vec::new();
+            matches(&f.tree, Located { node: root, key: None }, path, &mut places);
+            for at in places {
+                if let Some(found) = scalar_at(f, at) {
+                    out.push(found);
+                }
             }
-            let start = at.key.map_or(f.tree.span(node).start, |k| f.tree.span(k).start);
-            let index = &f.lines;
-            let line = index.line_of(start);
-            // `key: value` as written where it fits on its line, else the
-            // line.
-            let end = f.tree.span(node).end;
-            let text = f
-                .text
-                .get(start..end)
-                .filter(|t| !t.contains('\n') && t.len() <= 120)
-                .or_else(|| index.line_span(&f.text, line).and_then(|s| f.text.get(s.start..s.end)))
-                .unwrap_or("")
-                .trim()
-                .trim_end_matches(',')
-                .to_string();
-            out.push(Found {
-                file: f.name.clone(),
-                line: line + 1,
-                text,
-                value,
-            });
         }
         out
     }
+}
+
+/// The places `path` leads to from `here`, at most [`MOST_PER_FILE`].
+fn matches(tree: &Tree, here: Located, path: &[Seg], out: &mut Vec<Located>) {
+    if out.len() >= MOST_PER_FILE {
+        return;
+    }
+    match path.split_first() {
+        None => out.push(here),
+        Some((Seg::At(seg), rest)) => {
+            if let Some(next) = tree.locate_from(here.node, std::slice::from_ref(seg)) {
+                matches(tree, next, rest, out);
+            }
+        }
+        Some((Seg::Each, rest)) => {
+            for (_, e) in tree.merged_entries(here.node) {
+                matches(
+                    tree,
+                    Located {
+                        node: e.value,
+                        key: Some(e.key),
+                    },
+                    rest,
+                    out,
+                );
+            }
+        }
+    }
+}
+
+/// The scalar at a place of a file, as a [`Found`]; `None` for a mapping,
+/// a list or an alias.
+fn scalar_at(f: &Parsed, at: Located) -> Option<Found> {
+    let node = f.tree.resolve(at.node);
+    let value = f.tree.value(node).clone();
+    if matches!(value, Value::Map(_) | Value::Seq(_) | Value::Alias(_)) {
+        return None;
+    }
+    let start = at.key.map_or(f.tree.span(node).start, |k| f.tree.span(k).start);
+    let index = &f.lines;
+    let line = index.line_of(start);
+    // `key: value` as written where it fits on its line, else the
+    // line.
+    let end = f.tree.span(node).end;
+    let text = f
+        .text
+        .get(start..end)
+        .filter(|t| !t.contains('\n') && t.len() <= 120)
+        .or_else(|| index.line_span(&f.text, line).and_then(|s| f.text.get(s.start..s.end)))
+        .unwrap_or("")
+        .trim()
+        .trim_end_matches(',')
+        .to_string();
+    Some(Found {
+        file: f.name.clone(),
+        line: line + 1,
+        text,
+        value,
+    })
 }
 
 /// Whether the path `given` (as the code writes it: `config_v1.json`,
@@ -203,8 +257,13 @@ mod tests {
         )
     }
 
-    fn key(path: &[&str]) -> Vec<PathSeg> {
-        path.iter().map(|k| PathSeg::Key(k.to_string())).collect()
+    fn key(path: &[&str]) -> Vec<Seg> {
+        path.iter()
+            .map(|k| match *k {
+                "*" => Seg::Each,
+                k => Seg::At(PathSeg::Key(k.to_string())),
+            })
+            .collect()
     }
 
     #[test]
@@ -245,6 +304,26 @@ mod tests {
             let named = vec![bad.to_string()];
             assert!(f.lookup(Format::Yaml, Some(&named), &key(&["w"])).is_empty(), "{bad}");
         }
+    }
+
+    #[test]
+    fn each_value_of_a_mapping_is_read_in_document_order() {
+        let f = files(&[(
+            "options/train.yml",
+            "datasets:\n  train:\n    n_workers: 4\n  val:\n    name: v\n  test:\n    n_workers: 0\nn_workers: 9\n",
+        )]);
+        let found = f.lookup(Format::Yaml, None, &key(&["datasets", "*", "n_workers"]));
+        let got: Vec<(usize, Value)> = found.iter().map(|x| (x.line, x.value.clone())).collect();
+        assert_eq!(got, vec![(3, Value::Int(4)), (7, Value::Int(0))]);
+        // A scalar has no values to step into; nor a path the file lacks.
+        assert!(f.lookup(Format::Yaml, None, &key(&["n_workers", "*"])).is_empty());
+        assert!(f
+            .lookup(Format::Yaml, None, &key(&["model", "*", "n_workers"]))
+            .is_empty());
+        // Steps over every entry stop at the cap.
+        let wide: String = (0..200).map(|i| format!("k{i}: {{w: {i}}}\n")).collect();
+        let f = files(&[("wide.yaml", &wide)]);
+        assert_eq!(f.lookup(Format::Yaml, None, &key(&["*", "w"])).len(), MOST_PER_FILE);
     }
 
     #[test]

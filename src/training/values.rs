@@ -12,7 +12,7 @@ use super::ast::{Arg, Expr, ExprKind, StmtKind};
 use super::program::{Anc, Callee, Key, Program, Proj, Scope, Sym, Term};
 use crate::source::Span;
 use crate::training::program::ModId;
-use crate::training::run_files::{Format, Found, RunFiles};
+use crate::training::run_files::{Format, Found, RunFiles, Seg};
 use crate::yaml::PathSeg;
 
 /// A constant.
@@ -104,6 +104,10 @@ pub struct Env<'a> {
     /// values only where given (with [`Env::merged_defaults`]: values the
     /// run may replace); the value is then marked [`Resolved::from_files`].
     pub run_files: Option<&'a RunFiles>,
+    /// Bindings the caller knows the run it asks about does not make (a
+    /// loader of a multi-rank job: the `else` of `if opt["dist"]:`), left
+    /// out.
+    pub untaken: Option<super::program::Skip<'a>>,
 }
 
 /// The calls that load a config file's values at run time (read from the
@@ -148,9 +152,10 @@ fn constant_before(
     // Bindings inside `after` come after the test that reads `e`.
     let later =
         |s: Scope, v: &Expr| after.is_some_and(|a| s.m == scope.m && a.start <= v.span.start && v.span.end <= a.end);
-    let sources = match after {
-        Some(_) => prog.sources_skipping(scope, e, &later),
-        None => prog.sources(scope, e),
+    let skipped = |s: Scope, v: &Expr| later(s, v) || env.untaken.is_some_and(|f| f(s, v));
+    let sources = match (after, env.untaken) {
+        (None, None) => prog.sources(scope, e),
+        _ => prog.sources_skipping(scope, e, &skipped),
     };
     let several = sources.unknown || sources.terms.len() > 1;
     let unknown = sources.unknown;
@@ -172,7 +177,7 @@ fn constant_before(
         return None;
     }
     let skipping = prog.sources_skipping(scope, e, &|s, v| {
-        later(s, v) || untaken_by_default(prog, env, s, v, depth)
+        skipped(s, v) || untaken_by_default(prog, env, s, v, depth)
     });
     sources_value(prog, env, scope, skipping, depth, after)
 }
@@ -912,21 +917,22 @@ fn run_file_value(
     }
     let omegaconf = loader.starts_with("omegaconf.");
     let format = loader_format(loader);
-    let keys: Vec<PathSeg> = t
+    let keys: Vec<Seg> = t
         .proj
         .iter()
         .map(|p| match p {
-            Proj::Key(Key::Str(k)) => Some(PathSeg::Key(k.clone())),
-            Proj::Key(Key::Int(i)) => usize::try_from(*i).ok().map(PathSeg::Index),
-            Proj::Attr(a) if omegaconf => Some(PathSeg::Key(a.clone())),
+            Proj::Key(Key::Str(k)) => Some(Seg::At(PathSeg::Key(k.clone()))),
+            Proj::Key(Key::Int(i)) => usize::try_from(*i).ok().map(|i| Seg::At(PathSeg::Index(i))),
+            Proj::Attr(a) if omegaconf => Some(Seg::At(PathSeg::Key(a.clone()))),
+            Proj::Value => Some(Seg::Each),
             _ => None,
         })
-        .collect::<Option<Vec<PathSeg>>>()?;
+        .collect::<Option<Vec<Seg>>>()?;
     // Not where some code stores to a field of that name: the value the
     // loader reads may be replaced before it does. A store to an object's
     // own field (`self.num_workers = num_workers` in a loader class) is not
     // one: the loaded mapping is no object of the code.
-    if let Some(PathSeg::Key(leaf)) = keys.last() {
+    if let Some(Seg::At(PathSeg::Key(leaf))) = keys.last() {
         if field_stored_with(prog, leaf, false) {
             return None;
         }
@@ -962,6 +968,8 @@ fn run_file_value(
         }
     }
     let first = found.first()?.clone();
+    let mut files_read: Vec<&str> = found.iter().map(|f| f.file.as_str()).collect();
+    files_read.dedup();
     Some(Resolved {
         values,
         via: None,
@@ -969,7 +977,7 @@ fn run_file_value(
         from_files: Some(FromFiles {
             format,
             first,
-            files: found.len(),
+            files: files_read.len(),
             named: named.is_some(),
         }),
     })
@@ -1272,10 +1280,11 @@ fn unset_in_run_files(prog: &Program, env: &Env<'_>, t: &Term<'_>) -> bool {
         .proj
         .iter()
         .map(|p| match p {
-            Proj::Key(Key::Str(k)) => Some(PathSeg::Key(k.clone())),
+            Proj::Key(Key::Str(k)) => Some(Seg::At(PathSeg::Key(k.clone()))),
+            Proj::Value => Some(Seg::Each),
             _ => None,
         })
-        .collect::<Option<Vec<PathSeg>>>()
+        .collect::<Option<Vec<Seg>>>()
     else {
         return false;
     };
@@ -1353,7 +1362,7 @@ fn config_value(env: &Env<'_>, base: &[&str], proj: &[Proj]) -> Option<Resolved>
         match p {
             Proj::Attr(k) | Proj::Key(Key::Str(k)) => path.push(PathSeg::Key(k.clone())),
             Proj::Key(Key::Int(i)) => path.push(PathSeg::Index(usize::try_from(*i).ok()?)),
-            Proj::Iter => return None,
+            Proj::Iter | Proj::Value => return None,
         }
     }
     let mut v = config;

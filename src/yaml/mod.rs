@@ -558,10 +558,12 @@ impl Tree {
     /// Walks a path from the root. Stops early with `None` if a step is
     /// missing.
     pub fn locate(&self, path: &[PathSeg]) -> Option<Located> {
-        let mut here = Located {
-            node: self.root?,
-            key: None,
-        };
+        self.locate_from(self.root?, path)
+    }
+
+    /// Walks a path from `node`. `None` if a step is missing.
+    pub fn locate_from(&self, node: NodeId, path: &[PathSeg]) -> Option<Located> {
+        let mut here = Located { node, key: None };
         for seg in path {
             here = self.step(here.node, seg)?;
         }

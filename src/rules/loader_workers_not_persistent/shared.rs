@@ -46,6 +46,7 @@ fn shared_at(code: &Code<'_>, scope: Scope, value: &Expr, at: Span) -> Option<(i
         argv: code.rt.argv(),
         merged_defaults: false,
         run_files: None,
+        untaken: None,
     };
     let ExprKind::Attribute {
         value: recv,

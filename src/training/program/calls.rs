@@ -624,7 +624,10 @@ impl Program {
                     if let ExprKind::Call { func: callee_expr, .. } = &e.kind {
                         let hit = match self.callee(scope, callee_expr) {
                             Callee::Func(g) => g == f || self.dispatched_from_base(scope, callee_expr, f, class),
-                            Callee::Unknown => self.dispatched_from_base(scope, callee_expr, f, class),
+                            Callee::Unknown => {
+                                self.dispatched_from_base(scope, callee_expr, f, class)
+                                    || self.method_of_one_instance(scope, callee_expr, f, class)
+                            }
                             Callee::Class(k) => {
                                 func.name == "__init__" && (Some(k) == class || self.method(k, "__init__") == Some(f))
                             }
@@ -660,6 +663,42 @@ impl Program {
         handed.retain(|s| !out.contains(s));
         out.extend(handed);
         CallSites { sites: out, escapes }
+    }
+
+    /// Whether `x.<name>(…)` at `callee` may call the method `f` of
+    /// `class`: `x` is a local every binding of which builds an instance of
+    /// a class of the code (`prefetcher = CPUPrefetcher(loader)` on one
+    /// branch, `CUDAPrefetcher(loader, opt)` on the other), and one of
+    /// those classes has `f` as its method of that name.
+    fn method_of_one_instance(&self, scope: Scope, callee: &Expr, f: FuncId, class: Option<ClassId>) -> bool {
+        let ExprKind::Attribute { value, attr } = &callee.kind else {
+            return false;
+        };
+        let (ExprKind::Name(n), Some(_), Some(g)) = (&value.kind, class, scope.func()) else {
+            return false;
+        };
+        if self.binding_func(scope, n) != Some(g) {
+            return false;
+        }
+        let defs = self.local_defs(g, n);
+        if defs.len() < 2 {
+            // One binding is [`Program::instance_class`]'s to resolve.
+            return false;
+        }
+        let mut classes = Vec::new();
+        for d in &defs {
+            let LocalDef::Assign { value, proj } = d else {
+                return false;
+            };
+            let ExprKind::Call { func, .. } = &value.kind else {
+                return false;
+            };
+            match self.callee(g.scope(), func) {
+                Callee::Class(k) if proj.is_empty() => classes.push(k),
+                _ => return false,
+            }
+        }
+        classes.iter().any(|k| self.method(*k, attr) == Some(f))
     }
 
     /// Whether `self.<name>(…)` at `callee` (in a method of a base class of

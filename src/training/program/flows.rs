@@ -369,14 +369,14 @@ impl Program {
                 self.returned_element(s2, call, i, n, places, entered, visit, depth + 1);
                 continue;
             }
-            let target = anc.and_then(|a| bound_target(&a, call)).and_then(|t| match &t.kind {
-                ExprKind::Tuple(ts) | ExprKind::List(ts)
-                    if ts.len() == n && !ts.iter().any(|t| matches!(t.kind, ExprKind::Starred(_))) =>
-                {
-                    ts.get(i)
-                }
-                _ => None,
-            });
+            let bound = anc.and_then(|a| bound_target(&a, call));
+            let mut target = bound.and_then(|t| unpacked(t, i, n));
+            // `result = loaders(opt)` then `train, val = result`: the
+            // name's one unpacking, where that is all the function does
+            // with it.
+            if let (None, Some(ExprKind::Name(y)), Some(g)) = (target, bound.map(|t| &t.kind), s2.func()) {
+                target = self.sole_unpacking(g, y).and_then(|t| unpacked(t, i, n));
+            }
             match target {
                 Some(t) => self.target_places(s2, t, places, visit),
                 None => visit(Flow::Escapes { scope: s2, at: call }),
@@ -625,6 +625,34 @@ impl Program {
             }
         }
         out
+    }
+
+    /// The target of the one statement of `g` that unpacks its local `y`
+    /// (`a, b = y`), where `y` has one binding and is read nowhere else.
+    fn sole_unpacking<'p>(&'p self, g: FuncId, y: &str) -> Option<&'p Expr> {
+        if self.local_defs(g, y).len() != 1 {
+            return None;
+        }
+        let mut reads = 0;
+        self.walk_exprs(g.scope(), &mut |anc, x| {
+            if matches!(&x.kind, ExprKind::Name(n) if n == y) && !is_target(anc, x) {
+                reads += 1;
+            }
+        });
+        if reads != 1 {
+            return None;
+        }
+        let mut found = None;
+        self.walk_stmts(g.scope(), &mut |_, st| {
+            if let StmtKind::Assign { targets, value } = &st.kind {
+                if let ([t], ExprKind::Name(n)) = (targets.as_slice(), &value.kind) {
+                    if n == y && matches!(t.kind, ExprKind::Tuple(_) | ExprKind::List(_)) {
+                        found = Some(t);
+                    }
+                }
+            }
+        });
+        found
     }
 
     /// Whether `e`, an entry of the list or tuple literal `container` (with
@@ -1393,6 +1421,18 @@ pub(super) fn bind_self_target(t: &Expr, me: &str, attr: &str, path: &mut Vec<Pr
 /// The one target the value `e` (its ancestors `anc`) is assigned to:
 /// `t = e`, or the matching element of a tuple target where `e` is an
 /// element of a tuple value (`(a, b), (c, d) = f(x), f(y)`).
+/// Element `i` of the tuple or list target `t` of `n` plain names.
+fn unpacked(t: &Expr, i: usize, n: usize) -> Option<&Expr> {
+    match &t.kind {
+        ExprKind::Tuple(ts) | ExprKind::List(ts)
+            if ts.len() == n && !ts.iter().any(|t| matches!(t.kind, ExprKind::Starred(_))) =>
+        {
+            ts.get(i)
+        }
+        _ => None,
+    }
+}
+
 fn bound_target<'p>(anc: &[Anc<'p>], e: &Expr) -> Option<&'p Expr> {
     let plain = |items: &[Expr]| !items.iter().any(|t| matches!(t.kind, ExprKind::Starred(_)));
     match anc.split_last()? {

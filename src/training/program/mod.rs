@@ -103,12 +103,15 @@ enum ModBinding {
 }
 
 /// A projection still to apply to a value: `.attr`, `[key]`, the i-th
-/// element of an unpacked tuple, or any element of an iterated container.
+/// element of an unpacked tuple, any element of an iterated container, or
+/// any value of a mapping (`for name, v in m.items()`, `for v in
+/// m.values()`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Proj {
     Attr(String),
     Key(Key),
     Iter,
+    Value,
 }
 
 #[derive(Clone, Debug, PartialEq)]

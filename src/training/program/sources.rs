@@ -150,6 +150,31 @@ impl Program {
                         self.go(scope, arg, full, out, budget, seen, depth + 1);
                     }
                 }
+                // A value of a mapping iterated by its `items()` (the
+                // second of each pair) or `values()`: `for phase, opt in
+                // cfg["datasets"].items()` reads each entry of that mapping.
+                Callee::Unknown if mapping_values(func, args, &proj).is_some() => {
+                    if let Some((m, rest)) = mapping_values(func, args, &proj) {
+                        let mut full = vec![Proj::Value];
+                        full.extend(rest.iter().cloned());
+                        self.go(scope, m, full, out, budget, seen, depth + 1);
+                    }
+                }
+                // A recursive copy of its argument (`dict_to_nonedict(opt)`,
+                // which rebuilds each nested mapping as a `NoneDict`): its
+                // keys and values are the argument's.
+                Callee::Func(f) if self.mirrored_param(f).is_some() => {
+                    let arg = self.mirrored_param(f).and_then(|i| match args.get(i) {
+                        Some(Arg::Pos(a)) if args.iter().take(i).all(|a| matches!(a, Arg::Pos(_))) => Some(a),
+                        _ => None,
+                    });
+                    match arg {
+                        Some(a) if !matches!(a.kind, ExprKind::Starred(_)) => {
+                            self.go(scope, a, proj, out, budget, seen, depth + 1)
+                        }
+                        _ => out.unknown = true,
+                    }
+                }
                 Callee::Func(f) => {
                     let rets = self.returns(f);
                     if rets.is_empty() {
@@ -229,6 +254,16 @@ impl Program {
                 _ => term(out, proj),
             },
             ExprKind::Dict(items) => match proj.split_first() {
+                Some((Proj::Value, rest)) => {
+                    for item in items {
+                        match item {
+                            DictItem::Pair { value, .. } => {
+                                self.go(scope, value, rest.to_vec(), out, budget, seen, depth + 1)
+                            }
+                            DictItem::Splat(_) => out.unknown = true,
+                        }
+                    }
+                }
                 Some((Proj::Key(Key::Str(k)), rest)) => {
                     let mut found = false;
                     for item in items {
@@ -597,6 +632,39 @@ impl Program {
         out
     }
 
+    /// The parameter a function hands back as a deep copy of itself, where
+    /// it is one: the function calls itself (on the parameter's entries)
+    /// and some `return` gives the parameter unchanged (the case of a
+    /// leaf), as `dict_to_nonedict(opt)` and `to_easydict(cfg)` do. Its
+    /// result has the parameter's keys and leaves.
+    pub fn mirrored_param(&self, f: FuncId) -> Option<usize> {
+        let func = self.func(f)?;
+        let mut returned: Option<usize> = None;
+        let mut others = false;
+        for r in self.returns(f) {
+            match &r.kind {
+                ExprKind::Name(n) => match func.params.iter().position(|p| &p.name == n) {
+                    Some(i) if returned.is_none_or(|j| j == i) => returned = Some(i),
+                    _ => others = true,
+                },
+                _ => others = true,
+            }
+        }
+        let i = returned?;
+        if !others {
+            return None;
+        }
+        let mut recursive = false;
+        self.walk_exprs(f.scope(), &mut |_, e| {
+            if let ExprKind::Call { func: callee, .. } = &e.kind {
+                if !recursive && matches!(&callee.kind, ExprKind::Name(n) if *n == func.name) {
+                    recursive = self.callee(f.scope(), callee) == Callee::Func(f);
+                }
+            }
+        });
+        recursive.then_some(i)
+    }
+
     /// The expressions a function returns (its own `return` statements).
     pub fn returns(&self, f: FuncId) -> Vec<&Expr> {
         let mut out = Vec::new();
@@ -642,6 +710,24 @@ fn same_path(a: &Expr, b: &Expr) -> bool {
             x == y && same_path(v, w)
         }
         _ => false,
+    }
+}
+
+/// `m.items()` iterated and unpacked at position 1 (`for k, v in
+/// m.items()`), or `m.values()` iterated: the mapping `m`, and the
+/// projections after the value. `None` for anything else (the key of
+/// `items()`, a method given arguments).
+fn mapping_values<'p, 'q>(func: &'p Expr, args: &[Arg], proj: &'q [Proj]) -> Option<(&'p Expr, &'q [Proj])> {
+    let ExprKind::Attribute { value, attr } = &func.kind else {
+        return None;
+    };
+    if !args.is_empty() {
+        return None;
+    }
+    match (attr.as_str(), proj) {
+        ("items", [Proj::Iter, Proj::Key(Key::Int(1)), rest @ ..]) => Some((value, rest)),
+        ("values", [Proj::Iter, rest @ ..]) => Some((value, rest)),
+        _ => None,
     }
 }
 

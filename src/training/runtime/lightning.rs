@@ -26,6 +26,7 @@ fn strategy_ranks(prog: &Program, scope: Scope, e: &Expr) -> Option<bool> {
         argv: &[],
         merged_defaults: false,
         run_files: None,
+        untaken: None,
     };
     if let Some(s) = values::constant(prog, &env, scope, e).and_then(|r| r.as_str().map(str::to_string)) {
         let per_device = per_device_name(&s);
@@ -109,6 +110,7 @@ fn device_count(prog: &Program, scope: Scope, e: &Expr) -> Option<i64> {
         argv: &[],
         merged_defaults: false,
         run_files: None,
+        untaken: None,
     };
     match values::constant(prog, &env, scope, e)?.single()? {
         Const::Int(n) if *n >= 0 => Some(*n),

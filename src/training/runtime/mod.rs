@@ -747,7 +747,7 @@ pub fn constant(
     scope: Scope,
     e: &Expr,
 ) -> Option<values::Resolved> {
-    constant_with(prog, config, runtime, scope, e, false)
+    constant_with(prog, config, runtime, scope, e, false, false)
 }
 
 /// [`constant`], also taking a config object's default where the code
@@ -760,7 +760,20 @@ pub fn constant_or_default(
     scope: Scope,
     e: &Expr,
 ) -> Option<values::Resolved> {
-    constant_with(prog, config, runtime, scope, e, true)
+    constant_with(prog, config, runtime, scope, e, true, false)
+}
+
+/// [`constant_or_default`] of a value a multi-rank run reads: a binding
+/// only a run without distribution makes (the `else` of `if opt["dist"]:`,
+/// `num_workers = n * len(gpu_ids)` for `DataParallel`) is left out.
+pub fn constant_or_default_on_ranks(
+    prog: &Program,
+    config: &ConfigFacts,
+    runtime: &Runtime,
+    scope: Scope,
+    e: &Expr,
+) -> Option<values::Resolved> {
+    constant_with(prog, config, runtime, scope, e, true, true)
 }
 
 fn constant_with(
@@ -770,12 +783,18 @@ fn constant_with(
     scope: Scope,
     e: &Expr,
     merged_defaults: bool,
+    on_ranks: bool,
 ) -> Option<values::Resolved> {
+    let single_process = |s: Scope, v: &Expr| {
+        prog.ancestors_of(s, v)
+            .is_some_and(|anc| rank::non_distributed_path(prog, s, &anc, v as *const Expr as *const ()))
+    };
     let env = Env {
         config: config.json.as_ref(),
         argv: runtime.argv(),
         merged_defaults,
         run_files: merged_defaults.then_some(&*config.run_files),
+        untaken: on_ranks.then_some(&single_process as super::program::Skip<'_>),
     };
     values::constant(prog, &env, scope, e)
 }

@@ -455,8 +455,27 @@ pub fn distributed_test(prog: &Program, scope: Scope, e: &Expr) -> Option<bool> 
     let flag = |n: &str| FLAGS.iter().any(|f| f.eq_ignore_ascii_case(n));
     match &e.kind {
         ExprKind::Not(x) => distributed_test(prog, scope, x).map(|b| !b),
+        // A parameter or local named `dist` (`def create_dataloader(…,
+        // dist=False)`), not the imported `torch.distributed`.
+        ExprKind::Name(n) if n == "dist" => scope
+            .func()
+            .is_some_and(|f| {
+                prog.local_defs(f, n).iter().all(|d| {
+                    matches!(
+                        d,
+                        crate::training::program::LocalDef::Param(_)
+                            | crate::training::program::LocalDef::Assign { .. }
+                    )
+                }) && !prog.local_defs(f, n).is_empty()
+            })
+            .then_some(true),
         ExprKind::Name(n) => flag(n).then_some(true),
-        ExprKind::Attribute { attr, .. } => flag(attr).then_some(true),
+        // `args.dist`, `opt["dist"]` (BasicSR's options): `dist` is a flag
+        // where it is a field, not the module.
+        ExprKind::Attribute { attr, .. } => (flag(attr) || attr == "dist").then_some(true),
+        ExprKind::Subscript { index, .. } => {
+            matches!(&index.kind, ExprKind::Str(k) if flag(k) || k == "dist").then_some(true)
+        }
         ExprKind::Call { func, .. } => {
             let name = match &func.kind {
                 ExprKind::Name(n) => n.as_str(),
