@@ -134,6 +134,7 @@ pub mod virtual_stages_without_interleaved;
 // The training code.
 mod cudnn_benchmark_seeds;
 pub mod cudnn_benchmark_with_determinism;
+pub mod ddp_forward_bypassed;
 pub mod deterministic_without_cublas_workspace;
 pub mod distributed_sampler_seed_per_rank;
 pub mod distributed_sampler_without_set_epoch;

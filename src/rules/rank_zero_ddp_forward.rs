@@ -134,7 +134,7 @@ pub(super) fn one_rank_forwards(code: &Code<'_>, out: &mut Sink<'_>) {
 /// torch.no_grad():`, `torch.inference_mode()` or
 /// `torch.set_grad_enabled(False)`, or in a function decorated with
 /// `@torch.no_grad()` or `@torch.inference_mode()`.
-fn grad_disabled(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>]) -> bool {
+pub(super) fn grad_disabled(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>]) -> bool {
     use crate::training::ast::StmtKind;
     let prog = code.prog;
     let off = |e: &Expr| {

@@ -104,6 +104,7 @@ pub static RULES: &[Registered] = &[
     register!(distributed_sampler_seed_per_rank::DISTRIBUTED_SAMPLER_SEED_PER_RANK),
     register!(seed_before_spawn::SEED_BEFORE_SPAWN),
     register!(model_state_on_one_rank::MODEL_STATE_ON_ONE_RANK),
+    register!(ddp_forward_bypassed::DDP_FORWARD_BYPASSED),
     register!(variable_syntax::VARIABLE_SYNTAX),
     register!(unset_variable::UNSET_VARIABLE),
     register!(yaml_syntax::YAML_SYNTAX),
