@@ -1535,7 +1535,154 @@ fn argparse_value(prog: &Program, env: &Env<'_>, proj: &[Proj], depth: u32, at: 
     if namespace_attr_stored(prog, dest, at) {
         return None;
     }
-    parsed_flag(prog, env, dest, depth, at)
+    let flag = parsed_flag(prog, env, dest, depth, at);
+    match config_set_on_namespace(prog, env, dest, depth, at) {
+        None => flag,
+        // No file of the project sets the key: the flag's value stands.
+        Some(None) => flag,
+        // The files' values; a flag's default too, for a run whose file
+        // leaves the key out.
+        Some(Some(mut files)) => {
+            if let Some(f) = flag {
+                for v in f.values {
+                    if !files.values.contains(&v) {
+                        files.values.push(v);
+                    }
+                }
+            }
+            Some(files)
+        }
+    }
+}
+
+/// The values a config file the code loads gives the namespace's `dest`
+/// where the code copies every key of the file onto the parsed arguments:
+/// `for k, v in config.items(): setattr(args, k, v)`, `vars(args).update(config)`,
+/// `args.__dict__.update(config)` (in a module of `at`'s program). `None`
+/// where the code does no such copy; `Some(None)` where it does and no
+/// file of the project sets the key (or its values are not known).
+fn config_set_on_namespace(
+    prog: &Program,
+    env: &Env<'_>,
+    dest: &str,
+    depth: u32,
+    at: ModId,
+) -> Option<Option<Resolved>> {
+    if env.run_files.is_none_or(|f| f.is_empty()) || depth > 8 {
+        return None;
+    }
+    // The mappings copied: each with its scope.
+    let mut copied: Vec<(Scope, &Expr)> = Vec::new();
+    for m in prog.code_modules().filter(|m| together(prog, at, *m)) {
+        let chunks: Vec<u32> = prog.chunks_mentioning(m, &["setattr", "update"]).collect();
+        for c in chunks {
+            for scope in prog.scopes(m, c) {
+                prog.walk_stmts(scope, &mut |_, st| match &st.kind {
+                    StmtKind::For { target, iter, body, .. } => {
+                        let ExprKind::Tuple(kv) = &target.kind else { return };
+                        let [k, v] = kv.as_slice() else { return };
+                        let (ExprKind::Name(k), ExprKind::Name(v)) = (&k.kind, &v.kind) else {
+                            return;
+                        };
+                        let ExprKind::Call { func, args, .. } = &iter.kind else { return };
+                        let ExprKind::Attribute { value: mapping, attr } = &func.kind else {
+                            return;
+                        };
+                        if attr != "items" || !args.is_empty() {
+                            return;
+                        }
+                        let sets = body.iter().any(|b| {
+                            let StmtKind::Expr(e) = &b.kind else { return false };
+                            let ExprKind::Call { func, args, .. } = &e.kind else { return false };
+                            matches!(&func.kind, ExprKind::Name(n) if n == "setattr")
+                                && matches!(args.as_slice(), [Arg::Pos(ns), Arg::Pos(a), Arg::Pos(b)]
+                                    if parsed_namespace(prog, scope, ns)
+                                        && matches!(&a.kind, ExprKind::Name(x) if x == k)
+                                        && matches!(&b.kind, ExprKind::Name(y) if y == v))
+                        });
+                        if sets {
+                            copied.push((scope, mapping));
+                        }
+                    }
+                    StmtKind::Expr(e) => {
+                        let ExprKind::Call { func, args, .. } = &e.kind else { return };
+                        let ExprKind::Attribute { value, attr } = &func.kind else {
+                            return;
+                        };
+                        let [Arg::Pos(mapping)] = args.as_slice() else { return };
+                        let ns = match &value.kind {
+                            ExprKind::Attribute { value: ns, attr: d } if d == "__dict__" => Some(&**ns),
+                            ExprKind::Call { func: v, args: a, .. } if matches!(&v.kind, ExprKind::Name(n) if n == "vars") => {
+                                match a.as_slice() {
+                                    [Arg::Pos(ns)] => Some(ns),
+                                    _ => None,
+                                }
+                            }
+                            _ => None,
+                        };
+                        if attr == "update" && ns.is_some_and(|ns| parsed_namespace(prog, scope, ns)) {
+                            copied.push((scope, mapping));
+                        }
+                    }
+                    _ => {}
+                });
+            }
+        }
+    }
+    if copied.is_empty() {
+        return None;
+    }
+    let mut out: Option<Resolved> = None;
+    for (scope, mapping) in copied {
+        let sources = prog.sources_with(scope, mapping, vec![Proj::Key(Key::Str(dest.to_string()))]);
+        if sources.unknown {
+            return Some(None);
+        }
+        for t in &sources.terms {
+            let Some(path) = external_call(prog, t) else {
+                return Some(None);
+            };
+            if !RUN_FILE_LOADERS.contains(&path.as_str()) {
+                return Some(None);
+            }
+            let ExprKind::Call { args, .. } = &t.expr.kind else {
+                return Some(None);
+            };
+            let positional: Vec<&Expr> = args
+                .iter()
+                .filter_map(|a| match a {
+                    Arg::Pos(e) => Some(e),
+                    _ => None,
+                })
+                .collect();
+            let Some(r) = run_file_value(prog, env, t, &path, &positional, depth + 1) else {
+                continue;
+            };
+            match &mut out {
+                None => out = Some(r),
+                Some(o) => {
+                    for v in r.values {
+                        if !o.values.contains(&v) {
+                            o.values.push(v);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Whether `ns` (in `scope`) is the namespace `parse_args()` returns.
+fn parsed_namespace(prog: &Program, scope: Scope, ns: &Expr) -> bool {
+    let s = prog.sources(scope, ns);
+    !s.unknown
+        && !s.terms.is_empty()
+        && s.terms.iter().all(|t| {
+            t.proj.is_empty()
+                && matches!(&t.expr.kind, ExprKind::Call { func, .. }
+                    if matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr == "parse_args"))
+        })
 }
 
 /// Whether module `b` runs in a program with module `a` (where the parser
