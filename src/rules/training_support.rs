@@ -804,7 +804,25 @@ pub(crate) fn body_trains(code: &Code<'_>, scope: Scope, body: &[Stmt]) -> bool 
     if found {
         return true;
     }
-    let callees = prog.callees_of(scope, body, 2);
+    let mut callees = prog.callees_of(scope, body, 2);
+    // A method of an object the code does not follow to its class
+    // (`trainer = ppo_trainer(engine, args)` with the class chosen by a
+    // flag, then `trainer.train_rlhf(exp)`): the code's methods of that
+    // name, where few classes define one.
+    for e in &calls {
+        let ExprKind::Call { func, .. } = &e.kind else { continue };
+        let ExprKind::Attribute { attr, .. } = &func.kind else {
+            continue;
+        };
+        if prog.callee(scope, func) != Callee::Unknown {
+            continue;
+        }
+        let classes = prog.classes_mentioning(&[attr.as_str()]);
+        let defs: Vec<FuncId> = classes.iter().filter_map(|k| prog.own_method(*k, attr)).collect();
+        if !defs.is_empty() && defs.len() <= 4 {
+            callees.extend(defs);
+        }
+    }
     callees.iter().any(|f| {
         let cheap = prog.func(*f).is_some_and(|func| {
             let t = text(f.scope(), func.span);
