@@ -150,6 +150,20 @@ impl Program {
                         self.go(scope, arg, full, out, budget, seen, depth + 1);
                     }
                 }
+                // An entry of `sorted(xs)`, `list(xs)`, `tuple(xs)` or
+                // `reversed(xs)` iterated: an entry of `xs`.
+                Callee::External(p)
+                    if matches!(proj.first(), Some(Proj::Iter))
+                        && matches!(
+                            p.as_str(),
+                            "builtins.sorted" | "builtins.list" | "builtins.tuple" | "builtins.reversed"
+                        )
+                        && matches!(args.first(), Some(Arg::Pos(_))) =>
+                {
+                    if let Some(Arg::Pos(xs)) = args.first() {
+                        self.go(scope, xs, proj.clone(), out, budget, seen, depth + 1);
+                    }
+                }
                 // A value of a mapping iterated by its `items()` (the
                 // second of each pair) or `values()`: `for phase, opt in
                 // cfg["datasets"].items()` reads each entry of that mapping.

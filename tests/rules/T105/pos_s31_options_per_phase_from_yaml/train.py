@@ -1,5 +1,5 @@
 # stagec fixture: s31 pos_options_per_phase_from_yaml (issue 22, class 9; the image-restoration
-#   trainers descended from BasicSR/mmsr: `for phase, dataset_opt in opt["datasets"].items()`
+#   trainers descended from BasicSR/mmsr: `for phase, dataset_opt in sorted(opt["datasets"].items())`
 #   hands each phase's options to the loader factory)
 # named: on the command line (`torchrun --nproc_per_node 4 train.py -opt options/train/derain.yml
 #   --launcher pytorch`)
@@ -28,7 +28,7 @@ def main():
         opt["dist"] = True
         dist.init_process_group(backend="nccl")
     train_sampler = None
-    for phase, dataset_opt in opt["datasets"].items():
+    for phase, dataset_opt in sorted(opt["datasets"].items()):
         if phase == "train":
             train_set = torch.utils.data.TensorDataset(torch.randn(4096, 8))
             if opt["dist"]:
