@@ -541,7 +541,16 @@ impl<'t> Conv<'t> {
     }
 }
 
-/// `a . b` → `a.b`.
+/// `a . b` → `a.b`; a line continuation (`torch\` then `.distributed` on
+/// the next line) joins the lines.
 pub(super) fn dotted(text: &str) -> String {
-    text.split_whitespace().collect()
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let continuation = c == '\\' && matches!(chars.peek(), Some('\n' | '\r'));
+        if !c.is_whitespace() && !continuation {
+            out.push(c);
+        }
+    }
+    out
 }

@@ -173,9 +173,9 @@ impl<'t> Conv<'t> {
                     Some(m) if m.kind_name() == "relative_import" => {
                         let text = self.slice(m);
                         let level = text.chars().take_while(|c| *c == '.').count() as u32;
-                        (text.trim_start_matches('.').trim().to_string(), level)
+                        (super::convert::dotted(text.trim_start_matches('.')), level)
                     }
-                    Some(m) => (self.slice(m).split_whitespace().collect::<String>(), 0),
+                    Some(m) => (super::convert::dotted(self.slice(m)), 0),
                     None => (String::new(), 0),
                 };
                 let mut cursor = node.walk();

@@ -91,6 +91,18 @@ fn repo_files() -> Vec<PathBuf> {
 }
 
 #[test]
+fn a_dotted_name_continued_on_the_next_line_is_one_name() {
+    for text in [
+        "import torch\\\n.distributed as dist\n",
+        "from torch \\\n .utils.data import DataLoader\n",
+    ] {
+        let (_, accepted, bad) = contract("continued.py", text);
+        assert!(bad.is_empty(), "{}", bad.join("\n\n"));
+        assert!(accepted > 0, "{text:?}");
+    }
+}
+
+#[test]
 fn agrees_with_tree_sitter_on_the_repository_files() {
     let files = repo_files();
     assert!(files.len() > 20, "{}", files.len());
