@@ -1082,9 +1082,20 @@ pub(super) fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loa
                     _ => None,
                 };
                 let rebinds = |s: &crate::training::ast::Stmt| matches!((&s.kind, name), (StmtKind::For { target, .. }, Some(n)) if matches!(&target.kind, ExprKind::Name(t) if t == n));
+                // Where the pass is made: the `for` over the loader, else the
+                // innermost expression holding it (`iter(loader)` in a
+                // `for`'s header is evaluated once, not at each pass of that
+                // `for`).
+                let at = stmt.map(|st| st.span).or_else(|| {
+                    anc.iter().rev().find_map(|a| match a {
+                        Anc::Expr(e) => Some(e.span),
+                        _ => None,
+                    })
+                });
                 let in_loop = in_next
                     || anc.iter().any(|a| {
                         matches!(a, Anc::Stmt(s) if matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. })
+                        && at.is_none_or(|at| s.repeats(at))
                         && !rebuilt.borrow().contains(&(*s as *const _))
                         && !rebinds(s))
                     });

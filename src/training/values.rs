@@ -1837,11 +1837,17 @@ fn splat_from_files(
 /// int(args.workers / ngpus)` in each spawned rank): the parsed flag is
 /// then not the value the code reads.
 fn namespace_attr_stored(prog: &Program, dest: &str, at: ModId) -> bool {
-    let stored = |t: &Expr| matches!(&t.kind, ExprKind::Attribute { value, attr } if attr == dest && matches!(value.kind, ExprKind::Name(_)));
     for m in prog.code_modules().filter(|m| together(prog, at, *m)) {
         let chunks: Vec<u32> = prog.chunks_mentioning(m, &[dest]).collect();
         for c in chunks {
             for scope in prog.scopes(m, c) {
+                // Not an object's own field (`self.num_workers =
+                // num_workers` in a data module's `__init__`): that object
+                // is no namespace.
+                let stored = |t: &Expr| {
+                    matches!(&t.kind, ExprKind::Attribute { value, attr }
+                        if attr == dest && matches!(value.kind, ExprKind::Name(_)) && prog.self_class(scope, value).is_none())
+                };
                 let mut hit = false;
                 prog.walk_stmts(scope, &mut |_, st| match &st.kind {
                     StmtKind::Assign { targets, .. } => hit |= targets.iter().any(stored),

@@ -199,11 +199,64 @@ pub(super) fn trainer_ranks_in(prog: &Program, which: &dyn Fn(ModId) -> bool) ->
                 }
             }
         }
-        if builds && (strategy_stored(prog, m) || strategy_built(prog, m)) {
+        if builds && (strategy_stored(prog, m) || strategy_built(prog, m) || written_for_ranks(prog, m)) {
             return true;
         }
     }
     false
+}
+
+/// Whether module `m`, which builds a Trainer whose devices the command line
+/// or a config chooses (`Trainer.from_argparse_args(args)`), is written for
+/// a run of several ranks: it runs torch's collectives itself
+/// (`dist.all_reduce(sum_Q)` in a Sinkhorn step, `all_gather` of
+/// embeddings) or asks whether the Trainer's plugin is a per-device one
+/// (`isinstance(trainer.training_type_plugin, DDPPlugin)`).
+fn written_for_ranks(prog: &Program, m: ModId) -> bool {
+    const COLLECTIVES: &[&str] = &[
+        "torch.distributed.all_reduce",
+        "torch.distributed.all_gather",
+        "torch.distributed.broadcast",
+        "torch.distributed.reduce_scatter",
+    ];
+    let words = [
+        "all_reduce",
+        "all_gather",
+        "broadcast",
+        "reduce_scatter",
+        "Plugin",
+        "Strategy",
+    ];
+    let chunks: Vec<u32> = prog.chunks_mentioning(m, &words).collect();
+    chunks.into_iter().any(|c| {
+        prog.scopes(m, c).into_iter().any(|scope| {
+            let mut hit = false;
+            prog.walk_exprs(scope, &mut |anc, e| {
+                if hit {
+                    return;
+                }
+                match &e.kind {
+                    ExprKind::Call { func, .. } => {
+                        hit = prog
+                            .external(scope, func)
+                            .is_some_and(|p| COLLECTIVES.contains(&p.as_str()));
+                    }
+                    // A plugin or strategy class named in an `isinstance`
+                    // test (not called: a call is `strategy_built`'s).
+                    ExprKind::Name(_) | ExprKind::Attribute { .. } => {
+                        let called = matches!(anc.last(), Some(Anc::Expr(p))
+                            if matches!(&p.kind, ExprKind::Call { func, .. } if std::ptr::eq(&**func, e)));
+                        hit = !called
+                            && prog
+                                .external(scope, e)
+                                .is_some_and(|p| per_device_plugin(&p) || per_device_strategy(&p));
+                    }
+                    _ => {}
+                }
+            });
+            hit
+        })
+    })
 }
 
 /// Whether module `m` builds one of Lightning's per-device strategy objects

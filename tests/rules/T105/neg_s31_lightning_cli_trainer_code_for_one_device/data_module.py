@@ -1,0 +1,31 @@
+# stagec fixture: s31 neg_lightning_cli_trainer_code_for_one_device (the data module)
+# named: with pretrain.py
+# expect: nothing
+# ----
+import pytorch_lightning as pl
+from torch.utils.data import DataLoader
+
+
+class DataModule(pl.LightningDataModule):
+    def __init__(self, dataset, batch_size, num_workers):
+        super().__init__()
+        self.dataset = dataset
+        self.batch_size = batch_size
+        self.num_workers = num_workers
+
+    def train_dataloader(self):
+        return DataLoader(
+            self.dataset,
+            batch_size=self.batch_size,
+            shuffle=True,
+            drop_last=True,
+            num_workers=self.num_workers,
+        )
+
+    def val_dataloader(self):
+        return DataLoader(
+            self.dataset,
+            batch_size=self.batch_size,
+            shuffle=False,
+            num_workers=self.num_workers,
+        )

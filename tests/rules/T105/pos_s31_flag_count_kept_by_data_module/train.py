@@ -1,0 +1,40 @@
+# stagec fixture: s31 pos_flag_count_kept_by_data_module (issue 22, class 9; a data module keeps the
+#   worker count it is given as `self.num_workers` and builds the loader from it: that store is the
+#   object's own field, not a change to the parsed arguments)
+# named: on the command line (`torchrun --nproc_per_node 8 train.py`)
+# expect:
+#   T105 at 21:73 num_workers=16, the --num_workers default, through the data module's field
+# ----
+from argparse import ArgumentParser
+
+import torch
+import torch.distributed as dist
+from torch.utils.data import DataLoader, DistributedSampler
+
+
+class DataModule:
+    def __init__(self, dataset, num_workers):
+        self.dataset = dataset
+        self.num_workers = num_workers
+
+    def train_loader(self, sampler):
+        return DataLoader(self.dataset, batch_size=32, sampler=sampler, num_workers=self.num_workers)
+
+
+def main():
+    parser = ArgumentParser()
+    parser.add_argument("--num_workers", type=int, default=16)
+    parser.add_argument("--epochs", type=int, default=10)
+    args = parser.parse_args()
+    dist.init_process_group("nccl")
+    data = DataModule(torch.utils.data.TensorDataset(torch.randn(1024, 8)), args.num_workers)
+    sampler = DistributedSampler(data.dataset)
+    loader = data.train_loader(sampler)
+    for epoch in range(args.epochs):
+        sampler.set_epoch(epoch)
+        for (x,) in loader:
+            x.sum()
+
+
+if __name__ == "__main__":
+    main()
