@@ -126,14 +126,14 @@ impl Program {
                                 call: p,
                                 func: *f,
                             });
-                            places.push(Place::Local(*f, param));
+                            places.push(Place::Local(*f, param, None));
                             return;
                         }
                     }
                     if let (Callee::Class(k), ArgPos::Pos(_) | ArgPos::Kw(_)) = (&callee, pos) {
                         if let Some(init) = self.method(*k, "__init__") {
                             if let Some(param) = self.param_for(init, func, &pos) {
-                                places.push(Place::Local(init, param));
+                                places.push(Place::Local(init, param, None));
                             }
                         } else if let Some(field) = self.dataclass_field(*k, &pos) {
                             // A dataclass's generated `__init__` keeps the
@@ -475,7 +475,7 @@ impl Program {
         });
         let mut followed = false;
         for x in iterated {
-            places.push(Place::Local(f, x));
+            places.push(Place::Local(f, x, None));
             followed = true;
         }
         // Handed whole to a function or class of the code (`Trainer(model,
@@ -507,7 +507,7 @@ impl Program {
                             if let ExprKind::Tuple(ts) | ExprKind::List(ts) = &targets[0].kind {
                                 for t in ts {
                                     if let (ExprKind::Name(n), Some(g)) = (&t.kind, s2.func()) {
-                                        places.push(Place::Local(g, n.clone()));
+                                        places.push(Place::Local(g, n.clone(), None));
                                         followed = true;
                                     }
                                 }
@@ -592,7 +592,7 @@ impl Program {
                 StmtKind::For { target, iter, .. } => {
                     if let (ExprKind::Name(x), ExprKind::Name(i)) = (&target.kind, &iter.kind) {
                         if *i == p {
-                            out.push(Place::Local(g, x.clone()));
+                            out.push(Place::Local(g, x.clone(), None));
                         }
                     }
                 }
@@ -619,7 +619,7 @@ impl Program {
                         return;
                     };
                     if kept.contains(attr) && self.self_class(ms, me).is_some() {
-                        out.push(Place::Local(m, x.clone()));
+                        out.push(Place::Local(m, x.clone(), None));
                     }
                 });
             }
@@ -809,7 +809,7 @@ impl Program {
                         if let StmtKind::For { target, iter, .. } = &st.kind {
                             if matches!(&iter.kind, ExprKind::Name(n) if n == list) {
                                 if let ExprKind::Name(x) = &target.kind {
-                                    places.push(Place::Local(f, x.clone()));
+                                    places.push(Place::Local(f, x.clone(), None));
                                     found = true;
                                 }
                             }
@@ -846,7 +846,7 @@ impl Program {
                 }
             }
             ExprKind::Name(n) => match scope.func() {
-                Some(f) => places.push(Place::Local(f, n.clone())),
+                Some(f) => places.push(Place::Local(f, n.clone(), Some(t.span))),
                 None => places.push(Place::Global(scope.m, n.clone())),
             },
             ExprKind::Attribute { value, attr } => match self.self_class(scope, value) {
@@ -1132,7 +1132,19 @@ impl Program {
     pub(super) fn reads<'p>(&'p self, place: &Place) -> Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> {
         let mut out = Vec::new();
         match place {
-            Place::Local(f, name) => {
+            Place::Local(f, name, bound) => {
+                // A read in the function's own body before the assignment
+                // that stored the value, in no loop around that
+                // assignment, reads an earlier value (two loops that each
+                // fill `names`).
+                let unreached =
+                    |scope: Scope, anc: &[Anc<'_>], e: &Expr| {
+                        let Some(b) = bound else { return false };
+                        scope.f == Some(f.f) && e.span.end <= b.start && !anc.iter().any(|a| {
+                            matches!(a, Anc::Stmt(s) if matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. })
+                                && s.span.start <= b.start && b.end <= s.span.end)
+                        })
+                    };
                 // The function and the functions nested in it.
                 let mut scopes = vec![f.scope()];
                 if let Some(ast) = self.chunk(f.m, f.c) {
@@ -1169,7 +1181,10 @@ impl Program {
                         continue;
                     }
                     self.walk_exprs(scope, &mut |anc, e| {
-                        if matches!(&e.kind, ExprKind::Name(n) if n == name) && !is_target(anc, e) {
+                        if matches!(&e.kind, ExprKind::Name(n) if n == name)
+                            && !is_target(anc, e)
+                            && !unreached(scope, anc, e)
+                        {
                             out.push((scope, anc.to_vec(), e));
                         }
                     });
@@ -1302,7 +1317,10 @@ impl Program {
 /// A place a value can be stored in.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) enum Place {
-    Local(FuncId, String),
+    /// A local of a function; where the value was stored by an assignment
+    /// to the name, that target's span (a read before it, in no loop
+    /// around it, cannot see the value).
+    Local(FuncId, String, Option<crate::source::Span>),
     SelfAttr(ClassId, String),
     /// `self.<attr>` stored at the target spanning `Span` in `Scope`, read
     /// on instances of the class outside its methods.
