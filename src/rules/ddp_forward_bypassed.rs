@@ -54,7 +54,7 @@ declare_rule! {
 
 use std::collections::HashSet;
 
-use super::training_support::{code, excerpt, Code};
+use super::training_support::{called_name, code, excerpt, Code};
 use super::{Cx, Sink};
 use crate::training::ast::{Arg, Expr, ExprKind, StmtKind};
 use crate::training::program::{Anc, Callee, Flow, ModId, Scope, SAME_MODULE};
@@ -760,11 +760,7 @@ fn grads_averaged_by_hand(code: &Code<'_>) -> bool {
             let ExprKind::Call { func, args, .. } = &e.kind else {
                 return;
             };
-            let name = match &func.kind {
-                ExprKind::Attribute { attr, .. } => attr.as_str(),
-                ExprKind::Name(n) => n.as_str(),
-                _ => return,
-            };
+            let Some(name) = called_name(func) else { return };
             if !matches!(name, "all_reduce" | "allreduce" | "all_reduce_coalesced") {
                 return;
             }

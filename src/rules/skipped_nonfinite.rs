@@ -286,10 +286,8 @@ fn names_reduced_before(code: &Code<'_>, scope: Scope, names: &[String], stmt: &
         let ExprKind::Call { func, args, .. } = &e.kind else {
             return;
         };
-        let name = match &func.kind {
-            ExprKind::Attribute { attr, .. } => attr.as_str(),
-            ExprKind::Name(n) => n.as_str(),
-            _ => return,
+        let Some(name) = super::training_support::called_name(func) else {
+            return;
         };
         if AGREED.contains(&name) {
             hit = matches!(runtime::pos(args, 0).map(|a| &a.kind), Some(ExprKind::Name(n)) if names.contains(n));

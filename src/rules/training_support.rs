@@ -696,6 +696,16 @@ pub(crate) fn env_assignments<'p>(code: &Code<'p>, name: &str) -> Vec<(Scope, &'
     out
 }
 
+/// The name a call's function is written with: `f` of `f(…)` and of
+/// `x.f(…)`; `None` for anything else (`fs[0](…)`).
+pub(crate) fn called_name(func: &Expr) -> Option<&str> {
+    match &func.kind {
+        ExprKind::Attribute { attr, .. } => Some(attr.as_str()),
+        ExprKind::Name(n) => Some(n.as_str()),
+        _ => None,
+    }
+}
+
 /// Whether the body of a `for` over batches trains: a backward pass or an
 /// optimizer step, directly or in functions it calls.
 pub(crate) fn trains(code: &Code<'_>, scope: Scope, st: &Stmt) -> bool {

@@ -610,15 +610,19 @@ fn min_max(prog: &Program, env: &Env<'_>, scope: Scope, max: bool, args: &[&Expr
     acc
 }
 
-fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[Arg], depth: u32) -> Option<Resolved> {
-    let callee = prog.callee(t.scope, func);
-    let positional: Vec<&Expr> = args
-        .iter()
+/// The positional arguments of a call, in order.
+fn positional_args(args: &[Arg]) -> Vec<&Expr> {
+    args.iter()
         .filter_map(|a| match a {
             Arg::Pos(e) => Some(e),
             _ => None,
         })
-        .collect();
+        .collect()
+}
+
+fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[Arg], depth: u32) -> Option<Resolved> {
+    let callee = prog.callee(t.scope, func);
+    let positional = positional_args(args);
     if let Callee::External(path) = &callee {
         match path.as_str() {
             "builtins.int" | "builtins.float" | "builtins.str" | "builtins.bool" if t.proj.is_empty() => {
@@ -1648,14 +1652,7 @@ fn config_set_on_namespace(
             let ExprKind::Call { args, .. } = &t.expr.kind else {
                 return Some(None);
             };
-            let positional: Vec<&Expr> = args
-                .iter()
-                .filter_map(|a| match a {
-                    Arg::Pos(e) => Some(e),
-                    _ => None,
-                })
-                .collect();
-            let Some(r) = run_file_value(prog, env, t, &path, &positional, depth + 1) else {
+            let Some(r) = run_file_value(prog, env, t, &path, &positional_args(args), depth + 1) else {
                 continue;
             };
             match &mut out {
