@@ -234,6 +234,12 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             {
                 return;
             }
+            // Built on a branch no run takes: `if prefetch_mode == 'cpu':`
+            // where every value the option can have (each of the project's
+            // option files sets `prefetch_mode: ~`) answers no.
+            if branch_never_taken(&code, scope, anc, e) {
+                return;
+            }
             let host = if matches!(host, Host::Ranks(_)) && one_rank(&code, scope, anc, e) {
                 Host::OneRank
             } else {
@@ -417,6 +423,37 @@ fn dataset_refreshed(code: &Code<'_>, scope: Scope, args: &[Arg]) -> bool {
         }
     }
     false
+}
+
+/// Whether `e` sits in an arm of an `if` whose test compares a value with a
+/// literal (`x == "cpu"`, `x != "cpu"`) and every value `x` is known to
+/// have (from constants, flags' defaults and the project's config files)
+/// sends the run to the other arm.
+fn branch_never_taken(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], e: &Expr) -> bool {
+    runtime::on_branch(anc, e as *const Expr as *const (), |test, in_body| {
+        let ExprKind::Compare { left, rest } = &test.kind else {
+            return false;
+        };
+        let [(op, right)] = rest.as_slice() else { return false };
+        let literal = match &right.kind {
+            ExprKind::Str(s) => crate::training::values::Const::Str(s.clone()),
+            ExprKind::Int(i) => crate::training::values::Const::Int(*i),
+            _ => return false,
+        };
+        let equal = match op.as_str() {
+            "==" => true,
+            "!=" => false,
+            _ => return false,
+        };
+        let Some(r) = runtime::constant_or_default_on_ranks(code.prog, code.cfg, code.rt, scope, left) else {
+            return false;
+        };
+        if r.values.is_empty() {
+            return false;
+        }
+        // The test's answer for each value; the arm needs `in_body`.
+        r.values.iter().all(|v| ((*v == literal) == equal) != in_body)
+    })
 }
 
 /// Whether every pass over the loader `e` is made on one rank at most (a
