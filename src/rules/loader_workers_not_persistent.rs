@@ -426,9 +426,8 @@ fn dataset_refreshed(code: &Code<'_>, scope: Scope, args: &[Arg]) -> bool {
 }
 
 /// Whether `e` sits in an arm of an `if` whose test compares a value with a
-/// literal (`x == "cpu"`, `x != "cpu"`) and every value `x` is known to
-/// have (from constants, flags' defaults and the project's config files)
-/// sends the run to the other arm.
+/// literal (`x == "cpu"`, `x != "cpu"`) and every value the project's
+/// config files give `x` sends the run to the other arm.
 fn branch_never_taken(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], e: &Expr) -> bool {
     runtime::on_branch(anc, e as *const Expr as *const (), |test, in_body| {
         let ExprKind::Compare { left, rest } = &test.kind else {
@@ -448,7 +447,11 @@ fn branch_never_taken(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], e: &Expr) 
         let Some(r) = runtime::constant_or_default_on_ranks(code.prog, code.cfg, code.rt, scope, left) else {
             return false;
         };
-        if r.values.is_empty() {
+        // Only values every run has: those the project's config files
+        // hold, not a flag's default the command line may replace
+        // (`--task_name imputation`) nor a config object's default a
+        // merged file may.
+        if r.values.is_empty() || r.from_files.is_none() || r.default_at.is_some() {
             return false;
         }
         // The test's answer for each value; the arm needs `in_body`.
