@@ -1,22 +1,27 @@
 declare_rule! {
     /// ## What it checks
     /// A training forward that runs the module a `DistributedDataParallel`
-    /// wrapper holds instead of the wrapper: `model.module(x)`,
-    /// `model.module.compute_loss(batch)`, a name bound to the unwrapped
-    /// module (`unwrapped = model.module if isinstance(model, DDP) else
-    /// model`), a wrapper dropped where it is made (`self.model =
-    /// DDP(net, …).module`), or Accelerate's `accelerator.unwrap_model(model)`
-    /// called — where that forward's output reaches a `backward()` (in the
-    /// same function, or in a caller the function returns it to), in code
-    /// that runs once per rank.
+    /// wrapper holds instead of the wrapper: `model.module(x)`, a method of
+    /// it that runs a submodule (`model.module.compute_loss(batch)`, a
+    /// submodule itself such as `model.module.encoder(x)`), a name bound to
+    /// the unwrapped module (`unwrapped = model.module if isinstance(model,
+    /// DDP) else model`), a wrapper dropped where it is made (`self.model =
+    /// DDP(net, …).module`, also its methods read as values), or
+    /// Accelerate's `accelerator.unwrap_model(model)` called — where that
+    /// forward's output reaches a backward that an optimizer step follows (in
+    /// the same function, in a caller the function returns it to, or inside
+    /// a `loss_scaler(loss, …)` or a function of the code that runs
+    /// `backward()` on the value), in code that runs once per rank.
     ///
     /// Silent where the forward runs with gradients off (`torch.no_grad()`,
     /// `inference_mode`), inside `with model.no_sync():`, where the output
     /// is detached before the loss, for the module's parameters, state and
-    /// generation (`parameters()`, `state_dict()`, `generate()`), where the
-    /// same function also runs a forward through the wrapper (DDP then
-    /// prepares the step's reduction), and where the code averages
-    /// gradients itself (`all_reduce` of a `.grad`).
+    /// generation (`parameters()`, `state_dict()`, `generate()`), for a
+    /// method of the code that calls no submodule (`no_weight_decay()`, a
+    /// batch builder), where the same function also runs a forward through
+    /// the wrapper (DDP then prepares the step's reduction), where the code
+    /// averages gradients itself (`all_reduce` of a `.grad`), and for a
+    /// backward no optimizer step follows (a saliency map in an evaluation).
     ///
     /// ## Why
     /// DDP averages gradients through hooks that are armed by its own
