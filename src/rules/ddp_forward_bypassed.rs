@@ -59,6 +59,7 @@ declare_rule! {
 
 use std::collections::HashSet;
 
+use super::rank_zero_ddp_forward::grad_disabled;
 use super::training_support::{called_name, code, excerpt, Code};
 use super::{Cx, Sink};
 use crate::training::ast::{Arg, Expr, ExprKind, StmtKind};
@@ -155,7 +156,7 @@ fn report(
     wrap: Option<(Scope, &Expr)>,
     through_wrapper: &[(Scope, &Expr)],
 ) {
-    if grad_disabled(code, b.scope, &b.anc) || in_no_sync(b.scope, &b.anc) {
+    if grad_disabled(code, b.scope, &b.anc) || in_no_sync(&b.anc) {
         return;
     }
     let Some((bs, backward)) = reaches_backward(code, b.scope, b.call, 0) else {
@@ -298,7 +299,7 @@ fn calls_of_module<'p>(
     let mut out = Vec::new();
     // The module itself, and its methods read as values (`loss_func =
     // loss_func or self.model.calculate_loss`): a call of either runs it.
-    let rebinding = rebinds_itself(prog, scope, &anc, module);
+    let rebinding = rebinds_itself(scope, &anc, module);
     let mut work: Vec<(Scope, Vec<Anc<'p>>, &'p Expr, bool)> = vec![(scope, anc, module, true)];
     let mut steps = 0;
     while let Some((s0, a0, e0, whole)) = work.pop() {
@@ -341,12 +342,7 @@ fn calls_of_module<'p>(
 /// name it was taken from (`model = model.module`, `model =
 /// accelerator.unwrap_model(model)`): the scope and the end of that
 /// statement.
-fn rebinds_itself(
-    prog: &crate::training::program::Program,
-    scope: Scope,
-    anc: &[Anc<'_>],
-    module: &Expr,
-) -> Option<(Scope, usize)> {
+fn rebinds_itself(scope: Scope, anc: &[Anc<'_>], module: &Expr) -> Option<(Scope, usize)> {
     let Some(Anc::Stmt(st)) = anc.last() else { return None };
     let StmtKind::Assign { targets, value } = &st.kind else {
         return None;
@@ -360,7 +356,6 @@ fn rebinds_itself(
         ExprKind::Call { args, .. } => runtime::pos(args, 0)?,
         _ => return None,
     };
-    let _ = prog;
     matches!(&inner.kind, ExprKind::Name(m) if m == n).then_some((scope, st.span.end))
 }
 
@@ -733,13 +728,8 @@ fn names_in(t: &Expr, out: &mut Vec<String>) {
     }
 }
 
-/// Whether code at `anc` runs with gradients off.
-fn grad_disabled(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>]) -> bool {
-    super::rank_zero_ddp_forward::grad_disabled(code, scope, anc)
-}
-
 /// Inside `with model.no_sync():`: the code chose to skip the reduction.
-fn in_no_sync(_scope: Scope, anc: &[Anc<'_>]) -> bool {
+fn in_no_sync(anc: &[Anc<'_>]) -> bool {
     anc.iter().any(|a| match a {
         Anc::Stmt(st) => match &st.kind {
             StmtKind::With { items, .. } => items.iter().any(|i| {

@@ -177,27 +177,29 @@ impl Program {
                 // A recursive copy of its argument (`dict_to_nonedict(opt)`,
                 // which rebuilds each nested mapping as a `NoneDict`): its
                 // keys and values are the argument's.
-                Callee::Func(f) if self.mirrored_param(f).is_some() => {
-                    let arg = self.mirrored_param(f).and_then(|i| match args.get(i) {
-                        Some(Arg::Pos(a)) if args.iter().take(i).all(|a| matches!(a, Arg::Pos(_))) => Some(a),
-                        _ => None,
-                    });
-                    match arg {
-                        Some(a) if !matches!(a.kind, ExprKind::Starred(_)) => {
-                            self.go(scope, a, proj, out, budget, seen, depth + 1)
+                Callee::Func(f) => match self.mirrored_param(f) {
+                    Some(i) => {
+                        let arg = match args.get(i) {
+                            Some(Arg::Pos(a)) if args.iter().take(i).all(|a| matches!(a, Arg::Pos(_))) => Some(a),
+                            _ => None,
+                        };
+                        match arg {
+                            Some(a) if !matches!(a.kind, ExprKind::Starred(_)) => {
+                                self.go(scope, a, proj, out, budget, seen, depth + 1)
+                            }
+                            _ => out.unknown = true,
                         }
-                        _ => out.unknown = true,
                     }
-                }
-                Callee::Func(f) => {
-                    let rets = self.returns(f);
-                    if rets.is_empty() {
-                        out.unknown = true;
+                    None => {
+                        let rets = self.returns(f);
+                        if rets.is_empty() {
+                            out.unknown = true;
+                        }
+                        for r in rets {
+                            self.go(f.scope(), r, proj.clone(), out, budget, seen, depth + 1);
+                        }
                     }
-                    for r in rets {
-                        self.go(f.scope(), r, proj.clone(), out, budget, seen, depth + 1);
-                    }
-                }
+                },
                 Callee::Class(k) => match proj.split_first() {
                     Some((Proj::Attr(a), rest)) => {
                         let found = self.attr_sources(k, a, rest, out, budget, seen, depth + 1);
