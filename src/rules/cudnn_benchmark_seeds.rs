@@ -25,6 +25,9 @@ const SEEDS: &[&str] = &[
     "lightning.fabric.utilities.seed.seed_everything",
     "lightning_fabric.seed_everything",
     "lightning_fabric.utilities.seed.seed_everything",
+    // PyG's: `random`, numpy and torch with one seed.
+    "torch_geometric.seed_everything",
+    "torch_geometric.seed.seed_everything",
     "transformers.set_seed",
     "transformers.trainer_utils.set_seed",
     "accelerate.utils.set_seed",

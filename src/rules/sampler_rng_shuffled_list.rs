@@ -28,6 +28,9 @@ const SEED_ALL: &[&str] = &[
     "accelerate.utils.set_seed",
     "lightning.seed_everything",
     "lightning.fabric.seed_everything",
+    // PyG's: `random`, numpy and torch with one seed.
+    "torch_geometric.seed_everything",
+    "torch_geometric.seed.seed_everything",
 ];
 
 /// How the shuffled order decides the samples.

@@ -1,8 +1,8 @@
 declare_rule! {
     /// ## What it checks
     /// A seeding of the global RNGs (`torch.manual_seed`, `random.seed`,
-    /// `np.random.seed`, Lightning's, `transformers`' or Accelerate's
-    /// `set_seed`) that runs in the process which then starts the ranks as
+    /// `np.random.seed`, Lightning's or PyG's `seed_everything`,
+    /// `transformers`' or Accelerate's `set_seed`) that runs in the process which then starts the ranks as
     /// fresh interpreters (`torch.multiprocessing.spawn`, `start_processes`
     /// without `fork`): in the launching function itself, or in a seeding
     /// helper it calls (`set_seed(cfg.seed)` inside the `get_cfg(args)` that
@@ -67,6 +67,9 @@ const SEEDINGS: &[&str] = &[
     "torch.cuda.manual_seed_all",
     "lightning.seed_everything",
     "lightning.fabric.seed_everything",
+    // PyG's: `random`, numpy and torch with one seed.
+    "torch_geometric.seed_everything",
+    "torch_geometric.seed.seed_everything",
     "transformers.set_seed",
     "transformers.trainer_utils.set_seed",
     "accelerate.utils.set_seed",

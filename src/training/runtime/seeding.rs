@@ -39,6 +39,9 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
             "torch.manual_seed",
             "lightning.seed_everything",
             "lightning.fabric.seed_everything",
+            // PyG's: `random`, numpy and torch with one seed.
+            "torch_geometric.seed_everything",
+            "torch_geometric.seed.seed_everything",
             "transformers.set_seed",
             "accelerate.utils.set_seed",
             "transformers.trainer_utils.set_seed",
