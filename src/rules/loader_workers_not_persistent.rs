@@ -32,7 +32,9 @@ declare_rule! {
     /// without `persistent_workers=True`, in code that runs once per rank (a
     /// multi-rank launch, or code that shows ranks itself: a process group, a
     /// `DistributedSampler`, DDP/FSDP, Accelerate, Fabric, a Lightning `Trainer` on
-    /// several devices or with a DDP/FSDP/DeepSpeed strategy, the launcher's `RANK`
+    /// several devices (`devices=-1`: every GPU of the node; also a
+    /// `Trainer.from_argparse_args(args)` whose flags' defaults say so) or with a
+    /// DDP/FSDP/DeepSpeed strategy, the launcher's `RANK`
     /// variables) or in an experiment with pipeline stages, when the loader is
     /// iterated more than once: inside a loop (not one that binds the loader's
     /// name anew at each pass, `for dl in loaders: for x in dl:`, which passes

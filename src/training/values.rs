@@ -136,6 +136,13 @@ fn constant_at(prog: &Program, env: &Env<'_>, scope: Scope, e: &Expr, depth: u32
     constant_before(prog, env, scope, e, depth, None)
 }
 
+/// The constant value of field `field` of `e` (`args.devices` for the
+/// namespace `args`), if it has one.
+pub fn field_constant(prog: &Program, env: &Env<'_>, scope: Scope, e: &Expr, field: &str) -> Option<Resolved> {
+    let r = prog.sources_with(scope, e, vec![Proj::Attr(field.to_string())]);
+    resolve_terms(prog, env, &r, 0)
+}
+
 /// [`constant_at`], leaving out the bindings inside `after` (the body of an
 /// `if` whose test is read: its bindings come after the test).
 fn constant_before(
@@ -677,8 +684,8 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
                 };
                 // A store through the dict (`vars(args)["k"] = …`) is not
                 // the namespace's attribute store the parser's reading
-                // looks for.
-                if field_stored(prog, k) {
+                // looks for (an object's own `self.k = …` is neither).
+                if field_stored_with(prog, k, false) {
                     return None;
                 }
                 let mut proj = vec![Proj::Attr(k.clone())];
@@ -699,7 +706,11 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
             // overrides) is passed over.
             "omegaconf.OmegaConf.merge" if !t.proj.is_empty() && args.len() == positional.len() => {
                 for a in positional.iter().rev() {
-                    let r = prog.sources_with(t.scope, a, keyed(&t.proj));
+                    let mut r = prog.sources_with(t.scope, a, keyed(&t.proj));
+                    // `cfg = OmegaConf.merge(cfg, cli)`: the name merged
+                    // holds the merge too, afterwards; its value is the
+                    // other binding's.
+                    r.terms.retain(|x| !std::ptr::eq(x.expr, t.expr));
                     if let Some(v) = resolve_terms(prog, env, &r, depth + 1) {
                         return Some(v);
                     }
@@ -745,9 +756,14 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
             let [arg] = positional.as_slice() else { return None };
             let r = prog.sources_with(t.scope, arg, keyed(&t.proj));
             let v = resolve_terms(prog, env, &r, depth)?;
-            // Only a file's values: a literal read by attribute may be
-            // changed by stores to the wrapper (see above).
-            return v.from_files.is_some().then_some(v);
+            // A file's values; others where no code stores to a field of
+            // that name (a store to the wrapper would change it; one to an
+            // object's own `self.<leaf>` does not).
+            let stored = match t.proj.last() {
+                Some(Proj::Attr(leaf) | Proj::Key(Key::Str(leaf))) => field_stored_with(prog, leaf, false),
+                _ => true,
+            };
+            return (v.from_files.is_some() || !stored).then_some(v);
         }
         // A subclass of one that loads its own contents (`class
         // Config(AttrDict)` whose `__init__(filename)` reads a YAML file and
@@ -895,11 +911,27 @@ fn mapping_loaded_in_init(prog: &Program, k: super::program::ClassId) -> Option<
 }
 
 /// A project class deriving from `dict` whose attributes are its keys (an
-/// `AttrDict` that sets `self.__dict__ = self`), taking a mapping to copy.
+/// `AttrDict` that sets `self.__dict__ = self`, a `dotdict` whose body
+/// says `__getattr__ = dict.get`), taking a mapping to copy.
 fn mapping_class(prog: &Program, k: super::program::ClassId) -> bool {
     let Some(class) = prog.class(k) else { return false };
+    if !prog.derives_from(k, &["builtins.dict"]) {
+        return false;
+    }
     let text = prog.text(k.m).get(class.span.start..class.span.end).unwrap_or("");
-    prog.derives_from(k, &["builtins.dict"]) && text.contains("__dict__ = self")
+    text.contains("__dict__ = self") || class.body.iter().any(getattr_is_dict_lookup)
+}
+
+/// `__getattr__ = dict.get` (or `dict.__getitem__`) in a class body: an
+/// attribute read is a key lookup.
+fn getattr_is_dict_lookup(st: &super::ast::Stmt) -> bool {
+    let StmtKind::Assign { targets, value } = &st.kind else {
+        return false;
+    };
+    let [target] = targets.as_slice() else { return false };
+    matches!(&target.kind, ExprKind::Name(n) if n == "__getattr__")
+        && matches!(&value.kind, ExprKind::Attribute { value: d, attr }
+            if matches!(&d.kind, ExprKind::Name(n) if n == "dict") && (attr == "get" || attr == "__getitem__"))
 }
 
 /// `json.load(f)[k]…`, `yaml.safe_load(f)[k]…`, `OmegaConf.load(p).k…`: the

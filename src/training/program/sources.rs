@@ -378,6 +378,70 @@ impl Program {
         })
     }
 
+    /// [`Program::param_sources`] for `**kwargs`, read at key `proj[0]`:
+    /// at each call, the keyword argument of that name, else the entry of
+    /// the one mapping splatted there. A call with neither leaves the key
+    /// out (reading it raises, or `.get` gives its default), one with two
+    /// splats or a key not written as a constant is not known.
+    #[allow(clippy::too_many_arguments)]
+    fn kwargs_entry_sources<'p>(
+        &'p self,
+        f: FuncId,
+        sites: &[(Scope, &'p Expr)],
+        proj: &[Proj],
+        out: &mut Sources<'p>,
+        budget: &mut Budget<'_>,
+        seen: &mut HashSet<(usize, usize)>,
+        depth: u32,
+    ) {
+        let Some((Proj::Key(Key::Str(key)), rest)) = proj.split_first() else {
+            out.unknown = true;
+            return;
+        };
+        // A key a named parameter takes never reaches `**kwargs`.
+        if self.func(f).is_some_and(|func| {
+            func.params
+                .iter()
+                .any(|p| p.name == *key && p.kind != crate::python::ast::ParamKind::VarArgs)
+        }) {
+            out.unknown = true;
+            return;
+        }
+        let mut bound = 0;
+        for (scope, call) in sites {
+            let ExprKind::Call { args, .. } = &call.kind else {
+                out.unknown = true;
+                continue;
+            };
+            if let Some(v) = args.iter().find_map(|a| match a {
+                Arg::Kw { name, value, .. } if name == key => Some(value),
+                _ => None,
+            }) {
+                bound += 1;
+                self.go(*scope, v, rest.to_vec(), out, budget, seen, depth + 1);
+                continue;
+            }
+            let splats: Vec<&Expr> = args
+                .iter()
+                .filter_map(|a| match a {
+                    Arg::StarStar(m) => Some(m),
+                    _ => None,
+                })
+                .collect();
+            match splats.as_slice() {
+                [] => {}
+                [m] => {
+                    bound += 1;
+                    self.go(*scope, m, proj.to_vec(), out, budget, seen, depth + 1);
+                }
+                _ => out.unknown = true,
+            }
+        }
+        if bound == 0 {
+            out.unknown = true;
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub(super) fn param_sources<'p>(
         &'p self,
@@ -417,6 +481,17 @@ impl Program {
             out.unknown = true;
             return;
         };
+        // An entry of `**kwargs` (`kwargs["num_workers"]`): the keyword of
+        // that name at each call, else the entry of the mapping the call
+        // splats (`DataModule(**vars(args))`).
+        if func
+            .params
+            .get(index)
+            .is_some_and(|p| p.kind == crate::python::ast::ParamKind::KwArgs)
+        {
+            self.kwargs_entry_sources(f, &sites, proj, out, budget, seen, depth);
+            return;
+        }
         let def_scope = self.def_scope(f.m, f.c, func.parent);
         // A call that leaves the parameter out (a script's `main()` for a
         // `def main(args)` its launcher calls as `main(params)`) raises

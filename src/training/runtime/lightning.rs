@@ -21,14 +21,7 @@ fn per_device_name(s: &str) -> bool {
 /// runs one process (`Some(false)`: `"dp"`, `"single_device"`), or is
 /// left to Lightning or unknown (`None`).
 fn strategy_ranks(prog: &Program, scope: Scope, e: &Expr) -> Option<bool> {
-    let env = Env {
-        config: None,
-        argv: &[],
-        merged_defaults: false,
-        run_files: None,
-        untaken: None,
-    };
-    if let Some(s) = values::constant(prog, &env, scope, e).and_then(|r| r.as_str().map(str::to_string)) {
+    if let Some(s) = values::constant(prog, &DEFAULT_RUN, scope, e).and_then(|r| r.as_str().map(str::to_string)) {
         let per_device = per_device_name(&s);
         return match s.as_str() {
             _ if per_device => Some(true),
@@ -100,22 +93,54 @@ fn names_per_device(prog: &Program, scope: Scope, args: &[Arg]) -> bool {
         || kw(args, "plugins").is_some_and(|v| plugins_per_device(prog, scope, v))
 }
 
-/// A device count: an integer, or a list of device indices.
+/// The values are read as the run with the flags' defaults has them.
+const DEFAULT_RUN: Env<'static> = Env {
+    config: None,
+    argv: &[],
+    merged_defaults: false,
+    run_files: None,
+    untaken: None,
+};
+
+/// A device count: an integer, or a list of device indices; [`ALL_DEVICES`]
+/// for `-1`.
 fn device_count(prog: &Program, scope: Scope, e: &Expr) -> Option<i64> {
     if let ExprKind::List(items) | ExprKind::Tuple(items) = &e.kind {
         return i64::try_from(items.len()).ok();
     }
-    let env = Env {
-        config: None,
-        argv: &[],
-        merged_defaults: false,
-        run_files: None,
-        untaken: None,
-    };
-    match values::constant(prog, &env, scope, e)?.single()? {
-        Const::Int(n) if *n >= 0 => Some(*n),
+    count_value(values::constant(prog, &DEFAULT_RUN, scope, e)?.single()?)
+}
+
+/// `devices=-1` (`gpus=-1`): every GPU of the node, one process each where
+/// there are several.
+const ALL_DEVICES: i64 = -1;
+
+fn count_value(v: &Const) -> Option<i64> {
+    match v {
+        Const::Int(n) if *n >= ALL_DEVICES => Some(*n),
         _ => None,
     }
+}
+
+/// Whether the namespace a `Trainer.from_argparse_args(args)` is built
+/// from runs one process per device on the default run: its `strategy`
+/// (or older `accelerator`) flag names a per-device strategy, or its
+/// `devices`/`gpus` flag asks for every GPU (`-1`) or for more than one, or
+/// `num_nodes` for more than one node.
+fn namespace_per_device(prog: &Program, scope: Scope, args: &[Arg]) -> bool {
+    let Some(ns) = pos(args, 0) else { return false };
+    let field = |name: &str| values::field_constant(prog, &DEFAULT_RUN, scope, ns, name);
+    let per_device = |name: &str| {
+        field(name)
+            .and_then(|r| r.as_str().map(per_device_name))
+            .unwrap_or(false)
+    };
+    let many = |name: &str| {
+        field(name)
+            .and_then(|r| r.single().and_then(count_value))
+            .is_some_and(|n| n == ALL_DEVICES || n > 1)
+    };
+    per_device("strategy") || per_device("accelerator") || many("devices") || many("gpus") || many("num_nodes")
 }
 
 /// Who a `Trainer(…)` call's arguments make run the code: `Some(Single)`
@@ -146,6 +171,7 @@ pub fn trainer_world(prog: &Program, scope: Scope, args: &[Arg]) -> Option<World
         Some(None) => return None,
     };
     match devices {
+        Some(Some(ALL_DEVICES)) => Some(World::Ranks(None)),
         Some(Some(d)) => {
             let total = d.checked_mul(nodes)?;
             Some(if total > 1 {
@@ -189,7 +215,7 @@ pub(super) fn trainer_ranks_in(prog: &Program, which: &dyn Fn(ModId) -> bool) ->
                         }
                         Some(TRAINER_FROM_ARGS) => {
                             builds = true;
-                            hit = names_per_device(prog, scope, args);
+                            hit = names_per_device(prog, scope, args) || namespace_per_device(prog, scope, args);
                         }
                         _ => {}
                     }
