@@ -26,7 +26,13 @@ declare_rule! {
     /// `tyro.cli(Options)`, `min(…)`/`max(…)` of such counts, a share of the
     /// CPUs an option is filled in with when the command line leaves it out
     /// (`if not isinstance(args.workers, int): args.workers = min(16,
-    /// cpu_count())`: 2 or more on a node that runs ranks), or
+    /// cpu_count())`: 2 or more on a node that runs ranks), an entry of
+    /// `**kwargs` (the call's keyword, or the entry of the mapping it
+    /// splats: `DataModule(**vars(args))`), a Lightning module's
+    /// `self.hparams.x` after `self.save_hyperparameters()` (the `__init__`'s
+    /// parameter `x`) or `self.save_hyperparameters(args)` (the namespace's
+    /// `x`), `cfg = OmegaConf.merge(cfg, cli)` of a loaded file and the
+    /// command line's overrides, or
     /// through `context.get_hparam(…)`, `context.get_data_config()[…]` and
     /// `self.hparams.x` back to the experiment's `hyperparameters` and `data` —
     /// without `persistent_workers=True`, in code that runs once per rank (a

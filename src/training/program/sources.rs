@@ -631,6 +631,12 @@ impl Program {
         depth: u32,
     ) -> bool {
         let assigns = self.self_assignments(k, attr);
+        if assigns.is_empty() && attr == "hparams" {
+            if let Some(init) = self.saved_hyperparameters(k) {
+                self.hparams_sources(init, proj, out, budget, seen, depth);
+                return true;
+            }
+        }
         if assigns.is_empty() {
             // A subclass of an outside class (a yacs/fvcore `CfgNode`) whose
             // attributes are set from outside (`_C.DATA.WORKERS = 8` at
@@ -648,6 +654,95 @@ impl Program {
             }
         }
         true
+    }
+
+    /// The `__init__` of Lightning class `k` (or of a project base) that
+    /// calls `self.save_hyperparameters(…)`: Lightning then fills
+    /// `self.hparams` from that call's arguments, or from the parameters of
+    /// that `__init__` where it is given none.
+    fn saved_hyperparameters(&self, k: ClassId) -> Option<(FuncId, &Expr)> {
+        if !self.external_bases(k).iter().any(|b| b.starts_with("lightning.")) {
+            return None;
+        }
+        let mut classes = vec![k];
+        classes.extend(self.bases(k));
+        for cur in classes.into_iter().take(8) {
+            let Some(init) = self.own_method(cur, "__init__") else {
+                continue;
+            };
+            let mut found = None;
+            self.walk_exprs(init.scope(), &mut |_, e| {
+                if let ExprKind::Call { func, .. } = &e.kind {
+                    if matches!(&func.kind, ExprKind::Attribute { value, attr }
+                        if attr == "save_hyperparameters" && matches!(&value.kind, ExprKind::Name(n) if n == "self"))
+                    {
+                        found = found.or(Some(e));
+                    }
+                }
+            });
+            if let Some(call) = found {
+                return Some((init, call));
+            }
+        }
+        None
+    }
+
+    /// `self.hparams.x` (or `self.hparams["x"]`) of a class whose
+    /// `__init__` calls `self.save_hyperparameters(…)`: with one mapping or
+    /// namespace given, its `x`; with none, the `__init__`'s parameter `x`
+    /// (unknown where `ignore=` or a second argument may change that).
+    #[allow(clippy::too_many_arguments)]
+    fn hparams_sources<'p>(
+        &'p self,
+        (init, call): (FuncId, &'p Expr),
+        proj: &[Proj],
+        out: &mut Sources<'p>,
+        budget: &mut Budget<'_>,
+        seen: &mut HashSet<(usize, usize)>,
+        depth: u32,
+    ) {
+        let (Some((Proj::Attr(x) | Proj::Key(Key::Str(x)), rest)), ExprKind::Call { args, .. }) =
+            (proj.split_first(), &call.kind)
+        else {
+            out.unknown = true;
+            return;
+        };
+        let positional: Vec<&Expr> = args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Pos(e) => Some(e),
+                _ => None,
+            })
+            .collect();
+        let plain = args.iter().all(|a| match a {
+            Arg::Pos(_) => true,
+            Arg::Kw { name, .. } => name == "logger",
+            _ => false,
+        });
+        match positional.as_slice() {
+            _ if !plain => out.unknown = true,
+            [] => {
+                let index = self.func(init).and_then(|f| {
+                    f.params.iter().position(|p| {
+                        p.name == *x
+                            && p.kind != crate::python::ast::ParamKind::VarArgs
+                            && p.kind != crate::python::ast::ParamKind::KwArgs
+                    })
+                });
+                match index {
+                    Some(i) => self.param_sources(init, i, rest, out, budget, seen, depth + 1),
+                    None => out.unknown = true,
+                }
+            }
+            // A namespace or mapping handed whole: read by attribute, as
+            // the parsed arguments are.
+            [h] => {
+                let mut p = vec![Proj::Attr(x.clone())];
+                p.extend(rest.iter().cloned());
+                self.go(init.scope(), h, p, out, budget, seen, depth + 1)
+            }
+            _ => out.unknown = true,
+        }
     }
 
     /// Every assignment to `self.<attr>` in a class's methods (and its
