@@ -31,7 +31,7 @@ declare_rule! {
     /// splats: `DataModule(**vars(args))`), a Lightning module's
     /// `self.hparams.x` after `self.save_hyperparameters()` (the `__init__`'s
     /// parameter `x`) or `self.save_hyperparameters(args)` (the namespace's
-    /// `x`), `cfg = OmegaConf.merge(cfg, cli)` of a loaded file and the
+    /// `x`; not where code changes the saved entry), `cfg = OmegaConf.merge(cfg, cli)` of a loaded file and the
     /// command line's overrides, or
     /// through `context.get_hparam(…)`, `context.get_data_config()[…]` and
     /// `self.hparams.x` back to the experiment's `hyperparameters` and `data` —

@@ -707,6 +707,12 @@ impl Program {
             out.unknown = true;
             return;
         };
+        // Changed after it is saved (`self.hparams.num_workers = 0`,
+        // `self.hparams.update(…)`): not the value saved.
+        if self.hparams_changed(x) {
+            out.unknown = true;
+            return;
+        }
         let positional: Vec<&Expr> = args
             .iter()
             .filter_map(|a| match a {
@@ -743,6 +749,43 @@ impl Program {
             }
             _ => out.unknown = true,
         }
+    }
+
+    /// Whether some statement of the code changes entry `x` of an object's
+    /// `hparams`: a store to `….hparams.x` or `….hparams["x"]`, or a call of
+    /// `….hparams.update(…)`.
+    fn hparams_changed(&self, x: &str) -> bool {
+        let on_hparams = |e: &Expr| matches!(&e.kind, ExprKind::Attribute { attr, .. } if attr == "hparams");
+        let stored = |t: &Expr| match &t.kind {
+            ExprKind::Attribute { value, attr } => attr == x && on_hparams(value),
+            ExprKind::Subscript { value, index } => {
+                on_hparams(value) && matches!(&index.kind, ExprKind::Str(k) if k == x)
+            }
+            _ => false,
+        };
+        for m in self.code_modules() {
+            let chunks: Vec<u32> = self.chunks_mentioning(m, &["hparams"]).collect();
+            for c in chunks {
+                for scope in self.scopes(m, c) {
+                    let mut hit = false;
+                    self.walk_stmts(scope, &mut |_, st| match &st.kind {
+                        StmtKind::Assign { targets, .. } => hit |= targets.iter().any(stored),
+                        StmtKind::AugAssign { target, .. } => hit |= stored(target),
+                        _ => {}
+                    });
+                    self.walk_exprs(scope, &mut |_, e| {
+                        if let ExprKind::Call { func, .. } = &e.kind {
+                            hit |= matches!(&func.kind, ExprKind::Attribute { value, attr }
+                                if attr == "update" && on_hparams(value));
+                        }
+                    });
+                    if hit {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
     }
 
     /// Every assignment to `self.<attr>` in a class's methods (and its
