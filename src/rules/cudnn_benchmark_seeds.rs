@@ -11,7 +11,8 @@ use crate::training::program::{walk_expr, Anc, Node, Scope};
 use crate::training::runtime::{self, dead_branch, kw, pos};
 
 /// The calls that seed torch's global RNG (`seed_everything` and the
-/// `set_seed`s seed torch among others).
+/// `set_seed`s seed torch among others), besides
+/// [`runtime::SEED_EVERY_RNG`].
 const SEEDS: &[&str] = &[
     "torch.manual_seed",
     "torch.random.manual_seed",
@@ -19,18 +20,10 @@ const SEEDS: &[&str] = &[
     "torch.cuda.manual_seed_all",
     "pytorch_lightning.seed_everything",
     "pytorch_lightning.utilities.seed.seed_everything",
-    "lightning.seed_everything",
     "lightning.pytorch.seed_everything",
-    "lightning.fabric.seed_everything",
     "lightning.fabric.utilities.seed.seed_everything",
     "lightning_fabric.seed_everything",
     "lightning_fabric.utilities.seed.seed_everything",
-    // PyG's: `random`, numpy and torch with one seed.
-    "torch_geometric.seed_everything",
-    "torch_geometric.seed.seed_everything",
-    "transformers.set_seed",
-    "transformers.trainer_utils.set_seed",
-    "accelerate.utils.set_seed",
     "accelerate.utils.random.set_seed",
     "colossalai.utils.set_seed",
     "monai.utils.set_determinism",
@@ -83,7 +76,7 @@ pub(super) struct Chain<'p> {
 pub(super) fn seed_chains<'p>(code: &Code<'p>) -> Vec<Chain<'p>> {
     let prog = code.prog;
     let mut out = Vec::new();
-    for (scope, anc, call, path) in runtime::calls(prog, SEEDS) {
+    for (scope, anc, call, path) in runtime::calls(prog, &[runtime::SEED_EVERY_RNG, SEEDS].concat()) {
         let ExprKind::Call { args, .. } = &call.kind else {
             continue;
         };

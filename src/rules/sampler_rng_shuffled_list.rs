@@ -21,18 +21,6 @@ use crate::training::ast::{Expr, ExprKind};
 use crate::training::program::{Anc, ArgPos, Callee, Flow, LocalDef, ModId, Scope};
 use crate::training::runtime::{self, pos};
 
-/// Seeding calls that seed Python's `random` and numpy's global RNG alike.
-const SEED_ALL: &[&str] = &[
-    "transformers.set_seed",
-    "transformers.trainer_utils.set_seed",
-    "accelerate.utils.set_seed",
-    "lightning.seed_everything",
-    "lightning.fabric.seed_everything",
-    // PyG's: `random`, numpy and torch with one seed.
-    "torch_geometric.seed_everything",
-    "torch_geometric.seed.seed_everything",
-];
-
 /// How the shuffled order decides the samples.
 enum Order {
     /// Cut into parts by slices (`records[:cut]`, `records[cut:]`).
@@ -173,7 +161,7 @@ fn seeding_calls(code: &Code<'_>, m: ModId, seed: &str, own_only: bool) -> Vec<(
     let prog = code.prog;
     let mut out = Vec::new();
     let mut targets = vec![seed];
-    targets.extend_from_slice(SEED_ALL);
+    targets.extend_from_slice(runtime::SEED_EVERY_RNG);
     for (s, _, call, _) in runtime::calls(prog, &targets) {
         if prog.same_program(s.m, m) {
             out.push((s, call.span));

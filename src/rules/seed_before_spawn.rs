@@ -58,21 +58,13 @@ use crate::training::ast::ExprKind;
 use crate::training::program::Scope;
 use crate::training::runtime;
 
-/// The seeding calls of the global RNGs.
+/// The seeding calls of the global RNGs, besides [`runtime::SEED_EVERY_RNG`].
 const SEEDINGS: &[&str] = &[
     "torch.manual_seed",
     "random.seed",
     "numpy.random.seed",
     "torch.cuda.manual_seed",
     "torch.cuda.manual_seed_all",
-    "lightning.seed_everything",
-    "lightning.fabric.seed_everything",
-    // PyG's: `random`, numpy and torch with one seed.
-    "torch_geometric.seed_everything",
-    "torch_geometric.seed.seed_everything",
-    "transformers.set_seed",
-    "transformers.trainer_utils.set_seed",
-    "accelerate.utils.set_seed",
 ];
 
 /// Most callers followed up from a seeding call to the launching function.
@@ -86,7 +78,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     if spawns.is_empty() {
         return;
     }
-    let seedings = runtime::calls(prog, SEEDINGS);
+    let seedings = runtime::calls(prog, &[runtime::SEED_EVERY_RNG, SEEDINGS].concat());
     if seedings.is_empty() {
         return;
     }

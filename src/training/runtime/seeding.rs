@@ -17,6 +17,40 @@ pub enum Seeding {
     NotIdentical,
 }
 
+/// The libraries' helpers that seed Python's `random`, numpy's and torch's
+/// global RNGs alike with one seed: every list of seeding calls holds them.
+pub const SEED_EVERY_RNG: &[&str] = &[
+    "transformers.set_seed",
+    "transformers.trainer_utils.set_seed",
+    "accelerate.utils.set_seed",
+    "lightning.seed_everything",
+    "lightning.fabric.seed_everything",
+    // PyG's.
+    "torch_geometric.seed_everything",
+    "torch_geometric.seed.seed_everything",
+];
+
+/// The other seeding calls [`seeding_of`] reads.
+const SEEDS_TORCH: &[&str] = &[
+    "torch.manual_seed",
+    // lhotse's: `random`, numpy and torch with one seed.
+    "lhotse.utils.fix_random_seed",
+    // timm's: torch, numpy and `random` with `seed + rank`.
+    "timm.utils.random_seed",
+    // ColossalAI's: `random`, numpy and torch (all devices) with one
+    // seed.
+    "colossalai.utils.set_seed",
+    "colossalai.utils.common.set_seed",
+    // MONAI's: torch, numpy and `random` with `seed` (a random seed
+    // of the process's own where it is `None`).
+    "monai.utils.set_determinism",
+    "monai.utils.misc.set_determinism",
+    // MMEngine's: `random`, numpy and torch, plus the rank where
+    // `diff_rank_seed=True`.
+    "mmengine.runner.set_random_seed",
+    "mmengine.runner.utils.set_random_seed",
+];
+
 /// Whether every rank seeds the global torch RNG with the same value.
 pub fn seeding(prog: &Program, runtime: &Runtime) -> Seeding {
     seeding_of(prog, runtime, 1)
@@ -33,36 +67,7 @@ pub fn seeding_of(prog: &Program, runtime: &Runtime, bit: u64) -> Seeding {
             prog.programs(m) & bit != 0
         }
     };
-    let seed_calls = calls(
-        prog,
-        &[
-            "torch.manual_seed",
-            "lightning.seed_everything",
-            "lightning.fabric.seed_everything",
-            // PyG's: `random`, numpy and torch with one seed.
-            "torch_geometric.seed_everything",
-            "torch_geometric.seed.seed_everything",
-            "transformers.set_seed",
-            "accelerate.utils.set_seed",
-            "transformers.trainer_utils.set_seed",
-            // lhotse's: `random`, numpy and torch with one seed.
-            "lhotse.utils.fix_random_seed",
-            // timm's: torch, numpy and `random` with `seed + rank`.
-            "timm.utils.random_seed",
-            // ColossalAI's: `random`, numpy and torch (all devices) with one
-            // seed.
-            "colossalai.utils.set_seed",
-            "colossalai.utils.common.set_seed",
-            // MONAI's: torch, numpy and `random` with `seed` (a random seed
-            // of the process's own where it is `None`).
-            "monai.utils.set_determinism",
-            "monai.utils.misc.set_determinism",
-            // MMEngine's: `random`, numpy and torch, plus the rank where
-            // `diff_rank_seed=True`.
-            "mmengine.runner.set_random_seed",
-            "mmengine.runner.utils.set_random_seed",
-        ],
-    );
+    let seed_calls = calls(prog, &[SEED_EVERY_RNG, SEEDS_TORCH].concat());
     let mut first = None;
     let mut first_reached = 0u8;
     for (scope, anc, call, path) in &seed_calls {
