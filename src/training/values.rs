@@ -1192,23 +1192,7 @@ fn field_stored_with(prog: &Program, leaf: &str, on_self: bool) -> bool {
         ExprKind::Subscript { index, .. } => matches!(&index.kind, ExprKind::Str(k) if k == leaf),
         _ => false,
     };
-    for m in prog.code_modules() {
-        let chunks: Vec<u32> = prog.chunks_mentioning(m, &[leaf]).collect();
-        for c in chunks {
-            for scope in prog.scopes(m, c) {
-                let mut hit = false;
-                prog.walk_stmts(scope, &mut |_, st| match &st.kind {
-                    StmtKind::Assign { targets, .. } => hit |= targets.iter().any(named),
-                    StmtKind::AugAssign { target, .. } => hit |= named(target),
-                    _ => {}
-                });
-                if hit {
-                    return true;
-                }
-            }
-        }
-    }
-    false
+    prog.any_store(leaf, &named)
 }
 
 /// Whether the training code merges values from outside into a config

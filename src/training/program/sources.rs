@@ -763,29 +763,24 @@ impl Program {
             }
             _ => false,
         };
-        for m in self.code_modules() {
+        if self.any_store("hparams", &stored) {
+            return true;
+        }
+        self.code_modules().any(|m| {
             let chunks: Vec<u32> = self.chunks_mentioning(m, &["hparams"]).collect();
-            for c in chunks {
-                for scope in self.scopes(m, c) {
+            chunks.into_iter().any(|c| {
+                self.scopes(m, c).into_iter().any(|scope| {
                     let mut hit = false;
-                    self.walk_stmts(scope, &mut |_, st| match &st.kind {
-                        StmtKind::Assign { targets, .. } => hit |= targets.iter().any(stored),
-                        StmtKind::AugAssign { target, .. } => hit |= stored(target),
-                        _ => {}
-                    });
                     self.walk_exprs(scope, &mut |_, e| {
                         if let ExprKind::Call { func, .. } = &e.kind {
                             hit |= matches!(&func.kind, ExprKind::Attribute { value, attr }
                                 if attr == "update" && on_hparams(value));
                         }
                     });
-                    if hit {
-                        return true;
-                    }
-                }
-            }
-        }
-        false
+                    hit
+                })
+            })
+        })
     }
 
     /// Every assignment to `self.<attr>` in a class's methods (and its
