@@ -31,7 +31,9 @@ declare_rule! {
     /// splats: `DataModule(**vars(args))`), a Lightning module's
     /// `self.hparams.x` after `self.save_hyperparameters()` (the `__init__`'s
     /// parameter `x`) or `self.save_hyperparameters(args)` (the namespace's
-    /// `x`; not where code changes the saved entry), `cfg = OmegaConf.merge(cfg, cli)` of a loaded file and the
+    /// `x`; not where code changes the saved entry), a parameter of a model or
+    /// data module `LightningCLI` builds (the project's YAML configs'
+    /// `data.num_workers`, or `data.init_args.num_workers`), `cfg = OmegaConf.merge(cfg, cli)` of a loaded file and the
     /// command line's overrides, or
     /// through `context.get_hparam(…)`, `context.get_data_config()[…]` and
     /// `self.hparams.x` back to the experiment's `hyperparameters` and `data` —
@@ -39,7 +41,8 @@ declare_rule! {
     /// multi-rank launch, or code that shows ranks itself: a process group, a
     /// `DistributedSampler`, DDP/FSDP, Accelerate, Fabric, a Lightning `Trainer` on
     /// several devices (`devices=-1`: every GPU of the node; also a
-    /// `Trainer.from_argparse_args(args)` whose flags' defaults say so) or with a
+    /// `Trainer.from_argparse_args(args)` whose flags' defaults say so, a
+    /// `LightningCLI` whose `trainer_defaults=` or YAML configs' `trainer:` do) or with a
     /// DDP/FSDP/DeepSpeed strategy, the launcher's `RANK`
     /// variables) or in an experiment with pipeline stages, when the loader is
     /// iterated more than once: inside a loop (not one that binds the loader's

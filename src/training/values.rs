@@ -720,6 +720,9 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
                 }
                 return None;
             }
+            // A parameter a `LightningCLI` fills from its YAML config
+            // (`data: {num_workers: 8}`, or under the class's `init_args:`).
+            p if super::program::LIGHTNING_CLI.contains(&p) => return cli_config_value(prog, env, t, depth),
             // A config file the code loads at run time.
             p if RUN_FILE_LOADERS.contains(&p) && !t.proj.is_empty() => {
                 return run_file_value(prog, env, t, path, &positional, depth);
@@ -932,6 +935,28 @@ fn getattr_is_dict_lookup(st: &super::ast::Stmt) -> bool {
     matches!(&target.kind, ExprKind::Name(n) if n == "__getattr__")
         && matches!(&value.kind, ExprKind::Attribute { value: d, attr }
             if matches!(&d.kind, ExprKind::Name(n) if n == "dict") && (attr == "get" || attr == "__getitem__"))
+}
+
+/// `section.param…` of the YAML configs a `LightningCLI` call reads
+/// (`[section, param, …]` of `t`'s projection, as
+/// [`super::program::Program::param_sources`] makes it): where the
+/// project's YAML files set it, directly or under the section's
+/// `init_args:`; `None` where none does (the parameter's default then
+/// stands, or the command line's value).
+fn cli_config_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -> Option<Resolved> {
+    let [Proj::Key(section), rest @ ..] = t.proj.as_slice() else {
+        return None;
+    };
+    run_file_value(prog, env, t, "yaml.safe_load", &[], depth).or_else(|| {
+        let mut proj = vec![Proj::Key(section.clone()), Proj::Key(Key::Str("init_args".into()))];
+        proj.extend(rest.iter().cloned());
+        let nested = Term {
+            scope: t.scope,
+            expr: t.expr,
+            proj,
+        };
+        run_file_value(prog, env, &nested, "yaml.safe_load", &[], depth)
+    })
 }
 
 /// `json.load(f)[k]…`, `yaml.safe_load(f)[k]…`, `OmegaConf.load(p).k…`: the

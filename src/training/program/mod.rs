@@ -29,6 +29,7 @@ mod walk;
 
 pub use flows::is_target;
 pub use names::normalize;
+pub use sources::LIGHTNING_CLI;
 pub use walk::{blocks_of, if_arm, is_super_call, walk_expr, walk_stmt, Node};
 
 use flows::{bind_self_target, bind_target, concat, literal_key};

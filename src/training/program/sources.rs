@@ -3,6 +3,12 @@
 
 use super::*;
 
+/// Lightning's command-line interface, which builds the Trainer, the
+/// model and the data module from a YAML config
+/// (`lightning.pytorch.cli.LightningCLI`, `pytorch_lightning.cli.LightningCLI`,
+/// and the older `pytorch_lightning.utilities.cli.LightningCLI`).
+pub const LIGHTNING_CLI: &[&str] = &["lightning.cli.LightningCLI", "lightning.utilities.cli.LightningCLI"];
+
 /// Most calls of a function read for the values of one of its parameters.
 const MAX_PARAM_SITES: usize = 64;
 /// Deepest chain of steps a value's origins are followed back through: a
@@ -378,6 +384,60 @@ impl Program {
         })
     }
 
+    /// The `LightningCLI(…)` call that builds an instance of the class whose
+    /// `__init__` is `f` (`model_class=`, `datamodule_class=`, or the first
+    /// two positions), with its scope and the config section it fills the
+    /// parameters from (`"model"`, `"data"`).
+    pub fn cli_instantiation(&self, f: FuncId) -> Option<(Scope, &Expr, &'static str)> {
+        let k = self.class_of(f)?;
+        if self.func(f)?.name != "__init__" {
+            return None;
+        }
+        for m in self.code_modules() {
+            let chunks: Vec<u32> = self.chunks_mentioning(m, &["LightningCLI"]).collect();
+            for c in chunks {
+                for scope in self.scopes(m, c) {
+                    let mut found = None;
+                    self.walk_exprs(scope, &mut |_, e| {
+                        let ExprKind::Call { func, args, .. } = &e.kind else {
+                            return;
+                        };
+                        if found.is_some()
+                            || !self
+                                .external(scope, func)
+                                .is_some_and(|p| LIGHTNING_CLI.contains(&p.as_str()))
+                        {
+                            return;
+                        }
+                        for (section, kw, at) in [("model", "model_class", 0), ("data", "datamodule_class", 1)] {
+                            let given = args
+                                .iter()
+                                .find_map(|a| match a {
+                                    Arg::Kw { name, value, .. } if name == kw => Some(value),
+                                    _ => None,
+                                })
+                                .or_else(|| {
+                                    args.iter()
+                                        .filter_map(|a| match a {
+                                            Arg::Pos(v) => Some(v),
+                                            _ => None,
+                                        })
+                                        .nth(at)
+                                });
+                            if given.is_some_and(|g| matches!(self.expr_sym(scope, g), Some(Sym::Class(x)) if x == k)) {
+                                found = Some((scope, e, section));
+                            }
+                        }
+                    });
+                    if found.is_some() {
+                        return found;
+                    }
+                }
+            }
+        }
+        None
+    }
+
     /// [`Program::param_sources`] for `**kwargs`, read at key `proj[0]`:
     /// at each call, the keyword argument of that name, else the entry of
     /// the one mapping splatted there. A call with neither leaves the key
@@ -473,6 +533,27 @@ impl Program {
         // a single-process `init(0, …)`).
         // A parameter bound at very many calls (a helper a generated table
         // calls thousands of times) is not followed: each call would be read.
+        // The `__init__` of a class a `LightningCLI` instantiates from its
+        // config's `model:` or `data:` section: the term of that call, read
+        // at the section's key of the parameter's name.
+        if sites.is_empty() {
+            if let (Some((scope, call, section)), Some(param)) = (
+                self.cli_instantiation(f),
+                self.func(f).and_then(|x| x.params.get(index)),
+            ) {
+                let mut p = vec![
+                    Proj::Key(Key::Str(section.into())),
+                    Proj::Key(Key::Str(param.name.clone())),
+                ];
+                p.extend(proj.iter().cloned());
+                out.terms.push(Term {
+                    scope,
+                    expr: call,
+                    proj: p,
+                });
+                return;
+            }
+        }
         if sites.is_empty() || sites.len() > MAX_PARAM_SITES || self.escapes(f) {
             out.unknown = true;
             return;

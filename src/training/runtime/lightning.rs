@@ -402,3 +402,70 @@ pub fn trainer_devices(prog: &Program) -> Option<i64> {
     }
     found.filter(|d| *d > 1)
 }
+
+/// Whether a module `which` accepts calls `LightningCLI(…)` whose Trainer
+/// runs one process per device: its `trainer_defaults=` dict names a
+/// per-device strategy or asks for every GPU or several, or the project's
+/// YAML configs do in their `trainer:` section (every file that sets
+/// `strategy` names a per-device one, or every file that sets `devices`,
+/// `gpus` or `num_nodes` asks for more than one, `-1` for every GPU).
+pub(super) fn cli_ranks_in(
+    prog: &Program,
+    which: &dyn Fn(ModId) -> bool,
+    run_files: &crate::training::run_files::RunFiles,
+) -> bool {
+    let calls: Vec<_> = calls(prog, crate::training::program::LIGHTNING_CLI)
+        .into_iter()
+        .filter(|(scope, ..)| which(scope.m))
+        .collect();
+    if calls.is_empty() {
+        return false;
+    }
+    let defaults_say = calls.iter().any(|(scope, _, call, _)| {
+        let ExprKind::Call { args, .. } = &call.kind else {
+            return false;
+        };
+        let Some(ExprKind::Dict(items)) = kw(args, "trainer_defaults").map(|d| &d.kind) else {
+            return false;
+        };
+        items.iter().any(|i| {
+            let crate::training::ast::DictItem::Pair { key, value, .. } = i else {
+                return false;
+            };
+            match &key.kind {
+                ExprKind::Str(k) if k == "strategy" => strategy_ranks(prog, *scope, value) == Some(true),
+                ExprKind::Str(k) if k == "devices" || k == "gpus" || k == "num_nodes" => {
+                    device_count(prog, *scope, value).is_some_and(|n| n == ALL_DEVICES || n > 1)
+                }
+                _ => false,
+            }
+        })
+    });
+    defaults_say || files_run_ranks(run_files)
+}
+
+/// Whether the project's YAML configs' `trainer:` section runs one process
+/// per device (see [`cli_ranks_in`]).
+fn files_run_ranks(run_files: &crate::training::run_files::RunFiles) -> bool {
+    use crate::training::run_files::{Format, Seg};
+    use crate::yaml::{PathSeg, Value};
+    let at = |key: &str| {
+        run_files.lookup(
+            Format::Yaml,
+            None,
+            &[
+                Seg::At(PathSeg::Key("trainer".into())),
+                Seg::At(PathSeg::Key(key.into())),
+            ],
+        )
+    };
+    let all = |key: &str, ok: &dyn Fn(&Value) -> bool| {
+        let found = at(key);
+        !found.is_empty() && found.iter().all(|f| ok(&f.value))
+    };
+    let many = |v: &Value| matches!(v, Value::Int(n) if *n == ALL_DEVICES || *n > 1);
+    all("strategy", &|v| matches!(v, Value::Str(s) if per_device_name(s)))
+        || all("devices", &many)
+        || all("gpus", &many)
+        || all("num_nodes", &many)
+}

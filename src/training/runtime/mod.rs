@@ -200,7 +200,7 @@ impl Runtime {
             World::Single
         } else if !config.present {
             // Files on their own: distributed when the code says so.
-            if distributed_markers(prog, &main) || trials.iter().any(|(k, _)| main(k.m)) {
+            if distributed_markers(prog, &main, &config.run_files) || trials.iter().any(|(k, _)| main(k.m)) {
                 World::Ranks(None)
             } else {
                 World::Single
@@ -240,7 +240,7 @@ impl Runtime {
                     (_, Procs::One) => World::Single,
                 },
                 None => {
-                    if distributed_markers(prog, &main) {
+                    if distributed_markers(prog, &main, &config.run_files) {
                         World::Ranks(None)
                     } else {
                         World::Single
@@ -256,7 +256,7 @@ impl Runtime {
                 continue;
             }
             let mine = |m: ModId| prog.programs(m) & bit != 0;
-            let w = if distributed_markers(prog, &mine) || trials.iter().any(|(k, _)| mine(k.m)) {
+            let w = if distributed_markers(prog, &mine, &config.run_files) || trials.iter().any(|(k, _)| mine(k.m)) {
                 World::Ranks(None)
             } else {
                 World::Single
@@ -436,7 +436,11 @@ fn spawned_world(prog: &Program, slots: Option<i64>, which: &dyn Fn(ModId) -> bo
 /// communicator, the launcher's `RANK`/`LOCAL_RANK`/`WORLD_SIZE`, a
 /// Determined `core_context.distributed`, `transformers`' `main_process_first()`). A helper module the entry
 /// imports counts as much as the entry: both run in every rank.
-fn distributed_markers(prog: &Program, which: &dyn Fn(ModId) -> bool) -> bool {
+fn distributed_markers(
+    prog: &Program,
+    which: &dyn Fn(ModId) -> bool,
+    run_files: &crate::training::run_files::RunFiles,
+) -> bool {
     let needles = [
         "init_process_group",
         "DistributedDataParallel",
@@ -462,7 +466,7 @@ fn distributed_markers(prog: &Program, which: &dyn Fn(ModId) -> bool) -> bool {
         return true;
     }
     // Lightning's `Trainer(strategy="ddp", devices=8)`.
-    if lightning::trainer_ranks_in(prog, which) {
+    if lightning::trainer_ranks_in(prog, which) || lightning::cli_ranks_in(prog, which, run_files) {
         return true;
     }
     any_expr_in(
