@@ -300,6 +300,7 @@ fn calls_of_module<'p>(
     // The module itself, and its methods read as values (`loss_func =
     // loss_func or self.model.calculate_loss`): a call of either runs it.
     let rebinding = rebinds_itself(scope, &anc, module);
+    let window = restored_later(code, scope, &anc, module);
     let mut work: Vec<(Scope, Vec<Anc<'p>>, &'p Expr, bool)> = vec![(scope, anc, module, true)];
     let mut steps = 0;
     while let Some((s0, a0, e0, whole)) = work.pop() {
@@ -335,7 +336,63 @@ fn calls_of_module<'p>(
     if let Some((s, end)) = rebinding {
         out.retain(|b| b.scope == s && b.call.span.start >= end);
     }
+    // `self.model = accelerator.unwrap_model(self.model)` for a save, then
+    // `self.model = model_ddp` later in the same block: the unwrapped module
+    // is held there only in between.
+    if let Some((from, to)) = window {
+        out.retain(|b| b.scope == scope && from <= b.call.span.start && b.call.span.start < to);
+    }
     out
+}
+
+/// Where the unwrapped `module` (ancestors `anc`), stored by a plain
+/// assignment, is replaced by a later statement of the same block that
+/// stores to the same target with nothing in between that leaves the
+/// block (`model_ddp = self.model; self.model =
+/// accelerator.unwrap_model(self.model); …; self.model = model_ddp`): the
+/// end of the store and the start of the replacing one.
+fn restored_later(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], module: &Expr) -> Option<(usize, usize)> {
+    let prog = code.prog;
+    let (Some(Anc::Stmt(st)), parent) = (anc.last(), anc.len().checked_sub(2).and_then(|i| anc.get(i))) else {
+        return None;
+    };
+    let StmtKind::Assign { targets, value } = &st.kind else {
+        return None;
+    };
+    let ([target], true) = (targets.as_slice(), std::ptr::eq(value, module)) else {
+        return None;
+    };
+    let text = prog.text(scope.m);
+    let said = |e: &Expr| text.get(e.span.start..e.span.end);
+    let blocks: Vec<&[crate::training::ast::Stmt]> = match parent {
+        None => vec![prog.body(scope)],
+        Some(Anc::Stmt(p)) => crate::training::program::blocks_of(p),
+        Some(Anc::Handler(h)) => vec![h.body.as_slice()],
+        Some(_) => return None,
+    };
+    let block = blocks.into_iter().find(|b| b.iter().any(|x| std::ptr::eq(x, *st)))?;
+    let at = block.iter().position(|x| std::ptr::eq(x, *st))?;
+    for later in &block[at + 1..] {
+        if let StmtKind::Assign { targets, .. } = &later.kind {
+            if targets.iter().any(|t| said(t) == said(target)) {
+                return Some((st.span.end, later.span.start));
+            }
+        }
+        // A jump (at any depth) may leave with the unwrapped module held.
+        let mut jumps = false;
+        crate::training::program::walk_stmt(later, &mut Vec::new(), &mut |_, n| {
+            if let crate::training::program::Node::Stmt(x) = n {
+                jumps |= matches!(
+                    x.kind,
+                    StmtKind::Return(_) | StmtKind::Raise(_) | StmtKind::Break | StmtKind::Continue
+                );
+            }
+        });
+        if jumps {
+            return None;
+        }
+    }
+    None
 }
 
 /// Where the unwrapped `module` (ancestors `anc`) is stored back into the

@@ -685,7 +685,7 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
                 // A store through the dict (`vars(args)["k"] = …`) is not
                 // the namespace's attribute store the parser's reading
                 // looks for (an object's own `self.k = …` is neither).
-                if field_stored_with(prog, k, false) {
+                if field_stored_but(prog, k, false, true) {
                     return None;
                 }
                 let mut proj = vec![Proj::Attr(k.clone())];
@@ -763,7 +763,7 @@ fn call_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, func: &Expr, args: &[
             // that name (a store to the wrapper would change it; one to an
             // object's own `self.<leaf>` does not).
             let stored = match t.proj.last() {
-                Some(Proj::Attr(leaf) | Proj::Key(Key::Str(leaf))) => field_stored_with(prog, leaf, false),
+                Some(Proj::Attr(leaf) | Proj::Key(Key::Str(leaf))) => field_stored_but(prog, leaf, false, true),
                 _ => true,
             };
             return (v.from_files.is_some() || !stored).then_some(v);
@@ -1207,12 +1207,21 @@ fn field_stored(prog: &Program, leaf: &str) -> bool {
 
 /// [`field_stored`], counting stores to `self.<leaf>` only where `on_self`.
 fn field_stored_with(prog: &Program, leaf: &str, on_self: bool) -> bool {
+    field_stored_but(prog, leaf, on_self, false)
+}
+
+/// [`field_stored_with`], leaving out stores to the attribute of a
+/// `parse_args()` namespace where `off_namespace` (`args.num_workers =
+/// min(args.num_workers, 16)`: the namespace's reading counts those).
+fn field_stored_but(prog: &Program, leaf: &str, on_self: bool, off_namespace: bool) -> bool {
     if updated(prog, leaf) {
         return true;
     }
-    let named = |t: &Expr| match &t.kind {
+    let named = |scope: Scope, t: &Expr| match &t.kind {
         ExprKind::Attribute { value, attr } => {
-            attr == leaf && (on_self || !matches!(&value.kind, ExprKind::Name(n) if n == "self"))
+            attr == leaf
+                && (on_self || !matches!(&value.kind, ExprKind::Name(n) if n == "self"))
+                && !(off_namespace && parsed_namespace(prog, scope, value))
         }
         ExprKind::Subscript { index, .. } => matches!(&index.kind, ExprKind::Str(k) if k == leaf),
         _ => false,
@@ -1554,7 +1563,7 @@ fn absent_seen(prog: &Program, r: &super::program::Sources<'_>, depth: u32, seen
 /// `add_argument` of its program names that destination (and every one
 /// is read), no `set_defaults` call might set it, and no code stores it.
 fn parser_lacks(prog: &Program, dest: &str, at: ModId) -> bool {
-    if namespace_attr_stored(prog, dest, at) {
+    if !namespace_attr_stores(prog, dest, at).is_empty() {
         return false;
     }
     let within = |m: ModId| together(prog, at, m);
@@ -1577,11 +1586,9 @@ fn parser_lacks(prog: &Program, dest: &str, at: ModId) -> bool {
 /// `args.<dest>` of `parser.parse_args()`.
 fn argparse_value(prog: &Program, env: &Env<'_>, proj: &[Proj], depth: u32, at: ModId) -> Option<Resolved> {
     let [Proj::Attr(dest)] = proj else { return None };
-    if namespace_attr_stored(prog, dest, at) {
-        return None;
-    }
+    let stores = namespace_attr_stores(prog, dest, at);
     let flag = parsed_flag(prog, env, dest, depth, at);
-    match config_set_on_namespace(prog, env, dest, depth, at) {
+    let mut parsed = match config_set_on_namespace(prog, env, dest, depth, at) {
         None => flag,
         // No file of the project sets the key: the flag's value stands.
         Some(None) => flag,
@@ -1597,6 +1604,136 @@ fn argparse_value(prog: &Program, env: &Env<'_>, proj: &[Proj], depth: u32, at: 
             }
             Some(files)
         }
+    }?;
+    // The code's own stores (`args.num_workers = min(args.num_workers, 16)`
+    // under a condition, `args.workers //= 2`): each may or may not run
+    // before the read, so the values are the parsed ones and those each
+    // store makes of them. Only for counts: integers, and no store that may
+    // make it 0 or less (`args.workers = 0` in a debug branch would leave a
+    // run with no workers, whether it runs first cannot be told); a flag or
+    // a string the code sets (`args.distributed = world_size > 1`) stays
+    // unknown.
+    if !stores.is_empty() && !parsed.values.iter().all(|v| matches!(v, Const::Int(_))) {
+        return None;
+    }
+    for (scope, st) in stores {
+        for v in restored(prog, env, scope, st, dest, &parsed.values, depth)? {
+            if !matches!(v, Const::Int(i) if i >= 1) {
+                return None;
+            }
+            if !parsed.values.contains(&v) {
+                parsed.values.push(v);
+            }
+        }
+        if parsed.values.len() > 64 {
+            return None;
+        }
+    }
+    Some(parsed)
+}
+
+/// The values a store to the namespace's `dest` makes of its current
+/// values `now`: a value that does not read the field (`args.workers = 8`),
+/// `min`/`max` of the field and constants, `int` of the field, or an
+/// augmented store with a constant integer (`+=`, `-=`, `*=`, `//=`).
+/// `None` for any other store: it may make anything of it.
+fn restored(
+    prog: &Program,
+    env: &Env<'_>,
+    scope: Scope,
+    st: &super::ast::Stmt,
+    dest: &str,
+    now: &[Const],
+    depth: u32,
+) -> Option<Vec<Const>> {
+    let is_field = |e: &Expr| matches!(&e.kind, ExprKind::Attribute { value, attr } if attr == dest && matches!(value.kind, ExprKind::Name(_)));
+    let reads_field = |e: &Expr| {
+        let mut hit = false;
+        super::program::walk_expr(e, &mut Vec::new(), &mut |_, n| {
+            if let super::program::Node::Expr(x) = n {
+                hit |= is_field(x);
+            }
+        });
+        hit
+    };
+    let ints = |values: &[Const]| -> Option<Vec<i64>> {
+        values
+            .iter()
+            .map(|v| match v {
+                Const::Int(i) => Some(*i),
+                _ => None,
+            })
+            .collect()
+    };
+    match &st.kind {
+        StmtKind::Assign { value, .. } if !reads_field(value) => {
+            let r = constant_at(prog, env, scope, value, depth + 1)?;
+            (!r.values.is_empty()).then_some(r.values)
+        }
+        StmtKind::Assign { value, .. } => {
+            let ExprKind::Call { func, args, .. } = &value.kind else {
+                return None;
+            };
+            let path = prog.external(scope, func)?;
+            let positional = args
+                .iter()
+                .map(|a| match a {
+                    Arg::Pos(e) => Some(e),
+                    _ => None,
+                })
+                .collect::<Option<Vec<&Expr>>>()?;
+            match (path.as_str(), positional.as_slice()) {
+                ("builtins.int", [x]) if is_field(x) => Some(now.to_vec()),
+                ("builtins.min" | "builtins.max", [_, _, ..]) if positional.len() <= 4 => {
+                    let max = path == "builtins.max";
+                    let mut bound: Vec<i64> = Vec::new();
+                    let mut own = false;
+                    for a in &positional {
+                        if is_field(a) {
+                            own = true;
+                        } else if reads_field(a) {
+                            return None;
+                        } else {
+                            let vs = ints(&constant_at(prog, env, scope, a, depth + 1)?.values)?;
+                            let [v] = vs.as_slice() else { return None };
+                            bound.push(*v);
+                        }
+                    }
+                    if !own {
+                        return None;
+                    }
+                    let pick = |x: i64| {
+                        bound
+                            .iter()
+                            .fold(x, |acc, b| if max { acc.max(*b) } else { acc.min(*b) })
+                    };
+                    Some(ints(now)?.into_iter().map(|x| Const::Int(pick(x))).collect())
+                }
+                _ => None,
+            }
+        }
+        StmtKind::AugAssign { op, value, .. } => {
+            if reads_field(value) {
+                return None;
+            }
+            let ks = ints(&constant_at(prog, env, scope, value, depth + 1)?.values)?;
+            let [k] = ks.as_slice() else { return None };
+            let k = *k;
+            ints(now)?
+                .into_iter()
+                .map(|x| {
+                    let y = match op.as_str() {
+                        "+=" => x.checked_add(k),
+                        "-=" => x.checked_sub(k),
+                        "*=" => x.checked_mul(k),
+                        "//=" if k != 0 => Some(x.div_euclid(k)),
+                        _ => None,
+                    };
+                    y.map(Const::Int)
+                })
+                .collect()
+        }
+        _ => None,
     }
 }
 
@@ -1871,10 +2008,11 @@ fn splat_from_files(
     Some(out)
 }
 
-/// Whether the code stores to `<name>.<dest>` somewhere (`args.workers =
-/// int(args.workers / ngpus)` in each spawned rank): the parsed flag is
-/// then not the value the code reads.
-fn namespace_attr_stored(prog: &Program, dest: &str, at: ModId) -> bool {
+/// The statements that store to `<name>.<dest>` (`args.workers =
+/// int(args.workers / ngpus)` in each spawned rank), with their scopes: the
+/// parsed flag may then not be the value the code reads.
+fn namespace_attr_stores<'p>(prog: &'p Program, dest: &str, at: ModId) -> Vec<(Scope, &'p super::ast::Stmt)> {
+    let mut out = Vec::new();
     for m in prog.code_modules().filter(|m| together(prog, at, *m)) {
         let chunks: Vec<u32> = prog.chunks_mentioning(m, &[dest]).collect();
         for c in chunks {
@@ -1886,19 +2024,20 @@ fn namespace_attr_stored(prog: &Program, dest: &str, at: ModId) -> bool {
                     matches!(&t.kind, ExprKind::Attribute { value, attr }
                         if attr == dest && matches!(value.kind, ExprKind::Name(_)) && prog.self_class(scope, value).is_none())
                 };
-                let mut hit = false;
-                prog.walk_stmts(scope, &mut |_, st| match &st.kind {
-                    StmtKind::Assign { targets, .. } => hit |= targets.iter().any(stored),
-                    StmtKind::AugAssign { target, .. } => hit |= stored(target),
-                    _ => {}
+                prog.walk_stmts(scope, &mut |_, st| {
+                    let hit = match &st.kind {
+                        StmtKind::Assign { targets, .. } => targets.iter().any(stored),
+                        StmtKind::AugAssign { target, .. } => stored(target),
+                        _ => false,
+                    };
+                    if hit {
+                        out.push((scope, st));
+                    }
                 });
-                if hit {
-                    return true;
-                }
             }
         }
     }
-    false
+    out
 }
 
 /// One `add_argument(...)` call.

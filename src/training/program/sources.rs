@@ -837,7 +837,7 @@ impl Program {
     /// `….hparams.update(…)`.
     fn hparams_changed(&self, x: &str) -> bool {
         let on_hparams = |e: &Expr| matches!(&e.kind, ExprKind::Attribute { attr, .. } if attr == "hparams");
-        let stored = |t: &Expr| match &t.kind {
+        let stored = |_: Scope, t: &Expr| match &t.kind {
             ExprKind::Attribute { value, attr } => attr == x && on_hparams(value),
             ExprKind::Subscript { value, index } => {
                 on_hparams(value) && matches!(&index.kind, ExprKind::Str(k) if k == x)

@@ -17,16 +17,17 @@ impl Program {
     }
 
     /// Whether some assignment (plain or augmented) of the training code,
-    /// in a chunk that mentions `word`, has a target `stored` accepts.
-    pub fn any_store(&self, word: &str, stored: &dyn Fn(&Expr) -> bool) -> bool {
+    /// in a chunk that mentions `word`, has a target `stored` accepts (given
+    /// the target's scope).
+    pub fn any_store(&self, word: &str, stored: &dyn Fn(Scope, &Expr) -> bool) -> bool {
         for m in self.code_modules() {
             let chunks: Vec<u32> = self.chunks_mentioning(m, &[word]).collect();
             for c in chunks {
                 for scope in self.scopes(m, c) {
                     let mut hit = false;
                     self.walk_stmts(scope, &mut |_, st| match &st.kind {
-                        StmtKind::Assign { targets, .. } => hit |= targets.iter().any(stored),
-                        StmtKind::AugAssign { target, .. } => hit |= stored(target),
+                        StmtKind::Assign { targets, .. } => hit |= targets.iter().any(|t| stored(scope, t)),
+                        StmtKind::AugAssign { target, .. } => hit |= stored(scope, target),
                         _ => {}
                     });
                     if hit {
