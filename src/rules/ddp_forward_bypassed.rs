@@ -20,8 +20,12 @@ declare_rule! {
     /// method of the code that calls no submodule (`no_weight_decay()`, a
     /// batch builder), where the same function also runs a forward through
     /// the wrapper (DDP then prepares the step's reduction), where the code
-    /// averages gradients itself (`all_reduce` of a `.grad`), and for a
-    /// backward no optimizer step follows (a saliency map in an evaluation).
+    /// averages gradients itself (`all_reduce` of a `.grad`), for a
+    /// backward no optimizer step follows (a saliency map in an evaluation),
+    /// and past the statement that puts the wrapper back where the unwrapped
+    /// model was stored for a while (`self.model =
+    /// accelerator.unwrap_model(self.model)` to save, then `self.model =
+    /// model_ddp` later in the same block, with no exit in between).
     ///
     /// ## Why
     /// DDP averages gradients through hooks that are armed by its own

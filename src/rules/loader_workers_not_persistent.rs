@@ -9,7 +9,10 @@ declare_rule! {
     /// yields from one iterator it took once, CoCLR's `FastDataLoader`,
     /// which keeps its workers) whose `num_workers`
     /// resolves to 1 or more — written out, through module constants and
-    /// `**kwargs` dicts (literals or `dict(k=v, …)`), argparse defaults (also
+    /// `**kwargs` dicts (literals or `dict(k=v, …)`), argparse defaults (with the
+    /// counts the code's own stores make of them, `args.num_workers =
+    /// min(args.num_workers, 16)` or `args.workers //= 2`, as further candidates;
+    /// unknown where a store may set 0 or anything else; also
     /// `parser.set_defaults(…)`, with a config file's values where it splats one the
     /// code loads, `set_defaults(**cfg)`, and into the workers `mp.spawn(fn, (args,))` starts), config
     /// objects filled in at module level (a yacs `_C.DATA.NUM_WORKERS = 8`, also

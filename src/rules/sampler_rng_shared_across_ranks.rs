@@ -52,9 +52,12 @@ declare_rule! {
     /// held-out parts, and a sampler's shards come from different sets. So is
     /// `random.shuffle(list)` or `np.random.shuffle(list)` of a sample list in
     /// multi-rank code that never seeds that RNG (nor calls a seeding helper,
-    /// nor runs as a Determined trial), when the shuffled order is then cut into
+    /// nor runs as a Determined trial; a seeding function that nothing of the
+    /// program calls, in a library vendored into the project, seeds nothing), when the shuffled order is then cut into
     /// parts (`rows[:cut]`, `rows[cut:]`), sliced by rank, or kept by a dataset a
-    /// sharding sampler reads, or shuffled in a sampler's `__iter__` (a subclass of
+    /// sharding sampler or a Hugging Face `Trainer` reads (also through
+    /// `self.records.extend(rows)` after the shuffle, cut or not: each data file's
+    /// random subset), or shuffled in a sampler's `__iter__` (a subclass of
     /// torch's samplers) that then cuts this rank's part of its index lists by
     /// position (`indices[start:end]`, `start = self.rank * per_rank`): each rank
     /// shuffles into its own order (a shuffle on one rank, or broadcast from one,

@@ -17,7 +17,7 @@
 use super::training_support::{excerpt, Code};
 use super::unsorted_directory_listing::{indexing_dataset, order_use, Use};
 use super::Sink;
-use crate::training::ast::{Expr, ExprKind};
+use crate::training::ast::{Expr, ExprKind, StmtKind};
 use crate::training::program::{Anc, ArgPos, Callee, Flow, LocalDef, ModId, Scope};
 use crate::training::runtime::{self, pos};
 
@@ -163,7 +163,7 @@ fn seeding_calls(code: &Code<'_>, m: ModId, seed: &str, own_only: bool) -> Vec<(
     let mut targets = vec![seed];
     targets.extend_from_slice(runtime::SEED_EVERY_RNG);
     for (s, _, call, _) in runtime::calls(prog, &targets) {
-        if prog.same_program(s.m, m) {
+        if prog.same_program(s.m, m) && may_run(prog, s, 0) {
             out.push((s, call.span));
         }
     }
@@ -181,7 +181,11 @@ fn seeding_calls(code: &Code<'_>, m: ModId, seed: &str, own_only: bool) -> Vec<(
                     let torch = matches!(name, "manual_seed" | "manual_seed_all" | "initial_seed" | "seed_all");
                     let lower = name.to_ascii_lowercase();
                     let library = own_only && prog.external(scope, func).is_some();
-                    if (lower.contains("seed") || lower.contains("determinis")) && !torch && !library {
+                    if (lower.contains("seed") || lower.contains("determinis"))
+                        && !torch
+                        && !library
+                        && may_run(prog, scope, 0)
+                    {
                         out.push((scope, e.span));
                     }
                 });
@@ -189,6 +193,21 @@ fn seeding_calls(code: &Code<'_>, m: ModId, seed: &str, own_only: bool) -> Vec<(
         }
     }
     out
+}
+
+/// Whether the code of `scope` may run: module-level code, a method other
+/// than `__init__` (called through objects the analysis does not follow),
+/// a function handed on as a value, or a function or `__init__` with a
+/// call (a construction) in code that may run itself. A library vendored
+/// into the project (`trl/core.py`'s `set_seed`, called only by trainers
+/// the project never builds) seeds nothing by being there.
+fn may_run(prog: &crate::training::program::Program, scope: Scope, depth: u32) -> bool {
+    let Some(f) = scope.func() else { return true };
+    let Some(func) = prog.func(f) else { return true };
+    if depth > 4 || prog.escapes(f) || (prog.class_of(f).is_some() && func.name != "__init__") {
+        return true;
+    }
+    prog.call_sites(f).iter().any(|(s, _)| may_run(prog, *s, depth + 1))
 }
 
 /// How the order of `list` (shuffled in place) decides the samples: a
@@ -204,7 +223,7 @@ fn order_of(code: &Code<'_>, scope: Scope, list: &Expr) -> Option<Order> {
             let f = scope.func()?;
             let defs = prog.local_defs(f, n);
             let [LocalDef::Assign { value, proj }] = defs.as_slice() else {
-                return sampler_part(code, scope, list);
+                return sampler_part(code, scope, list).or_else(|| kept_by_dataset(code, scope, n, list.span.end));
             };
             if !proj.is_empty() {
                 return None;
@@ -222,6 +241,53 @@ fn order_of(code: &Code<'_>, scope: Scope, list: &Expr) -> Option<Order> {
         ExprKind::Subscript { value, .. } if matches!(value.kind, ExprKind::Name(_)) => sampler_part(code, scope, list),
         _ => None,
     }
+}
+
+/// The dataset attribute a list the code shuffled goes into, later in the
+/// same function: `self.records.extend(name)`, `self.records += name` or
+/// `self.records = name` (rebinding the name only to a slice of itself on
+/// the way, `name = name[:n]`), where `records` is indexed in the dataset's
+/// `__getitem__` and a sharding sampler hands out positions in it (each
+/// file of a list of files read, shuffled and cut to a random subset).
+fn kept_by_dataset(code: &Code<'_>, scope: Scope, n: &str, after: usize) -> Option<Order> {
+    let prog = code.prog;
+    let is_name = |e: &Expr| matches!(&e.kind, ExprKind::Name(x) if x == n);
+    let mut found: Option<(crate::training::program::ClassId, String)> = None;
+    let mut rebound = false;
+    prog.walk_stmts(scope, &mut |_, st| {
+        if found.is_some() || rebound || st.span.start < after {
+            return;
+        }
+        let into = |target: &Expr| match &target.kind {
+            ExprKind::Attribute { value, attr } => prog.self_class(scope, value).map(|k| (k, attr.clone())),
+            _ => None,
+        };
+        match &st.kind {
+            StmtKind::Assign { targets, value } => {
+                if targets.iter().any(is_name) {
+                    // `name = name[:n]` keeps the shuffled order.
+                    rebound = !matches!(&value.kind, ExprKind::Subscript { value: v, .. } if is_name(v));
+                } else if let ([t], true) = (targets.as_slice(), is_name(value)) {
+                    found = into(t);
+                }
+            }
+            StmtKind::AugAssign { target, op, value } if op == "+=" && is_name(value) => found = into(target),
+            StmtKind::Expr(Expr {
+                kind: ExprKind::Call { func, args, .. },
+                ..
+            }) => {
+                if let (ExprKind::Attribute { value: held, attr }, Some(arg)) = (&func.kind, pos(args, 0)) {
+                    if attr == "extend" && args.len() == 1 && is_name(arg) {
+                        found = into(held);
+                    }
+                }
+            }
+            _ => {}
+        }
+    });
+    let (k, attr) = found?;
+    let via = indexing_dataset(code, k, &attr)?;
+    Some(Order::Sharded(Use::Dataset(k, attr, via, false)))
 }
 
 /// Whether the local list `list` (a name, or an entry of one) is shuffled

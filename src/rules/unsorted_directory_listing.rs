@@ -1262,10 +1262,15 @@ pub(super) fn shards_samples(code: &Code<'_>, m: crate::training::program::ModId
         "accelerate.Accelerator",
         "lightning.Fabric",
         "lightning.fabric.Fabric",
+        // Hugging Face's: its loader hands each rank its part of the
+        // sampler's positions.
+        "transformers.Trainer",
+        "transformers.Seq2SeqTrainer",
     ];
     crate::training::runtime::calls(prog, SHARDERS)
         .iter()
         .any(|(s, ..)| prog.same_program(s.m, m))
+        || hf_trainer_built(prog, m)
         || prog.classes_mentioning(&["DistributedSampler"]).into_iter().any(|c| {
             prog.same_program(c.m, m)
                 && (prog.derives_from(c, &["torch.utils.data.DistributedSampler"])
@@ -1273,6 +1278,18 @@ pub(super) fn shards_samples(code: &Code<'_>, m: crate::training::program::ModId
         })
         || crate::training::runtime::lightning_ranks(prog, m)
         || lightning_lite_in(prog, m)
+}
+
+/// Whether a program module `m` runs in builds a project subclass of a
+/// Hugging Face `Trainer` (`LLaVATrainer(Trainer)`, constructed).
+fn hf_trainer_built(prog: &crate::training::program::Program, m: crate::training::program::ModId) -> bool {
+    prog.classes_mentioning(&["Trainer"]).into_iter().any(|c| {
+        prog.same_program(c.m, m)
+            && prog.derives_from(c, &["transformers.Trainer", "transformers.Seq2SeqTrainer"])
+            && prog
+                .method(c, "__init__")
+                .is_some_and(|f| !prog.call_sites(f).is_empty())
+    })
 }
 
 /// What the constructions of dataset class `k` show: whether one reaches a
@@ -1324,6 +1341,10 @@ fn consumers<'p>(code: &Code<'p>, k: ClassId) -> (bool, bool) {
             } => {
                 let first = matches!(pos, ArgPos::Pos(0) | ArgPos::Kw("dataset"));
                 match p.as_str() {
+                    // `dict(train_dataset=ds, …)`, the mapping a Hugging
+                    // Face `Trainer(**data_module)` is handed: its consumer
+                    // is out of sight.
+                    "builtins.dict" if matches!(pos, ArgPos::Kw("train_dataset")) => unseen = true,
                     "torch.utils.data.DistributedSampler" if first => sharded = true,
                     DET_LOADER if first => sharded = true,
                     "torch.utils.data.DataLoader" if first => loaders.push((s, anc, c)),
