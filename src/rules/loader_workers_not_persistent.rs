@@ -68,7 +68,9 @@ declare_rule! {
     /// handed to a pipeline framework's `wrap_data_loader(loader, …)` (HPP plugins
     /// have one), which passes over it every epoch. A loader a helper builds from
     /// its parameters is judged at each call site with that caller's values, and
-    /// reported there; a builder chosen at run time is called where it is chosen,
+    /// reported there (also the keywords a caller passes into the `**kwargs` a
+    /// helper hands to the loader, `get_dataloader(ds, **kwargs)`; a caller's
+    /// loader passed over on one rank only counts as a one-rank loader); a builder chosen at run time is called where it is chosen,
     /// by a dispatcher that returns it (`get_dataset_fn(kind)(args, …)`) or from
     /// a module's table of builders (`LOADERS[name]["train"](args, tok)`, a
     /// table used in no other way). The loader is followed through a dict of
@@ -184,7 +186,7 @@ const MANY: i64 = 1;
 /// Fewest workers reported for a loader one rank builds (a validation
 /// loader under `if rank == 0:`): one worker of one process restarts
 /// quickly; several hold the other ranks up at their next collective.
-const ONE_RANK_MANY: i64 = 2;
+pub(super) const ONE_RANK_MANY: i64 = 2;
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let Some(code) = code(cx) else { return };
@@ -367,6 +369,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             let ranks = matches!(host, Host::Ranks(_));
             for hit in sites::hits(&code, scope, loader, &anc, &workers, persistent.as_ref(), ranks) {
                 let edit = hit.edit.clone();
+                let host = if hit.one_rank { Host::OneRank } else { host };
                 let _ = report(&code, cx, out, &hit.workers, edit, host, None);
             }
         }
@@ -476,7 +479,7 @@ fn branch_never_taken(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], e: &Expr) 
 /// Whether every pass over the loader `e` is made on one rank at most (a
 /// loader every rank builds, iterated only under `if rank == 0:`): its
 /// workers start only there.
-fn iterated_on_one_rank(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], e: &Expr) -> bool {
+pub(super) fn iterated_on_one_rank(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], e: &Expr) -> bool {
     let prog = code.prog;
     let through = super::training_support::iteration_wrapper;
     let mut passes = 0;
@@ -719,6 +722,22 @@ fn find_option<'p>(code: &Code<'p>, scope: Scope, args: &'p [Arg], name: &str, a
             per_cpu: name == "num_workers" && cpu_count(code, scope, v),
             through: None,
         });
+    }
+    // `**kwargs` of the function that builds the loader (`def
+    // get_dataloader(ds, **kwargs): return DataLoader(ds, **kwargs)`): the
+    // keyword its callers pass, judged at each call site.
+    for a in args {
+        let Arg::StarStar(e) = a else { continue };
+        if sites::kwargs_param(code, scope, e) {
+            return Some(Written {
+                scope,
+                span: e.span,
+                value: e,
+                resolved: None,
+                per_cpu: false,
+                through: None,
+            });
+        }
     }
     // `**loader_kwargs` of a dict literal, or of `dict(k=v, …)`.
     for a in args {

@@ -19,6 +19,9 @@ pub(super) struct Hit<'p> {
     /// `persistent_workers`), with the count resolved there.
     pub workers: Written<'p>,
     pub edit: Option<Edit>,
+    /// Built on every rank but passed over on one only: its workers start
+    /// there alone.
+    pub one_rank: bool,
 }
 
 /// The parameter of `f` that `e` (in `f`'s body) reads unchanged.
@@ -28,6 +31,36 @@ fn param_of(code: &Code<'_>, f: FuncId, e: &Expr) -> Option<(usize, String)> {
         [LocalDef::Param(i)] => Some((*i, n.clone())),
         _ => None,
     }
+}
+
+/// Whether `e` (in `scope`) is the function's own `**kwargs` parameter,
+/// read unchanged.
+pub(super) fn kwargs_param(code: &Code<'_>, scope: Scope, e: &Expr) -> bool {
+    let Some(f) = scope.func() else { return false };
+    let Some((i, _)) = param_of(code, f, e) else {
+        return false;
+    };
+    code.prog
+        .func(f)
+        .and_then(|x| x.params.get(i))
+        .is_some_and(|p| p.kind == crate::training::ast::ParamKind::KwArgs)
+}
+
+/// The keyword `name` a call passes into the callee's `**kwargs`: given,
+/// left out (`Missing`: the option keeps the loader's default), or not
+/// known where the call splats a mapping of its own.
+fn kwargs_bound<'p>(call: &'p Expr, name: &str) -> Bound<'p> {
+    let ExprKind::Call { args, .. } = &call.kind else {
+        return Bound::Unknown;
+    };
+    for a in args {
+        match a {
+            Arg::Kw { name: n, value, .. } if n == name => return Bound::Given(value),
+            Arg::StarStar(_) => return Bound::Unknown,
+            _ => {}
+        }
+    }
+    Bound::Missing
 }
 
 /// The span of the argument of `call` whose value is `e` (a keyword
@@ -76,10 +109,20 @@ pub(super) fn hits<'p>(
     }
     let Some(func) = prog.func(f) else { return out };
     let def_scope = f.scope();
+    let is_kwargs = |p: &Option<(usize, String)>| {
+        p.as_ref()
+            .and_then(|(i, _)| func.params.get(*i))
+            .is_some_and(|p| p.kind == crate::training::ast::ParamKind::KwArgs)
+    };
+    let (w_kwargs, p_kwargs) = (is_kwargs(&w_param), is_kwargs(&p_param));
+    let bind = |call: &'p Expr, i: usize, kwargs: bool, option: &str| match kwargs {
+        true => kwargs_bound(call, option),
+        false => prog.bind(f, call, i),
+    };
     for (site_scope, call) in prog.call_sites(f).into_iter().take(MAX_SITES) {
         // The worker count at this site.
         let (w_expr, w_scope, w_span) = match &w_param {
-            Some((i, _)) => match prog.bind(f, call, *i) {
+            Some((i, _)) => match bind(call, *i, w_kwargs, "num_workers") {
                 Bound::Given(e) => (e, site_scope, arg_span(call, e)),
                 Bound::Default(d) => (d, def_scope, None),
                 _ => continue,
@@ -104,12 +147,14 @@ pub(super) fn hits<'p>(
         // Whether this site keeps the workers.
         let mut p_given: Option<&Expr> = None;
         let keeps = match (&p_param, persistent) {
-            (Some((i, _)), _) => match prog.bind(f, call, *i) {
+            (Some((i, _)), _) => match bind(call, *i, p_kwargs, "persistent_workers") {
                 Bound::Given(e) => {
                     p_given = Some(e);
                     runtime::constant(prog, code.cfg, code.rt, site_scope, e).and_then(|r| r.as_bool())
                 }
                 Bound::Default(d) => runtime::constant(prog, code.cfg, code.rt, def_scope, d).and_then(|r| r.as_bool()),
+                // Not passed into `**kwargs`: the loader's default, off.
+                Bound::Missing if p_kwargs => Some(false),
                 _ => None,
             },
             (None, Some(p)) => runtime::constant(prog, code.cfg, code.rt, p.scope, p.value).and_then(|r| r.as_bool()),
@@ -122,6 +167,13 @@ pub(super) fn hits<'p>(
             continue;
         };
         if !reiterated(code, site_scope, &anc, call) || ranks && super::one_rank(code, site_scope, &anc, call) {
+            continue;
+        }
+        // Passed over on one rank only (a validation loader under `if
+        // accelerator.is_main_process:`): as at the loader itself, only a
+        // count that holds the others up for long.
+        let one_rank = ranks && super::iterated_on_one_rank(code, site_scope, &anc, call);
+        if one_rank && n.is_none_or(|n| n < super::ONE_RANK_MANY) {
             continue;
         }
         // Where to report: the count's argument at the site, else the
@@ -137,6 +189,8 @@ pub(super) fn hits<'p>(
                 ExprKind::Bool(false) => Some(crate::edit::replace(file, e.span, "True")),
                 _ => None,
             },
+            // Into `**kwargs`, handed on to the loader.
+            (Some(_), None) if p_kwargs => add_argument(file, call, prog.text(site_scope.m), "persistent_workers=True"),
             (Some((_, name)), None) => {
                 let open = func.params.iter().any(|p| p.name == *name);
                 if open {
@@ -158,6 +212,7 @@ pub(super) fn hits<'p>(
                 through: None,
             },
             edit,
+            one_rank,
         });
     }
     out
