@@ -154,6 +154,7 @@ mod sampler_rng_hf_shuffle;
 pub mod sampler_rng_shared_across_ranks;
 mod sampler_rng_shuffled_list;
 mod sampler_rng_step_draws;
+mod sampler_rng_unsharded_loader;
 mod sampler_rng_worker_sums;
 mod sampler_rng_workers;
 pub mod seed_before_spawn;

@@ -172,6 +172,15 @@ declare_rule! {
     /// system's entropy, that imports the module without running the block),
     /// or scoped to one block (inside `with torch.random.fork_rng():`, or a
     /// context manager whose class saves and restores the RNG state).
+    /// Where the ranks do not seed alike (no seed, or one per rank), a training
+    /// `DataLoader(shuffle=True)` that nothing shards is reported instead, in a
+    /// job whose model is wrapped for data parallelism (DDP, FSDP, DeepSpeed,
+    /// or handed to `accelerator.prepare`): no sampler, never prepared itself,
+    /// no `DistributedSampler` anywhere in the program, not run by Lightning
+    /// (which puts its own sampler on it), over a dataset whose making does not
+    /// depend on the rank and whose class does not read the rank or world size:
+    /// every rank iterates every sample in an order of its own (seed-vc's
+    /// `build_ft_dataloader`, which the trainer never prepares).
     /// Last, a dropped generator: a function handed a `generator` (in
     /// multi-rank code, or one that takes a `world_size`) that calls a helper
     /// drawing with its own (`torch.randperm(n, generator=generator)`) but
@@ -287,6 +296,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     super::sampler_rng_base_seeds::constructor_seeds_alike(&code, out);
     super::sampler_rng_step_draws::step_draws_alike(&code, &seedings, out);
     super::sampler_rng_workers::iterable_split_by_worker_only(&code, out);
+    super::sampler_rng_unsharded_loader::unsharded_loaders(&code, &seedings, out);
     if seedings.iter().all(|(_, s)| *s == Seeding::NotIdentical) {
         return;
     }
@@ -530,7 +540,7 @@ fn plain_consumer(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], sampler: &Expr
 
 /// The `shuffle=True` argument of a DataLoader that builds its own
 /// `RandomSampler` from the global RNG.
-fn shuffled_loader(code: &Code<'_>, scope: Scope, args: &[Arg]) -> Option<Span> {
+pub(super) fn shuffled_loader(code: &Code<'_>, scope: Scope, args: &[Arg]) -> Option<Span> {
     if has_splat(args) {
         return None;
     }
@@ -555,7 +565,7 @@ fn shuffled_loader(code: &Code<'_>, scope: Scope, args: &[Arg]) -> Option<Span> 
 /// then `DataLoader(builder(buffer=self.pi_buffer), shuffle=True)`): the
 /// rank's own rollouts or feedback, different on every rank, so an equal
 /// shuffle orders different samples.
-fn over_rank_buffer(code: &Code<'_>, scope: Scope, args: &[Arg]) -> bool {
+pub(super) fn over_rank_buffer(code: &Code<'_>, scope: Scope, args: &[Arg]) -> bool {
     let prog = code.prog;
     let Some(dataset) = kw(args, "dataset").or_else(|| pos(args, 0)) else {
         return false;
@@ -614,7 +624,7 @@ fn over_rank_buffer(code: &Code<'_>, scope: Scope, args: &[Arg]) -> bool {
 /// `.sharding_filter()` or from `torchdata`): torch's DataLoader then
 /// shares one shuffle seed across the ranks on purpose and shards after
 /// shuffling, so equal draws are its design.
-fn over_datapipe(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], args: &[Arg]) -> bool {
+pub(super) fn over_datapipe(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], args: &[Arg]) -> bool {
     let prog = code.prog;
     let Some(dataset) = kw(args, "dataset").or_else(|| pos(args, 0)) else {
         return false;

@@ -1,7 +1,9 @@
 # stagec fixture: neg_s21_seeded_by_sampling_on_main_process (issue 22, class 3, a look-alike: the
 #                 only `torch.manual_seed` is in the image pipeline's `forward`, which the
 #                 sampler object's `__call__` runs only under `accelerator.is_main_process`; the
-#                 other ranks never seed, so their shuffled loaders do not share an order)
+#                 other ranks never seed, so their shuffled loaders do not share an order; each
+#                 rank's loader reads its own slice of the rows, so the unprepared loader
+#                 shards nonetheless)
 # named: beside pipeline.py, as pre-commit passes both
 # expect: nothing
 # ----
@@ -14,7 +16,8 @@ from pipeline import Sampler
 
 def main():
     accelerator = Accelerator()
-    data = TensorDataset(torch.randn(1024, 16))
+    rows = torch.randn(1024, 16)
+    data = TensorDataset(rows[accelerator.process_index :: accelerator.num_processes])
     loader = DataLoader(data, batch_size=8, shuffle=True, num_workers=2, persistent_workers=True)
     model = torch.nn.Linear(16, 16)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
