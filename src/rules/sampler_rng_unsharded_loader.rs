@@ -111,11 +111,7 @@ fn samplers_in_program(code: &Code<'_>, m: ModId) -> bool {
     )
     .iter()
     .any(|(s, ..)| prog.same_program(s.m, m))
-        || prog.classes_mentioning(&["Sampler"]).into_iter().any(|c| {
-            prog.same_program(c.m, m)
-                && (prog.derives_from(c, &["torch.utils.data.DistributedSampler"])
-                    || prog.class(c).is_some_and(|x| x.name.contains("DistributedSampler")))
-        })
+        || super::unsorted_directory_listing::distributed_sampler_class_in(code, m)
 }
 
 /// Whether the dataset (in `scope`) is made by a class of the code whose

@@ -1271,13 +1271,21 @@ pub(super) fn shards_samples(code: &Code<'_>, m: crate::training::program::ModId
         .iter()
         .any(|(s, ..)| prog.same_program(s.m, m))
         || hf_trainer_built(prog, m)
-        || prog.classes_mentioning(&["DistributedSampler"]).into_iter().any(|c| {
-            prog.same_program(c.m, m)
-                && (prog.derives_from(c, &["torch.utils.data.DistributedSampler"])
-                    || prog.class(c).is_some_and(|x| x.name.contains("DistributedSampler")))
-        })
+        || distributed_sampler_class_in(code, m)
         || crate::training::runtime::lightning_ranks(prog, m)
         || lightning_lite_in(prog, m)
+}
+
+/// Whether a program module `m` runs in has a project subclass of
+/// `DistributedSampler`, or a project sampler named so (Open-Sora-Plan's
+/// `CustomDistributedSampler(Sampler)`).
+pub(super) fn distributed_sampler_class_in(code: &Code<'_>, m: crate::training::program::ModId) -> bool {
+    let prog = code.prog;
+    prog.classes_mentioning(&["DistributedSampler"]).into_iter().any(|c| {
+        prog.same_program(c.m, m)
+            && (prog.derives_from(c, &["torch.utils.data.DistributedSampler"])
+                || prog.class(c).is_some_and(|x| x.name.contains("DistributedSampler")))
+    })
 }
 
 /// Whether a program module `m` runs in builds a project subclass of a
