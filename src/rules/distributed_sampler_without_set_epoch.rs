@@ -36,7 +36,10 @@ declare_rule! {
     /// loader holds this sampler on every run) calls `set_epoch` at the top of
     /// the epoch loop, on the sampler or the loader's `.sampler` as the
     /// loop's function names it: a local, `self.x`, or the parameter every
-    /// call hands it (`train(model, train_dataloader, …)`).
+    /// call hands it (`train(model, train_dataloader, …)`). A sampler built
+    /// anew inside the loop with a seed that reads the loop's variable
+    /// (`DistributedSampler(shard, seed=seed + epoch)` for each shard of each
+    /// epoch) shuffles each pass its own way and is not reported.
     ///
     /// ## Why
     /// `DistributedSampler` shuffles with `seed + epoch`. Without `set_epoch(epoch)`
@@ -117,11 +120,32 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
                 },
                 _ => None,
             };
+            // Built anew at each pass with a seed that follows the loop
+            // (`seed=args.seed + epoch`): each pass shuffles its own order.
+            let seed = arg(args, "seed", if monai { 5 } else { 4 });
+            if seed.is_some_and(|v| reseeded_by_loop(v, anc)) {
+                return;
+            }
             if let Some(finding) = analyse(&code, scope, anc, e, per_call.as_deref()) {
                 report(cx, &code, out, scope, e, finding);
             }
         });
     }
+}
+
+/// Whether the seed `v` of a sampler built in a loop reads a name that
+/// loop binds (`for epoch in …: DistributedSampler(ds, seed=seed + epoch)`).
+fn reseeded_by_loop(v: &Expr, anc: &[Anc<'_>]) -> bool {
+    let read = super::skipped_nonfinite::names_in(v);
+    anc.iter().any(|a| match a {
+        Anc::Stmt(st) => match &st.kind {
+            crate::training::ast::StmtKind::For { target, .. } => super::skipped_nonfinite::names_in(target)
+                .iter()
+                .any(|n| read.contains(n)),
+            _ => false,
+        },
+        _ => false,
+    })
 }
 
 /// Whether `func` is torch's `DistributedSampler`, or a training-code

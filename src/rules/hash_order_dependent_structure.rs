@@ -5,7 +5,9 @@ declare_rule! {
     /// a set comprehension, `set(…)`/`frozenset(…)` of strings — that decides the
     /// order in which modules or parameters are registered (`nn.ModuleDict`,
     /// `nn.ModuleList`, `ParameterDict`, `ParameterList`, `nn.Sequential`,
-    /// `add_module`, `register_parameter`/`register_buffer`, `setattr(self, …)`) or
+    /// `add_module`, `register_parameter`/`register_buffer`, `setattr(self, …)`;
+    /// not a module that holds no parameter or buffer, such as the `nn.Identity()`
+    /// put in place of a classifier head) or
     /// assigns ids (`{w: i for i, w in enumerate(words)}`); (b) `hash(x) % n` of a
     /// string where `n` is the world size or the result is compared with the rank;
     /// (c) `list(S)` of a set of strings (also an intersection with one, `set(d) &
@@ -393,12 +395,22 @@ fn registers(code: &Code<'_>, scope: Scope, body: &[Stmt], var: &str) -> bool {
                 if !uses_var {
                     return;
                 }
+                // A module without parameters or buffers (`nn.Identity()`
+                // put in place of a head): its place in the order moves no
+                // parameter, buffer or state-dict entry.
+                let stateless = |x: Option<&Expr>| {
+                    x.is_some_and(|x| {
+                        matches!(&x.kind, ExprKind::Call { func, .. }
+                        if code.prog.external(scope, func).is_some_and(|p| STATELESS_MODULES.contains(&p.as_str())))
+                    })
+                };
                 match &func.kind {
                     ExprKind::Attribute { value, attr } => {
                         if matches!(
                             attr.as_str(),
                             "add_module" | "register_parameter" | "register_buffer" | "register_module"
-                        ) {
+                        ) && !(matches!(attr.as_str(), "add_module" | "register_module") && stateless(pos(args, 1)))
+                        {
                             found = true;
                         }
                         if attr == "append" && module_container(code, scope, value) {
@@ -407,7 +419,7 @@ fn registers(code: &Code<'_>, scope: Scope, body: &[Stmt], var: &str) -> bool {
                     }
                     ExprKind::Name(n) if n == "setattr" => {
                         if let Some(first) = pos(args, 0) {
-                            if code.prog.self_class(scope, first).is_some() {
+                            if code.prog.self_class(scope, first).is_some() && !stateless(pos(args, 2)) {
                                 found = true;
                             }
                         }
@@ -419,6 +431,19 @@ fn registers(code: &Code<'_>, scope: Scope, body: &[Stmt], var: &str) -> bool {
     }
     found
 }
+
+/// torch's modules that hold no parameter and no buffer.
+const STATELESS_MODULES: &[&str] = &[
+    "torch.nn.Identity",
+    "torch.nn.ReLU",
+    "torch.nn.GELU",
+    "torch.nn.SiLU",
+    "torch.nn.Sigmoid",
+    "torch.nn.Tanh",
+    "torch.nn.Dropout",
+    "torch.nn.Flatten",
+    "torch.nn.modules.linear.Identity",
+];
 
 /// Whether `e` holds an `nn.ModuleDict`/`ModuleList`/… .
 fn module_container(code: &Code<'_>, scope: Scope, e: &Expr) -> bool {
