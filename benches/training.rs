@@ -754,7 +754,7 @@ fn project(files: &[(String, String)], with_training: bool) -> Project {
                 .ok_or_else(|| format!("{} is not in the package", p.display()))
         };
         let (sources, problems) =
-            stagec::training::discover::discover(Some(CONFIG), root, None, &paths, &[], &[], &mut read);
+            stagec::training::discover::discover(Some(CONFIG), root, None, &paths, &[], &[], &mut read, &mut Vec::new);
         assert!(problems.is_empty(), "{problems:?}");
         sources
     });

@@ -41,7 +41,7 @@ const MAX_RUN_FILE: usize = 128 * 1024;
 /// Most bytes of such files read for one check.
 const MAX_RUN_FILE_BYTES: usize = 4 * 1024 * 1024;
 /// What a training file must mention for the config files to be read.
-const RUN_FILE_LOADERS: &[&str] = &["json.load", "yaml", "OmegaConf", "hydra"];
+const RUN_FILE_LOADERS: &[&str] = &["json.load", "yaml", "OmegaConf", "hydra", "LightningCLI"];
 
 /// Whether a file name is a JSON or YAML file's.
 fn is_run_file(name: &str) -> bool {
@@ -555,6 +555,18 @@ impl ContextScan {
             Some(input) => Ok((*input).clone()),
             None => read(p, overlay),
         };
+        // The config files, read once: by discovery where some module
+        // builds classes they name, else below.
+        let mut held: Option<Vec<Input>> = None;
+        let mut named_classes = || {
+            let inputs = self.run_file_inputs(overlay);
+            let mut names = Vec::new();
+            for i in &inputs {
+                crate::training::discover::config_named_classes(&crate::source::lossy(&i.bytes), &mut names);
+            }
+            held = Some(inputs);
+            names
+        };
         let (mut sources, problems) = crate::training::discover::discover(
             text.as_deref(),
             &self.dir,
@@ -563,6 +575,7 @@ impl ContextScan {
             &self.python_links(),
             named,
             &mut reader,
+            &mut named_classes,
         );
         // The requirements nearest the named files (a project's own folder
         // in a repository of several), else the context root's.
@@ -587,31 +600,42 @@ impl ContextScan {
             .files
             .iter()
             .any(|f| RUN_FILE_LOADERS.iter().any(|l| mentions(&f.input.bytes, l)));
-        if loads {
-            let mut total = 0usize;
-            for path in &self.run_files {
-                if total >= MAX_RUN_FILE_BYTES {
-                    break;
-                }
-                let bytes = match overlay.text(path) {
-                    Some(text) => text.as_bytes().to_vec(),
-                    None => match fsutil::read_limited(path, MAX_RUN_FILE) {
-                        Ok(bytes) => bytes,
-                        Err(_) => continue,
-                    },
-                };
-                if bytes.len() > MAX_RUN_FILE {
-                    continue;
-                }
-                total += bytes.len();
-                let rel = path.strip_prefix(&self.dir).unwrap_or(path);
-                sources.run_files.push(Input {
-                    name: rel.to_string_lossy().replace('\\', "/"),
-                    bytes,
-                });
-            }
+        if loads || held.is_some() {
+            sources.run_files = match held {
+                Some(inputs) => inputs,
+                None => self.run_file_inputs(overlay),
+            };
         }
         (sources, problems)
+    }
+
+    /// The context's JSON and YAML files, each bounded and all of them
+    /// bounded together, with `overlay`'s buffers for their text.
+    fn run_file_inputs(&self, overlay: &dyn Overlay) -> Vec<Input> {
+        let mut out = Vec::new();
+        let mut total = 0usize;
+        for path in &self.run_files {
+            if total >= MAX_RUN_FILE_BYTES {
+                break;
+            }
+            let bytes = match overlay.text(path) {
+                Some(text) => text.as_bytes().to_vec(),
+                None => match fsutil::read_limited(path, MAX_RUN_FILE) {
+                    Ok(bytes) => bytes,
+                    Err(_) => continue,
+                },
+            };
+            if bytes.len() > MAX_RUN_FILE {
+                continue;
+            }
+            total += bytes.len();
+            let rel = path.strip_prefix(&self.dir).unwrap_or(path);
+            out.push(Input {
+                name: rel.to_string_lossy().replace('\\', "/"),
+                bytes,
+            });
+        }
+        out
     }
 }
 

@@ -36,7 +36,12 @@ declare_rule! {
     /// parameter `x`) or `self.save_hyperparameters(args)` (the namespace's
     /// `x`; not where code changes the saved entry), a parameter of a model or
     /// data module `LightningCLI` builds (the project's YAML configs'
-    /// `data.num_workers`, or `data.init_args.num_workers`), `cfg = OmegaConf.merge(cfg, cli)` of a loaded file and the
+    /// `data.num_workers`, or `data.init_args.num_workers`), a parameter of a
+    /// class no code calls that the project's config files name for code to
+    /// build by name (Hydra's `_target_:` beside its arguments, a
+    /// `class_path:` with `init_args:`, `instantiate_from_config`'s `target:`
+    /// with `params:`; the values of every mapping that names it, with the
+    /// parameter's default where one leaves it out), `cfg = OmegaConf.merge(cfg, cli)` of a loaded file and the
     /// command line's overrides, or
     /// through `context.get_hparam(…)`, `context.get_data_config()[…]` and
     /// `self.hparams.x` back to the experiment's `hyperparameters` and `data` —

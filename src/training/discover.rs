@@ -243,6 +243,50 @@ impl<'a> Context<'a> {
 /// Most modules one name pattern of a dynamic import is read as.
 const MAX_MATCHED: usize = 32;
 
+/// What a module mentions where it may build objects from classes its
+/// config files name (see [`config_named_classes`]).
+const INSTANTIATORS: [&str; 2] = ["instantiate", "LightningCLI"];
+
+/// Most classes named by config files that discovery follows.
+const MAX_CONFIG_NAMED: usize = 256;
+
+/// The classes a config file names for code to build by name: the dotted
+/// values of `_target_:` (Hydra), `class_path:` (LightningCLI) and
+/// `target:` (`instantiate_from_config`) keys, in the order written,
+/// each once. Read from the text, line by line (YAML, or JSON's
+/// `"key": "value"`): a value that is not a dotted name of identifiers is
+/// passed over.
+pub fn config_named_classes(text: &str, out: &mut Vec<String>) {
+    for line in text.lines() {
+        if out.len() >= MAX_CONFIG_NAMED {
+            return;
+        }
+        let line = line.trim_start().trim_start_matches("- ").trim_start();
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        let key = key.trim().trim_matches('"').trim_matches('\'');
+        if !matches!(key, "_target_" | "class_path" | "target") {
+            continue;
+        }
+        let value = value
+            .split(" #")
+            .next()
+            .unwrap_or("")
+            .trim()
+            .trim_end_matches(',')
+            .trim();
+        let value = value.trim_matches('"').trim_matches('\'');
+        let parts: Vec<&str> = value.split('.').collect();
+        if parts.len() < 2 || !parts.iter().all(|p| is_identifier(p)) {
+            continue;
+        }
+        if !out.iter().any(|o| o == value) {
+            out.push(value.to_string());
+        }
+    }
+}
+
 /// Most name patterns of dynamic imports one discovery expands (each
 /// lists the context's files once).
 const MAX_BY_NAME: usize = 64;
@@ -358,6 +402,7 @@ struct Queued {
 /// own name where `root` does not show it, as `.` does not), plus `named` files
 /// (named on the command line). `read` reads a file; what it cannot read
 /// is returned as problems.
+#[allow(clippy::too_many_arguments)]
 pub fn discover(
     config_text: Option<&str>,
     root: &Path,
@@ -366,6 +411,7 @@ pub fn discover(
     links: &[(PathBuf, PathBuf)],
     named: &[PathBuf],
     read: &mut dyn FnMut(&Path) -> Result<Input, String>,
+    config_named: &mut dyn FnMut() -> Vec<String>,
 ) -> (TrainingSources, Vec<String>) {
     let ctx = Context::new(root, root_name, python_files, links, named);
     let mut queue: VecDeque<Queued> = VecDeque::new();
@@ -434,6 +480,9 @@ pub fn discover(
     let mut peeked: HashMap<String, (Input, Option<Arc<super::ParsedFile>>)> = HashMap::new();
     // The module names imports give each file.
     let mut imported_as: HashMap<String, Vec<String>> = HashMap::new();
+    // The classes the project's config files name for code to build by
+    // name (asked for once, where some file builds one).
+    let mut by_config: Option<Vec<String>> = None;
     while let Some(q) = queue.pop_front() {
         if files.len() >= MAX_FILES || bytes >= MAX_BYTES {
             break;
@@ -596,6 +645,41 @@ pub fn discover(
                         named.module = module;
                     }
                 } else if !seen.contains(&rel) {
+                    queue.push_back(Queued {
+                        rel,
+                        module,
+                        role: FileRole::Imported,
+                        roots: roots.clone(),
+                    });
+                }
+            }
+        }
+        // A module that builds objects from classes its config files name
+        // (`hydra.utils.instantiate(cfg.data)` of a `_target_:`, a
+        // `LightningCLI` reading `class_path:`, the `instantiate_from_config`
+        // of `target:`) loads their modules at run time, as an import
+        // would: they run in its program.
+        if scanned.mentions(&INSTANTIATORS) {
+            let names = by_config.get_or_insert_with(|| {
+                let mut names = config_named();
+                names.truncate(MAX_CONFIG_NAMED);
+                names
+            });
+            for dotted in names.iter() {
+                let Some((module, _class)) = dotted.rsplit_once('.') else {
+                    continue;
+                };
+                let Some((rel, module)) = ctx.module(module, &roots) else {
+                    continue;
+                };
+                if rel == q.rel || targets.contains(&rel) {
+                    continue;
+                }
+                targets.push(rel.clone());
+                let known = seen.contains(&rel)
+                    || files.iter().any(|f| same(&f.input.name, &rel, &ctx))
+                    || queue.iter().any(|n| n.rel == rel);
+                if !known {
                     queue.push_back(Queued {
                         rel,
                         module,
@@ -993,6 +1077,18 @@ mod tests {
         config: Option<&str>,
         named: &[&str],
     ) -> TrainingSources {
+        discover_with_classes(files, links, config, named, &[])
+    }
+
+    /// [`discover_linked`], with the project's config files naming
+    /// `classes` for code to build by name.
+    fn discover_with_classes(
+        files: &[(&str, &str)],
+        links: &[(&str, &str)],
+        config: Option<&str>,
+        named: &[&str],
+        classes: &[&str],
+    ) -> TrainingSources {
         let root = PathBuf::from("/ctx");
         let links: Vec<(PathBuf, PathBuf)> = links.iter().map(|(l, t)| (root.join(l), root.join(t))).collect();
         let paths: Vec<PathBuf> = files.iter().map(|(p, _)| root.join(p)).collect();
@@ -1008,7 +1104,13 @@ mod tests {
                 })
                 .ok_or_else(|| format!("cannot read {rel}"))
         };
-        discover(config, &root, None, &paths, &links, &named, &mut read).0
+        let mut asked = 0;
+        let mut names = || {
+            asked += 1;
+            assert_eq!(asked, 1, "the config files are asked once");
+            classes.iter().map(|c| c.to_string()).collect()
+        };
+        discover(config, &root, None, &paths, &links, &named, &mut read, &mut names).0
     }
 
     fn run(files: &[(&str, &str)], config: &str) -> TrainingSources {
@@ -1142,6 +1244,79 @@ from detsd.utils import f
             aliases("mae/strategies/torch.py").is_empty(),
             "{:?}",
             aliases("mae/strategies/torch.py")
+        );
+    }
+
+    #[test]
+    fn classes_config_files_name_run_in_the_program_that_builds_them() {
+        let files = [
+            (
+                "train.py",
+                "import hydra\n\n@hydra.main(config_path='configs')\ndef main(cfg):\n    dm = hydra.utils.instantiate(cfg.data)\n\nif __name__ == \"__main__\":\n    main()\n",
+            ),
+            ("tools/export.py", "import torch\n\nif __name__ == \"__main__\":\n    pass\n"),
+            ("proj/__init__.py", ""),
+            ("proj/data/__init__.py", ""),
+            ("proj/data/dm.py", "from proj.data.sets import Clips\n"),
+            ("proj/data/sets.py", ""),
+        ];
+        let named = ["train.py", "tools/export.py", "proj/data/dm.py"];
+        let classes = [
+            "proj.data.dm.TextDataModule",
+            "lightning.pytorch.Trainer",
+            "absent.mod.Class",
+        ];
+        let s = discover_with_classes(&files, &[], None, &named, &classes);
+        let bits = |rel: &str| {
+            s.files
+                .iter()
+                .find(|f| f.input.name.trim_start_matches("/ctx/") == rel)
+                .map_or((0, 0), |f| (f.programs, f.scripts))
+        };
+        // The data module and what it imports run in the training script's
+        // program, and are no script of their own; the script that builds
+        // nothing by name keeps its own program.
+        let (train, _) = bits("train.py");
+        assert_ne!(train, 0);
+        assert_eq!(bits("proj/data/dm.py"), (train, 0));
+        assert_eq!(bits("proj/data/sets.py"), (train, 0));
+        assert_eq!(bits("tools/export.py").0 & train, 0);
+        // Without the names, the data module is a program of its own.
+        let alone = discover_with_classes(&files, &[], None, &named, &[]);
+        let dm = alone
+            .files
+            .iter()
+            .find(|f| f.input.name.ends_with("proj/data/dm.py"))
+            .map_or(0, |f| f.programs);
+        let tr = alone
+            .files
+            .iter()
+            .find(|f| f.input.name.ends_with("/train.py"))
+            .map_or(0, |f| f.programs);
+        assert_eq!(dm & tr, 0);
+    }
+
+    #[test]
+    fn config_files_name_classes_by_their_keys() {
+        let mut out = Vec::new();
+        config_named_classes(
+            "_target_: proj.data.dm.TextDataModule\ndata:\n  class_path: decoder.dataset.Vocos  # the module\nmodel:\n  target: \"ldm.models.LDM\"\n  target_key: a.b\nlist:\n  - target: x.Y\nloss:\n  target: 0.5\n  _target_: torch\n  _target_: ${oc.env:X}.Y\n",
+            &mut out,
+        );
+        // Pretty-printed JSON: one key a line; a name already found is kept once.
+        config_named_classes(
+            "{\n  \"class_path\": \"a.b.C\",\n  \"target\": \"proj.data.dm.TextDataModule\"\n}",
+            &mut out,
+        );
+        assert_eq!(
+            out,
+            vec![
+                "proj.data.dm.TextDataModule",
+                "decoder.dataset.Vocos",
+                "ldm.models.LDM",
+                "x.Y",
+                "a.b.C",
+            ]
         );
     }
 

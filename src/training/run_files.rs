@@ -8,7 +8,7 @@
 use std::sync::OnceLock;
 
 use crate::source::{Input, LineIndex};
-use crate::yaml::{Located, PathSeg, Tree, Value};
+use crate::yaml::{Located, NodeId, PathSeg, Tree, Value};
 
 /// How a file is written, by its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +52,18 @@ struct Parsed {
 pub struct RunFiles {
     inputs: Vec<Input>,
     parsed: OnceLock<Vec<Parsed>>,
+    naming: OnceLock<Vec<Naming>>,
+}
+
+/// A mapping of a config file that names a class (see [`NAMING_KEYS`]).
+struct Naming {
+    /// The file, an index into the parsed files.
+    file: usize,
+    /// The dotted name written.
+    class: String,
+    /// Where its keyword arguments sit (`None`: under an argument key the
+    /// mapping lacks).
+    args: Option<Located>,
 }
 
 impl Clone for RunFiles {
@@ -107,6 +119,7 @@ impl RunFiles {
         RunFiles {
             inputs,
             parsed: OnceLock::new(),
+            naming: OnceLock::new(),
         }
     }
 
@@ -171,6 +184,112 @@ impl RunFiles {
         }
         out
     }
+
+    /// What the mappings of the files that name `class` (its dotted path)
+    /// for code to build by name (see [`NAMING_KEYS`]) hold at `path` of
+    /// their keyword arguments: `None` where no mapping names it.
+    pub fn named_lookup(&self, class: &str, path: &[Seg]) -> Option<NamedFound> {
+        let parsed = self.parsed();
+        let mut out = NamedFound::default();
+        let mut naming = 0usize;
+        for n in self
+            .naming()
+            .iter()
+            .filter(|n| names_class(&n.class, class))
+            .take(MOST_NAMING)
+        {
+            let Some(f) = parsed.get(n.file) else { continue };
+            naming += 1;
+            let Some(args) = n.args else {
+                out.lacking += 1;
+                continue;
+            };
+            let mut places = Vec::new();
+            matches(&f.tree, args, path, &mut places);
+            if places.is_empty() {
+                out.lacking += 1;
+            }
+            for at in places {
+                match scalar_at(f, at) {
+                    Some(found) => out.found.push(found),
+                    None => out.other = true,
+                }
+            }
+        }
+        (naming > 0).then_some(out)
+    }
+
+    /// The mappings of the files that name a class (see [`NAMING_KEYS`]),
+    /// found once, in file and document order.
+    fn naming(&self) -> &[Naming] {
+        self.naming.get_or_init(|| {
+            let mut out = Vec::new();
+            for (file, f) in self.parsed().iter().enumerate() {
+                for i in 0..f.tree.len() {
+                    let Ok(id) = u32::try_from(i) else { break };
+                    let node = NodeId(id);
+                    if !matches!(f.tree.node(node).value, Value::Map(_)) {
+                        continue;
+                    }
+                    let entries = f.tree.entries_raw(node);
+                    let key_is = |e: &crate::yaml::Entry, key: &str| f.tree.as_str(e.key) == Some(key);
+                    let Some((class, args_key)) = NAMING_KEYS.iter().find_map(|(key, args)| {
+                        let e = entries.iter().find(|e| key_is(e, key))?;
+                        Some((f.tree.as_str(e.value)?.trim().to_string(), *args))
+                    }) else {
+                        continue;
+                    };
+                    let args = match args_key {
+                        None => Some(Located { node, key: None }),
+                        Some(k) => entries.iter().find(|e| key_is(e, k)).map(|e| Located {
+                            node: e.value,
+                            key: Some(e.key),
+                        }),
+                    };
+                    out.push(Naming { file, class, args });
+                }
+            }
+            out
+        })
+    }
+}
+
+/// The keys by which a config file names a class for code to build by
+/// name, with the key its keyword arguments sit under: Hydra's
+/// `_target_:` beside them, LightningCLI's `class_path:` with
+/// `init_args:`, `instantiate_from_config`'s `target:` with `params:`.
+const NAMING_KEYS: &[(&str, Option<&str>)] = &[
+    ("_target_", None),
+    ("class_path", Some("init_args")),
+    ("target", Some("params")),
+];
+
+/// Most mappings naming one class that a lookup reads, over all files.
+const MOST_NAMING: usize = 64;
+
+/// What the mappings that name a class hold at one path of its arguments
+/// (see [`RunFiles::named_lookup`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NamedFound {
+    /// The scalars set, one per mapping that sets the path.
+    pub found: Vec<Found>,
+    /// The mappings that name the class and do not set the path (the
+    /// parameter's default stands there).
+    pub lacking: usize,
+    /// Whether some mapping holds a mapping or a list at the path, or a
+    /// value not read here (an alias).
+    pub other: bool,
+}
+
+/// Whether the dotted name `written` in a config file names the class
+/// `class` (`package.module.Class`): equal, or one a dotted suffix of the
+/// other of at least a module and the class (a file that writes
+/// `src.data.dm.DataModule` for the module stagec reads as `data.dm`).
+pub fn names_class(written: &str, class: &str) -> bool {
+    let w: Vec<&str> = written.split('.').collect();
+    let c: Vec<&str> = class.split('.').collect();
+    let n = w.len().min(c.len());
+    n >= 2 && w[w.len() - n..] == c[c.len() - n..]
 }
 
 /// The places `path` leads to from `here`, at most [`MOST_PER_FILE`].
@@ -324,6 +443,68 @@ mod tests {
         let wide: String = (0..200).map(|i| format!("k{i}: {{w: {i}}}\n")).collect();
         let f = files(&[("wide.yaml", &wide)]);
         assert_eq!(f.lookup(Format::Yaml, None, &key(&["*", "w"])).len(), MOST_PER_FILE);
+    }
+
+    #[test]
+    fn mappings_that_name_a_class_give_its_arguments() {
+        let f = files(&[
+            (
+                "configs/data/lj.yaml",
+                "_target_: matcha.data.dm.TextMelDataModule\nbatch_size: 32\nnum_workers: 20\n",
+            ),
+            (
+                "configs/vocoder.yaml",
+                "data:\n  class_path: decoder.dataset.VocosDataModule\n  init_args:\n    train_params:\n      num_workers: 8\n",
+            ),
+            (
+                "configs/ldm.yaml",
+                "model:\n  target: ldm.models.LatentDiffusion\n  params:\n    timesteps: 1000\n    nested: {a: 1}\n",
+            ),
+            ("configs/bare.yaml", "model:\n  target: ldm.models.LatentDiffusion\n"),
+            ("other.json", "{\"_target_\": \"src.matcha.data.dm.TextMelDataModule\"}"),
+        ]);
+        // `_target_` beside the arguments; a file that writes the module
+        // with a package before it names the class too, and sets nothing.
+        let dm = f
+            .named_lookup("matcha.data.dm.TextMelDataModule", &key(&["num_workers"]))
+            .unwrap_or_default();
+        assert_eq!(
+            dm.found.iter().map(|x| x.value.clone()).collect::<Vec<_>>(),
+            vec![Value::Int(20)]
+        );
+        assert_eq!(
+            (dm.found[0].file.as_str(), dm.found[0].line),
+            ("configs/data/lj.yaml", 3)
+        );
+        assert_eq!((dm.lacking, dm.other), (1, false));
+        // `class_path` with `init_args`, read below the parameter.
+        let voc = f
+            .named_lookup(
+                "decoder.dataset.VocosDataModule",
+                &key(&["train_params", "num_workers"]),
+            )
+            .unwrap_or_default();
+        assert_eq!(
+            voc.found.iter().map(|x| x.value.clone()).collect::<Vec<_>>(),
+            vec![Value::Int(8)]
+        );
+        // `target` with `params`; a mapping without `params` leaves it out;
+        // a mapping where a scalar is read is something else.
+        let ldm = f
+            .named_lookup("ldm.models.LatentDiffusion", &key(&["timesteps"]))
+            .unwrap_or_default();
+        assert_eq!((ldm.found.len(), ldm.lacking, ldm.other), (1, 1, false));
+        let nested = f
+            .named_lookup("ldm.models.LatentDiffusion", &key(&["nested"]))
+            .unwrap_or_default();
+        assert!(nested.other);
+        // Another module's class of the same name, a bare class name: not named.
+        assert!(f
+            .named_lookup("other.dm.TextMelDataModule", &key(&["num_workers"]))
+            .is_none());
+        assert!(f.named_lookup("TextMelDataModule", &key(&["num_workers"])).is_none());
+        assert!(names_class("src.matcha.data.dm.X", "data.dm.X"));
+        assert!(!names_class("dm.X", "other.X"));
     }
 
     #[test]

@@ -421,6 +421,9 @@ fn term_value(prog: &Program, env: &Env<'_>, t: &Term<'_>, depth: u32) -> Option
             return one(v);
         }
     }
+    if let Some(Proj::Config { class, init }) = t.proj.first() {
+        return config_named_value(prog, env, t, class, *init, depth);
+    }
     match &t.expr.kind {
         ExprKind::Not(inner) if t.proj.is_empty() => {
             let r = constant_at(prog, env, t.scope, inner, depth + 1)?;
@@ -1014,8 +1017,14 @@ fn run_file_value(
     }
     let named = named.filter(|n| files.has_any(format, n));
     let found = files.lookup(format, named.as_deref(), &keys);
-    let mut values = Vec::new();
-    for f in &found {
+    files_value(&found, format, named.is_some(), Vec::new())
+}
+
+/// The values `found` in config files, with `values` known besides (a
+/// parameter's default where some file leaves it): `None` where one is not
+/// a scalar or none was found.
+fn files_value(found: &[Found], format: Format, named: bool, mut values: Vec<Const>) -> Option<Resolved> {
+    for f in found {
         let v = match &f.value {
             crate::yaml::Value::Int(i) => Const::Int(*i),
             crate::yaml::Value::Float(x) => Const::Float(*x),
@@ -1039,9 +1048,65 @@ fn run_file_value(
             format,
             first,
             files: files_read.len(),
-            named: named.is_some(),
+            named,
         }),
     })
+}
+
+/// The keyword argument at `[param, …]` (`t`'s projection after its
+/// [`Proj::Config`]) of the class `class` whose `__init__` is `init`, as
+/// the project's config files that name the class give it: the values
+/// they set, with the parameter's default where some mapping leaves the
+/// parameter out. Only with [`Env::run_files`]; `None` where a mapping
+/// holds something else there, or leaves out a path below the parameter,
+/// or the default is not known.
+fn config_named_value(
+    prog: &Program,
+    env: &Env<'_>,
+    t: &Term<'_>,
+    class: &str,
+    init: super::program::FuncId,
+    depth: u32,
+) -> Option<Resolved> {
+    let files = env.run_files?;
+    let rest = t.proj.get(1..)?;
+    let keys: Vec<Seg> = rest
+        .iter()
+        .map(|p| match p {
+            Proj::Key(Key::Str(k)) | Proj::Attr(k) => Some(Seg::At(PathSeg::Key(k.clone()))),
+            Proj::Key(Key::Int(i)) => usize::try_from(*i).ok().map(|i| Seg::At(PathSeg::Index(i))),
+            Proj::Value => Some(Seg::Each),
+            _ => None,
+        })
+        .collect::<Option<Vec<Seg>>>()?;
+    let (Some(Seg::At(PathSeg::Key(param))), Some(Seg::At(PathSeg::Key(leaf)))) = (keys.first(), keys.last()) else {
+        return None;
+    };
+    // A field below the parameter that some code stores to (`cfg.workers =
+    // 0` on the object built from the mapping) may not be what it reads.
+    if keys.len() > 1 && field_stored_with(prog, leaf, false) {
+        return None;
+    }
+    let named = files.named_lookup(class, &keys)?;
+    if named.other {
+        return None;
+    }
+    let mut values = Vec::new();
+    if named.lacking > 0 {
+        if keys.len() > 1 {
+            return None;
+        }
+        let default = prog
+            .func(init)?
+            .params
+            .iter()
+            .find(|p| p.name == *param)?
+            .default
+            .as_ref()?;
+        values = constant_at(prog, env, prog.def_scope_of(init), default, depth + 1)?.values;
+    }
+    let format = Format::of(&named.found.first()?.file)?;
+    files_value(&named.found, format, false, values)
 }
 
 /// Whether the loader's argument writes its path as a literal at the call:
@@ -1416,7 +1481,7 @@ fn config_value(env: &Env<'_>, base: &[&str], proj: &[Proj]) -> Option<Resolved>
         match p {
             Proj::Attr(k) | Proj::Key(Key::Str(k)) => path.push(PathSeg::Key(k.clone())),
             Proj::Key(Key::Int(i)) => path.push(PathSeg::Index(usize::try_from(*i).ok()?)),
-            Proj::Iter | Proj::Value => return None,
+            Proj::Iter | Proj::Value | Proj::Config { .. } => return None,
         }
     }
     let mut v = config;

@@ -113,6 +113,14 @@ pub enum Proj {
     Key(Key),
     Iter,
     Value,
+    /// The mapping of a config file that names the class `class` (its
+    /// dotted path) for code to build by name (Hydra's `_target_:`,
+    /// LightningCLI's `class_path:`): the keyword arguments of its
+    /// `__init__`, `init`, read by the keys that follow.
+    Config {
+        class: String,
+        init: FuncId,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]

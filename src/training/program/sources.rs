@@ -438,6 +438,58 @@ impl Program {
         None
     }
 
+    /// For the `__init__` `f` of a module-level class: a call in its
+    /// program that builds objects from classes config files name
+    /// (`hydra.utils.instantiate`/`call`, a `LightningCLI` or a subclass
+    /// of the code, a function of the code named `instantiate_from_config`),
+    /// with its scope and the class's dotted path.
+    pub fn config_instantiation(&self, f: FuncId) -> Option<(Scope, &Expr, String)> {
+        let k = self.class_of(f)?;
+        let class = self.class(k)?;
+        if self.func(f)?.name != "__init__" || class.parent != crate::python::ast::Parent::Module {
+            return None;
+        }
+        let dotted = format!("{}.{}", self.module_name(k.m), class.name);
+        let programs = self.programs(k.m);
+        for m in self.code_modules() {
+            if programs != 0 && self.programs(m) & programs == 0 {
+                continue;
+            }
+            let chunks: Vec<u32> = self.chunks_mentioning(m, &["instantiate", "CLI"]).collect();
+            for c in chunks {
+                for scope in self.scopes(m, c) {
+                    let mut found = None;
+                    self.walk_exprs(scope, &mut |_, e| {
+                        let ExprKind::Call { func, .. } = &e.kind else {
+                            return;
+                        };
+                        if found.is_none() && self.builds_by_name(scope, func) {
+                            found = Some((scope, e));
+                        }
+                    });
+                    if let Some((scope, e)) = found {
+                        return Some((scope, e, dotted));
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether calling `func` builds objects from classes config files name
+    /// (see [`Program::config_instantiation`]).
+    fn builds_by_name(&self, scope: Scope, func: &Expr) -> bool {
+        match self.callee(scope, func) {
+            Callee::External(p) => {
+                matches!(p.as_str(), "hydra.utils.instantiate" | "hydra.utils.call")
+                    || LIGHTNING_CLI.contains(&p.as_str())
+            }
+            Callee::Class(k) => self.derives_from(k, LIGHTNING_CLI),
+            Callee::Func(g) => self.func(g).is_some_and(|x| x.name == "instantiate_from_config"),
+            _ => false,
+        }
+    }
+
     /// [`Program::param_sources`] for `**kwargs`, read at key `proj[0]`:
     /// at each call, the keyword argument of that name, else the entry of
     /// the one mapping splatted there. A call with neither leaves the key
@@ -552,6 +604,31 @@ impl Program {
                     proj: p,
                 });
                 return;
+            }
+        }
+        // The `__init__` of a class no code calls, which the project's
+        // config files name for code to build by name (`_target_:`,
+        // `class_path:`, `target:`), in a program that builds classes so:
+        // the term of the call that builds them, read in those files at the
+        // parameter's name.
+        if sites.is_empty() {
+            if let Some((scope, call, class)) = self.config_instantiation(f) {
+                let param = self.func(f).and_then(|x| x.params.get(index));
+                if let Some(param) = param.filter(|p| {
+                    matches!(
+                        p.kind,
+                        crate::python::ast::ParamKind::Normal | crate::python::ast::ParamKind::KwOnly
+                    )
+                }) {
+                    let mut p = vec![Proj::Config { class, init: f }, Proj::Key(Key::Str(param.name.clone()))];
+                    p.extend(proj.iter().cloned());
+                    out.terms.push(Term {
+                        scope,
+                        expr: call,
+                        proj: p,
+                    });
+                    return;
+                }
             }
         }
         if sites.is_empty() || sites.len() > MAX_PARAM_SITES || self.escapes(f) {
