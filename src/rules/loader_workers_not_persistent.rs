@@ -93,7 +93,10 @@ declare_rule! {
     /// rank's share is unknown but at least 1, and the node starts at least
     /// the flag's value; divided over the job's world size the same way
     /// (`dist.get_world_size()`, a project helper returning it), at least 1
-    /// on every rank; rounded down, divided by anything else,
+    /// on every rank; so is a local bound only to such a share of a known
+    /// count of 1 or more (`workers = int((cfg["NUM_WORKERS"] + ngpus - 1) /
+    /// ngpus)`, with `cfg` a `dict(NUM_WORKERS=5, …)` of the code, also kept
+    /// under an int key); rounded down, divided by anything else,
     /// or stored to elsewhere too, it is left alone. A loader built on one rank only (under `if rank == 0:`,
     /// `if is_main_process():`, or in a function called only there) in a multi-rank
     /// job, or every rank builds but only one iterates, is reported from 2 workers up, as that rank's: its workers are one

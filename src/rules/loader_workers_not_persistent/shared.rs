@@ -48,6 +48,11 @@ fn shared_at(code: &Code<'_>, scope: Scope, value: &Expr, at: Span) -> Option<(i
         run_files: None,
         untaken: None,
     };
+    // A name bound only to a share of a known count (`workers =
+    // int((cfg['NUM_WORKERS'] + ngpus_per_node - 1) / ngpus_per_node)`).
+    if let Some(share) = local_share(code, &env, scope, value) {
+        return Some(share);
+    }
     let ExprKind::Attribute {
         value: recv,
         attr: dest,
@@ -98,6 +103,36 @@ fn shared_at(code: &Code<'_>, scope: Scope, value: &Expr, at: Span) -> Option<(i
         stores += 1;
     }
     (stores > 0).then_some((flag, over))
+}
+
+/// The fewest a node or job starts for a count every origin of which is a
+/// share, rounded up, of a count known to be 1 or more (the same count at
+/// each origin).
+fn local_share(code: &Code<'_>, env: &Env<'_>, scope: Scope, value: &Expr) -> Option<(i64, Over)> {
+    if !matches!(value.kind, ExprKind::Name(_)) {
+        return None;
+    }
+    let prog = code.prog;
+    let sources = prog.sources(scope, value);
+    if sources.unknown || sources.terms.is_empty() {
+        return None;
+    }
+    let mut out: Option<(i64, Over)> = None;
+    for t in &sources.terms {
+        if !t.proj.is_empty() {
+            return None;
+        }
+        let (a, over) = ceil_share(code, t.scope, t.expr)?;
+        let least = values::constant(prog, env, t.scope, a)?.ints()?.into_iter().min()?;
+        if least < 1 {
+            return None;
+        }
+        match out {
+            Some(o) if o != (least, over) => return None,
+            _ => out = Some((least, over)),
+        }
+    }
+    out
 }
 
 /// Every store to `<name>.<dest>` in the program of module `at`: its

@@ -215,6 +215,25 @@ impl Program {
                     }
                     _ => term(out, proj),
                 },
+                // `dict(NUM_WORKERS=5, …)` read at a key: the keyword's value,
+                // as for a dict literal (only keywords: a positional mapping
+                // or a splat may hold the key too).
+                Callee::External(p)
+                    if p == "builtins.dict"
+                        && matches!(proj.first(), Some(Proj::Key(Key::Str(_))))
+                        && args.iter().all(|a| matches!(a, Arg::Kw { .. })) =>
+                {
+                    let Some((Proj::Key(Key::Str(k)), rest)) = proj.split_first() else {
+                        return;
+                    };
+                    match args.iter().find_map(|a| match a {
+                        Arg::Kw { name, value, .. } if name == k => Some(value),
+                        _ => None,
+                    }) {
+                        Some(v) => self.go(scope, v, rest.to_vec(), out, budget, seen, depth + 1),
+                        None => out.unknown = true,
+                    }
+                }
                 // `tyro.cli(Options)`: an instance of the config class, its
                 // fields the class's defaults unless the command line
                 // gives others (as an argparse flag's default).
@@ -286,12 +305,17 @@ impl Program {
                         }
                     }
                 }
-                Some((Proj::Key(Key::Str(k)), rest)) => {
+                Some((Proj::Key(k @ (Key::Str(_) | Key::Int(_))), rest)) => {
                     let mut found = false;
                     for item in items {
                         match item {
                             DictItem::Pair { key, value, .. } => {
-                                if matches!(&key.kind, ExprKind::Str(s) if s == k) {
+                                let same = match (&key.kind, k) {
+                                    (ExprKind::Str(s), Key::Str(k)) => s == k,
+                                    (ExprKind::Int(i), Key::Int(k)) => i == k,
+                                    _ => false,
+                                };
+                                if same {
                                     found = true;
                                     self.go(scope, value, rest.to_vec(), out, budget, seen, depth + 1);
                                 }

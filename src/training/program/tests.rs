@@ -249,6 +249,35 @@ fn values_come_from_local_names_and_go_into_calls() {
 }
 
 #[test]
+fn keys_of_dict_calls_and_int_keyed_literals_are_read() {
+    let text = "CONFIGS = {1: dict(W=5, B=2), 'x': dict(W=7)}\n\ndef main(extra):\n    use(CONFIGS[1]['W'], CONFIGS['x']['W'], dict(extra, W=3)['W'], dict(B=1)['W'], CONFIGS[2]['W'])\n";
+    let p = program(&[("train", text)]);
+    let main = func(&p, 0, "main");
+    let calls = calls_in(&p, main.scope());
+    let ExprKind::Call { args, .. } = &calls[0].kind else {
+        panic!("not a call")
+    };
+    let read = |i: usize| {
+        let Some(Arg::Pos(e)) = args.get(i) else {
+            panic!("no argument {i}")
+        };
+        let s = p.sources(main.scope(), e);
+        (
+            s.unknown,
+            s.terms.iter().map(|t| t.expr.kind.clone()).collect::<Vec<_>>(),
+        )
+    };
+    // An int key of a literal, then a keyword of `dict(…)`.
+    assert_eq!(read(0), (false, vec![ExprKind::Int(5)]));
+    assert_eq!(read(1), (false, vec![ExprKind::Int(7)]));
+    // A positional mapping may hold the key too; a key no keyword gives,
+    // or a literal lacks, is not known.
+    assert!(read(2).0 || read(2).1.iter().all(|k| *k != ExprKind::Int(3)));
+    assert!(read(3).0);
+    assert!(read(4).0);
+}
+
+#[test]
 fn walks_visit_every_statement_of_a_scope_with_its_ancestors() {
     let p = program(&[("train", TRAIN), ("helpers", HELPERS)]);
     let main = func(&p, 0, "main").scope();
