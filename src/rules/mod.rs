@@ -147,6 +147,7 @@ pub mod model_state_on_one_rank;
 pub mod pythonhashseed_set_at_runtime;
 pub mod rank_conditional_collective;
 mod rank_zero_ddp_forward;
+mod rank_zero_only_collective;
 mod sampler_rng_base_seeds;
 mod sampler_rng_constant_generator;
 mod sampler_rng_dropped_generator;

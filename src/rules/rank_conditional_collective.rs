@@ -84,6 +84,14 @@ declare_rule! {
     /// whose receivers are not followed: every `x.name(…)` call in the
     /// program), or in a search's fallback (`name = None`, a loop that may
     /// set it, then `if name is None:`).
+    /// A function decorated with Lightning's `@rank_zero_only` runs on rank 0
+    /// alone (the other ranks return at once): a collective it runs, directly
+    /// or three calls deep, is reported at the call in its body that leads
+    /// to it (a `test_epoch_end` hook that calls the validation hook ending
+    /// in `self.trainer.strategy.barrier()`). The Trainer's strategy's
+    /// `barrier`, `broadcast`, `all_gather` and `reduce` (also through the
+    /// older `accelerator_backend` and `training_type_plugin`) are
+    /// collectives, and a DDP forward in such a function runs on one rank.
     ///
     /// ## Why
     /// Every rank must enter a collective the same number of times and in the same
@@ -151,6 +159,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     let ddp = runtime::data_parallel_model(code.prog, code.rt);
     super::rank_zero_ddp_forward::one_rank_forwards(&code, out);
     super::signal_flag_collective::signal_flags(&code, ddp, out);
+    super::rank_zero_only_collective::rank_zero_only_collectives(&code, ddp, out);
     // Chunks that call a collective by name: `reduce` as a word, not
     // `reduce_dict`; `checkpoint` in `core.checkpoint`, not in
     // `save_checkpoint`.

@@ -372,6 +372,19 @@ pub fn collective(prog: &Program, scope: Scope, call: &Expr, ddp: bool) -> Optio
                 label: label(),
             })
         }
+        // The Trainer's strategy (`self.trainer.strategy.barrier()`, and
+        // the older `accelerator_backend` and `training_type_plugin`): its
+        // collectives wait for every process.
+        "barrier" | "broadcast" | "all_gather" | "reduce" | "reduce_boolean_decision"
+            if matches!(&recv.kind, ExprKind::Attribute { value: t, attr: a }
+                if matches!(a.as_str(), "strategy" | "accelerator_backend" | "training_type_plugin")
+                    && super::lightning::trainer(prog, scope, t)) =>
+        {
+            Some(Collective {
+                kind: format!("lightning.strategy.{attr}"),
+                label: label(),
+            })
+        }
         // Lightning's `trainer.save_checkpoint(path)` ends in the
         // strategy's barrier (and under DeepSpeed or FSDP every rank writes
         // its shard): every process must call it.

@@ -775,7 +775,22 @@ pub fn on_branch(anc: &[Anc<'_>], node: *const (), arm: impl Fn(&Expr, bool) -> 
 /// on a one-rank path of its function ([`one_rank_path`]), or in a helper
 /// every call site of which is (two calls deep).
 pub fn runs_on_one_rank(prog: &Program, scope: Scope, anc: &[Anc<'_>], node: *const ()) -> bool {
-    one_rank_path(prog, scope, anc, node) || called_on_one_rank(prog, scope, 0)
+    one_rank_path(prog, scope, anc, node) || rank_zero_only_scope(prog, scope) || called_on_one_rank(prog, scope, 0)
+}
+
+/// Whether `scope` is the body of a function decorated with Lightning's
+/// `@rank_zero_only` (from any of its modules): other ranks return at
+/// once.
+pub fn rank_zero_only_scope(prog: &Program, scope: Scope) -> bool {
+    let Some(f) = scope.func() else { return false };
+    let Some(func) = prog.func(f) else { return false };
+    let def = prog.def_scope_of(f);
+    func.decorators.iter().any(|d| match prog.expr_sym(def, d) {
+        Some(crate::training::program::Sym::External(p)) => {
+            p.starts_with("lightning") && p.rsplit('.').next() == Some("rank_zero_only")
+        }
+        _ => false,
+    })
 }
 
 fn called_on_one_rank(prog: &Program, scope: Scope, depth: u32) -> bool {
@@ -786,7 +801,9 @@ fn called_on_one_rank(prog: &Program, scope: Scope, depth: u32) -> bool {
     }
     sites.into_iter().all(|(s, call)| {
         prog.ancestors_of(s, call).is_some_and(|anc| {
-            one_rank_path(prog, s, &anc, call as *const Expr as *const ()) || called_on_one_rank(prog, s, depth + 1)
+            one_rank_path(prog, s, &anc, call as *const Expr as *const ())
+                || rank_zero_only_scope(prog, s)
+                || called_on_one_rank(prog, s, depth + 1)
         })
     })
 }
