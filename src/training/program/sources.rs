@@ -612,15 +612,27 @@ impl Program {
         // The `__init__` of a class a `LightningCLI` instantiates from its
         // config's `model:` or `data:` section: the term of that call, read
         // at the section's key of the parameter's name.
+        // Or the `__init__` of a class no code calls, which the project's
+        // config files name for code to build by name (`_target_:`,
+        // `class_path:`, `target:`), in a program that builds classes so:
+        // the term of the call that builds them, read in those files at the
+        // parameter's name.
         if sites.is_empty() {
-            if let (Some((scope, call, section)), Some(param)) = (
-                self.cli_instantiation(f),
-                self.func(f).and_then(|x| x.params.get(index)),
-            ) {
-                let mut p = vec![
-                    Proj::Key(Key::Str(section.into())),
-                    Proj::Key(Key::Str(param.name.clone())),
-                ];
+            let param = self.func(f).and_then(|x| x.params.get(index));
+            let built = match self.cli_instantiation(f) {
+                Some((scope, call, section)) => Some((scope, call, Proj::Key(Key::Str(section.into())))),
+                None => param
+                    .filter(|p| {
+                        matches!(
+                            p.kind,
+                            crate::python::ast::ParamKind::Normal | crate::python::ast::ParamKind::KwOnly
+                        )
+                    })
+                    .and_then(|_| self.config_instantiation(f))
+                    .map(|(scope, call, class)| (scope, call, Proj::Config { class, init: f })),
+            };
+            if let (Some((scope, call, head)), Some(param)) = (built, param) {
+                let mut p = vec![head, Proj::Key(Key::Str(param.name.clone()))];
                 p.extend(proj.iter().cloned());
                 out.terms.push(Term {
                     scope,
@@ -628,31 +640,6 @@ impl Program {
                     proj: p,
                 });
                 return;
-            }
-        }
-        // The `__init__` of a class no code calls, which the project's
-        // config files name for code to build by name (`_target_:`,
-        // `class_path:`, `target:`), in a program that builds classes so:
-        // the term of the call that builds them, read in those files at the
-        // parameter's name.
-        if sites.is_empty() {
-            if let Some((scope, call, class)) = self.config_instantiation(f) {
-                let param = self.func(f).and_then(|x| x.params.get(index));
-                if let Some(param) = param.filter(|p| {
-                    matches!(
-                        p.kind,
-                        crate::python::ast::ParamKind::Normal | crate::python::ast::ParamKind::KwOnly
-                    )
-                }) {
-                    let mut p = vec![Proj::Config { class, init: f }, Proj::Key(Key::Str(param.name.clone()))];
-                    p.extend(proj.iter().cloned());
-                    out.terms.push(Term {
-                        scope,
-                        expr: call,
-                        proj: p,
-                    });
-                    return;
-                }
             }
         }
         if sites.is_empty() || sites.len() > MAX_PARAM_SITES || self.escapes(f) {
