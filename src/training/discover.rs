@@ -1297,6 +1297,29 @@ from detsd.utils import f
     }
 
     #[test]
+    fn hostile_config_text_gives_a_bounded_list_of_names() {
+        // 10,000 naming lines: at most MAX_CONFIG_NAMED names are kept.
+        let many: String = (0..10_000).map(|i| format!("_target_: pkg.mod{i}.Cls\n")).collect();
+        let mut out = Vec::new();
+        config_named_classes(&many, &mut out);
+        assert_eq!(out.len(), MAX_CONFIG_NAMED);
+        assert_eq!(out[0], "pkg.mod0.Cls");
+        // A 300 KB dotted name is one name, read in one pass; one that is
+        // not a dotted name of identifiers, or a line without a key, is none.
+        let long = format!("target: {}.Cls\n", vec!["part"; 60_000].join("."));
+        let mut out = Vec::new();
+        config_named_classes(&long, &mut out);
+        assert_eq!(out.len(), 1);
+        assert!(out[0].len() > 300_000);
+        let mut out = Vec::new();
+        config_named_classes(
+            &format!("target: 1e400.2^70\n{}\n_target_: a..b\n", "x".repeat(300_000)),
+            &mut out,
+        );
+        assert!(out.is_empty(), "{:?}", out.iter().map(|o| o.len()).collect::<Vec<_>>());
+    }
+
+    #[test]
     fn config_files_name_classes_by_their_keys() {
         let mut out = Vec::new();
         config_named_classes(

@@ -508,6 +508,24 @@ mod tests {
     }
 
     #[test]
+    fn a_lookup_of_a_named_class_reads_a_bounded_number_of_mappings() {
+        // 10,000 mappings naming the class, and 200: a lookup reads at most
+        // MOST_NAMING of them either way.
+        let huge: String = (0..10_000)
+            .map(|i| format!("m{i}:\n  _target_: a.b.C\n  num_workers: {i}\n"))
+            .collect();
+        let fits: String = (0..200)
+            .map(|i| format!("m{i}:\n  _target_: a.b.C\n  num_workers: {i}\n"))
+            .collect();
+        let f = files(&[("huge.yaml", &huge)]);
+        let read = f.named_lookup("a.b.C", &key(&["num_workers"])).unwrap_or_default();
+        assert!(read.found.len() + read.lacking <= MOST_NAMING, "{}", read.found.len());
+        let f = files(&[("fits.yaml", &fits)]);
+        let found = f.named_lookup("a.b.C", &key(&["num_workers"])).unwrap_or_default();
+        assert_eq!(found.found.len(), MOST_NAMING);
+    }
+
+    #[test]
     fn hostile_files_cost_what_their_budget_allows() {
         // An alias bomb and deep nesting: parsed within the budgets, no
         // values read from them.
