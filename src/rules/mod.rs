@@ -148,6 +148,7 @@ pub mod pythonhashseed_set_at_runtime;
 pub mod rank_conditional_collective;
 mod rank_zero_ddp_forward;
 mod rank_zero_only_collective;
+pub mod same_file_written_by_every_rank;
 mod sampler_rng_base_seeds;
 mod sampler_rng_constant_generator;
 mod sampler_rng_dropped_generator;

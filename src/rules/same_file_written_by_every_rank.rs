@@ -1,0 +1,434 @@
+declare_rule! {
+    /// ## What it checks
+    /// A `torch.save(obj, path)` that every rank of a multi-rank job runs, to a
+    /// path that is the same on every rank: no test of the rank around it (`if
+    /// rank == 0:`, `if accelerator.is_main_process:`, `if
+    /// self.trainer.is_global_zero:`, an earlier `if rank != 0: return`), in
+    /// its function or in the functions that call it (three calls up, every
+    /// call site), not in a function decorated with Lightning's
+    /// `@rank_zero_only`, and a path that reads no rank (`f"ckpt_{rank}.pt"`
+    /// or a folder made per rank is each rank's own file). The path must be
+    /// written as one: a string, an f-string, `os.path.join(…)`, a `Path`,
+    /// or a parameter every call gives such a value; a buffer (`io.BytesIO`)
+    /// or a path not followed is left alone. An f-string whose fields name a
+    /// rank, process, device, host or time is taken as each rank's own.
+    ///
+    /// Silent in single-process code, in a function no code runs, on a branch
+    /// no multi-rank run takes, and where any test of the rank guards the
+    /// save (also the first process of each node, `rank % ngpus_per_node ==
+    /// 0`).
+    ///
+    /// ## Why
+    /// Each rank opens the file for writing on its own, and opening it
+    /// truncates it: a rank that opens it while another is half-way through
+    /// its write cuts that write short, and the writes interleave. The file
+    /// left behind can be a torn zip archive that `torch.load` rejects, or,
+    /// worse, one that loads and holds parts of different ranks' objects (a
+    /// rank's own metrics, a model a few steps apart on ranks that drifted).
+    /// On a filesystem shared by several nodes the writes also race across
+    /// machines. The job itself goes on, so the damage shows up only when
+    /// the checkpoint is read back. Write from one rank (the model is the
+    /// same on every rank under DDP), or give each rank its own file.
+    ///
+    /// ## Example
+    /// ```python
+    /// for epoch in range(args.epochs):
+    ///     train_one_epoch(model, loader, optimizer)
+    ///     torch.save(model.state_dict(), os.path.join(args.output_dir, "last.pth"))  # warning
+    ///
+    /// # fix: save from one rank
+    /// if dist.get_rank() == 0:
+    ///     torch.save(model.module.state_dict(), os.path.join(args.output_dir, "last.pth"))
+    /// ```
+    pub static SAME_FILE_WRITTEN_BY_EVERY_RANK = {
+        code: "T118",
+        name: "same-file-written-by-every-rank",
+        family: Training,
+        severity: Warning,
+        summary: "Every rank writes the same file with torch.save, so the writes race and can leave it torn",
+    };
+}
+
+use super::training_support::{code, excerpt, Code};
+use super::{Cx, Sink};
+use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
+use crate::training::program::{Anc, Callee, Scope};
+use crate::training::runtime::{self, kw, pos};
+
+/// How many calls up the rank tests around a save are looked for.
+const CALLERS_UP: u32 = 3;
+/// Most call sites of one function looked at (any one under a test of
+/// the rank keeps the save).
+const MOST_SITES: usize = 16;
+
+/// Parts of an f-string field that make the path each rank's own, or may
+/// (a process id, a device, a host, the time).
+const PER_PROCESS_WORDS: &[&str] = &[
+    "rank", "gpu", "device", "proc", "pid", "host", "node", "worker", "time", "uuid", "random", "local",
+];
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
+    let Some(code) = code(cx) else { return };
+    if !code.rt.distributed_somewhere() {
+        return;
+    }
+    let prog = code.prog;
+    for (scope, anc, call, _) in runtime::calls(prog, &["torch.save"]) {
+        if !code.rt.world_at(prog, scope.m).distributed() {
+            continue;
+        }
+        let ExprKind::Call { args, .. } = &call.kind else {
+            continue;
+        };
+        let Some(path) = pos(args, 1).or_else(|| kw(args, "f")) else {
+            continue;
+        };
+        if !may_run(&code, scope, 0)
+            || !rank_aware(&code, scope, 0)
+            || !super::sampler_rng_shared_across_ranks::live(&code, scope, &anc, call)
+            || rank_guarded(&code, scope, &anc, call as *const Expr as *const (), 0)
+            || !shared_path(&code, scope, path)
+        {
+            continue;
+        }
+        let shown = excerpt(code.text(scope.m, path.span));
+        let d = out.at_loc(
+            code.loc(scope.m, call.span),
+            format!(
+                "every rank runs this `torch.save` to the same path (`{shown}`): each rank opens the file for writing on its own, truncating what another rank is still writing, so the file left behind can be torn or mix the ranks' writes, and nothing fails until it is loaded"
+            ),
+        );
+        d.help("save from one rank (`if dist.get_rank() == 0:`, `if accelerator.is_main_process:`, `if trainer.is_global_zero:`; under DDP every rank holds the same model), or put the rank in the file name where each rank saves its own data");
+    }
+}
+
+/// Words of code that works with ranks (see [`rank_aware`]).
+const RANK_AWARE_WORDS: &[&str] = &[
+    "rank",
+    "distributed",
+    "DistributedDataParallel",
+    "DDP(",
+    "world_size",
+    "accelerator",
+    "is_main_process",
+];
+
+/// Whether the save sits in code that works with ranks: its function (or
+/// its class, for a method; its module, at module level) or a function
+/// that calls it, [`CALLERS_UP`] calls up, names a rank, the world size or
+/// the distributed setup. A conversion or export script that imports a
+/// trainer's helpers runs in a program with ranks but saves in code that
+/// never sees them: it runs as one process.
+fn rank_aware(code: &Code<'_>, scope: Scope, depth: u32) -> bool {
+    let prog = code.prog;
+    let says = |text: &str| RANK_AWARE_WORDS.iter().any(|w| text.contains(w));
+    let Some(f) = scope.func() else {
+        return says(prog.text(scope.m));
+    };
+    let Some(func) = prog.func(f) else { return true };
+    if says(code.text(f.m, func.span)) {
+        return true;
+    }
+    if let Some(k) = prog.class_of(f) {
+        if prog.class(k).is_some_and(|c| says(code.text(k.m, c.span))) {
+            return true;
+        }
+    }
+    depth < CALLERS_UP
+        && prog
+            .call_sites(f)
+            .iter()
+            .take(MOST_SITES)
+            .any(|(s, _)| rank_aware(code, *s, depth + 1))
+}
+
+/// Whether the code of `scope` may run: module-level code, a method, or a
+/// function some code that may run calls (not one only a library would).
+fn may_run(code: &Code<'_>, scope: Scope, depth: u32) -> bool {
+    let prog = code.prog;
+    let Some(f) = scope.func() else { return true };
+    let Some(func) = prog.func(f) else { return true };
+    if depth > 4 || prog.escapes(f) || prog.class_of(f).is_some() || prog.hydra_main(f).is_some() {
+        return true;
+    }
+    // A function a decorator registers somewhere (a route, a task, a
+    // command) is called by it; torch's and the standard library's
+    // decorators (`@torch.no_grad()`, `@functools.lru_cache`) register
+    // nothing.
+    let def = prog.def_scope_of(f);
+    let registers = |d: &Expr| {
+        let head = match &d.kind {
+            ExprKind::Call { func, .. } => &**func,
+            _ => d,
+        };
+        !prog.external(def, head).is_some_and(|p| {
+            p.starts_with("torch.")
+                || p.starts_with("functools.")
+                || p.starts_with("contextlib.")
+                || p.starts_with("builtins.")
+        })
+    };
+    if func.decorators.iter().any(registers) {
+        return true;
+    }
+    prog.call_sites(f).iter().any(|(s, _)| may_run(code, *s, depth + 1))
+}
+
+/// Whether a test of the rank decides whether `node` runs: an `if` around
+/// it, an earlier `if …: return` (or `continue`, `raise`) in a block around
+/// it, `@rank_zero_only` on its function, or the same at every call of its
+/// function, [`CALLERS_UP`] calls up.
+fn rank_guarded(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], node: *const (), depth: u32) -> bool {
+    let prog = code.prog;
+    if runtime::on_branch(anc, node, |test, _| rank_test(code, scope, test))
+        || guard_before(code, scope, anc, node)
+        || runtime::rank_zero_only_scope(prog, scope)
+    {
+        return true;
+    }
+    let Some(f) = scope.func() else { return false };
+    if depth >= CALLERS_UP {
+        return false;
+    }
+    let mut sites = prog.call_sites(f);
+    // A method no call of the code is seen to reach (`trainer.save()` on an
+    // object not followed, a library's hook: transformers' `Trainer._save`
+    // runs on the main process only): who calls it, and under which test, is
+    // not known. Lightning's hooks run on every rank.
+    if sites.is_empty() && prog.class_of(f).is_some() && !lightning_hook(code, f) {
+        return true;
+    }
+    if sites.is_empty() {
+        return false;
+    }
+    sites.truncate(MOST_SITES);
+    // A call on the path a multi-rank run does not take (`else:
+    // trainer.save()` after `if parallel:`) runs on one process; where some
+    // call is under a test of the rank, the others are taken to be such
+    // paths too (the code knows the save is one rank's).
+    let guarded: Vec<bool> = sites
+        .into_iter()
+        .map(|(s, call)| {
+            prog.ancestors_of(s, call).is_some_and(|a| {
+                let at = call as *const Expr as *const ();
+                runtime::non_distributed_path(prog, s, &a, at)
+                    || code.rt.main_block_of_no_ranks(prog, s, &a)
+                    || rank_guarded(code, s, &a, at, depth + 1)
+            })
+        })
+        .collect();
+    guarded.iter().any(|g| *g)
+}
+
+/// Whether `f` is a hook Lightning calls on every rank: a method of a
+/// `LightningModule` or a `Callback` named `on_…`, `…_step` or `…_epoch_end`.
+fn lightning_hook(code: &Code<'_>, f: crate::training::program::FuncId) -> bool {
+    let prog = code.prog;
+    let (Some(k), Some(func)) = (prog.class_of(f), prog.func(f)) else {
+        return false;
+    };
+    let name = func.name.as_str();
+    let hook = name.starts_with("on_") || name.ends_with("_step") || name.ends_with("_epoch_end");
+    hook && (runtime::lightning_module(prog, k)
+        || prog
+            .external_bases(k)
+            .iter()
+            .any(|b| b == "lightning.Callback" || b.starts_with("lightning.callbacks.")))
+}
+
+/// Whether `test` may read the rank: a rank expression, or a name that
+/// says so (`cfg['RANK'] % ngpus == 0`, `is_master`, `trainer.is_global_zero`,
+/// `args.main_process`): any of them keeps the save, where it is unsure,
+/// the author's.
+fn rank_test(code: &Code<'_>, scope: Scope, test: &Expr) -> bool {
+    rank_test_at(code, scope, test, 0)
+}
+
+/// [`rank_test`], also through the local names the test reads (`val_cond
+/// = (args.rank == 0) and …`, then `if val_cond:`), two names deep.
+fn rank_test_at(code: &Code<'_>, scope: Scope, test: &Expr, depth: u32) -> bool {
+    let prog = code.prog;
+    if runtime::mentions_rank(prog, scope, test) {
+        return true;
+    }
+    let text = code.text(scope.m, test.span).to_ascii_lowercase();
+    if RANK_WORDS.iter().any(|w| text.contains(w)) {
+        return true;
+    }
+    let Some(f) = scope.func() else { return false };
+    if depth >= 2 {
+        return false;
+    }
+    super::skipped_nonfinite::names_in(test).iter().any(|n| {
+        prog.local_defs(f, n).iter().any(|d| match d {
+            crate::training::program::LocalDef::Assign { value, .. } => rank_test_at(code, scope, value, depth + 1),
+            _ => false,
+        })
+    })
+}
+
+/// Words of a test that may read the rank (see [`rank_test`]).
+const RANK_WORDS: &[&str] = &[
+    "rank",
+    "is_main",
+    "main_process",
+    "main_proc",
+    "master",
+    "global_zero",
+    "is_zero",
+    "chief",
+    "primary",
+    "leader",
+    "first",
+    "process_zero",
+];
+
+/// Whether a statement before `node`, in a block around it, sends some
+/// ranks away on a test of the rank (`if not is_main_process(): return`).
+fn guard_before(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], node: *const ()) -> bool {
+    let prog = code.prog;
+    let leaves = |b: &[Stmt]| {
+        matches!(
+            b.last().map(|s| &s.kind),
+            Some(StmtKind::Return(_) | StmtKind::Raise(_) | StmtKind::Continue | StmtKind::Break)
+        )
+    };
+    let sent_away = |block: &[Stmt], child: *const ()| {
+        for st in block {
+            if std::ptr::eq(st as *const Stmt as *const (), child) {
+                return false;
+            }
+            if let StmtKind::If { test, body, orelse } = &st.kind {
+                if (leaves(body) || leaves(orelse)) && rank_test(code, scope, test) {
+                    return true;
+                }
+            }
+        }
+        false
+    };
+    let mut block: &[Stmt] = prog.body(scope);
+    for (i, a) in anc.iter().enumerate() {
+        let Anc::Stmt(s) = a else { return false };
+        let next: *const () = match anc.get(i + 1) {
+            Some(Anc::Stmt(n)) => *n as *const Stmt as *const (),
+            Some(_) => return sent_away(block, *s as *const Stmt as *const ()),
+            None => node,
+        };
+        if sent_away(block, *s as *const Stmt as *const ()) {
+            return true;
+        }
+        block = match &s.kind {
+            StmtKind::If { body, orelse, .. }
+            | StmtKind::For { body, orelse, .. }
+            | StmtKind::While { body, orelse, .. } => {
+                if body.iter().any(|b| std::ptr::eq(b as *const Stmt as *const (), next)) {
+                    body
+                } else {
+                    orelse
+                }
+            }
+            StmtKind::With { body, .. } => body,
+            StmtKind::Try { body, .. } => body,
+            _ => return false,
+        };
+    }
+    sent_away(block, node)
+}
+
+/// Whether `path` is a file path that reads no rank: every origin a path
+/// written as one (a string, an f-string whose fields name nothing per
+/// process, `os.path.join`, a `Path`, `str.format`, a concatenation), and
+/// none depends on the rank.
+fn shared_path(code: &Code<'_>, scope: Scope, path: &Expr) -> bool {
+    let prog = code.prog;
+    if runtime::depends_on_rank(prog, scope, path) {
+        return false;
+    }
+    let sources = prog.sources(scope, path);
+    if sources.unknown || sources.terms.is_empty() {
+        return false;
+    }
+    sources.terms.iter().all(|t| {
+        if !t.proj.is_empty() || runtime::depends_on_rank(prog, t.scope, t.expr) || !fstrings_shared(code, t.scope, t.expr) {
+            return false;
+        }
+        match &t.expr.kind {
+            ExprKind::Str(_) => true,
+            ExprKind::FString => fields_shared(code.text(t.scope.m, t.expr.span)),
+            ExprKind::BinOp { op, .. } => op == "+" || op == "/",
+            ExprKind::Call { func, .. } => match prog.callee(t.scope, func) {
+                Callee::External(p) => matches!(
+                    p.as_str(),
+                    "os.path.join" | "pathlib.Path" | "pathlib.PurePath" | "posixpath.join" | "builtins.str"
+                ),
+                _ => matches!(&func.kind, ExprKind::Attribute { attr, value } if attr == "format" && matches!(value.kind, ExprKind::Str(_))),
+            },
+            _ => false,
+        }
+    })
+}
+
+/// Whether every f-string inside `e` (`os.path.join(out, f"preds_{rank}.pt")`)
+/// names nothing per process in its fields.
+fn fstrings_shared(code: &Code<'_>, scope: Scope, e: &Expr) -> bool {
+    let mut shared = true;
+    let mut stack = Vec::new();
+    crate::training::program::walk_expr(e, &mut stack, &mut |_, n| {
+        if let crate::training::program::Node::Expr(x) = n {
+            if matches!(x.kind, ExprKind::FString) && !fields_shared(code.text(scope.m, x.span)) {
+                shared = false;
+            }
+        }
+    });
+    shared
+}
+
+/// Whether the fields of an f-string (its source text) name nothing that
+/// differs between processes (see [`PER_PROCESS_WORDS`]).
+fn fields_shared(text: &str) -> bool {
+    let mut depth = 0u32;
+    let mut field = String::new();
+    for c in text.chars() {
+        match c {
+            '{' => {
+                depth += 1;
+                if depth == 1 {
+                    field.clear();
+                }
+            }
+            '}' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    let lower = field.to_ascii_lowercase();
+                    if PER_PROCESS_WORDS.iter().any(|w| lower.contains(w)) {
+                        return false;
+                    }
+                }
+            }
+            _ if depth > 0 => field.push(c),
+            _ => {}
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fields_shared;
+
+    #[test]
+    fn f_string_fields_that_name_a_process_make_the_path_its_own() {
+        assert!(fields_shared("f\"{args.output_dir}/checkpoint_{epoch:04d}.pth\""));
+        assert!(fields_shared("f'best.pt'"));
+        for own in [
+            "f\"ckpt_{rank}.pt\"",
+            "f\"{out}/{args.local_rank}.pth\"",
+            "f\"{out}/emb_{dist.get_rank()}.pt\"",
+            "f\"{out}/{socket.gethostname()}.pt\"",
+            "f\"{out}/{time.time()}.pt\"",
+            "f\"{out}/{device}.pt\"",
+        ] {
+            assert!(!fields_shared(own), "{own}");
+        }
+    }
+}
