@@ -84,7 +84,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             continue;
         };
         if !may_run(&code, scope, 0)
-            || !rank_aware(&code, scope, 0)
+            || !rank_aware(&code, scope, &anc, 0)
             || !super::sampler_rng_shared_across_ranks::live(&code, scope, &anc, call)
             || rank_guarded(&code, scope, &anc, call as *const Expr as *const (), 0)
             || !shared_path(&code, scope, path)
@@ -102,28 +102,34 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     }
 }
 
-/// Words of code that works with ranks (see [`rank_aware`]).
+/// Words of code that works with ranks (see [`rank_aware`]); not bare
+/// "distributed", which licence headers say.
 const RANK_AWARE_WORDS: &[&str] = &[
     "rank",
-    "distributed",
+    "torch.distributed",
+    "dist.",
     "DistributedDataParallel",
     "DDP(",
     "world_size",
+    "init_process_group",
     "accelerator",
     "is_main_process",
 ];
 
 /// Whether the save sits in code that works with ranks: its function (or
-/// its class, for a method; its module, at module level) or a function
-/// that calls it, [`CALLERS_UP`] calls up, names a rank, the world size or
-/// the distributed setup. A conversion or export script that imports a
-/// trainer's helpers runs in a program with ranks but saves in code that
-/// never sees them: it runs as one process.
-fn rank_aware(code: &Code<'_>, scope: Scope, depth: u32) -> bool {
+/// its class, for a method; the top-level statement that runs it, at
+/// module level) or a function that calls it, [`CALLERS_UP`] calls up,
+/// names a rank, the world size or the distributed setup. A conversion or
+/// export script that imports a trainer's helpers runs in a program with
+/// ranks but saves in code that never sees them: it runs as one process.
+fn rank_aware(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], depth: u32) -> bool {
     let prog = code.prog;
     let says = |text: &str| RANK_AWARE_WORDS.iter().any(|w| text.contains(w));
     let Some(f) = scope.func() else {
-        return says(prog.text(scope.m));
+        return match anc.first() {
+            Some(Anc::Stmt(st)) => says(code.text(scope.m, st.span)),
+            _ => false,
+        };
     };
     let Some(func) = prog.func(f) else { return true };
     if says(code.text(f.m, func.span)) {
@@ -135,11 +141,10 @@ fn rank_aware(code: &Code<'_>, scope: Scope, depth: u32) -> bool {
         }
     }
     depth < CALLERS_UP
-        && prog
-            .call_sites(f)
-            .iter()
-            .take(MOST_SITES)
-            .any(|(s, _)| rank_aware(code, *s, depth + 1))
+        && prog.call_sites(f).iter().take(MOST_SITES).any(|(s, c)| {
+            prog.ancestors_of(*s, c)
+                .is_some_and(|a| rank_aware(code, *s, &a, depth + 1))
+        })
 }
 
 /// Whether the code of `scope` may run: module-level code, a method, or a
@@ -371,6 +376,13 @@ fn shared_path(code: &Code<'_>, scope: Scope, path: &Expr) -> bool {
 /// Whether every f-string inside `e` (`os.path.join(out, f"preds_{rank}.pt")`)
 /// names nothing per process in its fields.
 fn fstrings_shared(code: &Code<'_>, scope: Scope, e: &Expr) -> bool {
+    fstrings_shared_at(code, scope, e, 0)
+}
+
+/// [`fstrings_shared`], also in what the local names `e` reads are bound
+/// to (`opt_state_fn = f"optimizer.{dist.get_rank():05d}.pth"`), two names
+/// deep.
+fn fstrings_shared_at(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bool {
     let mut shared = true;
     let mut stack = Vec::new();
     crate::training::program::walk_expr(e, &mut stack, &mut |_, n| {
@@ -380,7 +392,18 @@ fn fstrings_shared(code: &Code<'_>, scope: Scope, e: &Expr) -> bool {
             }
         }
     });
-    shared
+    if !shared || depth >= 2 {
+        return shared;
+    }
+    let Some(f) = scope.func() else { return true };
+    super::skipped_nonfinite::names_in(e).iter().all(|n| {
+        code.prog.local_defs(f, n).iter().all(|d| match d {
+            crate::training::program::LocalDef::Assign { value, .. } => {
+                fstrings_shared_at(code, scope, value, depth + 1)
+            }
+            _ => true,
+        })
+    })
 }
 
 /// Whether the fields of an f-string (its source text) name nothing that
