@@ -5,7 +5,11 @@ declare_rule! {
     /// MONAI's) is iterated in an epoch loop that
     /// trains — the batches reach a backward pass or an optimizer step, also
     /// through an endless generator (`while True: for b in loader: yield b`) that a
-    /// training loop draws from with `next(…)`, or started over with `iter(loader)`
+    /// training loop draws from with `next(…)` (a generator that hands on
+    /// what it is given, `MetricLogger.log_every(loader, …)`, trains where
+    /// the call the loader went through feeds a loop that trains: an
+    /// evaluation loader sharing the training loop's logger does not), or
+    /// started over with `iter(loader)`
     /// inside a loop that trains (a step loop's `except StopIteration:` restart, a
     /// prefetcher's `reset()` at each epoch), or drawn by a training loop through
     /// a wrapper class of the code that passes over the loader
@@ -71,7 +75,8 @@ declare_rule! {
 }
 
 use super::training_support::{
-    accelerate_prepare, body_trains, code, iteration_wrapper, managed_always, trains, under_run_switch, Code,
+    accelerate_prepare, body_trains, code, iteration_wrapper, managed_always, trains, trains_entered, under_run_switch,
+    Code,
 };
 use super::{Cx, Sink};
 use crate::source::Span;
@@ -360,6 +365,8 @@ fn analyse<'p>(
             return None;
         }
         let mut attrs: Vec<(Scope, Vec<Anc<'p>>, &'p Expr)> = Vec::new();
+        // The calls through which the loader entered a function of the code.
+        let mut entered: Vec<*const Expr> = Vec::new();
         // Also a wrapper class of the code that passes over its loader
         // (`InfiniteIterator(PrefetchLoader(loader))`).
         // Asked once per class and argument.
@@ -389,7 +396,7 @@ fn analyse<'p>(
                 scope,
                 stmt: Some(st),
                 anc,
-            } if training_loop.is_none() && !told(scope.m) && trains(code, scope, st) => {
+            } if training_loop.is_none() && !told(scope.m) && trains_entered(code, scope, st, &entered) => {
                 training_loop = epoch_loop(code, scope, &anc);
                 // Through an endless wrapper that starts the loader over
                 // (`for step, batch in enumerate(InfiniteIterator(loader)):`):
@@ -441,6 +448,7 @@ fn analyse<'p>(
                 if accelerate_prepare(prog, scope, call) && under_run_switch(code, scope, &anc, call) => {}
             Flow::Arg { callee, call, pos, .. } if prog.followed_into_init(&callee, call, &pos) => {}
             Flow::Arg { .. } | Flow::Escapes { .. } | Flow::Returned { .. } => escapes = true,
+            Flow::Entered { call, .. } => entered.push(call as *const Expr),
             _ => {}
         });
         if !ok {

@@ -709,6 +709,15 @@ pub(crate) fn called_name(func: &Expr) -> Option<&str> {
 /// Whether the body of a `for` over batches trains: a backward pass or an
 /// optimizer step, directly or in functions it calls.
 pub(crate) fn trains(code: &Code<'_>, scope: Scope, st: &Stmt) -> bool {
+    trains_entered(code, scope, st, &[])
+}
+
+/// [`trains`], for a loop a flow reached by entering its function at the
+/// calls `entered` (`Flow::Entered`): where the loop hands its batches on
+/// (`MetricLogger.log_every(iterable)`, which both the training and the
+/// evaluation loops call), only what those calls' callers do with them
+/// counts, not what every caller of the generator does.
+pub(crate) fn trains_entered(code: &Code<'_>, scope: Scope, st: &Stmt, entered: &[*const Expr]) -> bool {
     let StmtKind::For { body, target, .. } = &st.kind else {
         return false;
     };
@@ -730,7 +739,7 @@ pub(crate) fn trains(code: &Code<'_>, scope: Scope, st: &Stmt) -> bool {
         _ => Vec::new(),
     };
     match scope.func() {
-        Some(f) if names.iter().any(|n| yields_name(body, n)) => generator_trains(code, f),
+        Some(f) if names.iter().any(|n| yields_name(body, n)) => generator_trains(code, f, entered),
         _ => false,
     }
 }
@@ -753,10 +762,15 @@ fn yields_name(body: &[Stmt], name: &str) -> bool {
 
 /// Whether the generator function `f` is consumed by training: its
 /// generator iterated by a `for` that trains, or drawn from with `next(…)`
-/// inside a loop whose body trains.
-fn generator_trains(code: &Code<'_>, f: FuncId) -> bool {
+/// inside a loop whose body trains. Where some of its calls are among
+/// `only`, those calls alone are asked.
+fn generator_trains(code: &Code<'_>, f: FuncId, only: &[*const Expr]) -> bool {
     let prog = code.prog;
-    for (s, call) in prog.call_sites(f).into_iter().take(8) {
+    let mut sites = prog.call_sites(f);
+    if sites.iter().any(|(_, c)| only.contains(&(*c as *const Expr))) {
+        sites.retain(|(_, c)| only.contains(&(*c as *const Expr)));
+    }
+    for (s, call) in sites.into_iter().take(8) {
         let Some(anc) = prog.ancestors_of(s, call) else {
             continue;
         };
