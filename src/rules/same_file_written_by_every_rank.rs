@@ -264,12 +264,37 @@ fn rank_test_at(code: &Code<'_>, scope: Scope, test: &Expr, depth: u32) -> bool 
     if depth >= 2 {
         return false;
     }
-    super::skipped_nonfinite::names_in(test).iter().any(|n| {
+    let mut names = Vec::new();
+    test_names(test, &mut names);
+    names.iter().any(|n| {
         prog.local_defs(f, n).iter().any(|d| match d {
             crate::training::program::LocalDef::Assign { value, .. } => rank_test_at(code, scope, value, depth + 1),
             _ => false,
         })
     })
+}
+
+/// The names a test is made of: itself, or the operands of its `and`,
+/// `or`, `not` and comparisons (`val_cond`, `is_best and save_now`); not
+/// the names a call or a subscript inside it reads (`acc1 >
+/// best_acc1` with `acc1 = validate(cfg, loader, model)` reads no rank,
+/// though `model` was built with `device_ids=[local_rank]`).
+fn test_names<'e>(test: &'e Expr, out: &mut Vec<&'e str>) {
+    match &test.kind {
+        ExprKind::Name(n) => out.push(n),
+        ExprKind::Not(x) => test_names(x, out),
+        ExprKind::BoolOp { left, right, .. } => {
+            test_names(left, out);
+            test_names(right, out);
+        }
+        ExprKind::Compare { left, rest } => {
+            test_names(left, out);
+            for (_, r) in rest {
+                test_names(r, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Words of a test that may read the rank (see [`rank_test`]).
