@@ -16,7 +16,18 @@ declare_rule! {
     /// Silent in single-process code, in a function no code runs, on a branch
     /// no multi-rank run takes, and where any test of the rank guards the
     /// save (also the first process of each node, `rank % ngpus_per_node ==
-    /// 0`).
+    /// 0`, and a flag the module sets from one: `args.save_logs = args.logs
+    /// and is_master(args)`, then `if args.save_logs:`). A test is read by
+    /// its own names and attributes and what they were set to, not by what a
+    /// call inside it reads: `if acc1 > best_acc1:` with `acc1 =
+    /// validate(config, loader, model)` tests a metric, though `model` was
+    /// built with `device_ids=[local_rank]`. Code that never reads a rank,
+    /// the world size or the distributed setup, in its function, its class
+    /// or three callers up, is one process's (an export or evaluation script
+    /// that imports the trainer's helpers), and so is code that gives a
+    /// world of its own as constants (`world_size=1, rank=0`). A path whose
+    /// f-string fields name a local set to each rank's own folder
+    /// (`logdir = f"{name}_rank_{dist.get_rank()}"`) is each rank's own.
     ///
     /// ## Why
     /// Each rank opens the file for writing on its own, and opening it
@@ -124,7 +135,7 @@ const RANK_AWARE_WORDS: &[&str] = &[
 /// ranks but saves in code that never sees them: it runs as one process.
 fn rank_aware(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], depth: u32) -> bool {
     let prog = code.prog;
-    let says = |text: &str| RANK_AWARE_WORDS.iter().any(|w| text.contains(w));
+    let says = says_ranks;
     let Some(f) = scope.func() else {
         return match anc.first() {
             Some(Anc::Stmt(st)) => says(code.text(scope.m, st.span)),
@@ -145,6 +156,23 @@ fn rank_aware(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], depth: u32) -> boo
             prog.ancestors_of(*s, c)
                 .is_some_and(|a| rank_aware(code, *s, &a, depth + 1))
         })
+}
+
+/// Whether `text` says one of [`RANK_AWARE_WORDS`] other than as a
+/// keyword given a constant (`init_pipe(…, world_size=1, rank=0)` makes
+/// the one process its own world: it says there are no ranks).
+fn says_ranks(text: &str) -> bool {
+    RANK_AWARE_WORDS.iter().any(|w| {
+        text.match_indices(w).any(|(at, _)| {
+            let rest = &text[at + w.len()..];
+            let Some(value) = rest.strip_prefix('=').filter(|v| !v.starts_with('=')) else {
+                return true;
+            };
+            let constant = value.starts_with(|c: char| c.is_ascii_digit())
+                || ["True", "False", "None"].iter().any(|k| value.starts_with(k));
+            !constant
+        })
+    })
 }
 
 /// Whether the code of `scope` may run: module-level code, a method, or a
@@ -260,37 +288,61 @@ fn rank_test_at(code: &Code<'_>, scope: Scope, test: &Expr, depth: u32) -> bool 
     if RANK_WORDS.iter().any(|w| text.contains(w)) {
         return true;
     }
-    let Some(f) = scope.func() else { return false };
     if depth >= 2 {
         return false;
     }
-    let mut names = Vec::new();
-    test_names(test, &mut names);
-    names.iter().any(|n| {
-        prog.local_defs(f, n).iter().any(|d| match d {
-            crate::training::program::LocalDef::Assign { value, .. } => rank_test_at(code, scope, value, depth + 1),
-            _ => false,
-        })
+    let mut operands = Vec::new();
+    test_operands(test, &mut operands);
+    operands.iter().any(|x| match &x.kind {
+        ExprKind::Name(n) => scope.func().is_some_and(|f| {
+            prog.local_defs(f, n).iter().any(|d| match d {
+                crate::training::program::LocalDef::Assign { value, .. } => rank_test_at(code, scope, value, depth + 1),
+                _ => false,
+            })
+        }),
+        // A flag kept on the arguments (`args.save_logs = args.logs and
+        // is_master(args)` in `main`, then `if args.save_logs:` in the
+        // training function it calls): what the module's code sets it to.
+        ExprKind::Attribute { attr, .. } => {
+            let operand = code.text(scope.m, x.span);
+            let needles = [attr.as_str()];
+            let chunks: Vec<u32> = prog.chunks_mentioning(scope.m, &needles).collect();
+            let mut hit = false;
+            for s in chunks.into_iter().flat_map(|c| prog.scopes(scope.m, c)) {
+                prog.walk_stmts(s, &mut |_, st| {
+                    if let StmtKind::Assign { targets, value, .. } = &st.kind {
+                        if !hit && targets.iter().any(|t| code.text(s.m, t.span) == operand) {
+                            hit = rank_test_at(code, s, value, depth + 1);
+                        }
+                    }
+                });
+                if hit {
+                    break;
+                }
+            }
+            hit
+        }
+        _ => false,
     })
 }
 
-/// The names a test is made of: itself, or the operands of its `and`,
-/// `or`, `not` and comparisons (`val_cond`, `is_best and save_now`); not
-/// the names a call or a subscript inside it reads (`acc1 >
-/// best_acc1` with `acc1 = validate(cfg, loader, model)` reads no rank,
-/// though `model` was built with `device_ids=[local_rank]`).
-fn test_names<'e>(test: &'e Expr, out: &mut Vec<&'e str>) {
+/// The operands a test is made of: itself, or the operands of its `and`,
+/// `or`, `not` and comparisons (`val_cond`, `is_best and args.save_now`),
+/// names and attributes; not what a call or a subscript inside it reads
+/// (`acc1 > best_acc1` with `acc1 = validate(cfg, loader, model)` reads no
+/// rank, though `model` was built with `device_ids=[local_rank]`).
+fn test_operands<'e>(test: &'e Expr, out: &mut Vec<&'e Expr>) {
     match &test.kind {
-        ExprKind::Name(n) => out.push(n),
-        ExprKind::Not(x) => test_names(x, out),
+        ExprKind::Name(_) | ExprKind::Attribute { .. } => out.push(test),
+        ExprKind::Not(x) => test_operands(x, out),
         ExprKind::BoolOp { left, right, .. } => {
-            test_names(left, out);
-            test_names(right, out);
+            test_operands(left, out);
+            test_operands(right, out);
         }
         ExprKind::Compare { left, rest } => {
-            test_names(left, out);
+            test_operands(left, out);
             for (_, r) in rest {
-                test_names(r, out);
+                test_operands(r, out);
             }
         }
         _ => {}
@@ -409,11 +461,15 @@ fn fstrings_shared(code: &Code<'_>, scope: Scope, e: &Expr) -> bool {
 /// deep.
 fn fstrings_shared_at(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bool {
     let mut shared = true;
+    // The names the f-strings' fields start with (`f"{logdir}/data.pt"`).
+    let mut fields: Vec<String> = Vec::new();
     let mut stack = Vec::new();
     crate::training::program::walk_expr(e, &mut stack, &mut |_, n| {
         if let crate::training::program::Node::Expr(x) = n {
-            if matches!(x.kind, ExprKind::FString) && !fields_shared(code.text(scope.m, x.span)) {
-                shared = false;
+            if matches!(x.kind, ExprKind::FString) {
+                let text = code.text(scope.m, x.span);
+                shared &= fields_shared(text);
+                fields.extend(field_names(text));
             }
         }
     });
@@ -421,7 +477,9 @@ fn fstrings_shared_at(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bo
         return shared;
     }
     let Some(f) = scope.func() else { return true };
-    super::skipped_nonfinite::names_in(e).iter().all(|n| {
+    let mut names = super::skipped_nonfinite::names_in(e);
+    names.extend(fields);
+    names.iter().all(|n| {
         code.prog.local_defs(f, n).iter().all(|d| match d {
             crate::training::program::LocalDef::Assign { value, .. } => {
                 fstrings_shared_at(code, scope, value, depth + 1)
@@ -429,6 +487,38 @@ fn fstrings_shared_at(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bo
             _ => true,
         })
     })
+}
+
+/// The names the fields of an f-string (its source text) start with:
+/// `logdir` and `step` in `f"{logdir}/ckpt_{step:06d}.pt"`.
+fn field_names(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0u32;
+    let mut field = String::new();
+    for c in text.chars() {
+        match c {
+            '{' => {
+                depth += 1;
+                field.clear();
+            }
+            '}' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    let name: String = field
+                        .trim_start()
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    if name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') && out.len() < 16 {
+                        out.push(name);
+                    }
+                }
+            }
+            _ if depth > 0 => field.push(c),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Whether the fields of an f-string (its source text) name nothing that
