@@ -27,7 +27,19 @@ declare_rule! {
     /// that imports the trainer's helpers), and so is code that gives a
     /// world of its own as constants (`world_size=1, rank=0`). A path whose
     /// f-string fields name a local set to each rank's own folder
-    /// (`logdir = f"{name}_rank_{dist.get_rank()}"`) is each rank's own.
+    /// (`logdir = f"{name}_rank_{dist.get_rank()}"`) is each rank's own, and
+    /// so is a path that reads the item of a loop over data (`for prompt in
+    /// prompts:` then `prompt[:32] + ".pt"`, often each rank's own share).
+    ///
+    /// Where some calls of the saving function are kept to one rank and
+    /// others are not (`if iteration % n == 0 and save_to_disk:
+    /// save_checkpoint(…)` in the loop, then a bare `save_checkpoint(…)`
+    /// after it), the report goes to each call every rank runs, naming the
+    /// save and a call that is kept to one rank. Not a call on another
+    /// branch of the `if` that keeps the first one (`else: trainer.save()`
+    /// after `if parallel:`), and not when the save sits under a test of
+    /// the function's own parameters (`if model is not None:` in a helper
+    /// that loads when given no model).
     ///
     /// ## Why
     /// Each rank opens the file for writing on its own, and opening it
@@ -62,6 +74,7 @@ declare_rule! {
 
 use super::training_support::{code, excerpt, Code};
 use super::{Cx, Sink};
+use crate::source::FileId;
 use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
 use crate::training::program::{Anc, Callee, Scope};
 use crate::training::runtime::{self, kw, pos};
@@ -84,6 +97,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         return;
     }
     let prog = code.prog;
+    // The calls reported as forgotten (one report a call, however many
+    // saves its function makes).
+    let mut forgotten: Vec<(FileId, usize)> = Vec::new();
     for (scope, anc, call, _) in runtime::calls(prog, &["torch.save"]) {
         if !code.rt.world_at(prog, scope.m).distributed() {
             continue;
@@ -97,12 +113,38 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         if !may_run(&code, scope, 0)
             || !rank_aware(&code, scope, &anc, 0)
             || !super::sampler_rng_shared_across_ranks::live(&code, scope, &anc, call)
-            || rank_guarded(&code, scope, &anc, call as *const Expr as *const (), 0)
-            || !shared_path(&code, scope, path)
+            || !shared_path(&code, scope, &anc, path)
         {
             continue;
         }
         let shown = excerpt(code.text(scope.m, path.span));
+        if rank_guarded(&code, scope, &anc, call as *const Expr as *const (), 0) {
+            // Kept to one rank at some calls of its function: the calls
+            // every rank runs beside them (a final `save_checkpoint(…)`
+            // after the loop's guarded ones) are where the fix goes.
+            for (s, site, kept_at) in forgotten_calls(&code, scope, &anc, call) {
+                let key = (code.file(s.m), site.span.start);
+                if forgotten.contains(&key) {
+                    continue;
+                }
+                forgotten.push(key);
+                let name = scope.func().and_then(|f| prog.func(f)).map_or("", |f| f.name.as_str());
+                let d = out.at_loc(
+                    code.loc(s.m, code.first_line(s.m, site.span)),
+                    format!(
+                        "every rank runs this call of `{name}`, which writes `{shown}` with `torch.save`, while its other calls are kept to one rank: each rank opens the file for writing on its own, truncating what another rank is still writing, so the file left behind can be torn or mix the ranks' writes"
+                    ),
+                );
+                d.label(code.file(scope.m), call.span, "every rank writes here");
+                d.label(
+                    code.file(kept_at.0.m),
+                    code.first_line(kept_at.0.m, kept_at.1.span),
+                    "this call is kept to one rank",
+                );
+                d.help("keep this call to one rank as the others are (`if dist.get_rank() == 0:`)");
+            }
+            continue;
+        }
         let d = out.at_loc(
             code.loc(scope.m, call.span),
             format!(
@@ -125,6 +167,9 @@ const RANK_AWARE_WORDS: &[&str] = &[
     "init_process_group",
     "accelerator",
     "is_main_process",
+    // Lightning's `trainer.fit(…)` runs the code after it on every device
+    // the Trainer was given.
+    "trainer.fit",
 ];
 
 /// Whether the save sits in code that works with ranks: its function (or
@@ -236,21 +281,99 @@ fn rank_guarded(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], node: *const (),
     }
     sites.truncate(MOST_SITES);
     // A call on the path a multi-rank run does not take (`else:
-    // trainer.save()` after `if parallel:`) runs on one process; where some
-    // call is under a test of the rank, the others are taken to be such
-    // paths too (the code knows the save is one rank's).
-    let guarded: Vec<bool> = sites
+    // trainer.save()` after `if parallel:`, a module's own smoke test in its
+    // `__main__` block) runs on one process; where some call is under a
+    // test of the rank, the others are taken to be such paths too (the code
+    // knows the save is one rank's). A call every rank runs, beside calls
+    // on one-process paths only, keeps the save every rank's (a dataset's
+    // cache written by its `__init__`, which the training script builds on
+    // every rank and the module's smoke test builds once).
+    // Each call: kept to one rank by a test (`Some(true)`), on a path that
+    // runs as one process (`Some(false)`), or run by every rank (`None`).
+    let kept: Vec<Option<bool>> = sites
         .into_iter()
         .map(|(s, call)| {
-            prog.ancestors_of(s, call).is_some_and(|a| {
-                let at = call as *const Expr as *const ();
-                runtime::non_distributed_path(prog, s, &a, at)
-                    || code.rt.main_block_of_no_ranks(prog, s, &a)
-                    || rank_guarded(code, s, &a, at, depth + 1)
-            })
+            let a = prog.ancestors_of(s, call)?;
+            let at = call as *const Expr as *const ();
+            if rank_guarded(code, s, &a, at, depth + 1) {
+                Some(true)
+            } else if runtime::non_distributed_path(prog, s, &a, at) || code.rt.main_block_of_no_ranks(prog, s, &a) {
+                Some(false)
+            } else {
+                None
+            }
         })
         .collect();
-    guarded.iter().any(|g| *g)
+    kept.contains(&Some(true)) || kept.iter().all(Option::is_some)
+}
+
+/// The calls of the function around a save that every rank runs, where
+/// another call of it is kept to one rank by a test (with that call): the
+/// save itself is not under a test, in its function or its callers'.
+fn forgotten_calls<'p>(
+    code: &Code<'p>,
+    scope: Scope,
+    anc: &[Anc<'p>],
+    call: &'p Expr,
+) -> Vec<(Scope, &'p Expr, (Scope, &'p Expr))> {
+    let prog = code.prog;
+    let node = call as *const Expr as *const ();
+    let Some(f) = scope.func() else { return Vec::new() };
+    if runtime::on_branch(anc, node, |test, _| rank_test(code, scope, test))
+        || guard_before(code, scope, anc, node)
+        || runtime::rank_zero_only_scope(prog, scope)
+    {
+        return Vec::new();
+    }
+    // A save under a test of the function's parameters (`if model is not
+    // None:` in a helper that also loads) may not run at a given call.
+    let params: Vec<&str> = prog
+        .func(f)
+        .map_or(Vec::new(), |x| x.params.iter().map(|p| p.name.as_str()).collect());
+    let on_param = anc.iter().any(|a| match a {
+        Anc::Stmt(st) => match &st.kind {
+            StmtKind::If { test, .. } | StmtKind::While { test, .. } => super::skipped_nonfinite::names_in(test)
+                .iter()
+                .any(|n| params.contains(&n.as_str())),
+            _ => false,
+        },
+        _ => false,
+    });
+    if on_param {
+        return Vec::new();
+    }
+    let mut sites = prog.call_sites(f);
+    sites.truncate(MOST_SITES);
+    let mut kept = None;
+    let mut every = Vec::new();
+    for (s, site) in sites {
+        let Some(a) = prog.ancestors_of(s, site) else { continue };
+        let at = site as *const Expr as *const ();
+        if rank_guarded(code, s, &a, at, 1) {
+            kept.get_or_insert((s, site));
+        } else if !runtime::non_distributed_path(prog, s, &a, at)
+            && !code.rt.main_block_of_no_ranks(prog, s, &a)
+            && code.rt.world_at(prog, s.m).distributed()
+        {
+            every.push((s, site));
+        }
+    }
+    let Some(k) = kept else { return Vec::new() };
+    // A call on another branch of the `if` that keeps the other call to
+    // one rank (`if parallel: if rank == 0: trainer.save()` … `else:
+    // trainer.save()`) is the path without ranks.
+    every
+        .into_iter()
+        .filter(|(s, site)| {
+            prog.ancestors_of(*s, site).is_some_and(|a| {
+                !a.iter().any(|x| {
+                    matches!(x, Anc::Stmt(st) if matches!(st.kind, StmtKind::If { .. })
+                        && s.m == k.0.m && st.span.start <= k.1.span.start && k.1.span.end <= st.span.end)
+                })
+            })
+        })
+        .map(|(s, site)| (s, site, k))
+        .collect()
 }
 
 /// Whether `f` is a hook Lightning calls on every rank: a method of a
@@ -421,7 +544,7 @@ fn guard_before(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], node: *const ())
 /// written as one (a string, an f-string whose fields name nothing per
 /// process, `os.path.join`, a `Path`, `str.format`, a concatenation), and
 /// none depends on the rank.
-fn shared_path(code: &Code<'_>, scope: Scope, path: &Expr) -> bool {
+fn shared_path(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], path: &Expr) -> bool {
     let prog = code.prog;
     if runtime::depends_on_rank(prog, scope, path) {
         return false;
@@ -431,7 +554,12 @@ fn shared_path(code: &Code<'_>, scope: Scope, path: &Expr) -> bool {
         return false;
     }
     sources.terms.iter().all(|t| {
-        if !t.proj.is_empty() || runtime::depends_on_rank(prog, t.scope, t.expr) || !fstrings_shared(code, t.scope, t.expr) {
+        if !t.proj.is_empty()
+            || runtime::depends_on_rank(prog, t.scope, t.expr)
+            || !fstrings_shared(code, t.scope, t.expr)
+            || (t.scope == scope && per_item(code, scope, anc, t.expr))
+            || (t.scope != scope && per_item(code, t.scope, &[], t.expr))
+        {
             return false;
         }
         match &t.expr.kind {
@@ -448,6 +576,59 @@ fn shared_path(code: &Code<'_>, scope: Scope, path: &Expr) -> bool {
             _ => false,
         }
     })
+}
+
+/// Whether `e` names an item of a loop over data (`for prompt in
+/// prompts:` then `prompt[:32] + ".pt"`): each item its own file, and the
+/// items are often each rank's own share. A counter (`for epoch in
+/// range(n)`, `enumerate`'s index) or a constant list's entry is the same
+/// on every rank.
+fn per_item(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], e: &Expr) -> bool {
+    let prog = code.prog;
+    let mut names = super::skipped_nonfinite::names_in(e);
+    let mut stack = Vec::new();
+    crate::training::program::walk_expr(e, &mut stack, &mut |_, n| {
+        if let crate::training::program::Node::Expr(x) = n {
+            if matches!(x.kind, ExprKind::FString) {
+                names.extend(field_names(code.text(scope.m, x.span)));
+            }
+        }
+    });
+    // A loop around the save (also at module level) whose item the path
+    // reads.
+    let around = anc.iter().any(|a| match a {
+        Anc::Stmt(st) => match &st.kind {
+            StmtKind::For { target, iter, .. } => {
+                matches!(&target.kind, ExprKind::Name(t) if names.iter().any(|n| n == t)) && !counted(code, scope, iter)
+            }
+            _ => false,
+        },
+        _ => false,
+    });
+    if around {
+        return true;
+    }
+    let Some(f) = scope.func() else { return false };
+    names.iter().any(|n| {
+        prog.local_defs(f, n).iter().any(|d| match d {
+            crate::training::program::LocalDef::Iter { iter, proj } => proj.is_empty() && !counted(code, scope, iter),
+            _ => false,
+        })
+    })
+}
+
+/// Whether a loop over `iter` counts (`range(…)`, also wrapped in
+/// `tqdm(…)`) or walks a constant list.
+fn counted(code: &Code<'_>, scope: Scope, iter: &Expr) -> bool {
+    match &iter.kind {
+        ExprKind::List(_) | ExprKind::Tuple(_) => true,
+        ExprKind::Call { func, args, .. } => match code.prog.callee(scope, func) {
+            Callee::External(p) if p == "builtins.range" => true,
+            Callee::External(p) if p.starts_with("tqdm.") => pos(args, 0).is_some_and(|a| counted(code, scope, a)),
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 /// Whether every f-string inside `e` (`os.path.join(out, f"preds_{rank}.pt")`)
