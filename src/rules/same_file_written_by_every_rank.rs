@@ -39,7 +39,11 @@ declare_rule! {
     /// branch of the `if` that keeps the first one (`else: trainer.save()`
     /// after `if parallel:`), and not when the save sits under a test of
     /// the function's own parameters (`if model is not None:` in a helper
-    /// that loads when given no model).
+    /// that loads when given no model), nor where the call names each
+    /// rank's own file in an f-string, nor where the only calls "kept" are
+    /// in methods whose callers are not seen. A function wrapped by a
+    /// decorator of the code that runs it on one rank (`@master_only`,
+    /// whose wrapper tests `rank == 0`) is kept to one rank at every call.
     ///
     /// ## Why
     /// Each rank opens the file for writing on its own, and opening it
@@ -118,7 +122,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             continue;
         }
         let shown = excerpt(code.text(scope.m, path.span));
-        if rank_guarded(&code, scope, &anc, call as *const Expr as *const (), 0) {
+        if rank_guarded(&code, scope, &anc, call as *const Expr as *const (), 0, false) {
             // Kept to one rank at some calls of its function: the calls
             // every rank runs beside them (a final `save_checkpoint(…)`
             // after the loop's guarded ones) are where the fix goes.
@@ -255,12 +259,15 @@ fn may_run(code: &Code<'_>, scope: Scope, depth: u32) -> bool {
 /// Whether a test of the rank decides whether `node` runs: an `if` around
 /// it, an earlier `if …: return` (or `continue`, `raise`) in a block around
 /// it, `@rank_zero_only` on its function, or the same at every call of its
-/// function, [`CALLERS_UP`] calls up.
-fn rank_guarded(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], node: *const (), depth: u32) -> bool {
+/// function, [`CALLERS_UP`] calls up. With `tested`, only a test seen in
+/// the code counts: a method whose callers are not seen is not taken as
+/// kept to one rank.
+fn rank_guarded(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], node: *const (), depth: u32, tested: bool) -> bool {
     let prog = code.prog;
     if runtime::on_branch(anc, node, |test, _| rank_test(code, scope, test))
         || guard_before(code, scope, anc, node)
         || runtime::rank_zero_only_scope(prog, scope)
+        || guarding_decorator(code, scope)
     {
         return true;
     }
@@ -274,7 +281,7 @@ fn rank_guarded(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], node: *const (),
     // runs on the main process only): who calls it, and under which test, is
     // not known. Lightning's hooks run on every rank.
     if sites.is_empty() && prog.class_of(f).is_some() && !lightning_hook(code, f) {
-        return true;
+        return !tested;
     }
     if sites.is_empty() {
         return false;
@@ -295,7 +302,7 @@ fn rank_guarded(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], node: *const (),
         .map(|(s, call)| {
             let a = prog.ancestors_of(s, call)?;
             let at = call as *const Expr as *const ();
-            if rank_guarded(code, s, &a, at, depth + 1) {
+            if rank_guarded(code, s, &a, at, depth + 1, tested) {
                 Some(true)
             } else if runtime::non_distributed_path(prog, s, &a, at) || code.rt.main_block_of_no_ranks(prog, s, &a) {
                 Some(false)
@@ -322,6 +329,7 @@ fn forgotten_calls<'p>(
     if runtime::on_branch(anc, node, |test, _| rank_test(code, scope, test))
         || guard_before(code, scope, anc, node)
         || runtime::rank_zero_only_scope(prog, scope)
+        || guarding_decorator(code, scope)
     {
         return Vec::new();
     }
@@ -349,7 +357,7 @@ fn forgotten_calls<'p>(
     for (s, site) in sites {
         let Some(a) = prog.ancestors_of(s, site) else { continue };
         let at = site as *const Expr as *const ();
-        if rank_guarded(code, s, &a, at, 1) {
+        if rank_guarded(code, s, &a, at, 1, true) {
             kept.get_or_insert((s, site));
         } else if !runtime::non_distributed_path(prog, s, &a, at)
             && !code.rt.main_block_of_no_ranks(prog, s, &a)
@@ -364,6 +372,20 @@ fn forgotten_calls<'p>(
     // trainer.save()`) is the path without ranks.
     every
         .into_iter()
+        // A call that names each rank's own file (`save_state_dict(dir,
+        // f"model/rank{get_global_rank()}.pt", …)`).
+        .filter(|(s, site)| {
+            let ExprKind::Call { args, .. } = &site.kind else {
+                return false;
+            };
+            args.iter().all(|a| {
+                let v = match a {
+                    crate::training::ast::Arg::Pos(v) | crate::training::ast::Arg::Kw { value: v, .. } => v,
+                    _ => return true,
+                };
+                fstrings_shared(code, *s, v)
+            })
+        })
         .filter(|(s, site)| {
             prog.ancestors_of(*s, site).is_some_and(|a| {
                 !a.iter().any(|x| {
@@ -374,6 +396,47 @@ fn forgotten_calls<'p>(
         })
         .map(|(s, site)| (s, site, k))
         .collect()
+}
+
+/// Whether the function of `scope` is wrapped by a decorator of the code
+/// that runs it on one rank (BasicSR's `@master_only`, whose wrapper calls
+/// the function under `if rank == 0:`): a decorator named for it, or one
+/// whose own code tests the rank.
+fn guarding_decorator(code: &Code<'_>, scope: Scope) -> bool {
+    let prog = code.prog;
+    let Some(f) = scope.func() else { return false };
+    let Some(func) = prog.func(f) else { return false };
+    let def = prog.def_scope_of(f);
+    func.decorators.iter().any(|d| {
+        let head = match &d.kind {
+            ExprKind::Call { func, .. } => &**func,
+            _ => d,
+        };
+        let named = match &head.kind {
+            ExprKind::Name(n) | ExprKind::Attribute { attr: n, .. } => n.to_ascii_lowercase(),
+            _ => return false,
+        };
+        if [
+            "master_only",
+            "main_process_only",
+            "rank_zero",
+            "rank0_only",
+            "on_rank_0",
+            "only_main",
+        ]
+        .iter()
+        .any(|w| named.contains(w))
+        {
+            return true;
+        }
+        match prog.callee(def, head) {
+            Callee::Func(g) => prog.func(g).is_some_and(|x| {
+                let text = code.text(g.m, x.span);
+                text.contains("rank") && (text.contains("== 0") || text.contains("!= 0"))
+            }),
+            _ => false,
+        }
+    })
 }
 
 /// Whether `f` is a hook Lightning calls on every rank: a method of a

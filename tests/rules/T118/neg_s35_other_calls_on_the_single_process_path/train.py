@@ -7,7 +7,13 @@
 #     unguarded on the `else:` branch of that same test: the path without ranks.
 #   - `checkpoint` saves only when it is given a model (`if model is not
 #     None:`); the call every rank runs passes none, and loads.
+#   - `save_state` is called on every rank with each rank's own file name
+#     (OLMo's sharded checkpoints), and on rank 0 for the shared one.
+#   - `Engine.save_network` runs on rank 0 only, through the code's own
+#     `@master_only` decorator (BasicSR's), though `Engine.snapshot` calls it
+#     on every rank.
 # ----
+import functools
 import os
 
 import torch
@@ -23,6 +29,21 @@ def checkpoint(save_dir, model=None):
     return torch.load(path) if os.path.exists(path) else None
 
 
+def master_only(func):
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        if dist.get_rank() == 0:
+            return func(*args, **kwargs)
+        return None
+
+    return wrapper
+
+
+def save_state(folder, fname, state):
+    path = os.path.join(folder, fname)
+    torch.save(state, path)
+
+
 class Engine:
     def __init__(self, model, opt, logdir):
         self.model, self.opt, self.logdir = model, opt, logdir
@@ -34,6 +55,13 @@ class Engine:
         loss.backward()
         self.opt.step()
         self.cur_epoch += 1
+
+    @master_only
+    def save_network(self, label):
+        torch.save(self.model.state_dict(), os.path.join(self.logdir, f"{label}_{self.cur_epoch}.pth"))
+
+    def snapshot(self):
+        self.save_network("net_g")
 
     def save(self):
         torch.save(self.model.state_dict(), os.path.join(self.logdir, "model_%d.pth" % self.cur_epoch))
@@ -55,9 +83,13 @@ def main():
     for epoch in range(10):
         trainer.train()
         if parallel == True:
+            save_state("ckpt", f"model/rank{dist.get_rank()}.pt", model.state_dict())
+            trainer.snapshot()
             if rank == 0:
                 trainer.save()
                 checkpoint("ckpt", model=model)
+                save_state("ckpt", "config.pt", {"epoch": epoch})
+                trainer.save_network("net_g_best")
         else:
             trainer.save()
 
