@@ -80,8 +80,10 @@ use super::training_support::{code, excerpt, Code};
 use super::{Cx, Sink};
 use crate::source::FileId;
 use crate::training::ast::{Expr, ExprKind, Stmt, StmtKind};
+use crate::training::program::FuncId;
 use crate::training::program::{Anc, Callee, Scope};
 use crate::training::runtime::{self, kw, pos};
+use std::collections::HashMap;
 
 /// How many calls up the rank tests around a save are looked for.
 const CALLERS_UP: u32 = 3;
@@ -104,6 +106,9 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
     // The calls reported as forgotten (one report a call, however many
     // saves its function makes).
     let mut forgotten: Vec<(FileId, usize)> = Vec::new();
+    // `may_run`'s answers, by function and depth (the same function saves
+    // often, and helpers share callers).
+    let mut runs: HashMap<(FuncId, u32), bool> = HashMap::new();
     for (scope, anc, call, _) in runtime::calls(prog, &["torch.save"]) {
         if !code.rt.world_at(prog, scope.m).distributed() {
             continue;
@@ -114,7 +119,12 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         let Some(path) = pos(args, 1).or_else(|| kw(args, "f")) else {
             continue;
         };
-        if !may_run(&code, scope, 0)
+        // Kept to one rank in its own function (the common case): nothing
+        // to report, here or at its calls; asked first, as it is cheap.
+        if kept_here(&code, scope, &anc, call as *const Expr as *const ()) {
+            continue;
+        }
+        if !may_run(&code, scope, 0, &mut runs)
             || !rank_aware(&code, scope, &anc, 0)
             || !super::sampler_rng_shared_across_ranks::live(&code, scope, &anc, call)
             || !shared_path(&code, scope, &anc, path)
@@ -226,7 +236,17 @@ fn says_ranks(text: &str) -> bool {
 
 /// Whether the code of `scope` may run: module-level code, a method, or a
 /// function some code that may run calls (not one only a library would).
-fn may_run(code: &Code<'_>, scope: Scope, depth: u32) -> bool {
+fn may_run(code: &Code<'_>, scope: Scope, depth: u32, memo: &mut HashMap<(FuncId, u32), bool>) -> bool {
+    let Some(f) = scope.func() else { return true };
+    if let Some(v) = memo.get(&(f, depth)) {
+        return *v;
+    }
+    let v = may_run_uncached(code, scope, depth, memo);
+    memo.insert((f, depth), v);
+    v
+}
+
+fn may_run_uncached(code: &Code<'_>, scope: Scope, depth: u32, memo: &mut HashMap<(FuncId, u32), bool>) -> bool {
     let prog = code.prog;
     let Some(f) = scope.func() else { return true };
     let Some(func) = prog.func(f) else { return true };
@@ -253,7 +273,9 @@ fn may_run(code: &Code<'_>, scope: Scope, depth: u32) -> bool {
     if func.decorators.iter().any(registers) {
         return true;
     }
-    prog.call_sites(f).iter().any(|(s, _)| may_run(code, *s, depth + 1))
+    prog.call_sites(f)
+        .iter()
+        .any(|(s, _)| may_run(code, *s, depth + 1, memo))
 }
 
 /// Whether a test of the rank decides whether `node` runs: an `if` around
@@ -264,11 +286,7 @@ fn may_run(code: &Code<'_>, scope: Scope, depth: u32) -> bool {
 /// kept to one rank.
 fn rank_guarded(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], node: *const (), depth: u32, tested: bool) -> bool {
     let prog = code.prog;
-    if runtime::on_branch(anc, node, |test, _| rank_test(code, scope, test))
-        || guard_before(code, scope, anc, node)
-        || runtime::rank_zero_only_scope(prog, scope)
-        || guarding_decorator(code, scope)
-    {
+    if kept_here(code, scope, anc, node) {
         return true;
     }
     let Some(f) = scope.func() else { return false };
@@ -326,11 +344,7 @@ fn forgotten_calls<'p>(
     let prog = code.prog;
     let node = call as *const Expr as *const ();
     let Some(f) = scope.func() else { return Vec::new() };
-    if runtime::on_branch(anc, node, |test, _| rank_test(code, scope, test))
-        || guard_before(code, scope, anc, node)
-        || runtime::rank_zero_only_scope(prog, scope)
-        || guarding_decorator(code, scope)
-    {
+    if kept_here(code, scope, anc, node) {
         return Vec::new();
     }
     // A save under a test of the function's parameters (`if model is not
@@ -396,6 +410,16 @@ fn forgotten_calls<'p>(
         })
         .map(|(s, site)| (s, site, k))
         .collect()
+}
+
+/// Whether a test of the rank in the function of `scope` itself keeps
+/// `node` to one rank: an `if` around it, an earlier `if …: return`,
+/// `@rank_zero_only` or a decorator of the code that does the same.
+fn kept_here(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], node: *const ()) -> bool {
+    runtime::on_branch(anc, node, |test, _| rank_test(code, scope, test))
+        || guard_before(code, scope, anc, node)
+        || runtime::rank_zero_only_scope(code.prog, scope)
+        || guarding_decorator(code, scope)
 }
 
 /// Whether the function of `scope` is wrapped by a decorator of the code
