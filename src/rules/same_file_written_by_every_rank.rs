@@ -757,41 +757,10 @@ fn fstrings_shared_at(code: &Code<'_>, scope: Scope, e: &Expr, depth: u32) -> bo
     })
 }
 
-/// The names the fields of an f-string (its source text) start with:
-/// `logdir` and `step` in `f"{logdir}/ckpt_{step:06d}.pt"`.
-fn field_names(text: &str) -> Vec<String> {
+/// The fields of an f-string (its source text), outermost only, each
+/// with what it nests (at most 16).
+fn fstring_fields(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut depth = 0u32;
-    let mut field = String::new();
-    for c in text.chars() {
-        match c {
-            '{' => {
-                depth += 1;
-                field.clear();
-            }
-            '}' if depth > 0 => {
-                depth -= 1;
-                if depth == 0 {
-                    let name: String = field
-                        .trim_start()
-                        .chars()
-                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                        .collect();
-                    if name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') && out.len() < 16 {
-                        out.push(name);
-                    }
-                }
-            }
-            _ if depth > 0 => field.push(c),
-            _ => {}
-        }
-    }
-    out
-}
-
-/// Whether the fields of an f-string (its source text) name nothing that
-/// differs between processes (see [`PER_PROCESS_WORDS`]).
-fn fields_shared(text: &str) -> bool {
     let mut depth = 0u32;
     let mut field = String::new();
     for c in text.chars() {
@@ -804,23 +773,55 @@ fn fields_shared(text: &str) -> bool {
             }
             '}' if depth > 0 => {
                 depth -= 1;
-                if depth == 0 {
-                    let lower = field.to_ascii_lowercase();
-                    if PER_PROCESS_WORDS.iter().any(|w| lower.contains(w)) {
-                        return false;
-                    }
+                if depth == 0 && out.len() < 16 {
+                    out.push(std::mem::take(&mut field));
                 }
             }
             _ if depth > 0 => field.push(c),
             _ => {}
         }
     }
-    true
+    out
+}
+
+/// The names the fields of an f-string (its source text) start with:
+/// `logdir` and `step` in `f"{logdir}/ckpt_{step:06d}.pt"`.
+fn field_names(text: &str) -> Vec<String> {
+    fstring_fields(text)
+        .into_iter()
+        .filter_map(|field| {
+            let name: String = field
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                .then_some(name)
+        })
+        .collect()
+}
+
+/// Whether the fields of an f-string (its source text) name nothing that
+/// differs between processes (see [`PER_PROCESS_WORDS`]).
+fn fields_shared(text: &str) -> bool {
+    fstring_fields(text).iter().all(|field| {
+        let lower = field.to_ascii_lowercase();
+        !PER_PROCESS_WORDS.iter().any(|w| lower.contains(w))
+    })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::fields_shared;
+    use super::{field_names, fields_shared};
+
+    #[test]
+    fn f_string_field_names_are_the_names_each_outer_field_starts_with() {
+        assert_eq!(field_names("f\"{logdir}/ckpt_{step:06d}.pt\""), ["logdir", "step"]);
+        assert_eq!(field_names("f\"{ args.out }/{x[0]}_{1 + n}\""), ["args", "x"]);
+        assert_eq!(field_names("f\"{name:{width}}.pt\""), ["name"]);
+        assert!(field_names("f'best.pt'").is_empty());
+        assert_eq!(field_names(&"f\"{a}\"".repeat(40)).len(), 16);
+    }
 
     #[test]
     fn f_string_fields_that_name_a_process_make_the_path_its_own() {
