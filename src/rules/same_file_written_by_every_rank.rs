@@ -136,7 +136,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
             // Kept to one rank at some calls of its function: the calls
             // every rank runs beside them (a final `save_checkpoint(…)`
             // after the loop's guarded ones) are where the fix goes.
-            for (s, site, kept_at) in forgotten_calls(&code, scope, &anc, call) {
+            for (s, site, kept_at) in forgotten_calls(&code, scope, &anc) {
                 let key = (code.file(s.m), site.span.start);
                 if forgotten.contains(&key) {
                     continue;
@@ -335,18 +335,11 @@ fn rank_guarded(code: &Code<'_>, scope: Scope, anc: &[Anc<'_>], node: *const (),
 /// The calls of the function around a save that every rank runs, where
 /// another call of it is kept to one rank by a test (with that call): the
 /// save itself is not under a test, in its function or its callers'.
-fn forgotten_calls<'p>(
-    code: &Code<'p>,
-    scope: Scope,
-    anc: &[Anc<'p>],
-    call: &'p Expr,
-) -> Vec<(Scope, &'p Expr, (Scope, &'p Expr))> {
+fn forgotten_calls<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>]) -> Vec<(Scope, &'p Expr, (Scope, &'p Expr))> {
     let prog = code.prog;
-    let node = call as *const Expr as *const ();
     let Some(f) = scope.func() else { return Vec::new() };
-    if kept_here(code, scope, anc, node) {
-        return Vec::new();
-    }
+    // (`check` has already found the save not kept to one rank in its own
+    // function: `kept_here` is asked there, first.)
     // A save under a test of the function's parameters (`if model is not
     // None:` in a helper that also loads) may not run at a given call.
     let params: Vec<&str> = prog
