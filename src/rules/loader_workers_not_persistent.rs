@@ -48,7 +48,9 @@ declare_rule! {
     /// without `persistent_workers=True`, in code that runs once per rank (a
     /// multi-rank launch, or code that shows ranks itself: a process group, a
     /// `DistributedSampler`, DDP/FSDP, Accelerate, Fabric, a Lightning `Trainer` on
-    /// several devices (`devices=-1`: every GPU of the node; also a
+    /// several devices, or naming a per-device strategy outright beside a device count
+    /// read from a setting (`strategy="ddp", devices=args.gpus_per_node`, a flag
+    /// defaulting to 1; not `devices=1` written at the call) (`devices=-1`: every GPU of the node; also a
     /// `Trainer.from_argparse_args(args)` whose flags' defaults say so, a
     /// `LightningCLI` whose `trainer_defaults=` or YAML configs' `trainer:` do) or with a
     /// DDP/FSDP/DeepSpeed strategy, the launcher's `RANK`
@@ -65,7 +67,10 @@ declare_rule! {
     /// helper the epoch loop calls for the training loader does not make a test
     /// loader iterated once re-iterated; a method that reads the loader where
     /// it was kept, `self.val_loader` in a trainer's `validation()`, passes
-    /// over it at each of its calls, from whichever loop), as a Determined trial's validation loader, as a
+    /// over it at each of its calls, from whichever loop; so does one that
+    /// hands it from there to a function passing over it, a searcher's
+    /// `is_legal()` calling `evaluate(self.val_loader, …)` for each
+    /// candidate), as a Determined trial's validation loader, as a
     /// Lightning data hook's loader (`train_dataloader()`, `val_dataloader()`; not
     /// `test_dataloader()`, whose loader `trainer.test()` makes anew and passes over once) or a
     /// loader handed to a Lightning Trainer's `fit` (`trainer.fit(model, loader)`,
@@ -934,6 +939,14 @@ fn filled_in_share(
     found
 }
 
+/// The most workers a loader call (its arguments `args`, in `scope`) may
+/// start, as this rule reads its `num_workers` (written out, through
+/// defaults, the hyperparameters a module saved, the project's configs);
+/// `None` where unknown.
+pub(super) fn most_workers(code: &Code<'_>, scope: Scope, args: &[Arg]) -> Option<i64> {
+    resolved_max(code, &find_option(code, scope, args, "num_workers", 5)?)
+}
+
 fn resolved_max(code: &Code<'_>, w: &Written<'_>) -> Option<i64> {
     // A share of the CPUs: a node that runs several ranks has two CPUs or
     // more, so the share is two or more unless capped below that.
@@ -1086,6 +1099,9 @@ pub(super) fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loa
     // builds it (`get_results_of_one_sequence(sequence_loader=…)` in the
     // loop over sequences that makes a loader for each).
     let mut entered_in_build_loop: Vec<FuncId> = Vec::new();
+    // Who handed the loader to whom (`evaluate(self.val_loader, …)` in a
+    // searcher's `is_legal`): the caller and the function entered.
+    let mut entered: Vec<(FuncId, FuncId)> = Vec::new();
     let mut on_flow = |flow: Flow<'p>| {
         note_kept(&flow);
         if let (Flow::Entered { scope: s, call, func }, Some(Some(l))) = (&flow, built_in) {
@@ -1113,6 +1129,11 @@ pub(super) fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loa
             Flow::Entered { scope, func, .. } => {
                 carry.extend(scope.func());
                 carry.push(func);
+                if let Some(g) = scope.func() {
+                    if entered.len() < MAX_ENTERED {
+                        entered.push((g, func));
+                    }
+                }
             }
             Flow::Stored { scope, target } => {
                 // Returned into a caller that keeps it (`(loader, sampler) =
@@ -1354,14 +1375,72 @@ pub(super) fn reiterated<'p>(code: &Code<'p>, scope: Scope, anc: &[Anc<'p>], loa
     let anyone = |_: FuncId| true;
     let fresh_in = fresh_in.take();
     let stop = |g: FuncId| per_call.get() && (Some(g) == built_by || fresh_in.contains(&g));
+    // Such a function may hand the loader on (`evaluate(self.val_loader, …)`
+    // in a searcher's `is_legal`, called in its search loop): the functions
+    // that pass over it there carry it from that reader, which passes over
+    // it again at each of its own calls, from whichever loop.
+    let readers = kept_readers(prog, &entered, &kept_in, built_by);
     again
         || iterated.into_iter().any(|(s, in_loop)| {
             in_loop
                 || s.func().is_some_and(|f| {
                     let callers: &dyn Fn(FuncId) -> bool = if via(f) { &via } else { &anyone };
                     runtime::called_in_loop_below(prog, f, 3, callers, &skip, &stop)
+                        || handed_by(&entered, f, 3)
+                            .into_iter()
+                            .filter(|k| readers.contains(k))
+                            .any(|k| runtime::called_in_loop_below(prog, k, 3, &anyone, &skip, &stop))
                 })
         })
+}
+
+/// Most hand-overs of one loader followed.
+const MAX_ENTERED: usize = 64;
+
+/// The functions that hand on a loader they read where a class of theirs
+/// kept it (`self.val_loader`), not from a parameter: methods of a class
+/// that stores the loader in `self`, which hand it to others but were not
+/// handed it themselves; not the function that builds it.
+fn kept_readers(
+    prog: &crate::training::program::Program,
+    entered: &[(FuncId, FuncId)],
+    kept_in: &[crate::training::program::ClassId],
+    built_by: Option<FuncId>,
+) -> Vec<FuncId> {
+    let mut out: Vec<FuncId> = Vec::new();
+    for (g, _) in entered {
+        if Some(*g) == built_by || out.contains(g) || entered.iter().any(|(_, to)| to == g) {
+            continue;
+        }
+        let keeps = prog
+            .class_of(*g)
+            .is_some_and(|k| kept_in.iter().any(|c| *c == k || prog.ancestors(k).contains(c)));
+        if keeps {
+            out.push(*g);
+        }
+    }
+    out
+}
+
+/// The functions that handed the loader, directly or through up to `depth`
+/// hand-overs, to `f`.
+fn handed_by(entered: &[(FuncId, FuncId)], f: FuncId, depth: u32) -> Vec<FuncId> {
+    let mut out: Vec<FuncId> = Vec::new();
+    let mut front = vec![f];
+    for _ in 0..depth {
+        let mut next = Vec::new();
+        for (from, to) in entered {
+            if front.contains(to) && !out.contains(from) && *from != f {
+                out.push(*from);
+                next.push(*from);
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        front = next;
+    }
+    out
 }
 
 /// The local dict a pair holding `at` is stored into (`loaders[task] =

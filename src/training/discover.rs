@@ -195,7 +195,8 @@ impl<'a> Context<'a> {
         out
     }
 
-    /// The file of module `dotted` under one of `roots`: `(relative path,
+    /// The file of module `dotted` under one of `roots`, else in the
+    /// project's `src` layout: `(relative path,
     /// module name)`.
     fn module(&self, dotted: &str, roots: &[String]) -> Option<(String, String)> {
         if dotted.is_empty() {
@@ -211,6 +212,19 @@ impl<'a> Context<'a> {
             let init = format!("{base}/__init__.py");
             if self.has(&init) {
                 return Some((self.canonical(init), dotted.to_string()));
+            }
+        }
+        // The `src` layout: the package lives in `src/<package>/` and runs
+        // installed from there (`package_dir={"": "src"}`, `pip install -e
+        // .`), so `prediff.datasets.sevir` is `src/prediff/datasets/sevir`.
+        if let Some(top) = dotted.split('.').next() {
+            if self.has(&format!("{SRC_LAYOUT}/{top}/__init__.py")) {
+                let base = join(SRC_LAYOUT, &as_path);
+                for file in [format!("{base}.py"), format!("{base}/__init__.py")] {
+                    if self.has(&file) {
+                        return Some((self.canonical(file), dotted.to_string()));
+                    }
+                }
             }
         }
         // The repository is the package itself, its folder named as the
@@ -239,9 +253,11 @@ impl<'a> Context<'a> {
     }
 }
 
-/// `root/rest`, with an empty root meaning the context root.
 /// Most modules one name pattern of a dynamic import is read as.
 const MAX_MATCHED: usize = 32;
+
+/// The folder of the `src` layout, whose packages run installed.
+const SRC_LAYOUT: &str = "src";
 
 /// What a module mentions where it may build objects from classes its
 /// config files name (see [`config_named_classes`]).
@@ -301,6 +317,7 @@ fn is_identifier(s: &str) -> bool {
     matches!(chars.next(), Some(c) if c.is_alphabetic() || c == '_') && chars.all(|c| c.is_alphanumeric() || c == '_')
 }
 
+/// `root/rest`, with an empty root meaning the context root.
 fn join(root: &str, rest: &str) -> String {
     if root.is_empty() {
         rest.to_string()

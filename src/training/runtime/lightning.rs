@@ -111,6 +111,16 @@ fn device_count(prog: &Program, scope: Scope, e: &Expr) -> Option<i64> {
     count_value(values::constant(prog, &DEFAULT_RUN, scope, e)?.single()?)
 }
 
+/// Whether the Trainer's device and node counts are written out at the
+/// call (`devices=1`, `gpus=[0]`, no `num_nodes=` or a number), rather than
+/// read from a setting.
+fn written_at_call(args: &[Arg]) -> bool {
+    let written = |e: &Expr| matches!(&e.kind, ExprKind::Int(_) | ExprKind::List(_) | ExprKind::Tuple(_));
+    ["devices", "gpus", "num_nodes"]
+        .iter()
+        .all(|k| kw(args, k).is_none_or(&written))
+}
+
 /// `devices=-1` (`gpus=-1`): every GPU of the node, one process each where
 /// there are several.
 const ALL_DEVICES: i64 = -1;
@@ -176,6 +186,12 @@ pub fn trainer_world(prog: &Program, scope: Scope, args: &[Arg]) -> Option<World
             let total = d.checked_mul(nodes)?;
             Some(if total > 1 {
                 World::Ranks(Some(total))
+            } else if strategy == Some(Some(true)) && !written_at_call(args) {
+                // One device by the default of a setting the run gives
+                // (`devices=args.gpus_per_node`, a flag defaulting to 1)
+                // beside a per-device strategy named outright: the strategy
+                // is there for the runs that set more, one process each.
+                World::Ranks(None)
             } else {
                 World::Single
             })
