@@ -985,11 +985,19 @@ fn fixed_test(test: &Expr, fixed: &[(String, String)]) -> Option<bool> {
 /// (`random.seed(None)`, `np.random.seed()`), and a shuffle of a list
 /// the class cuts to this rank's share (`self.data =
 /// self.data[rank::world]`): each rank orders other samples.
+///
+/// Nor a shuffle that decides the order the loader workers take their
+/// parts of (a worker-splitting `__iter__` shuffling `self.files` and
+/// reading `self.files[idx]`, or a helper it calls storing its shuffled
+/// lists there): that order must be the same on every rank.
 struct DrawnApart {
     /// `random.`, `numpy.random.`: the generators reseeded from entropy.
     reseeded: Vec<&'static str>,
     /// The attributes of `self` sliced from the rank.
     sharded: Vec<String>,
+    /// The shuffles ordering the records a worker-splitting `__iter__`
+    /// takes its part of (see [`super::sampler_rng_workers::worker_split_shuffles`]).
+    split_shuffles: Vec<Span>,
 }
 
 impl DrawnApart {
@@ -997,8 +1005,10 @@ impl DrawnApart {
         let mut me = DrawnApart {
             reseeded: Vec::new(),
             sharded: Vec::new(),
+            split_shuffles: Vec::new(),
         };
         for id in methods {
+            me.worker_split(prog, *id);
             let scope = id.scope();
             prog.walk_exprs(scope, &mut |_, e| {
                 let ExprKind::Call { func, args, .. } = &e.kind else {
@@ -1044,12 +1054,22 @@ impl DrawnApart {
         me
     }
 
+    /// The shuffles that order the records `__iter__` (`id`) takes its
+    /// worker's part of.
+    fn worker_split(&mut self, prog: &Program, id: crate::training::program::FuncId) {
+        self.split_shuffles
+            .extend(super::sampler_rng_workers::worker_split_shuffles(prog, id));
+    }
+
     fn skips(&self, path: &str, call: &Expr) -> bool {
         if self.reseeded.iter().any(|m| path.starts_with(m)) {
             return true;
         }
         if !matches!(path, "random.shuffle" | "numpy.random.shuffle") {
             return false;
+        }
+        if self.split_shuffles.contains(&call.span) {
+            return true;
         }
         let ExprKind::Call { args, .. } = &call.kind else {
             return false;

@@ -62,7 +62,15 @@ declare_rule! {
     /// position (`indices[start:end]`, `start = self.rank * per_rank`): each rank
     /// shuffles into its own order (a shuffle on one rank, or broadcast from one,
     /// is left alone; a `DistributedSampler`'s fix shuffles with
-    /// `random.Random(self.seed + self.epoch)`, as torch's own does). The same holds for a
+    /// `random.Random(self.seed + self.epoch)`, as torch's own does). Seeded
+    /// or not, such a shuffle in an `IterableDataset`'s `__iter__` that reads
+    /// `get_worker_info()` and then takes its worker's part of the shuffled
+    /// records by position (`random.shuffle(self.files)` before
+    /// `self.files[idx]`, or a helper it calls whose shuffled lists it stores
+    /// there, reported at that call) is reported where a loader of the program
+    /// starts 2 workers or more: torch seeds each worker's RNGs with its own
+    /// seed, so each worker shuffles into its own order and the parts overlap;
+    /// not a shuffle of the part a worker already cut for itself. The same holds for a
     /// Hugging Face `datasets` dataset (from `load_dataset`, `load_from_disk`,
     /// `Dataset.from_*`, through its splits and order-keeping methods) shuffled
     /// with `.shuffle()` and no `seed=`/`generator=` where numpy's global RNG is

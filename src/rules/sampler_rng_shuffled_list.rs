@@ -18,7 +18,7 @@ use super::training_support::{excerpt, Code};
 use super::unsorted_directory_listing::{indexing_dataset, order_use, Use};
 use super::Sink;
 use crate::training::ast::{Expr, ExprKind, StmtKind};
-use crate::training::program::{Anc, ArgPos, Callee, Flow, LocalDef, ModId, Scope};
+use crate::training::program::{Anc, ArgPos, Callee, Flow, FuncId, LocalDef, ModId, Scope};
 use crate::training::runtime::{self, pos};
 
 /// How the shuffled order decides the samples.
@@ -43,13 +43,21 @@ pub(super) fn shuffled_apart(code: &Code<'_>, out: &mut Sink<'_>) {
             continue;
         }
         let numpy = path == "numpy.random.shuffle";
-        if seeded(code, scope.m, if numpy { "numpy.random.seed" } else { "random.seed" }) {
-            continue;
-        }
         let ExprKind::Call { func, args, .. } = &call.kind else {
             continue;
         };
         let Some(list) = pos(args, 0) else { continue };
+        // In a loader worker, torch seeds the global RNGs anew for each
+        // worker: whatever the rank seeded, the workers shuffle apart.
+        if let Some(iter) = worker_iter(code, scope, call) {
+            if several_workers(code, scope.m) {
+                report_in_workers(code, scope, call, list, numpy, iter, out);
+                continue;
+            }
+        }
+        if seeded(code, scope.m, if numpy { "numpy.random.seed" } else { "random.seed" }) {
+            continue;
+        }
         let Some(order) = order_of(code, scope, list) else {
             continue;
         };
@@ -101,6 +109,81 @@ pub(super) fn shuffled_apart(code: &Code<'_>, out: &mut Sink<'_>) {
             }
         }
     }
+}
+
+/// The worker-splitting `__iter__` whose records the shuffle `call` (in
+/// `scope`) orders before the worker takes its part (see
+/// [`super::sampler_rng_workers::worker_split_shuffles`]): the shuffle's
+/// own function, or the one function that calls it.
+fn worker_iter(code: &Code<'_>, scope: Scope, call: &Expr) -> Option<FuncId> {
+    let prog = code.prog;
+    let f = scope.func()?;
+    let sites = prog.call_sites(f);
+    let iter = match sites.first() {
+        _ if prog.func(f).is_some_and(|x| x.name == "__iter__") => f,
+        Some((s, _)) if sites.iter().all(|(t, _)| t.func() == s.func()) => s.func()?,
+        _ => return None,
+    };
+    super::sampler_rng_workers::worker_split_shuffles(prog, iter)
+        .contains(&call.span)
+        .then_some(iter)
+}
+
+/// Whether a loader of the program of module `m` starts two or more
+/// workers (a count resolved to 2 or more): its workers then shuffle
+/// apart on each rank.
+fn several_workers(code: &Code<'_>, m: ModId) -> bool {
+    let prog = code.prog;
+    super::sampler_rng_workers::worker_loaders(code).iter().any(|l| {
+        prog.same_program(l.scope.m, m)
+            && super::loader_workers_not_persistent::most_workers(code, l.scope, l.args).is_some_and(|n| n >= 2)
+    })
+}
+
+/// Reports a shuffle that runs in each loader worker before the worker
+/// takes its part of the records by position.
+fn report_in_workers(
+    code: &Code<'_>,
+    scope: Scope,
+    call: &Expr,
+    list: &Expr,
+    numpy: bool,
+    iter: FuncId,
+    out: &mut Sink<'_>,
+) {
+    let prog = code.prog;
+    let name = excerpt(code.text(scope.m, list.span));
+    let what = if numpy { "np.random.shuffle" } else { "random.shuffle" };
+    let rng = if numpy { "numpy's" } else { "Python's" };
+    let class = prog
+        .class_of(iter)
+        .and_then(|k| prog.class(k))
+        .map_or(String::new(), |c| c.name.clone());
+    // Shuffled in a helper: reported at the `__iter__`'s call of it, the
+    // line that runs the shuffle in the workers.
+    let helper = (scope.func() != Some(iter))
+        .then(|| scope.func())
+        .flatten()
+        .and_then(|f| prog.call_sites(f).into_iter().next());
+    let message = match helper {
+        Some((_, c)) => {
+            let callee = match &c.kind {
+                ExprKind::Call { func, .. } => excerpt(code.text(iter.scope().m, func.span)),
+                _ => String::new(),
+            };
+            format!("`{callee}` shuffles with {what}({name}) and runs here in each loader worker (`{class}.__iter__`, which splits the records by worker), where torch seeds {rng} global RNG apart for every worker (its base seed plus the worker id), whatever the rank seeded: each worker shuffles into its own order and then takes its part by position, so the workers' parts come from different orders: they overlap and skip records")
+        }
+        None => format!("{what}({name}) runs in each loader worker (`{class}.__iter__`, which splits the records by worker), where torch seeds {rng} global RNG apart for every worker (its base seed plus the worker id), whatever the rank seeded: each worker shuffles into its own order and then takes its part by position, so the workers' parts come from different orders: they overlap and skip records"),
+    };
+    let at = match helper {
+        Some((s, c)) => code.loc(s.m, c.span),
+        None => code.loc(scope.m, call.span),
+    };
+    let d = out.at_loc(at, message);
+    if helper.is_some() {
+        d.label(code.file(scope.m), call.span, "the shuffle, in each worker");
+    }
+    d.help("shuffle with a generator every worker and rank seeds alike (random.Random(seed + epoch).shuffle(…), with the epoch handed to the dataset), or shuffle once before the workers start and let each worker take its part of that one order");
 }
 
 /// Whether the program of module `m` seeds the RNG (`seed`: its seeding

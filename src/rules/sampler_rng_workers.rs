@@ -25,7 +25,7 @@ use crate::training::runtime::{self, depends_on_rank, has_splat, kw, pos, Seedin
 use crate::training::values::Const;
 
 const TORCH_LOADER: &str = "torch.utils.data.DataLoader";
-const WORKER_INFO: &str = "torch.utils.data.get_worker_info";
+pub(super) const WORKER_INFO: &str = "torch.utils.data.get_worker_info";
 
 /// One summand of a worker seed.
 #[derive(Clone, Copy, PartialEq)]
@@ -983,6 +983,111 @@ fn arg_mentions_rank(code: &Code<'_>, scope: Scope, a: &crate::training::ast::Ar
         Arg::Pos(e) | Arg::Star(e) | Arg::StarStar(e) => depends_on_rank(code.prog, scope, e),
         Arg::Kw { value, .. } => depends_on_rank(code.prog, scope, value),
     }
+}
+
+/// The global-RNG shuffles (`random.shuffle`, `np.random.shuffle`) that
+/// order the records an `IterableDataset`'s `__iter__` (`iter`, reading
+/// `get_worker_info()`) then takes its worker's part of by position: a
+/// shuffle of `self.files` in `__iter__` before `self.files[idx]`, with no
+/// part cut from `self.files` before it, or one in a helper whose result
+/// `__iter__` stores there first (`self.files, self.targets =
+/// shuffle_two_list(…)`). Empty where `iter` is not such an `__iter__`.
+pub(super) fn worker_split_shuffles(prog: &crate::training::program::Program, iter: FuncId) -> Vec<Span> {
+    let scope = iter.scope();
+    let mut out = Vec::new();
+    let splits = prog.func(iter).is_some_and(|f| f.name == "__iter__")
+        && prog
+            .class_of(iter)
+            .is_some_and(|k| prog.derives_from(k, &["torch.utils.data.IterableDataset"]));
+    if !splits {
+        return out;
+    }
+    let mut info = false;
+    prog.walk_exprs(scope, &mut |_, e| {
+        if let ExprKind::Call { func, .. } = &e.kind {
+            info |= prog.external(scope, func).as_deref() == Some(WORKER_INFO);
+        }
+    });
+    if !info {
+        return out;
+    }
+    let is_self = |e: &Expr| matches!(&e.kind, ExprKind::Name(n) if n == "self");
+    let self_attr = |e: &Expr| match &e.kind {
+        ExprKind::Attribute { value, attr } if is_self(value) => Some(attr.clone()),
+        _ => None,
+    };
+    // Where `self.<attr>` is read by position, and where a part is cut
+    // from it into itself (`self.data = self.data[info.id::n]`).
+    let mut taken: Vec<(String, usize)> = Vec::new();
+    let mut cut: Vec<(String, usize)> = Vec::new();
+    prog.walk_exprs(scope, &mut |_, e| {
+        if let ExprKind::Subscript { value, .. } = &e.kind {
+            if let Some(a) = self_attr(value) {
+                taken.push((a, e.span.start));
+            }
+        }
+    });
+    prog.walk_stmts(scope, &mut |_, st| {
+        if let StmtKind::Assign { targets, value } = &st.kind {
+            if let ExprKind::Subscript { value: v, .. } = &value.kind {
+                if let Some(a) = self_attr(v) {
+                    if targets.iter().any(|t| self_attr(t).as_deref() == Some(a.as_str())) {
+                        cut.push((a, st.span.start));
+                    }
+                }
+            }
+        }
+    });
+    // Ordered at `at` for `attr`: taken by position after, not cut before.
+    let orders = |attr: &str, at: Span| {
+        taken.iter().any(|(a, p)| a == attr && *p > at.end) && !cut.iter().any(|(a, p)| a == attr && *p < at.start)
+    };
+    let global_shuffle = |s: Scope, func: &Expr| {
+        prog.external(s, func)
+            .is_some_and(|p| matches!(p.as_str(), "random.shuffle" | "numpy.random.shuffle"))
+    };
+    prog.walk_exprs(scope, &mut |_, e| {
+        if let ExprKind::Call { func, args, .. } = &e.kind {
+            if global_shuffle(scope, func) {
+                if let Some(a) = pos(args, 0).and_then(self_attr) {
+                    if orders(&a, e.span) {
+                        out.push(e.span);
+                    }
+                }
+            }
+        }
+    });
+    prog.walk_stmts(scope, &mut |_, st| {
+        let StmtKind::Assign { targets, value } = &st.kind else {
+            return;
+        };
+        let ExprKind::Call { func, .. } = &value.kind else {
+            return;
+        };
+        let Callee::Func(h) = prog.callee(scope, func) else {
+            return;
+        };
+        let stores = targets.iter().any(|t| {
+            let parts: Vec<&Expr> = match &t.kind {
+                ExprKind::Tuple(items) | ExprKind::List(items) => items.iter().collect(),
+                _ => vec![t],
+            };
+            parts
+                .iter()
+                .any(|p| self_attr(p).is_some_and(|a| orders(&a, value.span)))
+        });
+        if !stores {
+            return;
+        }
+        prog.walk_exprs(h.scope(), &mut |_, e| {
+            if let ExprKind::Call { func, .. } = &e.kind {
+                if global_shuffle(h.scope(), func) && out.len() < 16 {
+                    out.push(e.span);
+                }
+            }
+        });
+    });
+    out
 }
 
 /// Whether `__iter__` reads `get_worker_info()` and indexes or slices by it.
