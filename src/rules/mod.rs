@@ -171,6 +171,7 @@ pub mod training_code_not_analysed;
 pub(crate) mod training_support;
 pub mod trial_class_never_run;
 pub mod unsorted_directory_listing;
+pub mod visible_devices_pinned_on_every_rank;
 
 /// Test support: compiles `text` as a config on its own and applies the
 /// fixes of the diagnostics with `code`, returning the fixed text and all

@@ -106,6 +106,7 @@ pub static RULES: &[Registered] = &[
     register!(model_state_on_one_rank::MODEL_STATE_ON_ONE_RANK),
     register!(ddp_forward_bypassed::DDP_FORWARD_BYPASSED),
     register!(same_file_written_by_every_rank::SAME_FILE_WRITTEN_BY_EVERY_RANK),
+    register!(visible_devices_pinned_on_every_rank::VISIBLE_DEVICES_PINNED_ON_EVERY_RANK),
     register!(variable_syntax::VARIABLE_SYNTAX),
     register!(unset_variable::UNSET_VARIABLE),
     register!(yaml_syntax::YAML_SYNTAX),
