@@ -13,7 +13,9 @@ declare_rule! {
     ///   statement that can fail — also inside a function of the training
     ///   code that the body calls, where a call that can fail comes before
     ///   one of its collectives (`evaluate_loop(…)` evaluating between two
-    ///   barriers);
+    ///   barriers); not a collective the body runs on one rank only (`if
+    ///   accelerator.is_main_process: … accelerator.save_state(…)`), in which
+    ///   no other rank waits (T104 reports that guard);
     /// - the handler falls through with a fallback for a value the `try` reads
     ///   from a file (`epoch = 0` when the checkpoint cannot be read; not an
     ///   environment variable, the same on every rank), and that value bounds
@@ -596,7 +598,7 @@ fn skipped<'p>(
         if !armed && can_raise(code, scope, s, caught) {
             armed = true;
             // The collective may be in this statement, after the call.
-            if let Some((cs, call, c)) = first_collective(prog, scope, std::slice::from_ref(s), ddp, 2) {
+            if let Some((s, (cs, call, c))) = shared_collective(code, scope, s, ddp) {
                 if call.span.start > first_raising_call(code, scope, s, caught).unwrap_or(usize::MAX) {
                     return Some((exc, "jumps past the rest of the try block".into(), cs, call, c));
                 }
@@ -612,7 +614,7 @@ fn skipped<'p>(
             continue;
         }
         if armed {
-            if let Some((cs, call, c)) = first_collective(prog, scope, std::slice::from_ref(s), ddp, 2) {
+            if let Some((_, (cs, call, c))) = shared_collective(code, scope, s, ddp) {
                 return Some((exc, "jumps past the rest of the try block".into(), cs, call, c));
             }
         }
@@ -642,6 +644,37 @@ fn skipped<'p>(
         }
     }
     None
+}
+
+/// The first collective statement `s` reaches that is not kept to one
+/// rank, with the statement it is in: in an `if rank == 0: train(…) else:
+/// train(…)`, the `else` arm's (whose ranks run only that arm).
+type Reached<'p> = (&'p Stmt, (Scope, &'p Expr, runtime::Collective));
+
+fn shared_collective<'p>(code: &Code<'p>, scope: Scope, s: &'p Stmt, ddp: bool) -> Option<Reached<'p>> {
+    let prog = code.prog;
+    let found = first_collective(prog, scope, std::slice::from_ref(s), ddp, 2)?;
+    if !kept_to_one_rank(code, found.0, found.1) {
+        return Some((s, found));
+    }
+    let StmtKind::If { body, orelse, .. } = &s.kind else {
+        return None;
+    };
+    body.iter().chain(orelse).find_map(|st| {
+        first_collective(prog, scope, std::slice::from_ref(st), ddp, 2)
+            .filter(|(cs, call, _)| !kept_to_one_rank(code, *cs, call))
+            .map(|f| (st, f))
+    })
+}
+
+/// Whether the collective a try block reaches at `call` (in `scope`) runs
+/// on one rank only (`if accelerator.is_main_process:
+/// accelerator.save_state(…)`): the other ranks never wait in it, so an
+/// error that skips it holds nobody up (T104 reports the guard itself).
+fn kept_to_one_rank(code: &Code<'_>, scope: Scope, call: &Expr) -> bool {
+    code.prog
+        .ancestors_of(scope, call)
+        .is_some_and(|anc| runtime::runs_on_one_rank(code.prog, scope, &anc, call as *const Expr as *const ()))
 }
 
 /// Whether `call`, a call into a function of the training code that leads
