@@ -63,10 +63,14 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Sink<'_>) {
         return;
     }
     let prog = code.prog;
+    let assignments = env_assignments(&code, NAME);
+    if assignments.is_empty() {
+        return;
+    }
     // Ranks started by the code itself: the spawning parent decides how
     // many from what it sees, so a pinned device there is a one-process run.
     let spawned = super::cudnn_benchmark_with_determinism::spawn_calls(&code);
-    for (scope, stmt, span) in env_assignments(&code, NAME) {
+    for (scope, stmt, span) in assignments {
         if !code.rt.world_at(prog, scope.m).distributed()
             || spawned.iter().any(|(s, ..)| prog.same_program(s.m, scope.m))
         {
