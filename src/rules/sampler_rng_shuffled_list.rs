@@ -165,15 +165,19 @@ fn report_in_workers(
         .then(|| scope.func())
         .flatten()
         .and_then(|f| prog.call_sites(f).into_iter().next());
+    let runs = format!("runs in each loader worker (`{class}.__iter__`, which splits the records by worker), where torch seeds {rng} global RNG apart for every worker (its base seed plus the worker id), whatever the rank seeded: each worker shuffles into its own order and then takes its part by position, so the workers' parts come from different orders: they overlap and skip records");
     let message = match helper {
         Some((_, c)) => {
             let callee = match &c.kind {
                 ExprKind::Call { func, .. } => excerpt(code.text(iter.scope().m, func.span)),
                 _ => String::new(),
             };
-            format!("`{callee}` shuffles with {what}({name}) and runs here in each loader worker (`{class}.__iter__`, which splits the records by worker), where torch seeds {rng} global RNG apart for every worker (its base seed plus the worker id), whatever the rank seeded: each worker shuffles into its own order and then takes its part by position, so the workers' parts come from different orders: they overlap and skip records")
+            format!(
+                "`{callee}` shuffles with {what}({name}) and {}",
+                runs.replacen("runs in", "runs here in", 1)
+            )
         }
-        None => format!("{what}({name}) runs in each loader worker (`{class}.__iter__`, which splits the records by worker), where torch seeds {rng} global RNG apart for every worker (its base seed plus the worker id), whatever the rank seeded: each worker shuffles into its own order and then takes its part by position, so the workers' parts come from different orders: they overlap and skip records"),
+        None => format!("{what}({name}) {runs}"),
     };
     let at = match helper {
         Some((s, c)) => code.loc(s.m, c.span),
