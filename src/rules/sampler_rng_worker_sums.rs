@@ -21,7 +21,7 @@ use crate::training::program::{Bound, FuncId, LocalDef, Proj, Scope, Sym};
 use crate::training::runtime::{self, depends_on_rank, kw, pos};
 use crate::training::values::Const;
 
-const WORKER_INFO: &str = "torch.utils.data.get_worker_info";
+use super::sampler_rng_workers::WORKER_INFO;
 
 pub(super) fn rank_plus_worker_seeds(code: &Code<'_>, out: &mut Sink<'_>) {
     let prog = code.prog;

@@ -1002,13 +1002,7 @@ pub(super) fn worker_split_shuffles(prog: &crate::training::program::Program, it
     if !splits {
         return out;
     }
-    let mut info = false;
-    prog.walk_exprs(scope, &mut |_, e| {
-        if let ExprKind::Call { func, .. } = &e.kind {
-            info |= prog.external(scope, func).as_deref() == Some(WORKER_INFO);
-        }
-    });
-    if !info {
+    if !reads_worker_info(prog, scope) {
         return out;
     }
     let is_self = |e: &Expr| matches!(&e.kind, ExprKind::Name(n) if n == "self");
@@ -1090,19 +1084,22 @@ pub(super) fn worker_split_shuffles(prog: &crate::training::program::Program, it
     out
 }
 
+/// Whether the code of `scope` calls `get_worker_info()`.
+fn reads_worker_info(prog: &crate::training::program::Program, scope: Scope) -> bool {
+    let mut info = false;
+    prog.walk_exprs(scope, &mut |_, e| {
+        if let ExprKind::Call { func, .. } = &e.kind {
+            info |= !info && prog.external(scope, func).as_deref() == Some(WORKER_INFO);
+        }
+    });
+    info
+}
+
 /// Whether `__iter__` reads `get_worker_info()` and indexes or slices by it.
 fn splits_by_worker(code: &Code<'_>, iter: FuncId) -> bool {
     let prog = code.prog;
     let scope = iter.scope();
-    let mut info = false;
-    prog.walk_exprs(scope, &mut |_, e| {
-        if let ExprKind::Call { func, .. } = &e.kind {
-            if prog.external(scope, func).as_deref() == Some(WORKER_INFO) {
-                info = true;
-            }
-        }
-    });
-    if !info {
+    if !reads_worker_info(prog, scope) {
         return false;
     }
     let mut split = false;
